@@ -1,0 +1,98 @@
+"""One settings object for the whole system.
+
+Values come, highest precedence first, from: explicit overrides (CLI flags),
+``ARENA_*`` environment variables, one TOML file (``--config`` or
+``ARENA_CONFIG``), then the defaults documented on each field. Nested groups
+are set in the environment with a double underscore, e.g.
+``ARENA_SCORING__TITLE_THRESHOLD_STRICT=0.75``, and in TOML as tables
+(``[scoring]``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+
+class CatalogSettings(BaseModel):
+    path: Path = Field(Path("demo/catalog"), description="Built catalog index directory used by default.")
+    index_heap_mb: int = Field(512, ge=16, description="tantivy writer heap while building an index.")
+    index_threads: int = Field(2, ge=1, description="tantivy writer threads while building an index.")
+    strict_load: bool = Field(False, description="Fail a catalog build on the first bad document row instead of skipping it (skips are always reported).")
+
+
+class ScoringSettings(BaseModel):
+    mode: Literal["official", "strict"] = Field("official", description="Default mode of `arena score`; the race and evaluation use strict.")
+    similarity: Literal["lexical", "embedding"] = Field("lexical", description="Title similarity backend.")
+    embedding_model_path: Path | None = Field(None, description="Local sentence-transformers model for the embedding backend (official: Qwen3-Embedding-0.6B).")
+
+
+class ArenaSettings(BaseSettings):
+    """Every knob of the arena. ``arena config show`` prints the effective values."""
+
+    model_config = SettingsConfigDict(env_prefix="ARENA_", env_nested_delimiter="__", extra="forbid")
+
+    data_dir: Path = Field(Path("demo"), description="Where the demo and commands put catalogs, suites and outputs by default.")
+    shoppingbench_dir: Path = Field(
+        Path(__file__).resolve().parents[1].parent / "shared" / "data" / "shoppingbench",
+        description="Folder with the official ShoppingBench task files.",
+    )
+    log_level: str = Field("INFO", description="Python logging level for arena commands.")
+    catalog: CatalogSettings = Field(default_factory=CatalogSettings)
+    scoring: ScoringSettings = Field(default_factory=ScoringSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        toml_path = os.environ.get("ARENA_CONFIG")
+        if toml_path:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(toml_path)))
+        return tuple(sources)
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def load_settings(config_file: str | Path | None = None, **overrides: Any) -> ArenaSettings:
+    """Settings from the environment and an optional TOML file (``config_file``
+    wins over ``ARENA_CONFIG``)."""
+    previous = os.environ.get("ARENA_CONFIG")
+    if config_file is not None:
+        path = Path(config_file)
+        if not path.is_file():
+            raise ConfigError(f"config file {path} does not exist")
+        os.environ["ARENA_CONFIG"] = str(path)
+    elif previous and not Path(previous).is_file():
+        raise ConfigError(f"ARENA_CONFIG points to {previous}, which does not exist")
+    try:
+        return ArenaSettings(**overrides)
+    finally:
+        if config_file is not None:
+            if previous is None:
+                os.environ.pop("ARENA_CONFIG", None)
+            else:
+                os.environ["ARENA_CONFIG"] = previous
+
+
+def describe(settings: BaseModel, prefix: str = "") -> list[tuple[str, str, str]]:
+    """(dotted name, effective value, description) for every field, nested groups flattened."""
+    rows: list[tuple[str, str, str]] = []
+    for name, field in type(settings).model_fields.items():
+        value = getattr(settings, name)
+        if isinstance(value, BaseModel):
+            rows.extend(describe(value, f"{prefix}{name}."))
+        else:
+            rows.append((f"{prefix}{name}", str(value), field.description or ""))
+    return rows

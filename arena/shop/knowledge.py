@@ -1,0 +1,87 @@
+"""The ``web_search`` backend of the knowledge intent.
+
+The official benchmark searched the live web; offline, a suite ships a local
+knowledge corpus (JSONL documents ``{"doc_id", "url", "title", "content"}``)
+indexed on its own, so knowledge riddles are solvable without the internet.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Protocol
+
+import orjson
+import tantivy
+from pydantic import BaseModel
+
+KNOWLEDGE_MANIFEST = "knowledge.json"
+
+
+class KnowledgeDocument(BaseModel):
+    doc_id: str
+    url: str = ""
+    title: str
+    content: str
+
+    def search_view(self) -> dict:
+        return {"url": self.url, "title": self.title, "content": self.content}
+
+
+class KnowledgeBackend(Protocol):
+    def search(self, q: str, max_results: int) -> list[dict]:
+        """Up to ``max_results`` results ``{url, title, content}``, best first."""
+        ...
+
+
+def iter_knowledge_documents(path: str | Path) -> Iterator[KnowledgeDocument]:
+    with Path(path).open("rb") as handle:
+        for lineno, raw in enumerate(handle, start=1):
+            if raw.strip():
+                try:
+                    yield KnowledgeDocument.model_validate(orjson.loads(raw))
+                except ValueError as exc:
+                    raise ValueError(f"{path}:{lineno}: {exc}") from None
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("text", stored=False, tokenizer_name="en_stem", index_option="freq")
+    builder.add_bytes_field("record", stored=True)
+    return builder.build()
+
+
+def build_knowledge_index(documents: Iterable[KnowledgeDocument], out: str | Path) -> int:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    index = tantivy.Index(_schema(), path=str(out), reuse=False)
+    writer = index.writer(heap_size=64 * 1024 * 1024, num_threads=1)
+    count = 0
+    for document in documents:
+        doc = tantivy.Document()
+        doc.add_text("text", f"{document.title}\n{document.content}")
+        doc.add_bytes("record", orjson.dumps(document.model_dump()))
+        writer.add_document(doc)
+        count += 1
+    writer.commit()
+    writer.wait_merging_threads()
+    (out / KNOWLEDGE_MANIFEST).write_text(json.dumps({"documents": count}))
+    return count
+
+
+class LocalKnowledgeBase:
+    """BM25 over the local knowledge corpus."""
+
+    def __init__(self, path: str | Path) -> None:
+        path = Path(path)
+        if not (path / KNOWLEDGE_MANIFEST).is_file():
+            raise FileNotFoundError(f"{path} is not a knowledge index (no {KNOWLEDGE_MANIFEST})")
+        self._index = tantivy.Index.open(str(path))
+        self._searcher = self._index.searcher()
+
+    def search(self, q: str, max_results: int) -> list[dict]:
+        query = self._index.parse_query_lenient(q, ["text"])[0]
+        hits = self._searcher.search(query, limit=max_results, count=False).hits
+        records = (orjson.loads(self._searcher.doc(addr)["record"][0]) for _, addr in hits)
+        return [KnowledgeDocument.model_validate(r).search_view() for r in records]

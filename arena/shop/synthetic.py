@@ -1,0 +1,649 @@
+"""A seeded synthetic stand-in for ShoppingBench's 2.5M-product catalog.
+
+Why: the official catalog is a 1.4 GB Git-LFS file that most machines here do
+not have, yet the arena (search index, task synthesis, scoring) needs a
+catalog of the same *shape*: multi-level categories, lower-cased SKU options
+and attributes with the keys tasks filter on, log-normal prices in PHP,
+heavy-tailed sold counts and shop sizes (so "one shop that sells all of
+these" tasks exist), the four services, and the official Lucene
+JsonCollection document format.
+
+Design choices, and why:
+
+* ``generate_products`` streams. It keeps only a fixed pool of "open" shops
+  (each with a remaining quota) and interleaves their products, so memory is
+  flat whatever ``n`` is and the file is not ordered shop by shop.
+* Determinism comes from one ``random.Random(seed)`` instance consumed in a
+  fixed order -- never the global ``random`` module nor ``hash()`` of a
+  string (salted per process) -- so the same seed gives the same file byte
+  for byte in any process.
+* Ids never collide yet look random: a product's 0-based index (and a shop's)
+  is xored with a seed-derived salt and pushed through a fixed bijection of
+  the 33-bit (23-bit for shops) integers, then offset to 10 (7) digits.
+* Speed (~2.5M products must stream in minutes on two cores): per-leaf tables
+  are precomputed once, choices use ``rng.random()`` indexing rather than
+  ``rng.choice``/``rng.sample``, and products are built with
+  ``Product.model_construct`` (the values are valid by construction; the
+  tests validate every field with the real model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import math
+import os
+import random
+import sys
+import time
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+
+import orjson
+
+from arena.shop.product import Product
+from arena.shop.vocabulary import (
+    BRAND_HEADS,
+    BRAND_TAILS,
+    CLOSERS,
+    GENERAL_ADJECTIVES,
+    GENERIC_BRANDS,
+    LABELS,
+    LEAVES,
+    OPENERS,
+    PACK_QTY,
+    PROMO_TAGS,
+    SPEC_EXTRAS,
+    Leaf,
+    check_vocabulary,
+)
+
+__all__ = ["generate_products", "write_documents", "document", "main"]
+
+# ---------------------------------------------------------------- constants
+
+#: Shops open at once; products are drawn among them so shops interleave.
+OPEN_SHOPS = 64
+#: Pareto tail index of shop sizes (products per shop); ~1 is Zipf-like.
+SHOP_SIZE_ALPHA = 1.05
+#: Service probabilities, drawn independently per product (official order).
+SERVICE_RATES: tuple[tuple[str, float], ...] = (
+    ("official", 0.10),
+    ("freeShipping", 0.40),
+    ("COD", 0.60),
+    ("flashsale", 0.15),
+)
+#: How many SKU options a product has, as weights over 0..9 (the official
+#: sample: many with none or one, and a bump at 9, the listing cap).
+SKU_COUNT_WEIGHTS = (22, 16, 10, 5, 6, 5, 5, 4, 4, 23)
+#: How many attribute keys a product has, weights over 2..6.
+ATTR_COUNT_WEIGHTS = (30, 28, 20, 12, 10)
+
+_PID_BITS = 33  # 2**33 < 9e9, so 1e9 + mix(i) always has 10 digits
+_SID_BITS = 23  # 2**23 < 9e6, so 1e6 + mix(i) always has 7 digits
+_OPTION_KEYS = tuple(str(i) for i in range(1, 10))
+_FIELDS: tuple[str, ...] = tuple(Product.model_fields)
+_IMAGE_HOST = "https://example.invalid/p/"
+#: Attribute keys whose values read badly inside a title ("... No Warranty").
+_NON_TITLE_KEYS = frozenset(
+    {"warranty_type", "is_unisex", "units_hb", "travel_size", "brand_classification",
+     "storage_type_gr", "pack_type", "country_origin_hb", "language", "publisher",
+     "recommended_gender", "recommended_age", "occasion", "fa_season", "size_class"}
+)
+_PRODUCT_HOST = "https://example.invalid/products/"
+
+
+def _table(weights: Iterable[int], base: int) -> tuple[int, ...]:
+    """A 100-slot lookup table so a weighted draw is one ``random()`` call."""
+    out: list[int] = []
+    for value, w in enumerate(weights):
+        out.extend([base + value] * w)
+    assert len(out) == 100
+    return tuple(out)
+
+
+_SKU_COUNT = _table(SKU_COUNT_WEIGHTS, 0)
+_ATTR_COUNT = _table(ATTR_COUNT_WEIGHTS, 2)
+
+#: Standard-normal quantiles at the midpoints of 4096 equal slices: a normal
+#: draw is one ``random()`` and an index (``rng.gauss`` costs ~1 us, and this
+#: is plain float arithmetic, identical on every platform).
+_NORMAL = tuple(NormalDist().inv_cdf((i + 0.5) / 4096) for i in range(4096))
+
+
+def _constructor() -> Callable[[dict[str, Any]], Product]:
+    """A ``Product`` builder from an already valid field dict.
+
+    ``model_construct`` costs ~10 us per call (it walks every field looking
+    for aliases); when the model is plain -- no aliases, no post-init, no
+    extras kept -- setting the same four slots directly does what it does in
+    ~2 us. Falls back to ``model_construct`` if the model ever grows those.
+    """
+    cls = Product
+    plain = (
+        not cls.__pydantic_post_init__
+        and not cls.__pydantic_root_model__
+        and cls.model_config.get("extra") != "allow"
+        and all(f.alias is None and f.validation_alias is None for f in cls.__pydantic_fields__.values())
+    )
+    if not plain:  # pragma: no cover - depends on the model's definition
+        return lambda values: cls.model_construct(**values)
+    new = cls.__new__
+    set_slot = object.__setattr__
+    names = frozenset(_FIELDS)
+
+    def build(values: dict[str, Any]) -> Product:
+        product = new(cls)
+        set_slot(product, "__dict__", values)
+        set_slot(product, "__pydantic_fields_set__", set(names))
+        set_slot(product, "__pydantic_extra__", None)
+        set_slot(product, "__pydantic_private__", None)
+        return product
+
+    return build
+
+
+def _mix(x: int, bits: int) -> int:
+    """A fixed bijection on ``bits``-bit integers (xorshift-multiply rounds).
+
+    Each step (xor with a right shift of itself, multiply by an odd constant
+    modulo 2**bits) is invertible, so distinct inputs give distinct outputs.
+    """
+    mask = (1 << bits) - 1
+    x &= mask
+    x ^= x >> 11
+    x = (x * 0x1B873593) & mask
+    x ^= x >> 13
+    x = (x * 0x2C9E2D51) & mask  # odd
+    x ^= x >> 12
+    return x
+
+
+def _cap(word: str) -> str:
+    """Title-case a phrase word by word, leaving the rest of each word alone
+    (``str.title`` would turn "4k" into "4K" and "b20" into "B20" -- fine --
+    but also "int:l" into "Int:L"; we only capitalise initials)."""
+    return " ".join(w[:1].upper() + w[1:] for w in word.split(" "))
+
+
+def _label(key: str) -> str:
+    return LABELS.get(key, key.replace("_", " "))
+
+
+# ---------------------------------------------------- precomputed leaf tables
+
+
+@dataclass(frozen=True, slots=True)
+class _LeafTable:
+    """Everything the hot loop needs about one leaf, pre-cased and tupled."""
+
+    category: str
+    top: str
+    nouns: tuple[str, ...]  # title case, for titles
+    nouns_lower: tuple[str, ...]
+    slugs: tuple[str, ...]
+    adjectives: tuple[str, ...]  # title case
+    uses: tuple[str, ...]  # title case
+    features: tuple[str, ...]
+    attr_keys: tuple[str, ...]
+    attr_values: tuple[tuple[str, ...], ...]
+    attr_display: tuple[tuple[str, ...], ...]  # capitalised, for descriptions
+    attr_titles: tuple[tuple[str, ...], ...]  # as attr_display, "" where unfit for titles
+    attr_labels: tuple[str, ...]  # "Material"
+    attr_spec: tuple[str, ...]  # "material"
+    schemes: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]
+    mu: float
+    sigma: float
+    brands: tuple[str, ...]
+
+
+def _build_table(leaf: Leaf) -> _LeafTable:
+    keys = tuple(leaf.attributes)
+    schemes = leaf.schemes
+    if not schemes:
+        sku_keys = tuple(leaf.sku)
+        schemes = tuple((k,) for k in sku_keys)
+        if len(sku_keys) >= 2:
+            schemes += ((sku_keys[0], sku_keys[1]), (sku_keys[1], sku_keys[0]))
+    return _LeafTable(
+        category=leaf.path,
+        top=leaf.path.split(" > ")[0],
+        nouns=tuple(_cap(n) for n in leaf.nouns),
+        nouns_lower=leaf.nouns,
+        slugs=tuple("".join(c if c.isalnum() else "-" for c in n) for n in leaf.nouns),
+        adjectives=tuple(_cap(a) for a in leaf.adjectives + GENERAL_ADJECTIVES[:6]),
+        uses=tuple(_cap(u) for u in leaf.uses) or ("Home",),
+        features=leaf.features or ("Great quality at an affordable price.",),
+        attr_keys=keys,
+        attr_values=tuple(tuple(leaf.attributes[k]) for k in keys),
+        attr_display=tuple(tuple(_cap(v) for v in leaf.attributes[k]) for k in keys),
+        attr_titles=tuple(
+            tuple("" if k in _NON_TITLE_KEYS else _cap(v) for v in leaf.attributes[k]) for k in keys
+        ),
+        attr_labels=tuple(_cap(_label(k)) for k in keys),
+        attr_spec=tuple(_label(k) for k in keys),
+        schemes=tuple(tuple((k, tuple(leaf.sku[k])) for k in s) for s in schemes),
+        mu=math.log(leaf.price[0]),
+        sigma=leaf.price[1],
+        brands=leaf.brands,
+    )
+
+
+_TABLES: tuple[_LeafTable, ...] = ()
+_CUM_WEIGHTS: tuple[float, ...] = ()
+_BY_TOP: dict[str, tuple[int, ...]] = {}
+_GENERAL_ADJ = tuple(_cap(a) for a in GENERAL_ADJECTIVES)
+_PROMO = tuple(p.upper() if p.isascii() else p for p in PROMO_TAGS)
+_QTY = tuple(_cap(q) for q in PACK_QTY)
+
+
+def _tables() -> tuple[_LeafTable, ...]:
+    """Build (once) the per-leaf tables; refuse to run on a broken vocabulary."""
+    global _TABLES, _CUM_WEIGHTS, _BY_TOP
+    if not _TABLES:
+        problems = check_vocabulary()
+        if problems:
+            raise ValueError("broken synthetic vocabulary: " + "; ".join(problems[:5]))
+        tables = tuple(_build_table(leaf) for leaf in LEAVES)
+        total, cum = 0.0, []
+        for leaf in LEAVES:
+            total += leaf.weight
+            cum.append(total)
+        _CUM_WEIGHTS = tuple(c / total for c in cum)
+        by_top: dict[str, list[int]] = {}
+        for i, t in enumerate(tables):
+            by_top.setdefault(t.top, []).append(i)
+        _BY_TOP = {k: tuple(v) for k, v in by_top.items()}
+        _TABLES = tables
+    return _TABLES
+
+
+# --------------------------------------------------------------------- shops
+
+
+class _Shop:
+    """An open shop: its id, how many products it still lists, and what it sells."""
+
+    __slots__ = ("shop_id", "remaining", "main", "leaves", "house", "house_lower", "price_factor")
+
+    def __init__(
+        self, shop_id: str, remaining: int, main: int, leaves: tuple[int, ...],
+        house: str, price_factor: float,
+    ) -> None:
+        self.shop_id = shop_id
+        self.remaining = remaining
+        self.main = main
+        self.leaves = leaves
+        self.house = house
+        self.house_lower = house.lower()
+        self.price_factor = price_factor
+
+
+def _new_shop(rng: random.Random, index: int, salt: int, size_cap: int) -> _Shop:
+    """Open shop number ``index``: a heavy-tailed size, a main leaf category
+    plus a few others (mostly from the same top-level), maybe a house brand."""
+    if index >> _SID_BITS:
+        raise ValueError("too many shops for 7-digit shop ids")
+    rand = rng.random
+    size = min(size_cap, int((1.0 - rand()) ** (-1.0 / SHOP_SIZE_ALPHA)))
+    main = bisect_right(_CUM_WEIGHTS, rand() * _CUM_WEIGHTS[-1])
+    main = min(main, len(_TABLES) - 1)
+    extra = 0 if size < 3 else min(6, 1 + int(rand() * (size ** 0.35)))
+    leaves = [main]
+    same_top = _BY_TOP[_TABLES[main].top]
+    for _ in range(extra):
+        if rand() < 0.5:
+            pick = same_top[int(rand() * len(same_top))]
+        else:
+            pick = int(rand() * len(_TABLES))
+        if pick not in leaves:
+            leaves.append(pick)
+    house = ""
+    if rand() < 0.25:
+        house = _cap(BRAND_HEADS[int(rand() * len(BRAND_HEADS))] + BRAND_TAILS[int(rand() * len(BRAND_TAILS))])
+        if rand() < 0.2:
+            house = house.upper()
+    shop_id = str(1_000_000 + _mix(index ^ salt, _SID_BITS))
+    return _Shop(shop_id, max(1, size), main, tuple(leaves), house, math.exp(0.15 * _NORMAL[int(rand() * 4096)]))
+
+
+# ------------------------------------------------------------------ products
+
+
+def _price(rng: random.Random, t: _LeafTable, factor: float) -> float:
+    """Log-normal around the leaf median; rounded the way sellers price."""
+    rand = rng.random
+    raw = math.exp(t.mu + t.sigma * _NORMAL[int(rand() * 4096)]) * factor
+    r = rand()
+    if raw < 20:
+        return max(1.0, round(raw, 2)) if r < 0.4 else float(max(1, round(raw)))
+    if r < 0.45:  # whole pesos
+        return float(round(raw))
+    if r < 0.75:  # charm pricing: 199, 249, 1299
+        return float(max(9, int(raw / 10) * 10 + 9))
+    return round(raw, 2)
+
+
+def _sold(rng: random.Random) -> int:
+    """Heavy-tailed (Pareto ~1.1): about half never sold, a few in thousands."""
+    return min(2_000_000, int((1.0 - rng.random()) ** (-1.0 / 1.1)) - 1)
+
+
+def _sku_options(rng: random.Random, t: _LeafTable) -> dict[str, dict[str, str]]:
+    rand = rng.random
+    count = _SKU_COUNT[int(rand() * 100)]
+    if count == 0 or not t.schemes:
+        return {}
+    scheme = t.schemes[int(rand() * len(t.schemes))]
+    options: dict[str, dict[str, str]] = {}
+    if len(scheme) == 1:
+        key, values = scheme[0]
+        m = len(values)
+        start = int(rand() * m)
+        step = 1 + int(rand() * 2) if m > 2 else 1
+        seen: set[str] = set()
+        for i in range(min(count, m)):
+            v = values[(start + i * step) % m]
+            if v in seen:  # step 2 on an even-sized list wraps onto itself
+                break
+            seen.add(v)
+            options[_OPTION_KEYS[len(options)]] = {key: v}
+        return options
+    (k1, v1), (k2, v2) = scheme
+    # a few values of the first key crossed with a few of the second
+    n1 = min(len(v1), 1 + int(rand() * 3))
+    n2 = min(len(v2), -(-count // n1))
+    s1, s2 = int(rand() * len(v1)), int(rand() * len(v2))
+    for i in range(n1):
+        a = v1[(s1 + i) % len(v1)]
+        for j in range(n2):
+            if len(options) == count:
+                return options
+            options[_OPTION_KEYS[len(options)]] = {k1: a, k2: v2[(s2 + j) % len(v2)]}
+    return options
+
+
+def _pick_attributes(rng: random.Random, t: _LeafTable, want: int) -> list[tuple[int, int, int]]:
+    """``want`` distinct attribute keys as (key index, value index, second
+    value index or -1), via a partial Fisher-Yates shuffle (cheaper than
+    ``rng.sample`` in the hot loop)."""
+    rand = rng.random
+    m = len(t.attr_keys)
+    idx = list(range(m))
+    chosen: list[tuple[int, int, int]] = []
+    for i in range(min(want, m)):
+        j = i + int(rand() * (m - i))
+        idx[i], idx[j] = idx[j], idx[i]
+        k = idx[i]
+        nv = len(t.attr_values[k])
+        v = int(rand() * nv)
+        v2 = -1
+        if nv > 2 and rand() < 0.15:
+            v2 = (v + 1 + int(rand() * (nv - 1))) % nv
+        chosen.append((k, v, v2))
+    return chosen
+
+
+def _title(
+    rng: random.Random, t: _LeafTable, brand: str, noun: str, picks: list[tuple[int, int, int]],
+    sku: dict[str, dict[str, str]], use: str,
+) -> str:
+    """One of several title shapes seen on Lazada: brand first, keyword
+    stuffing, "for ..." phrases, promo tags, pack quantities."""
+    rand = rng.random
+    adjs = t.adjectives
+    a1 = adjs[int(rand() * len(adjs))]
+    a2 = adjs[int(rand() * len(adjs))]
+    if a2 == a1:
+        a2 = ""
+    v1 = v2 = ""
+    for k, v, _ in picks:
+        word = t.attr_titles[k][v]
+        if word:
+            if v1:
+                v2 = word
+                break
+            v1 = word
+    tmpl = int(rand() * 8)
+    if tmpl == 0:
+        parts = (brand, a1, noun, v1, v2)
+    elif tmpl == 1:
+        parts = (brand, noun, a1, a2, v1, "for", use)
+    elif tmpl == 2:
+        parts = (a1, a2, noun, "for", use, v1, brand)
+    elif tmpl == 3:
+        parts = (_PROMO[int(rand() * len(_PROMO))], brand, a1, noun, v1, _QTY[int(rand() * len(_QTY))])
+    elif tmpl == 4:
+        first = sku.get("1")
+        sv = _cap(next(iter(first.values()))) if first else ""
+        parts = (brand, a1, noun, v1, sv)
+    elif tmpl == 5:
+        parts = (a1, noun, v1, v2, _GENERAL_ADJ[int(rand() * len(_GENERAL_ADJ))], brand)
+    elif tmpl == 6:
+        parts = (brand, v1, noun, a1, a2, "-", _QTY[int(rand() * len(_QTY))])
+    else:
+        parts = (a1, brand, noun, "(" + v1 + ")" if v1 else "", "for", use)
+    return " ".join(p for p in parts if p)
+
+
+def _texts(
+    rng: random.Random, t: _LeafTable, noun_lower: str, picks: list[tuple[int, int, int]],
+    sku: dict[str, dict[str, str]], brand_lower: str,
+) -> tuple[str, str, str]:
+    """short_description, description and specification built from the
+    chosen attributes, in the official formats ("k:v;k:v" specification,
+    ";"-separated short description) -- and often empty, as officially."""
+    rand = rng.random
+    labels, spec, titles, values = t.attr_labels, t.attr_spec, t.attr_display, t.attr_values
+    feats = t.features
+    feature = feats[int(rand() * len(feats))].replace("{noun}", noun_lower)
+    pairs = [
+        (labels[k], titles[k][v] + (", " + titles[k][v2] if v2 >= 0 else "")) for k, v, v2 in picks
+    ]
+    short = ""
+    if rand() < 0.4:
+        bullets = [feature] + [f"{lab}: {val}" for lab, val in pairs]
+        short = ";".join(bullets) + (";" if rand() < 0.5 else "")
+    description = ""
+    if rand() < 0.6:
+        parts = [OPENERS[int(rand() * len(OPENERS))], feature]
+        other = feats[int(rand() * len(feats))].replace("{noun}", noun_lower)
+        if other != feature:
+            parts.append(other)
+        if pairs:
+            parts.append("Specifications: " + ", ".join(f"{lab}: {val}" for lab, val in pairs) + ".")
+        if sku:
+            variants = []
+            for opt in sku.values():
+                variants.append(" / ".join(opt.values()))
+                if len(variants) == 4:
+                    break
+            parts.append("Available variants: " + ", ".join(variants) + ".")
+        parts.append(f"Package includes: 1 x {noun_lower}.")
+        closer = CLOSERS[int(rand() * len(CLOSERS))]
+        if closer:
+            parts.append(closer)
+        description = " ".join(parts)
+    spec_items = [f"{spec[k]}:{values[k][v]}" for k, v, _ in picks]
+    if brand_lower:
+        spec_items.append("brand:" + brand_lower)
+    r = rand()
+    if r < 0.5:
+        spec_items.append(SPEC_EXTRAS[int(rand() * len(SPEC_EXTRAS))])
+    specification = ";".join(spec_items) if r > 0.02 else ""
+    return short, description, specification
+
+
+def generate_products(n: int, seed: int) -> Iterator[Product]:
+    """Yield ``n`` synthetic products, deterministically for ``seed``.
+
+    Streams with constant memory: only ``OPEN_SHOPS`` shop records are held,
+    never the products already yielded.
+    """
+    if n < 0:
+        raise ValueError("n must be >= 0")
+    if n >> _PID_BITS:
+        raise ValueError(f"at most {1 << _PID_BITS} products")
+    tables = _tables()
+    rng = random.Random(seed)
+    rand = rng.random
+    pid_salt = rng.getrandbits(_PID_BITS)
+    sid_salt = rng.getrandbits(_SID_BITS)
+    # Small catalogs still get many shops; big ones get shops of thousands.
+    size_cap = max(30, min(5000, n // 20))
+    open_shops = [_new_shop(rng, i, sid_salt, size_cap) for i in range(OPEN_SHOPS)]
+    next_shop = OPEN_SHOPS
+    construct = _constructor()
+    rates = SERVICE_RATES
+    brand_p = 0.8
+
+    for i in range(n):
+        slot = int(rand() * OPEN_SHOPS)
+        shop = open_shops[slot]
+        shop.remaining -= 1
+        if shop.remaining <= 0:
+            open_shops[slot] = _new_shop(rng, next_shop, sid_salt, size_cap)
+            next_shop += 1
+
+        leaves = shop.leaves
+        t = tables[shop.main if rand() < 0.55 else leaves[int(rand() * len(leaves))]]
+        ni = int(rand() * len(t.nouns))
+        noun = t.nouns[ni]
+
+        # brand: the shop's house brand, a category brand, generic, or none
+        r = rand()
+        if shop.house and r < brand_p:
+            brand = shop.house
+        elif r < 0.35:
+            brand = ""
+        elif r < 0.42:
+            brand = GENERIC_BRANDS[int(rand() * len(GENERIC_BRANDS))]
+        else:
+            brand = t.brands[int(rand() * len(t.brands))]
+        brand_lower = brand.lower()
+
+        want = _ATTR_COUNT[int(rand() * 100)]
+        if brand_lower:
+            want -= 1
+        picks = _pick_attributes(rng, t, want)
+        attributes: dict[str, list[str]] = {}
+        for k, v, v2 in picks:
+            vals = t.attr_values[k]
+            attributes[t.attr_keys[k]] = [vals[v], vals[v2]] if v2 >= 0 else [vals[v]]
+        if brand_lower:
+            attributes["brand"] = [brand_lower]
+
+        sku = _sku_options(rng, t)
+        use = t.uses[int(rand() * len(t.uses))]
+        title = _title(rng, t, brand, noun, picks, sku, use)
+        short, description, specification = _texts(rng, t, t.nouns_lower[ni], picks, sku, brand_lower)
+
+        service = [name for name, p in rates if rand() < p]
+        pid = str(1_000_000_000 + _mix(i ^ pid_salt, _PID_BITS))
+        yield construct({
+            "product_id": pid,
+            "shop_id": shop.shop_id,
+            "brand": brand,
+            "category": t.category,
+            "title": title,
+            "short_description": short,
+            "description": description,
+            "specification": specification,
+            "price": _price(rng, t, shop.price_factor),
+            "sold_count": _sold(rng),
+            "sku_options": sku,
+            "attributes": attributes,
+            "service": service,
+            "main_image_url": f"{_IMAGE_HOST}{rng.getrandbits(128):032x}.jpg",
+            "product_url": f"{_PRODUCT_HOST}{t.slugs[ni]}-i{pid}.html",
+        })
+
+
+# ------------------------------------------------------------------- writing
+
+
+def document(product: Product) -> dict:
+    """The official Lucene JsonCollection row for one product:
+    ``{"id", "contents", "product": {every field, in model order}}``."""
+    fields = product.__dict__
+    return {
+        "id": product.product_id,
+        "contents": product.contents(),
+        "product": {name: fields[name] for name in _FIELDS},
+    }
+
+
+def write_documents(products: Iterable[Product], path: str | os.PathLike[str]) -> int:
+    """Write one JSON document per line to ``path`` (gzip if it ends in
+    ``.gz``); return how many were written.
+
+    Byte-reproducible: orjson keeps insertion order, and the gzip header
+    carries mtime 0 and no file name. Written to a temporary sibling and
+    renamed, so a reader never sees half a catalog.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".partial")
+    dumps = orjson.dumps
+    opt = orjson.OPT_APPEND_NEWLINE
+    count = 0
+    with open(tmp, "wb") as raw:
+        sink = (
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6)
+            if path.name.endswith(".gz")
+            else raw
+        )
+        try:
+            buffer: list[bytes] = []
+            for product in products:
+                buffer.append(dumps(document(product), option=opt))
+                count += 1
+                if len(buffer) >= 2048:
+                    sink.write(b"".join(buffer))
+                    buffer.clear()
+            if buffer:
+                sink.write(b"".join(buffer))
+        finally:
+            if sink is not raw:
+                sink.close()
+    os.replace(tmp, path)
+    return count
+
+
+# ----------------------------------------------------------------------- CLI
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m arena.shop.synthetic --n 2500000 --seed 0 --out documents.jsonl.gz``;
+    without ``--out`` it only generates (a throughput check)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    if args.out is None:
+        count = sum(1 for _ in generate_products(args.n, args.seed))
+    else:
+        count = write_documents(generate_products(args.n, args.seed), args.out)
+    elapsed = time.perf_counter() - start
+    try:
+        import resource
+
+        rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    except ImportError:  # pragma: no cover - non-POSIX
+        rss_mib = float("nan")
+    print(
+        f"{count} products in {elapsed:.2f}s = {count / elapsed:,.0f}/s, peak RSS {rss_mib:.0f} MiB"
+        + (f", wrote {args.out}" if args.out else ""),
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

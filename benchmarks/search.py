@@ -1,0 +1,184 @@
+"""Catalog index build and find_product latency, against a brute-force scan.
+
+    .venv/bin/python benchmarks/search.py                  # 100k and 2.5M
+    .venv/bin/python benchmarks/search.py --sizes 100000   # quick
+
+For each size: build the index from the synthetic generator in a child
+process (wall time, the child's peak RSS, size on disk), then time
+find_product p50/p99 over queries drawn from the catalog's own titles, with
+and without filters. At 100k the same queries also run through a
+brute-force BM25 scan over the in-memory catalog (the baseline a query must
+never fall back to). Targets on a 2-core machine: 2.5M build < 15 min and
+< 8 GiB peak; find_product p50 < 10 ms, p99 < 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from arena.shop.index import CatalogIndex, SearchFilters, _analyzer  # noqa: E402
+from arena.shop.synthetic import generate_products  # noqa: E402
+from arena.shop.tools import ShopEnvironment  # noqa: E402
+
+BYTES_PER_PRODUCT_ESTIMATE = 1500  # measured ~1 KB/product on disk; keep headroom
+
+
+def build_in_child(size: int, seed: int, out: Path) -> dict:
+    code = (
+        "import sys, json; sys.path.insert(0, %r)\n"
+        "from arena.shop.building import build_catalog\n"
+        "r = build_catalog(%r, synthetic=%d, seed=%d)\n"
+        "print(json.dumps(r.model_dump()))\n"
+    ) % (str(REPO), str(out), size, seed)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - started
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    disk = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return {
+        "products": report["products"],
+        "build_s": round(wall, 1),
+        "peak_rss_mib": round(max(peak_kib, before) / 1024, 1),
+        "disk_mib": round(disk / 2**20, 1),
+    }
+
+
+def sample_queries(size: int, seed: int, n: int) -> list[str]:
+    rng = random.Random(1234)
+    picks = sorted(rng.sample(range(size), min(n, size)))
+    queries, wanted = [], iter(picks)
+    target = next(wanted, None)
+    for i, product in enumerate(generate_products(size, seed)):
+        if i == target:
+            words = [w for w in product.title.split() if len(w) > 2]
+            queries.append(" ".join(rng.sample(words, min(len(words), rng.randint(2, 4)))))
+            target = next(wanted, None)
+            if target is None:
+                break
+    return queries
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(math.ceil(q * len(ordered))) - 1)]
+
+
+def time_queries(fn, queries: list[str]) -> dict:
+    fn(queries[0])  # warm the searcher
+    times = []
+    for q in queries:
+        started = time.perf_counter()
+        fn(q)
+        times.append((time.perf_counter() - started) * 1000)
+    return {"p50_ms": round(percentile(times, 0.5), 2), "p99_ms": round(percentile(times, 0.99), 2),
+            "mean_ms": round(statistics.fmean(times), 2)}  # fmt: skip
+
+
+class ScanBaseline:
+    """BM25 by scanning every product (same analyzer, Lucene-style k1/b)."""
+
+    def __init__(self, size: int, seed: int) -> None:
+        analyzer = _analyzer()
+        self.docs = []
+        df: Counter[str] = Counter()
+        for product in generate_products(size, seed):
+            tf = Counter(analyzer.analyze(product.contents()))
+            df.update(tf.keys())
+            self.docs.append((product, tf, sum(tf.values())))
+        self.avgdl = statistics.fmean(d[2] for d in self.docs)
+        n = len(self.docs)
+        self.idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+        self.analyzer = analyzer
+
+    def search(self, q: str, filters: SearchFilters, limit: int = 50) -> list:
+        terms = set(self.analyzer.analyze(q))
+        k1, b = 1.2, 0.75
+        scored = []
+        for product, tf, length in self.docs:
+            if filters.price_low is not None and product.price < filters.price_low:
+                continue
+            if filters.price_high is not None and product.price > filters.price_high:
+                continue
+            if any(s not in product.service for s in filters.services):
+                continue
+            score = 0.0
+            for t in terms:
+                f = tf.get(t)
+                if f:
+                    score += self.idf[t] * f * (k1 + 1) / (f + k1 * (1 - b + b * length / self.avgdl))
+            if score > 0:
+                scored.append((score, product))
+        scored.sort(key=lambda x: -x[0])
+        return [p for _, p in scored[:limit]]
+
+
+def run_size(size: int, seed: int, workdir: Path, n_queries: int, scan: bool) -> dict:
+    need = size * BYTES_PER_PRODUCT_ESTIMATE
+    free = shutil.disk_usage(workdir).free
+    if free < need * 2:
+        return {"products": size, "skipped": f"needs ~{need / 2**30:.1f} GiB free, {free / 2**30:.1f} GiB available"}
+    out = workdir / f"catalog-{size}"
+    figures = build_in_child(size, seed, out)
+    catalog = CatalogIndex(out)
+    env = ShopEnvironment(catalog)
+    queries = sample_queries(size, seed, n_queries)
+    figures["find_product"] = time_queries(lambda q: env.call("find_product", {"q": q, "page": 1}), queries)
+    figures["find_product_filtered"] = time_queries(
+        lambda q: env.call("find_product", {"q": q, "page": 2, "price": "100-2000", "service": "COD", "sort": "priceasc"}),
+        queries,
+    )
+    figures["get_by_id_ms"] = time_queries(lambda q: catalog.get("missing-id"), queries[:50])["p50_ms"]
+    if scan:
+        baseline = ScanBaseline(size, seed)
+        figures["scan_baseline"] = time_queries(lambda q: baseline.search(q, SearchFilters()), queries[:30])
+        figures["scan_baseline_filtered"] = time_queries(
+            lambda q: baseline.search(q, SearchFilters(price_low=100, price_high=2000, services=("COD",))), queries[:30]
+        )
+    shutil.rmtree(out)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="100000,2500000")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--workdir", type=Path, default=None)
+    args = parser.parse_args()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    results = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        figures = run_size(size, args.seed, workdir, args.queries, scan=size <= 100_000)
+        results.append(figures)
+        print(json.dumps(figures), flush=True)
+    print("\nsize        build_s  peak_MiB  disk_MiB  find p50/p99 ms  filtered p50/p99 ms  scan p50 ms")
+    for r in results:
+        if "skipped" in r:
+            print(f"{r['products']:>10,}  skipped: {r['skipped']}")
+            continue
+        scan = r.get("scan_baseline", {}).get("p50_ms", "-")
+        print(f"{r['products']:>10,}  {r['build_s']:>7}  {r['peak_rss_mib']:>8}  {r['disk_mib']:>8}  "
+              f"{r['find_product']['p50_ms']:>6}/{r['find_product']['p99_ms']:<8}  "
+              f"{r['find_product_filtered']['p50_ms']:>6}/{r['find_product_filtered']['p99_ms']:<12}  {scan}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""Shared fixtures: one small catalog in the official document format, built
+into a real tantivy index once per session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.shop.documents import document_row
+from arena.shop.product import Product
+
+REPO = Path(__file__).resolve().parents[1]
+SHOPPINGBENCH = REPO.parent / "shared" / "data" / "shoppingbench"
+
+
+def official_dir() -> Path:
+    if not SHOPPINGBENCH.is_dir():
+        pytest.skip(f"official ShoppingBench tasks not found at {SHOPPINGBENCH} (../shared/data/shoppingbench)")
+    return SHOPPINGBENCH
+
+
+def search_products() -> list[Product]:
+    """60 'widget' products: 50 strong BM25 matches (tf 2) that are expensive,
+    10 weak matches (tf 1) that are the cheapest, plus unrelated products."""
+    products = []
+    for i in range(50):
+        products.append(
+            Product(
+                product_id=f"10{i:02d}",
+                shop_id="s1" if i % 2 else "s2",
+                title="widget widget gadget",
+                price=100.0 + i,
+                sold_count=i,
+                service=["COD"] if i % 3 else ["COD", "official"],
+                attributes={"color_family": ["red"]},
+            )
+        )
+    for i in range(10):
+        products.append(
+            Product(
+                product_id=f"20{i:02d}",
+                shop_id="s3",
+                title="widget thing other",
+                price=1.0 + i,
+                sold_count=1000 + i,
+                service=["freeShipping"],
+            )
+        )
+    products.append(Product(product_id="3000", shop_id="s4", title="blue denim jeans", price=250.0, sold_count=5))
+    return products
+
+
+@pytest.fixture(scope="session")
+def documents_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("docs") / "documents.jsonl"
+    with path.open("wb") as handle:
+        for product in search_products():
+            handle.write(document_row(product) + b"\n")
+    return path
+
+
+@pytest.fixture(scope="session")
+def catalog_dir(tmp_path_factory, documents_file) -> Path:
+    from arena.shop.building import build_catalog
+
+    out = tmp_path_factory.mktemp("index") / "catalog"
+    build_catalog(out, documents=documents_file, strict=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def catalog(catalog_dir):
+    from arena.shop.index import CatalogIndex
+
+    return CatalogIndex(catalog_dir)
