@@ -15,20 +15,33 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 
 class CatalogSettings(BaseModel):
     path: Path = Field(Path("demo/catalog"), description="Built catalog index directory used by default.")
     index_heap_mb: int = Field(512, ge=16, description="tantivy writer heap while building an index.")
     index_threads: int = Field(2, ge=1, description="tantivy writer threads while building an index.")
-    strict_load: bool = Field(False, description="Fail a catalog build on the first bad document row instead of skipping it (skips are always reported).")
+    strict_load: bool = Field(
+        False,
+        description="Fail a catalog build on the first bad document row instead of skipping it (skips are always reported).",
+    )
 
 
 class ScoringSettings(BaseModel):
-    mode: Literal["official", "strict"] = Field("official", description="Default mode of `arena score`; the race and evaluation use strict.")
+    mode: Literal["official", "strict"] = Field(
+        "official", description="Default mode of `arena score`; the race and evaluation use strict."
+    )
     similarity: Literal["lexical", "embedding"] = Field("lexical", description="Title similarity backend.")
-    embedding_model_path: Path | None = Field(None, description="Local sentence-transformers model for the embedding backend (official: Qwen3-Embedding-0.6B).")
+    embedding_model_path: Path | None = Field(
+        None,
+        description="Local sentence-transformers model for the embedding backend (official: Qwen3-Embedding-0.6B).",
+    )
 
 
 class ArenaSettings(BaseSettings):
@@ -36,7 +49,9 @@ class ArenaSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="ARENA_", env_nested_delimiter="__", extra="forbid")
 
-    data_dir: Path = Field(Path("demo"), description="Where the demo and commands put catalogs, suites and outputs by default.")
+    data_dir: Path = Field(
+        Path("demo"), description="Where the demo and commands put catalogs, suites and outputs by default."
+    )
     shoppingbench_dir: Path = Field(
         Path(__file__).resolve().parents[1].parent / "shared" / "data" / "shoppingbench",
         description="Folder with the official ShoppingBench task files.",

@@ -35,7 +35,9 @@ OFFICIAL_FILES = (
 def official_task_files(folder: Path) -> list[Path]:
     missing = [name for name in OFFICIAL_FILES if not (folder / name).is_file()]
     if missing:
-        raise FileNotFoundError(f"official task files missing in {folder}: {', '.join(missing)} (set ARENA_SHOPPINGBENCH_DIR)")
+        raise FileNotFoundError(
+            f"official task files missing in {folder}: {', '.join(missing)} (set ARENA_SHOPPINGBENCH_DIR)"
+        )
     return [folder / name for name in OFFICIAL_FILES]
 
 

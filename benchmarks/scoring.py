@@ -25,7 +25,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.problems.model import Intent, Problem  # noqa: E402
 from arena.problems.official import load_problems  # noqa: E402
-from arena.scoring import LexicalSimilarity, ScoreMode, asr, normalize_title, score_problem  # noqa: E402
+from arena.scoring import (  # noqa: E402
+    LexicalSimilarity,
+    ScoreMode,
+    asr,
+    normalize_title,
+    score_problem,
+)
 from arena.shop.catalog import InMemoryCatalog  # noqa: E402
 from arena.shop.product import Product  # noqa: E402
 
@@ -128,6 +134,7 @@ def main() -> None:
             f"| warm cache {warm:9,.0f}/s | pairs cached {info.currsize:,} "
             f"(cold-run hit rate {info.hits / max(1, info.hits + info.misses):.0%}) | ASR {success_rate:.3f}"
         )
+
 
 if __name__ == "__main__":
     main()

@@ -141,7 +141,9 @@ def run_size(size: int, seed: int, workdir: Path, n_queries: int, scan: bool) ->
     queries = sample_queries(size, seed, n_queries)
     figures["find_product"] = time_queries(lambda q: env.call("find_product", {"q": q, "page": 1}), queries)
     figures["find_product_filtered"] = time_queries(
-        lambda q: env.call("find_product", {"q": q, "page": 2, "price": "100-2000", "service": "COD", "sort": "priceasc"}),
+        lambda q: env.call(
+            "find_product", {"q": q, "page": 2, "price": "100-2000", "service": "COD", "sort": "priceasc"}
+        ),
         queries,
     )
     figures["get_by_id_ms"] = time_queries(lambda q: catalog.get("missing-id"), queries[:50])["p50_ms"]

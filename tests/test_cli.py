@@ -61,7 +61,9 @@ def test_score_json_contract(catalog_dir, documents_file, task_file, tmp_path):
 def test_strict_mode_and_bad_inputs(catalog_dir, task_file, tmp_path):
     answers = tmp_path / "answers.jsonl"
     answers.write_text('{"query": "two things from one shop", "product_ids": ["1001", "3000"]}\n')
-    done = arena("score", "--catalog", catalog_dir, "--problems", task_file, "--answers", answers, "--mode", "strict", "--json")
+    done = arena(
+        "score", "--catalog", catalog_dir, "--problems", task_file, "--answers", answers, "--mode", "strict", "--json"
+    )
     assert json.loads(done.stdout)["by_intent"]["shop"]["asr"] == 0.0
     answers.write_text("{broken\n")
     bad = arena("score", "--catalog", catalog_dir, "--problems", task_file, "--answers", answers, check=False)

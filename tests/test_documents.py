@@ -23,7 +23,9 @@ def write_lines(path, lines: list[bytes]):
 
 def test_reads_plain_and_gzip_rows(tmp_path):
     for name in ("documents.jsonl", "documents.jsonl.gz"):
-        path = write_lines(tmp_path / name, [document_row(GOOD), document_row(GOOD.model_copy(update={"product_id": "2"}))])
+        path = write_lines(
+            tmp_path / name, [document_row(GOOD), document_row(GOOD.model_copy(update={"product_id": "2"}))]
+        )
         products = list(iter_documents(path, strict=True))
         assert [p.product_id for p in products] == ["1", "2"]
         assert products[0].sku_options == {"1": {"color_family": "red"}}
@@ -53,7 +55,11 @@ def test_strict_load_names_the_line(tmp_path, row, reason):
 
 
 def test_lenient_load_skips_and_reports_every_bad_row(tmp_path):
-    lines = [document_row(GOOD)] + [row for row, _ in BAD_ROWS] + [document_row(GOOD.model_copy(update={"product_id": "2"}))]
+    lines = (
+        [document_row(GOOD)]
+        + [row for row, _ in BAD_ROWS]
+        + [document_row(GOOD.model_copy(update={"product_id": "2"}))]
+    )
     report = LoadReport(path="d")
     products = list(iter_documents(write_lines(tmp_path / "d.jsonl", lines), report=report))
     assert [p.product_id for p in products] == ["1", "2"]

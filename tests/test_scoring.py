@@ -285,7 +285,9 @@ def test_shop_mixed_shops_fail(mode: ScoreMode) -> None:
 
 
 def test_shop_title_threshold_differs_between_modes() -> None:
-    problem = shop_problem([{"product_id": "g1", "title": [GOLD_TITLE]}, {"product_id": "g2", "title": ["Blue Denim Jeans"]}])
+    problem = shop_problem(
+        [{"product_id": "g1", "title": [GOLD_TITLE]}, {"product_id": "g2", "title": ["Blue Denim Jeans"]}]
+    )
     catalog = InMemoryCatalog([prod("mid", MIDDLING_TITLE, shop_id="s1"), prod("g2", "Blue Denim Jeans", shop_id="s1")])
     assert score_problem(problem, ["mid", "g2"], catalog, ScoreMode.official).success
     strict = score_problem(problem, ["mid", "g2"], catalog, ScoreMode.strict)
@@ -485,6 +487,9 @@ def test_all_official_tasks_answered_with_gold_ids_succeed(mode: ScoreMode) -> N
     summary = asr(score_problem(p, p.gold_product_ids(), catalog, mode) for p in problems)
     assert summary.n == 900 and summary.asr == 1.0
     assert {k: v.n for k, v in summary.by_intent.items()} == {
-        "knowledge": 150, "product": 250, "shop": 250, "voucher": 250
+        "knowledge": 150,
+        "product": 250,
+        "shop": 250,
+        "voucher": 250,
     }
     assert asr(score_problem(p, None, catalog, mode) for p in problems).asr == 0.0

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from arena.shop.knowledge import KnowledgeDocument, LocalKnowledgeBase, build_knowledge_index
+from arena.shop.knowledge import (
+    KnowledgeDocument,
+    LocalKnowledgeBase,
+    build_knowledge_index,
+)
 from arena.shop.tools import SHOP_TOOLS, ShopEnvironment, openai_tool_schemas
 
 

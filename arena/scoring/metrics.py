@@ -43,11 +43,8 @@ def asr(scores: Iterable[OutcomeScore]) -> AsrSummary:
         if s.success:
             counts[1] += 1
             wins += 1
-    by_intent = {
-        intent: IntentAsr(n=total, asr=ok / total) for intent, (total, ok) in sorted(per_intent.items())
-    }
+    by_intent = {intent: IntentAsr(n=total, asr=ok / total) for intent, (total, ok) in sorted(per_intent.items())}
     return AsrSummary(asr=wins / n if n else 0.0, n=n, by_intent=by_intent)
-
 
 
 def _check(n: int, c: int, k: int) -> None:

@@ -35,7 +35,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from arena.problems.model import Intent, KnowledgeReward, Problem, ProductReward, Voucher
+from arena.problems.model import (
+    Intent,
+    KnowledgeReward,
+    Problem,
+    ProductReward,
+    Voucher,
+)
 from arena.scoring.similarity import (
     KNOWLEDGE_TITLE_THRESHOLD,
     OFFICIAL_TITLE_THRESHOLD,

@@ -8,7 +8,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from arena.config import CatalogSettings
 from arena.shop.documents import DocumentError, LoadReport, iter_documents

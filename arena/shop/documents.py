@@ -67,9 +67,7 @@ def parse_document(raw: bytes) -> Product:
         raise ValueError(f"invalid product: {where}: {first['msg']}") from None
 
 
-def iter_documents(
-    path: str | Path, *, strict: bool = False, report: LoadReport | None = None
-) -> Iterator[Product]:
+def iter_documents(path: str | Path, *, strict: bool = False, report: LoadReport | None = None) -> Iterator[Product]:
     """Yield products in file order. ``strict`` makes the first bad row fatal."""
     report = report if report is not None else LoadReport(path=str(path))
     with open_text(path) as handle:

@@ -139,7 +139,9 @@ class CatalogIndex:
         path = Path(path)
         manifest = path / MANIFEST
         if not manifest.is_file():
-            raise CatalogIndexError(f"{path} is not a catalog index (no {MANIFEST}); build one with `arena catalog build`")
+            raise CatalogIndexError(
+                f"{path} is not a catalog index (no {MANIFEST}); build one with `arena catalog build`"
+            )
         self.path = path
         self.manifest = json.loads(manifest.read_text())
         if self.manifest.get("format") != INDEX_FORMAT:
@@ -208,4 +210,3 @@ def _product_fields(record: dict) -> dict:
     # Stored records were validated at build time; model_construct skips re-validation
     # on the hot path but must not receive unknown keys.
     return {k: v for k, v in record.items() if k in _FIELDS}
-

@@ -90,9 +90,23 @@ _FIELDS: tuple[str, ...] = tuple(Product.model_fields)
 _IMAGE_HOST = "https://example.invalid/p/"
 #: Attribute keys whose values read badly inside a title ("... No Warranty").
 _NON_TITLE_KEYS = frozenset(
-    {"warranty_type", "is_unisex", "units_hb", "travel_size", "brand_classification",
-     "storage_type_gr", "pack_type", "country_origin_hb", "language", "publisher",
-     "recommended_gender", "recommended_age", "occasion", "fa_season", "size_class"}
+    {
+        "warranty_type",
+        "is_unisex",
+        "units_hb",
+        "travel_size",
+        "brand_classification",
+        "storage_type_gr",
+        "pack_type",
+        "country_origin_hb",
+        "language",
+        "publisher",
+        "recommended_gender",
+        "recommended_age",
+        "occasion",
+        "fa_season",
+        "size_class",
+    }
 )
 _PRODUCT_HOST = "https://example.invalid/products/"
 
@@ -221,9 +235,7 @@ def _build_table(leaf: Leaf) -> _LeafTable:
         attr_keys=keys,
         attr_values=tuple(tuple(leaf.attributes[k]) for k in keys),
         attr_display=tuple(tuple(_cap(v) for v in leaf.attributes[k]) for k in keys),
-        attr_titles=tuple(
-            tuple("" if k in _NON_TITLE_KEYS else _cap(v) for v in leaf.attributes[k]) for k in keys
-        ),
+        attr_titles=tuple(tuple("" if k in _NON_TITLE_KEYS else _cap(v) for v in leaf.attributes[k]) for k in keys),
         attr_labels=tuple(_cap(_label(k)) for k in keys),
         attr_spec=tuple(_label(k) for k in keys),
         schemes=tuple(tuple((k, tuple(leaf.sku[k])) for k in s) for s in schemes),
@@ -271,8 +283,13 @@ class _Shop:
     __slots__ = ("shop_id", "remaining", "main", "leaves", "house", "house_lower", "price_factor")
 
     def __init__(
-        self, shop_id: str, remaining: int, main: int, leaves: tuple[int, ...],
-        house: str, price_factor: float,
+        self,
+        shop_id: str,
+        remaining: int,
+        main: int,
+        leaves: tuple[int, ...],
+        house: str,
+        price_factor: float,
     ) -> None:
         self.shop_id = shop_id
         self.remaining = remaining
@@ -292,7 +309,7 @@ def _new_shop(rng: random.Random, index: int, salt: int, size_cap: int) -> _Shop
     size = min(size_cap, int((1.0 - rand()) ** (-1.0 / SHOP_SIZE_ALPHA)))
     main = bisect_right(_CUM_WEIGHTS, rand() * _CUM_WEIGHTS[-1])
     main = min(main, len(_TABLES) - 1)
-    extra = 0 if size < 3 else min(6, 1 + int(rand() * (size ** 0.35)))
+    extra = 0 if size < 3 else min(6, 1 + int(rand() * (size**0.35)))
     leaves = [main]
     same_top = _BY_TOP[_TABLES[main].top]
     for _ in range(extra):
@@ -389,8 +406,13 @@ def _pick_attributes(rng: random.Random, t: _LeafTable, want: int) -> list[tuple
 
 
 def _title(
-    rng: random.Random, t: _LeafTable, brand: str, noun: str, picks: list[tuple[int, int, int]],
-    sku: dict[str, dict[str, str]], use: str,
+    rng: random.Random,
+    t: _LeafTable,
+    brand: str,
+    noun: str,
+    picks: list[tuple[int, int, int]],
+    sku: dict[str, dict[str, str]],
+    use: str,
 ) -> str:
     """One of several title shapes seen on Lazada: brand first, keyword
     stuffing, "for ..." phrases, promo tags, pack quantities."""
@@ -431,8 +453,12 @@ def _title(
 
 
 def _texts(
-    rng: random.Random, t: _LeafTable, noun_lower: str, picks: list[tuple[int, int, int]],
-    sku: dict[str, dict[str, str]], brand_lower: str,
+    rng: random.Random,
+    t: _LeafTable,
+    noun_lower: str,
+    picks: list[tuple[int, int, int]],
+    sku: dict[str, dict[str, str]],
+    brand_lower: str,
 ) -> tuple[str, str, str]:
     """short_description, description and specification built from the
     chosen attributes, in the official formats ("k:v;k:v" specification,
@@ -441,9 +467,7 @@ def _texts(
     labels, spec, titles, values = t.attr_labels, t.attr_spec, t.attr_display, t.attr_values
     feats = t.features
     feature = feats[int(rand() * len(feats))].replace("{noun}", noun_lower)
-    pairs = [
-        (labels[k], titles[k][v] + (", " + titles[k][v2] if v2 >= 0 else "")) for k, v, v2 in picks
-    ]
+    pairs = [(labels[k], titles[k][v] + (", " + titles[k][v2] if v2 >= 0 else "")) for k, v, v2 in picks]
     short = ""
     if rand() < 0.4:
         bullets = [feature] + [f"{lab}: {val}" for lab, val in pairs]
@@ -544,23 +568,25 @@ def generate_products(n: int, seed: int) -> Iterator[Product]:
 
         service = [name for name, p in rates if rand() < p]
         pid = str(1_000_000_000 + _mix(i ^ pid_salt, _PID_BITS))
-        yield construct({
-            "product_id": pid,
-            "shop_id": shop.shop_id,
-            "brand": brand,
-            "category": t.category,
-            "title": title,
-            "short_description": short,
-            "description": description,
-            "specification": specification,
-            "price": _price(rng, t, shop.price_factor),
-            "sold_count": _sold(rng),
-            "sku_options": sku,
-            "attributes": attributes,
-            "service": service,
-            "main_image_url": f"{_IMAGE_HOST}{rng.getrandbits(128):032x}.jpg",
-            "product_url": f"{_PRODUCT_HOST}{t.slugs[ni]}-i{pid}.html",
-        })
+        yield construct(
+            {
+                "product_id": pid,
+                "shop_id": shop.shop_id,
+                "brand": brand,
+                "category": t.category,
+                "title": title,
+                "short_description": short,
+                "description": description,
+                "specification": specification,
+                "price": _price(rng, t, shop.price_factor),
+                "sold_count": _sold(rng),
+                "sku_options": sku,
+                "attributes": attributes,
+                "service": service,
+                "main_image_url": f"{_IMAGE_HOST}{rng.getrandbits(128):032x}.jpg",
+                "product_url": f"{_PRODUCT_HOST}{t.slugs[ni]}-i{pid}.html",
+            }
+        )
 
 
 # ------------------------------------------------------------------- writing

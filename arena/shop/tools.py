@@ -40,9 +40,18 @@ TOOL_SCHEMAS: dict[str, dict] = {
             "type": "object",
             "properties": {
                 "q": {"type": "string", "description": 'The query used to search for products. e.g. "nike shoes".'},
-                "page": {"type": "integer", "description": "Modify the parameter, ranging from 1 to 5, to get additional products."},
-                "shop_id": {"type": "string", "description": "Specify a shop using the shop_id, then search for products within that shop."},
-                "price": {"type": "string", "description": 'The price range for the products. e.g. "0-100", "100-1000", "1000-".'},
+                "page": {
+                    "type": "integer",
+                    "description": "Modify the parameter, ranging from 1 to 5, to get additional products.",
+                },
+                "shop_id": {
+                    "type": "string",
+                    "description": "Specify a shop using the shop_id, then search for products within that shop.",
+                },
+                "price": {
+                    "type": "string",
+                    "description": 'The price range for the products. e.g. "0-100", "100-1000", "1000-".',
+                },
                 "sort": {
                     "type": "string",
                     "enum": ["priceasc", "pricedesc", "order", "default"],
@@ -80,7 +89,9 @@ TOOL_SCHEMAS: dict[str, dict] = {
         "description": "End the task when it is done or cannot be done.",
         "parameters": {
             "type": "object",
-            "properties": {"status": {"type": "string", "enum": ["success", "failure"], "description": "How the task ended."}},
+            "properties": {
+                "status": {"type": "string", "enum": ["success", "failure"], "description": "How the task ended."}
+            },
             "required": ["status"],
         },
     },
@@ -89,8 +100,14 @@ TOOL_SCHEMAS: dict[str, dict] = {
         "parameters": {
             "type": "object",
             "properties": {
-                "q": {"type": "string", "description": 'The query used to search for information. e.g. "PopMart latest news".'},
-                "max_results": {"type": "integer", "description": "The maximum number of results to return, from 1 to 20. Default is 10."},
+                "q": {
+                    "type": "string",
+                    "description": 'The query used to search for information. e.g. "PopMart latest news".',
+                },
+                "max_results": {
+                    "type": "integer",
+                    "description": "The maximum number of results to return, from 1 to 20. Default is 10.",
+                },
             },
             "required": ["q"],
         },
@@ -163,13 +180,22 @@ class ShopEnvironment:
 
     # -- the tools -----------------------------------------------------------------
 
-    def _find_product(self, q: str, page: int | str, shop_id: str | None = None, price: str | None = None,
-                      sort: str | None = None, service: str | None = None) -> tuple[list[dict], str | None]:
+    def _find_product(
+        self,
+        q: str,
+        page: int | str,
+        shop_id: str | None = None,
+        price: str | None = None,
+        sort: str | None = None,
+        service: str | None = None,
+    ) -> tuple[list[dict], str | None]:
         page_number = _page(page)
         if page_number is None:
             return [], f"page {page!r} is outside 1-{MAX_PAGE}; no results"
         low, high = parse_price(price)
-        filters = SearchFilters(shop_id=shop_id or None, price_low=low, price_high=high, services=parse_services(service))
+        filters = SearchFilters(
+            shop_id=shop_id or None, price_low=low, price_high=high, services=parse_services(service)
+        )
         products = self.catalog.bm25(q, filters, limit=SURVIVORS)
         # Python's sort is stable, as in the official server: ties keep BM25 order.
         if sort == "order":
@@ -242,7 +268,7 @@ def _page(page: int | str) -> int | None:
 
 
 def parse_price(price: str | None) -> tuple[float | None, float | None]:
-    """"lo-hi", "lo-" or "-hi" as the official server reads them: anything
+    """ "lo-hi", "lo-" or "-hi" as the official server reads them: anything
     else (no dash, more than one dash) means no price filter; an unreadable
     side is unbounded."""
     if not price or "-" not in price:

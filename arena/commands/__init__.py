@@ -1,0 +1,1 @@
+"""The `arena` subcommands, one module per group; `arena/cli.py` assembles them."""

@@ -1,0 +1,72 @@
+"""`arena catalog`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import ConfigOption, err, fail, settings_or_fail
+
+app = typer.Typer(help="Build and query product catalogs.", no_args_is_help=True)
+
+
+@app.command("build")
+def catalog_build(
+    out_dir: Annotated[Path, typer.Option("--out", help="Index directory to create.")],
+    synthetic: Annotated[int | None, typer.Option("--synthetic", help="Generate N synthetic products.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the synthetic catalog.")] = 0,
+    from_file: Annotated[Path | None, typer.Option("--from", help="Official documents.jsonl[.gz].")] = None,
+    strict: Annotated[
+        bool | None,
+        typer.Option("--strict/--skip-bad-rows", help="Fail on the first bad row, or skip and report bad rows."),
+    ] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Build a catalog index from a synthetic generator or the official documents file."""
+    from arena.shop.building import CatalogBuildError, build_catalog
+
+    settings = settings_or_fail(config)
+    if (synthetic is None) == (from_file is None):
+        fail("give exactly one of --synthetic N or --from documents.jsonl[.gz]")
+    try:
+        report = build_catalog(
+            out_dir,
+            synthetic=synthetic,
+            seed=seed,
+            documents=from_file,
+            strict=settings.catalog.strict_load if strict is None else strict,
+            settings=settings.catalog,
+            console=err,
+        )
+    except CatalogBuildError as exc:
+        fail(str(exc))
+    err.print(f"indexed {report.products} products into {out_dir} in {report.seconds:.1f}s")
+    for line in report.load_errors:
+        err.print(f"[yellow]skipped[/] {line}")
+    if report.skipped:
+        err.print(f"[yellow]{report.skipped} bad row(s) skipped[/] (first {len(report.load_errors)} listed above)")
+
+
+@app.command("search")
+def catalog_search(
+    catalog: Annotated[Path, typer.Argument(help="Catalog index directory.")],
+    q: Annotated[str, typer.Argument(help="Query text.")],
+    page: int = 1,
+    shop_id: str | None = None,
+    price: str | None = None,
+    sort: str | None = None,
+    service: str | None = None,
+) -> None:
+    """Run find_product against a catalog and print the JSON result."""
+    from arena.shop.index import CatalogIndex, CatalogIndexError
+    from arena.shop.tools import ShopEnvironment
+
+    try:
+        env = ShopEnvironment(CatalogIndex(catalog))
+    except CatalogIndexError as exc:
+        fail(str(exc))
+    args = {"q": q, "page": page, "shop_id": shop_id, "price": price, "sort": sort, "service": service}
+    result = env.call("find_product", {k: v for k, v in args.items() if v is not None})
+    print(result.model_dump_json(indent=2))

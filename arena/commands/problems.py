@@ -1,0 +1,37 @@
+"""`arena problems`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from arena.commands.common import fail, out
+
+app = typer.Typer(help="Shopping problems: show, generate, cluster.", no_args_is_help=True)
+
+
+@app.command("show")
+def problems_show(
+    files: Annotated[list[Path], typer.Argument(help="Task files (official or generated JSONL).")],
+) -> None:
+    """Counts by intent and difficulty."""
+    from arena.problems.official import ProblemFileError, load_problems
+
+    try:
+        problems = load_problems(*files)
+    except (ProblemFileError, OSError) as exc:
+        fail(str(exc))
+    counts = Counter((p.intent.value, p.difficulty.value) for p in problems)
+    table = Table(title=f"{len(problems)} problems")
+    table.add_column("intent")
+    for difficulty in ("easy", "medium", "hard"):
+        table.add_column(difficulty, justify="right")
+    table.add_column("total", justify="right")
+    for intent in ("product", "shop", "voucher", "knowledge"):
+        row = [counts[(intent, d)] for d in ("easy", "medium", "hard")]
+        table.add_row(intent, *map(str, row), str(sum(row)))
+    out.print(table)
