@@ -22,6 +22,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from arena.runner.record import EpisodeLimits
+
 
 class CatalogSettings(BaseModel):
     path: Path = Field(Path("demo/catalog"), description="Built catalog index directory used by default.")
@@ -44,6 +46,15 @@ class ScoringSettings(BaseModel):
     )
 
 
+class RunnerSettings(BaseModel):
+    limits: EpisodeLimits = Field(
+        default_factory=EpisodeLimits, description="Per-episode sandbox and inference limits."
+    )
+    runtime_dir: Path | None = Field(
+        None, description="Cache folder of the sandbox runtime (default ~/.cache/trajectory-arena)."
+    )
+
+
 class ArenaSettings(BaseSettings):
     """Every knob of the arena. ``arena config show`` prints the effective values."""
 
@@ -59,6 +70,7 @@ class ArenaSettings(BaseSettings):
     log_level: str = Field("INFO", description="Python logging level for arena commands.")
     catalog: CatalogSettings = Field(default_factory=CatalogSettings)
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)
+    runner: RunnerSettings = Field(default_factory=RunnerSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -16,20 +16,43 @@ app = typer.Typer(help="Build and query product catalogs.", no_args_is_help=True
 def catalog_build(
     out_dir: Annotated[Path, typer.Option("--out", help="Index directory to create.")],
     synthetic: Annotated[int | None, typer.Option("--synthetic", help="Generate N synthetic products.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the synthetic catalog.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the synthetic catalog, or of a task pack's filler and background.")
+    ] = 0,
     from_file: Annotated[Path | None, typer.Option("--from", help="Official documents.jsonl[.gz].")] = None,
+    from_tasks: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--from-tasks",
+            help="Tasks file in the official row format (repeatable): build a task-pack catalog that makes "
+            "them solvable offline (see docs/taskpack.md).",
+        ),
+    ] = None,
+    background: Annotated[
+        int | None, typer.Option("--background", help="Task pack: synthetic background products to add (default 0).")
+    ] = None,
+    distractors: Annotated[
+        int | None, typer.Option("--distractors", help="Task pack: near-miss distractors per gold product (default 3).")
+    ] = None,
     strict: Annotated[
         bool | None,
-        typer.Option("--strict/--skip-bad-rows", help="Fail on the first bad row, or skip and report bad rows."),
+        typer.Option(
+            "--strict/--skip-bad-rows",
+            help="Fail on the first bad row (or conflicting task), or skip and report bad rows (and conflicts).",
+        ),
     ] = None,
     config: ConfigOption = None,
 ) -> None:
-    """Build a catalog index from a synthetic generator or the official documents file."""
+    """Build a catalog index from a synthetic generator, the official documents file, or task files."""
     from arena.shop.building import CatalogBuildError, build_catalog
 
     settings = settings_or_fail(config)
-    if (synthetic is None) == (from_file is None):
-        fail("give exactly one of --synthetic N or --from documents.jsonl[.gz]")
+    if sum(x is not None for x in (synthetic, from_file, from_tasks)) != 1:
+        fail("give exactly one of --synthetic N, --from documents.jsonl[.gz] or --from-tasks FILE")
+    if from_tasks is None and (background is not None or distractors is not None):
+        fail("--background and --distractors only apply to a task pack (--from-tasks FILE)")
+    if (background or 0) < 0 or (distractors or 0) < 0:
+        fail("--background and --distractors must be >= 0")
     try:
         report = build_catalog(
             out_dir,
@@ -39,6 +62,9 @@ def catalog_build(
             strict=settings.catalog.strict_load if strict is None else strict,
             settings=settings.catalog,
             console=err,
+            tasks=from_tasks,
+            background=background or 0,
+            distractors=distractors,
         )
     except CatalogBuildError as exc:
         fail(str(exc))
@@ -47,6 +73,18 @@ def catalog_build(
         err.print(f"[yellow]skipped[/] {line}")
     if report.skipped:
         err.print(f"[yellow]{report.skipped} bad row(s) skipped[/] (first {len(report.load_errors)} listed above)")
+    if report.taskpack is not None:
+        pack = report.taskpack
+        err.print(
+            f"task pack: {pack.tasks} tasks, {pack.gold} gold, {pack.distractors} distractors "
+            f"({pack.distractors_skipped} skipped), {pack.background} background "
+            f"({pack.background_collisions} id collisions skipped), {pack.knowledge_documents} knowledge documents",
+            highlight=False,
+        )
+        for line in pack.conflicts:
+            err.print(f"[yellow]conflict[/] {line}", highlight=False)
+        if pack.conflicts:
+            err.print(f"[yellow]{len(pack.conflicts)} task(s) not solvable on this catalog[/] (listed above)")
 
 
 @app.command("search")

@@ -35,3 +35,10 @@ def problems_show(
         row = [counts[(intent, d)] for d in ("easy", "medium", "hard")]
         table.add_row(intent, *map(str, row), str(sum(row)))
     out.print(table)
+
+
+# `generate` and `cluster` live in their own modules; registered here so the group is whole.
+from arena.commands import problem_cluster, problem_generate  # noqa: E402
+
+app.command("generate")(problem_generate.generate)
+app.command("cluster")(problem_cluster.cluster)

@@ -100,6 +100,8 @@ class Problem(BaseModel):
     voucher: Voucher | None = None
     knowledge: KnowledgeReward | None = None
     source: str = ""
+    # Variants of one underlying problem share a leak cluster (set by `arena problems cluster`).
+    cluster_id: str | None = None
     extra: dict = Field(default_factory=dict)
 
     def constraint_count(self) -> int:
@@ -127,6 +129,8 @@ class Problem(BaseModel):
             row["voucher"] = self.voucher.model_dump()
         row.update(self.extra)
         row.update(id=self.id, intent=self.intent.value, difficulty=self.difficulty.value)
+        if self.cluster_id is not None:
+            row["cluster_id"] = self.cluster_id
         return row
 
 
@@ -134,8 +138,11 @@ def _reward_row(reward: ProductReward) -> dict:
     return reward.model_dump(exclude_defaults=True, exclude={"product_id"}) | {"product_id": reward.product_id}
 
 
+CONTENT_KEYS = ("query", "reward", "voucher", "Knowledge_Attribute")
+
+
 def content_id(row: dict) -> str:
     """A stable id: a hash of the row's task content (query, reward, voucher, fact)."""
-    keyed = {k: row.get(k) for k in ("query", "reward", "voucher", "Knowledge_Attribute")}
+    keyed = {k: row.get(k) for k in CONTENT_KEYS}
     digest = hashlib.sha256(orjson.dumps(keyed, option=orjson.OPT_SORT_KEYS)).hexdigest()
     return f"p-{digest[:16]}"

@@ -20,7 +20,7 @@ from arena.problems.model import (
 from arena.shop.product import Product
 
 # Keys a row of ours adds to the official shape; everything else unknown is kept in `extra`.
-_OWN_KEYS = {"query", "reward", "voucher", "Knowledge_Attribute", "id", "intent", "difficulty"}
+_OWN_KEYS = {"query", "reward", "voucher", "Knowledge_Attribute", "id", "intent", "difficulty", "cluster_id"}
 
 
 class ProblemFileError(ValueError):
@@ -87,6 +87,7 @@ def parse_row(row: dict, source: str = "") -> Problem:
         voucher=voucher,
         knowledge=knowledge,
         source=source,
+        cluster_id=str(row["cluster_id"]) if row.get("cluster_id") is not None else None,
         extra={k: v for k, v in row.items() if k not in _OWN_KEYS},
     )
     given = row.get("difficulty")

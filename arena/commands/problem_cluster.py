@@ -1,0 +1,150 @@
+"""`arena problems cluster`: give every problem its leak cluster and report how the clusters formed."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+
+from arena.commands.common import err, fail
+from arena.problems.clusters import REASONS, ClusterConfig, Clustering
+from arena.problems.model import Problem
+
+_DEFAULTS = ClusterConfig()
+_LARGEST_SHOWN = 10
+_CROSS_INTENT_SHOWN = 50
+
+
+def cluster(
+    files: Annotated[list[Path], typer.Argument(help="Task files (official or generated JSONL).")],
+    out_path: Annotated[Path, typer.Option("--out", help="JSONL to write: every input row plus its cluster_id.")],
+    report: Annotated[Path | None, typer.Option("--report", help="Markdown report of the clusters.")] = None,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="MinHash Jaccard for near-duplicate queries.")
+    ] = _DEFAULTS.minhash_threshold,
+    shingle_size: Annotated[int, typer.Option("--shingle-size", help="Words per shingle.")] = _DEFAULTS.shingle_size,
+    gold_overlap: Annotated[
+        float, typer.Option("--gold-overlap", help="Shared fraction of the smaller gold set that links two problems.")
+    ] = _DEFAULTS.gold_overlap,
+    num_perm: Annotated[int, typer.Option("--num-perm", help="MinHash permutations.")] = _DEFAULTS.num_perm,
+) -> None:
+    """Assign leak clusters: variants of one underlying problem share a cluster_id."""
+    from pydantic import ValidationError
+
+    from arena.problems.clusters import cluster_problems
+    from arena.problems.official import ProblemFileError, load_problems
+
+    try:
+        config = ClusterConfig(
+            minhash_threshold=threshold, shingle_size=shingle_size, gold_overlap=gold_overlap, num_perm=num_perm
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        fail(f"invalid option {first['loc'][0]}: {first['msg']}")
+    try:
+        problems = load_problems(*files)
+    except (ProblemFileError, OSError) as exc:
+        fail(str(exc))
+    if not problems:
+        fail(f"no problems in {', '.join(map(str, files))}")
+    try:
+        clustering = cluster_problems(problems, config)
+    except ValueError as exc:
+        fail(str(exc))
+    rows = (p.to_row() | {"cluster_id": clustering.cluster_of[p.id]} for p in problems)
+    _write_atomically(out_path, b"".join(orjson.dumps(row) + b"\n" for row in rows))
+    if report is not None:
+        _write_atomically(report, render_report(problems, clustering, config).encode())
+    sizes = [len(m) for m in clustering.members().values()]
+    by_reason = Counter(m.reason for m in clustering.merges)
+    reasons = ", ".join(f"{r} {by_reason[r]}" for r in REASONS)
+    err.print(
+        f"{len(problems)} problems -> {len(sizes)} leak clusters (largest {max(sizes)}); merges: {reasons}; "
+        f"cross-intent {len(_cross_intent(problems, clustering))}; wrote {out_path}",
+        highlight=False,
+        markup=False,
+    )
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write beside the target, then rename: an interrupted run never leaves half a file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".partial")
+        partial.write_bytes(data)
+        os.replace(partial, path)
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}")
+
+
+def _cross_intent(problems: list[Problem], clustering: Clustering) -> list[tuple[Problem, Problem, str, str]]:
+    by_id = {p.id: p for p in problems}
+    found = []
+    for merge in clustering.merges:
+        a, b = by_id[merge.a], by_id[merge.b]
+        if a.intent is not b.intent:
+            found.append((a, b, merge.reason, merge.detail))
+    return found
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split()).replace("|", "\\|")
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def render_report(problems: list[Problem], clustering: Clustering, config: ClusterConfig) -> str:
+    """The Markdown report: counts, size histogram, merges by reason, cross-intent merges, largest clusters."""
+    by_id = {p.id: p for p in problems}
+    members = clustering.members()
+    sizes = Counter(len(m) for m in members.values())
+    by_reason = Counter(m.reason for m in clustering.merges)
+    lines = [
+        "# Leak clusters",
+        "",
+        f"- problems: {len(problems)}",
+        f"- clusters: {len(members)} ({sizes[1]} singletons)",
+        f"- largest cluster: {max(sizes)} problems",
+        f"- settings: minhash_threshold {config.minhash_threshold}, shingle_size {config.shingle_size}, "
+        f"num_perm {config.num_perm}, gold_overlap {config.gold_overlap}",
+        "",
+        "## Cluster sizes",
+        "",
+        "| size | clusters | problems |",
+        "|---:|---:|---:|",
+        *(f"| {size} | {count} | {size * count} |" for size, count in sorted(sizes.items())),
+        "",
+        "## Merges by reason",
+        "",
+        "Each merge joined two clusters (a spanning forest: merges = problems - clusters).",
+        "",
+        "| reason | merges |",
+        "|---|---:|",
+        *(f"| {reason} | {by_reason[reason]} |" for reason in REASONS),
+        "",
+        "## Cross-intent merges",
+        "",
+    ]
+    cross = _cross_intent(problems, clustering)
+    if not cross:
+        lines.append("None.")
+    else:
+        lines += ["| a | b | intents | reason | detail |", "|---|---|---|---|---|"]
+        for a, b, reason, detail in cross[:_CROSS_INTENT_SHOWN]:
+            lines.append(f"| {a.id} | {b.id} | {a.intent.value} / {b.intent.value} | {reason} | {_one_line(detail)} |")
+        if len(cross) > _CROSS_INTENT_SHOWN:
+            lines.append(f"\n... and {len(cross) - _CROSS_INTENT_SHOWN} more.")
+    lines += ["", "## Largest clusters", ""]
+    largest = sorted(members.items(), key=lambda item: (-len(item[1]), item[0]))[:_LARGEST_SHOWN]
+    for cluster_id, ids in largest:
+        if len(ids) < 2:
+            break
+        lines += [f"### {cluster_id} ({len(ids)} problems)", "", "| id | intent | query |", "|---|---|---|"]
+        lines += [f"| {pid} | {by_id[pid].intent.value} | {_one_line(by_id[pid].query)} |" for pid in ids]
+        lines.append("")
+    if largest and len(largest[0][1]) < 2:
+        lines.append("Every cluster is a single problem.")
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,122 @@
+"""`arena run-agent`: run an agent file on problems, score, report ASR and pass@k."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
+
+POLICY_MODEL = "heuristic-policy"
+
+
+def run_agent(
+    agent: Annotated[Path, typer.Argument(help="The agent file (defines agent_main(problem)).")],
+    catalog: Annotated[Path, typer.Option("--catalog", help="Catalog index directory.")],
+    problems: Annotated[Path, typer.Option("--problems", help="Problems JSONL (official or generated rows).")],
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N problems.")] = None,
+    model: Annotated[str, typer.Option("--model", help="Model name the agent is told to use.")] = POLICY_MODEL,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="OpenAI-compatible upstream (else the built-in heuristic-policy).")
+    ] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", envvar="ARENA_UPSTREAM_API_KEY")] = None,
+    samples: Annotated[int, typer.Option("--samples", min=1, help="Episodes per problem (for pass@k).")] = 1,
+    mode: Annotated[str, typer.Option("--mode", help="strict | official")] = "strict",
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 2,
+    knowledge: Annotated[
+        Path | None,
+        typer.Option("--knowledge", help="Knowledge index for web_search (default: CATALOG/knowledge if present)."),
+    ] = None,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write one episode record per line (JSONL).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the built-in policy.")] = 0,
+    unsafe_no_sandbox: Annotated[
+        bool, typer.Option("--unsafe-no-sandbox", help="DEVELOPMENT ONLY: run the agent unsandboxed.")
+    ] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Run an agent on problems in the sandbox, score every episode, print ASR and pass@k."""
+    from arena.problems.official import ProblemFileError, load_problems
+    from arena.runner.batch import run_batch
+    from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+    from arena.runner.proxy import Upstream, UpstreamRegistry
+    from arena.runner.sandbox import SandboxUnavailable
+    from arena.scoring.outcome import ScoreMode
+    from arena.shop.index import CatalogIndex, CatalogIndexError
+    from arena.shop.knowledge import LocalKnowledgeBase
+
+    settings = settings_or_fail(config)
+    try:
+        score_mode = ScoreMode(mode)
+    except ValueError:
+        fail(f"--mode must be strict or official, not {mode!r}")
+    if not agent.is_file():
+        fail(f"agent file {agent} does not exist")
+    try:
+        index = CatalogIndex(catalog)
+        task_list = load_problems(problems)[:limit]
+    except (CatalogIndexError, ProblemFileError, OSError) as exc:
+        fail(str(exc))
+    knowledge_dir = knowledge or (catalog / "knowledge")
+    knowledge_base = LocalKnowledgeBase(knowledge_dir) if (knowledge_dir / "knowledge.json").is_file() else None
+    if knowledge is not None and knowledge_base is None:
+        fail(f"{knowledge} is not a knowledge index")
+    if base_url:
+        registry = UpstreamRegistry([Upstream(name="upstream", base_url=base_url, api_key=api_key, models=[model])])
+    else:
+        import httpx
+
+        from arena.policy.server import create_policy_app
+
+        if model != POLICY_MODEL:
+            fail(f"without --base-url the model is the built-in {POLICY_MODEL!r}")
+        registry = UpstreamRegistry(
+            [Upstream(name=POLICY_MODEL, base_url="http://heuristic-policy/v1", models=[POLICY_MODEL])],
+            transports={POLICY_MODEL: httpx.ASGITransport(app=create_policy_app(seed=seed))},
+        )
+    if unsafe_no_sandbox:
+        err.print("[bold red]WARNING: --unsafe-no-sandbox runs the agent with YOUR user's full access. "
+                  "Never use it for code you did not write.[/]")  # fmt: skip
+    runner_config = RunnerConfig(limits=settings.runner.limits, sandbox=not unsafe_no_sandbox, allowlist=[model])
+    try:
+        runner = EpisodeRunner(index, registry, runner_config, knowledge=knowledge_base)
+    except SandboxUnavailable as exc:
+        fail(str(exc))
+    source = AgentSource.from_path(agent)
+    if out_file is not None:
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+        out_file.write_text("")
+
+    progress = Progress(TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err)
+    with progress:
+        task = progress.add_task("run", total=len(task_list) * samples)
+        _, summary = asyncio.run(
+            run_batch(
+                runner,
+                source,
+                task_list,
+                model=model,
+                samples=samples,
+                concurrency=concurrency,
+                mode=score_mode,
+                out=out_file,
+                on_done=lambda _: progress.advance(task),
+            )  # fmt: skip
+        )
+        asyncio.run(registry.aclose())
+    table = Table(title=f"{agent.name} on {problems.name} ({score_mode.value} mode, {samples} sample(s) each)")
+    for column in ("intent", "episodes", "ASR"):
+        table.add_column(column, justify="left" if column == "intent" else "right")
+    for intent, part in summary.asr.by_intent.items():
+        table.add_row(intent, str(part.n), f"{part.asr:.1%}")
+    table.add_row("[bold]all[/]", str(summary.asr.n), f"[bold]{summary.asr.asr:.1%}[/]")
+    out.print(table)
+    out.print("pass@k  " + "  ".join(f"k={k}: {v:.1%}" for k, v in summary.pass_at_k.items()))
+    out.print("pass^k  " + "  ".join(f"k={k}: {v:.1%}" for k, v in summary.pass_hat_k.items()))
+    out.print("ended   " + ", ".join(f"{k}: {v}" for k, v in sorted(summary.terminations.items())))
+    sys.stdout.flush()

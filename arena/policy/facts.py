@@ -1,0 +1,57 @@
+"""Pulling the answer of a knowledge riddle out of ``web_search`` results.
+
+Without a language model the answer is guessed the way a skimming reader
+would: in the sentences that share the most words with the question, the
+names, years and words the question does not already contain. The shop
+search then tries the best guesses, and a product whose title or
+description contains one of them is preferred (the scorer checks exactly
+that: the fact must appear in the recommended product's title or
+description).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from arena.policy.parsing import FILLER, keywords, stem, words
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_PHRASE = re.compile(r"\b(?:[A-Z][\w'&-]*|\d{4})(?:\s+(?:of\s+|de\s+|the\s+)?(?:[A-Z][\w'&-]*|\d{4}))*")
+_COMMON_STARTS = frozenset(
+    "the a an in on at it he she they this that these those his her their its there when while after before "
+    "during as by for from with what which who whom whose where why how yes no also however".split()
+)
+
+
+def extract_facts(question: str, results: list[dict], limit: int = 3) -> list[str]:
+    """The likeliest answers, best first (may be empty)."""
+    asked = {stem(w) for w in words(question)}
+    asked_keys = {stem(w) for w in keywords(question)}
+    scores: dict[str, float] = defaultdict(float)
+    for rank, result in enumerate(results[:5]):
+        weight = 1.0 / (1 + rank)
+        text = f"{result.get('title', '')}. {result.get('content', '')}"
+        for sentence in _SENTENCE.split(text):
+            overlap = len({stem(w) for w in keywords(sentence)} & asked_keys)
+            if overlap == 0:
+                continue
+            for phrase in _PHRASE.findall(sentence):
+                kept = _trim(phrase, asked)
+                if kept:
+                    scores[kept] += weight * overlap
+            for word in keywords(sentence):
+                if stem(word) not in asked and word not in FILLER and len(word) > 3 and not word.isdigit():
+                    scores[word] += 0.25 * weight * overlap
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [phrase for phrase, _ in ranked[:limit]]
+
+
+def _trim(phrase: str, asked: set[str]) -> str:
+    """Drop the words the question already has: "Aitken Violin" -> "Violin"."""
+    kept = [w for w in phrase.split() if stem(w.lower()) not in asked and w.lower() not in _COMMON_STARTS]
+    while kept and kept[-1].lower() in ("of", "de", "the"):
+        kept.pop()
+    while kept and kept[0].lower() in ("of", "de", "the"):
+        kept.pop(0)
+    return " ".join(kept)

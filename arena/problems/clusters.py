@@ -1,0 +1,291 @@
+"""Leak clusters: every variant of one underlying problem in one cluster.
+
+Partitions (public qualifying suite, hidden race bank, distill train pool,
+held-out eval) are drawn by cluster, never by problem, so a paraphrase of an
+eval problem can never sit in the training pool. Three rules link problems and
+union-find merges the links; each effective merge keeps its reason:
+
+1. ``signature``: equal exact signatures (gold products, canonical constraints,
+   voucher terms; see :mod:`arena.problems.signature`).
+2. ``near_duplicate_text``: MinHash-LSH over word shingles of the normalised
+   query finds candidate pairs; a pair links when its MinHash Jaccard estimate
+   reaches ``minhash_threshold``.
+3. ``gold_overlap``: the problems share at least ``gold_overlap`` of the smaller
+   gold product set (an inverted index gold id -> problems finds them).
+
+Problems are processed sorted by id and the union-find root is always the
+smallest member, so the clusters, their ids and the recorded merges depend on
+the set of problems only, never on input order. docs/leak-clusters.md has the
+measurements behind the defaults.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import Literal
+
+import numpy as np
+from datasketch import MinHashLSH
+from pydantic import BaseModel, ConfigDict, Field
+
+from arena.problems.model import Problem
+from arena.problems.signature import minhash_matrix, problem_signature, query_tokens, shingles
+
+MergeReason = Literal["signature", "near_duplicate_text", "gold_overlap"]
+REASONS: tuple[MergeReason, ...] = ("signature", "near_duplicate_text", "gold_overlap")
+
+# LSH band choice weights (false positive, false negative). Every candidate is verified
+# with its MinHash estimate, so a false positive costs one vector compare while a false
+# negative is a leak: weigh misses 4:1. At threshold 0.5 and 128 permutations this gives
+# 30 bands of 4 rows, which proposes a pair of true Jaccard 0.55 with probability 0.94
+# (datasketch's default 0.5/0.5 picks 25 x 5: 0.73).
+LSH_WEIGHTS = (0.2, 0.8)
+# Candidate pairs verified per numpy block: bounds the (pairs x num_perm) compare arrays.
+_PAIR_BLOCK = 65_536
+
+
+class ClusterConfig(BaseModel):
+    """How problems are linked into leak clusters. The defaults are measured, see docs/leak-clusters.md."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    minhash_threshold: float = Field(
+        0.5,
+        gt=0.0,
+        le=1.0,
+        description="Jaccard (MinHash estimate) at which two normalised queries are near-duplicates. 0.5 on "
+        "word pairs keeps >=95% of 2-word edits and clause reorderings of the official queries and merges "
+        "only 1-2 of the 404,550 pairs of distinct official tasks.",
+    )
+    num_perm: int = Field(
+        128,
+        ge=16,
+        le=1024,
+        description="MinHash permutations: the estimate's standard error at J=0.5 is 0.044; 128 keeps the "
+        "signature matrix at 512 bytes per problem.",
+    )
+    shingle_size: int = Field(
+        2,
+        ge=1,
+        le=8,
+        description="Words per shingle. Single words make template queries that differ in one noun look "
+        "alike; three-word shingles lose reordered clauses (recall 0.87 vs 1.0 at the same threshold).",
+    )
+    gold_overlap: float = Field(
+        0.5,
+        gt=0.0,
+        le=1.0,
+        description="Link two problems when they share this fraction of the smaller gold set: knowing one "
+        "problem's answer then gives at least half of the other's, and a one-product task leaks whenever "
+        "its product is gold anywhere else.",
+    )
+    seed: int = Field(1, description="Seed of the MinHash permutations; fixed so cluster ids are reproducible.")
+
+
+class ClusterMerge(BaseModel):
+    """One union of two clusters: the pair that linked them and why."""
+
+    a: str
+    b: str
+    reason: MergeReason
+    detail: str
+
+
+class Clustering(BaseModel):
+    """The outcome: each problem's cluster and the merges that built the clusters (a spanning forest)."""
+
+    cluster_of: dict[str, str]
+    merges: list[ClusterMerge] = Field(default_factory=list)
+
+    def members(self) -> dict[str, list[str]]:
+        """Cluster id -> sorted member problem ids, ordered by cluster id."""
+        groups: dict[str, list[str]] = defaultdict(list)
+        for problem_id, cluster_id in self.cluster_of.items():
+            groups[cluster_id].append(problem_id)
+        return {cid: sorted(groups[cid]) for cid in sorted(groups)}
+
+
+def cluster_id_for(smallest_member: str) -> str:
+    """A cluster's id: stable as long as its smallest member stays in it."""
+    return "c-" + hashlib.sha256(smallest_member.encode()).hexdigest()[:12]
+
+
+class _UnionFind:
+    """Union-find whose root is always the smallest index (= the smallest problem id)."""
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        parent = self.parent
+        root = i
+        while parent[root] != root:
+            root = parent[root]
+        while parent[i] != root:  # path compression
+            parent[i], i = root, parent[i]
+        return root
+
+    def union(self, i: int, j: int) -> bool:
+        ri, rj = self.find(i), self.find(j)
+        if ri == rj:
+            return False
+        if rj < ri:
+            ri, rj = rj, ri
+        self.parent[rj] = ri
+        return True
+
+
+def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None = None) -> Clustering:
+    """Group problems into leak clusters; raises ValueError on a repeated problem id."""
+    config = config or ClusterConfig()
+    ordered = sorted(problems, key=lambda p: p.id)
+    ids = [p.id for p in ordered]
+    for prev, cur in zip(ids, ids[1:], strict=False):
+        if prev == cur:
+            sources = sorted({p.source or "?" for p in ordered if p.id == cur})
+            raise ValueError(f"problem id {cur!r} appears more than once (in {', '.join(sources)})")
+    forest = _UnionFind(len(ordered))
+    merges: list[ClusterMerge] = []
+
+    def link(i: int, j: int, reason: MergeReason, detail: str) -> None:
+        if forest.union(i, j):
+            merges.append(ClusterMerge(a=ids[min(i, j)], b=ids[max(i, j)], reason=reason, detail=detail))
+
+    for i, j, detail in _signature_links(ordered):
+        link(i, j, "signature", detail)
+    for i, j, detail in _text_links(ordered, config):
+        link(i, j, "near_duplicate_text", detail)
+    for i, j, detail in _gold_links(ordered, config.gold_overlap, forest):
+        link(i, j, "gold_overlap", detail)
+    cluster_of = {pid: cluster_id_for(ids[forest.find(i)]) for i, pid in enumerate(ids)}
+    return Clustering(cluster_of=cluster_of, merges=merges)
+
+
+def assign_clusters(problems: Sequence[Problem], config: ClusterConfig | None = None) -> list[Problem]:
+    """Copies of ``problems`` (input order) with ``cluster_id`` set."""
+    clustering = cluster_problems(problems, config)
+    return [p.model_copy(update={"cluster_id": clustering.cluster_of[p.id]}) for p in problems]
+
+
+# --- rule 1: exact signature ------------------------------------------------------------------
+
+
+def _signature_links(ordered: Sequence[Problem]) -> Iterator[tuple[int, int, str]]:
+    first: dict[str, int] = {}
+    for i, problem in enumerate(ordered):
+        signature = problem_signature(problem)
+        if signature in first:
+            yield first[signature], i, f"signature {signature[:12]}"
+        else:
+            first[signature] = i
+
+
+# --- rule 2: near-duplicate query text --------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def lsh_bands(threshold: float, num_perm: int) -> tuple[int, int]:
+    """(bands, rows per band) that datasketch's MinHashLSH picks for this threshold (cached: it integrates)."""
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)
+    return lsh.b, lsh.r
+
+
+def _band_keys(block: np.ndarray) -> np.ndarray:
+    """One 64-bit key per row of a band (r uint32 values), equal rows giving equal keys.
+
+    A different band that maps to the same key only adds a candidate, which the
+    MinHash verification then rejects, so a multiply-xorshift mix is enough.
+    """
+    keys = np.zeros(block.shape[0], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in range(block.shape[1]):
+            keys = (keys ^ block[:, column].astype(np.uint64)) * np.uint64(0x9E3779B97F4A7C15)
+            keys ^= keys >> np.uint64(29)
+    return keys
+
+
+def _bucket_pairs(keys: np.ndarray) -> np.ndarray:
+    """Every pair (lo, hi) of row positions whose keys are equal, as an (m, 2) int64 array."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+    sizes = np.diff(np.append(starts, len(keys)))
+    if not (sizes > 1).any():
+        return np.empty((0, 2), dtype=np.int64)
+    # Each sorted position p in a bucket [s, s + m) pairs with the positions after it: s + m - 1 - p partners.
+    bucket_end = np.repeat(starts + sizes, sizes)
+    positions = np.arange(len(keys))
+    partners = bucket_end - 1 - positions
+    left = np.repeat(positions, partners)
+    # right runs p + 1, p + 2, ... within each member's block of partners.
+    block_start = np.concatenate(([0], np.cumsum(partners)[:-1]))
+    right = np.repeat(positions + 1 - block_start, partners) + np.arange(len(left))
+    pairs = np.stack([order[left], order[right]], axis=1)
+    pairs.sort(axis=1)
+    return pairs
+
+
+def _verified(pairs: np.ndarray, signatures: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate pairs whose MinHash Jaccard estimate reaches the threshold, with the estimates."""
+    keep, estimates = [], []
+    for start in range(0, len(pairs), _PAIR_BLOCK):
+        block = pairs[start : start + _PAIR_BLOCK]
+        estimate = (signatures[block[:, 0]] == signatures[block[:, 1]]).mean(axis=1)
+        hit = estimate >= threshold - 1e-9
+        keep.append(block[hit])
+        estimates.append(estimate[hit])
+    if not keep:
+        return np.empty((0, 2), dtype=np.int64), np.empty(0)
+    return np.concatenate(keep), np.concatenate(estimates)
+
+
+def _text_links(ordered: Sequence[Problem], config: ClusterConfig) -> Iterator[tuple[int, int, str]]:
+    docs = [shingles(query_tokens(p), config.shingle_size) for p in ordered]
+    rows = np.array([i for i, doc in enumerate(docs) if doc], dtype=np.int64)
+    if len(rows) < 2:
+        return
+    signatures = minhash_matrix([docs[i] for i in rows], config.num_perm, config.seed)
+    del docs
+    bands, width = lsh_bands(config.minhash_threshold, config.num_perm)
+    found: dict[int, float] = {}  # pair code lo * n + hi -> estimate
+    n = len(rows)
+    for band in range(bands):
+        candidates = _bucket_pairs(_band_keys(signatures[:, band * width : (band + 1) * width]))
+        if len(candidates) == 0:
+            continue
+        codes = candidates[:, 0] * n + candidates[:, 1]
+        fresh = ~np.isin(codes, np.fromiter(found, dtype=np.int64, count=len(found)))
+        pairs, estimates = _verified(candidates[fresh], signatures, config.minhash_threshold)
+        found.update(zip((pairs[:, 0] * n + pairs[:, 1]).tolist(), estimates.tolist(), strict=True))
+    for code in sorted(found):
+        lo, hi = divmod(code, n)
+        yield int(rows[lo]), int(rows[hi]), f"jaccard~{found[code]:.2f}"
+
+
+# --- rule 3: gold-product overlap -------------------------------------------------------------
+
+
+def _gold_links(ordered: Sequence[Problem], threshold: float, forest: _UnionFind) -> Iterator[tuple[int, int, str]]:
+    golds = [sorted(set(p.gold_product_ids())) for p in ordered]
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i, gold in enumerate(golds):
+        for product_id in gold:
+            postings[product_id].append(i)
+    for i, gold in enumerate(golds):
+        shared: dict[int, int] = defaultdict(int)
+        for product_id in gold:
+            for j in postings[product_id]:
+                if j >= i:
+                    break  # postings are ascending: each pair is counted from its larger index
+                shared[j] += 1
+        for j in sorted(shared):
+            if shared[j] < threshold * min(len(gold), len(golds[j])) - 1e-9:
+                continue
+            if forest.find(i) == forest.find(j):
+                continue
+            common = sorted(set(gold) & set(golds[j]))
+            shown = ", ".join(common[:4]) + (", ..." if len(common) > 4 else "")
+            yield j, i, f"shared gold {len(common)}/{min(len(gold), len(golds[j]))}: {shown}"

@@ -1,0 +1,131 @@
+"""The episode record: what the validator saw an agent do on one problem.
+
+The validator writes it, never the agent: tool calls are recorded where they
+are executed, LLM calls where the proxy forwards them. It is what every later
+stage reads (outcome scorer, judge, corpus); it round-trips through JSON
+losslessly. Bump ``RECORD_VERSION`` on any change of meaning.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+RECORD_VERSION = 1
+
+
+class Termination(StrEnum):
+    terminated = "terminated"  # the agent called terminate
+    returned = "returned"  # agent_main returned without terminate
+    timeout = "timeout"  # the wall-clock limit killed it
+    crash = "crash"  # an exception escaped agent_main, or the process died
+    limit = "limit"  # a resource limit (memory, CPU, processes, output, file size) stopped it
+
+
+class ProblemRef(BaseModel):
+    """The problem as the episode ran it. ``row`` is the full official-shape row
+    (with the reward): downstream stages read it from here; the judge's evidence
+    must leave the reward out."""
+
+    id: str
+    intent: str
+    query: str
+    cluster_id: str | None = None
+    row: dict[str, Any] = Field(default_factory=dict)
+
+
+class AgentRef(BaseModel):
+    name: str  # the agent file's stem
+    sha256: str  # of the agent's source bytes
+
+
+class ToolCallRecord(BaseModel):
+    index: int
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    ok: bool
+    result: Any = None
+    error: str | None = None
+    notice: str | None = None
+    at_s: float  # seconds since the episode started
+    duration_ms: float
+
+
+class TokenUsage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+class LLMCallRecord(BaseModel):
+    """One request through the inference proxy, as the proxy saw it. Only
+    ``response`` is the model's output; ``request.messages`` are agent-written."""
+
+    index: int
+    model: str
+    upstream: str | None = None
+    stream: bool = False
+    request: dict[str, Any] = Field(default_factory=dict)  # messages, tools, tool_choice, sampling params
+    response: dict[str, Any] | None = None  # content, reasoning_content, tool_calls, finish_reason
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    status_code: int = 200
+    error: str | None = None  # set when the proxy refused or the upstream failed
+    at_s: float
+    latency_ms: float
+
+
+class EpisodeLimits(BaseModel):
+    wall_s: float = Field(300.0, gt=0, description="Wall-clock limit of one episode; the whole process tree is killed.")
+    memory_bytes: int = Field(4 * 1024**3, gt=0, description="Address-space limit of the agent (RLIMIT_AS).")
+    cpu_s: int = Field(300, gt=0, description="CPU-seconds limit of the agent (RLIMIT_CPU).")
+    processes: int = Field(64, gt=0, description="Processes and threads of the agent's uid (RLIMIT_NPROC).")
+    open_files: int = Field(256, gt=0, description="Open file descriptors (RLIMIT_NOFILE).")
+    file_size_bytes: int = Field(64 * 1024**2, gt=0, description="Largest file the agent may write (RLIMIT_FSIZE).")
+    output_bytes: int = Field(64 * 1024, gt=0, description="Tail of stdout and of stderr kept; 256x this kills the agent.")
+    llm_calls: int = Field(64, ge=0, description="Inference calls per episode.")
+    prompt_tokens: int = Field(400_000, ge=0, description="Prompt tokens per episode, summed over calls.")
+    completion_tokens: int = Field(64_000, ge=0, description="Completion tokens per episode, summed over calls.")
+    llm_call_timeout_s: float = Field(120.0, gt=0, description="Timeout of one inference call.")
+
+
+class ResourceUsage(BaseModel):
+    wall_s: float = 0.0
+    cpu_user_s: float = 0.0
+    cpu_system_s: float = 0.0
+    max_rss_kib: int = 0
+
+
+class EpisodeRecord(BaseModel):
+    version: int = RECORD_VERSION
+    episode_id: str
+    problem: ProblemRef
+    agent: AgentRef
+    sandbox: str  # "bubblewrap" or "none (unsafe)"
+    model: str
+    attempt: int = 0
+    started_at: str  # ISO-8601 UTC
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    llm_calls: list[LLMCallRecord] = Field(default_factory=list)
+    final_recommendation: list[str] | None = None
+    terminate_status: str | None = None
+    termination: Termination
+    limit_hit: str | None = None  # which limit, when termination is limit or timeout
+    exit_code: int | None = None
+    signal: int | None = None
+    error: str | None = None  # the crash's traceback tail, or why the runner stopped it
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    usage: ResourceUsage = Field(default_factory=ResourceUsage)
+    limits: EpisodeLimits = Field(default_factory=EpisodeLimits)
+    timings: dict[str, float] = Field(default_factory=dict)  # e.g. sandbox_start_ms, first_tool_call_ms
+    outcome: dict[str, Any] | None = None  # the OutcomeScore, once scored
+
+    def inference_tokens(self) -> TokenUsage:
+        total = TokenUsage()
+        for call in self.llm_calls:
+            total.prompt_tokens += call.usage.prompt_tokens
+            total.completion_tokens += call.usage.completion_tokens
+            total.total_tokens += call.usage.total_tokens
+        return total

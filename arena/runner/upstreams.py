@@ -1,0 +1,454 @@
+"""The model servers the inference proxy forwards to, and how to read what they answer.
+
+An upstream is any OpenAI-compatible chat server: vLLM in production, the
+built-in offline policy in-process (through an ``httpx.ASGITransport``).
+Routing is by model name only, so a model name must belong to one upstream.
+
+The readers below turn an upstream's answer (a ``chat.completion`` object, or
+the ``chat.completion.chunk`` stream of one) into the record's ``response``
+shape, whatever dialect the server speaks: vLLM puts reasoning in
+``reasoning_content`` (older) or ``reasoning`` (newer), some servers resend a
+tool call's id or name on every delta. They never raise on odd input: an
+upstream is trusted to be a server, not to be tidy.
+
+The exchange helpers (``open_chat``, ``read_answer``, ``stream_events``) turn
+every way an upstream can fail (refused connection, HTTP error, broken JSON,
+the per-call deadline) into one ``CallFailure`` carrying the status the agent
+gets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import httpx
+from pydantic import BaseModel, ConfigDict, Field
+
+from arena.runner.record import TokenUsage
+
+# Bytes, not tokens: a tokenizer per model would pull transformers into the validator
+# for a figure that is only a fallback (used when an upstream reports no usage).
+CHARS_PER_TOKEN = 4
+
+# The upstream's own limits still bound a call; the proxy's per-call deadline is what
+# normally ends it, so these only stop a connection that hangs forever.
+_CLIENT_TIMEOUT = httpx.Timeout(600.0, connect=10.0)
+
+
+class Upstream(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)  # e.g. "heuristic-policy", "vllm-judge"
+    base_url: str = Field(min_length=1)  # OpenAI-compatible base, e.g. "http://127.0.0.1:8000/v1"
+    api_key: str | None = None
+    models: list[str]  # model names served by this upstream
+    # The model's context window (vLLM --max-model-len), when known. vLLM rejects a request
+    # whose prompt + max_tokens exceeds it, so the proxy only injects a max_tokens cap when
+    # the remaining completion budget is smaller than this (else no completion can exceed it).
+    context_length: int | None = Field(default=None, ge=1)
+
+
+class UpstreamRegistry:
+    """The configured upstreams and one pooled HTTP client per upstream, shared by
+    every episode a validator runs (the proxy itself is per episode)."""
+
+    def __init__(
+        self,
+        upstreams: list[Upstream],
+        transports: dict[str, httpx.AsyncBaseTransport] | None = None,
+    ) -> None:
+        self._upstreams: dict[str, Upstream] = {}
+        self._by_model: dict[str, Upstream] = {}
+        for upstream in upstreams:
+            if upstream.name in self._upstreams:
+                raise ValueError(f"upstream name {upstream.name!r} is configured twice")
+            self._upstreams[upstream.name] = upstream
+            for model in upstream.models:
+                owner = self._by_model.get(model)
+                if owner is not None and owner.name != upstream.name:
+                    raise ValueError(
+                        f"model {model!r} is served by both upstream {owner.name!r} and {upstream.name!r}; "
+                        "requests are routed by model name, so each model needs exactly one upstream"
+                    )
+                self._by_model[model] = upstream
+        self._transports = dict(transports or {})
+        unknown = sorted(set(self._transports) - set(self._upstreams))
+        if unknown:
+            raise ValueError(f"transports given for unknown upstream(s) {unknown}; known: {sorted(self._upstreams)}")
+        self._clients: dict[str, tuple[asyncio.AbstractEventLoop | None, httpx.AsyncClient]] = {}
+
+    @property
+    def upstreams(self) -> list[Upstream]:
+        return list(self._upstreams.values())
+
+    def for_model(self, model: str) -> Upstream | None:
+        return self._by_model.get(model)
+
+    def client(self, upstream_name: str) -> httpx.AsyncClient:
+        upstream = self._upstreams.get(upstream_name)
+        if upstream is None:
+            raise KeyError(f"no upstream named {upstream_name!r}; known: {sorted(self._upstreams)}")
+        loop = _running_loop()
+        held = self._clients.get(upstream_name)
+        # A pooled connection belongs to the event loop that opened it: a registry outliving
+        # one asyncio.run (a CLI, a test) gets a fresh client in the next loop.
+        if held is None or held[1].is_closed or held[0] is not loop:
+            # The agent's own headers (its dummy api key included) never reach the upstream:
+            # only the validator's configured key does.
+            headers = {"Authorization": f"Bearer {upstream.api_key}"} if upstream.api_key else None
+            client = httpx.AsyncClient(
+                base_url=upstream.base_url,
+                headers=headers,
+                transport=self._transports.get(upstream_name),
+                timeout=_CLIENT_TIMEOUT,
+            )
+            held = self._clients[upstream_name] = (loop, client)
+        return held[1]
+
+    async def aclose(self) -> None:
+        held = list(self._clients.values())
+        self._clients.clear()
+        loop = _running_loop()
+        for owner, client in held:
+            if owner is loop:  # another loop's client cannot be closed from here; it dies with its loop
+                await client.aclose()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+# --- reading answers ------------------------------------------------------------------------------
+
+
+def _reasoning(message: dict[str, Any]) -> Any:
+    reasoning = message.get("reasoning_content")
+    return message.get("reasoning") if reasoning is None else reasoning
+
+
+def _choice_record(choice: Any) -> dict[str, Any]:
+    choice = choice if isinstance(choice, dict) else {}
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    return {
+        "content": message.get("content"),
+        "reasoning_content": _reasoning(message),
+        "tool_calls": message.get("tool_calls") or None,
+        "finish_reason": choice.get("finish_reason"),
+    }
+
+
+def _response_record(answer_id: Any, choices: list[dict[str, Any]]) -> dict[str, Any]:
+    """Choice 0 at the top level (the dialogue the agent continues); all choices
+    under ``choices`` only when the agent asked for n > 1."""
+    first = choices[0] if choices else _choice_record({})
+    response = {"id": answer_id, **first}
+    if len(choices) > 1:
+        response["choices"] = choices
+    return response
+
+
+def completion_record(answer: dict[str, Any]) -> dict[str, Any]:
+    """The record's ``response`` for a non-streaming ``chat.completion``."""
+    choices = answer.get("choices")
+    records = [_choice_record(choice) for choice in choices] if isinstance(choices, list) else []
+    return _response_record(answer.get("id"), records)
+
+
+class _ChoiceDraft:
+    def __init__(self) -> None:
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.tool_calls: dict[int, dict[str, Any]] = {}
+        self.finish_reason: str | None = None
+
+    def add(self, delta: dict[str, Any]) -> None:
+        if isinstance(delta.get("content"), str):
+            self.content.append(delta["content"])
+        reasoning = _reasoning(delta)
+        if isinstance(reasoning, str):
+            self.reasoning.append(reasoning)
+        calls = delta.get("tool_calls")
+        for position, part in enumerate(calls if isinstance(calls, list) else []):
+            if isinstance(part, dict):
+                self._add_tool_call(position, part)
+
+    def _add_tool_call(self, position: int, part: dict[str, Any]) -> None:
+        index = part.get("index")
+        index = index if isinstance(index, int) and not isinstance(index, bool) else position
+        call = self.tool_calls.setdefault(
+            index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+        )
+        if isinstance(part.get("type"), str):
+            call["type"] = part["type"]
+        call["id"] = _concat(call["id"], part.get("id"))
+        function = part.get("function") if isinstance(part.get("function"), dict) else {}
+        call["function"]["name"] = _concat(call["function"]["name"], function.get("name"))
+        if isinstance(function.get("arguments"), str):
+            call["function"]["arguments"] += function["arguments"]
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "content": "".join(self.content) if self.content else None,
+            "reasoning_content": "".join(self.reasoning) if self.reasoning else None,
+            "tool_calls": [self.tool_calls[i] for i in sorted(self.tool_calls)] or None,
+            "finish_reason": self.finish_reason,
+        }
+
+
+def _concat(accumulated: str, part: Any) -> str:
+    # Ids and names arrive once from OpenAI and vLLM, but some servers resend the whole
+    # value on every delta; a part equal to what we already hold is such a resend.
+    if not isinstance(part, str) or not part or part == accumulated:
+        return accumulated
+    return accumulated + part
+
+
+class StreamAssembler:
+    """Rebuilds from ``chat.completion.chunk`` deltas the answer a non-streaming call
+    would have returned: content and reasoning concatenated, tool-call deltas merged
+    by index, per choice."""
+
+    def __init__(self) -> None:
+        self.answer_id: Any = None
+        self.usage: TokenUsage | None = None
+        self.chunks = 0
+        self._choices: dict[int, _ChoiceDraft] = {}
+
+    def add(self, chunk: dict[str, Any]) -> None:
+        self.chunks += 1
+        if self.answer_id is None:
+            self.answer_id = chunk.get("id")
+        usage = parse_usage(chunk.get("usage"))
+        if usage is not None:
+            self.usage = usage  # the last report wins: vLLM's continuous stats are cumulative
+        choices = chunk.get("choices")
+        for position, choice in enumerate(choices if isinstance(choices, list) else []):
+            if not isinstance(choice, dict):
+                continue
+            index = choice.get("index")
+            index = index if isinstance(index, int) and not isinstance(index, bool) else position
+            draft = self._choices.setdefault(index, _ChoiceDraft())
+            if isinstance(choice.get("delta"), dict):
+                draft.add(choice["delta"])
+            if choice.get("finish_reason") is not None:
+                draft.finish_reason = choice["finish_reason"]
+
+    @property
+    def finished(self) -> bool:
+        return any(draft.finish_reason is not None for draft in self._choices.values())
+
+    def record(self) -> dict[str, Any]:
+        return _response_record(self.answer_id, [self._choices[i].record() for i in sorted(self._choices)])
+
+
+# --- usage ----------------------------------------------------------------------------------------
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def parse_usage(raw: Any) -> TokenUsage | None:
+    """An upstream's ``usage`` object, or None when it is absent or unreadable."""
+    if not isinstance(raw, dict):
+        return None
+    prompt, completion = _count(raw.get("prompt_tokens")), _count(raw.get("completion_tokens"))
+    if prompt is None or completion is None:
+        return None
+    total = _count(raw.get("total_tokens"))
+    return TokenUsage(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion if total is None else total
+    )
+
+
+def _tokens(chars: int) -> int:
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+def estimate_usage(request: dict[str, Any], response: dict[str, Any] | None) -> TokenUsage:
+    """~4 characters a token: the prompt is the JSON text of messages and tools (so
+    it over-counts a little, which errs towards the budget), the completion is the
+    generated text (content, reasoning, tool names and arguments) of every choice."""
+    prompt_parts = [request.get("messages"), request.get("tools")]
+    prompt = _tokens(sum(len(json.dumps(part, ensure_ascii=False)) for part in prompt_parts if part is not None))
+    completion = 0
+    if response is not None:
+        for choice in response.get("choices") or [response]:
+            texts = [choice.get("content"), choice.get("reasoning_content")]
+            for call in choice.get("tool_calls") or []:
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict):
+                    texts += [function.get("name"), function.get("arguments")]
+            completion += _tokens(sum(len(text) for text in texts if isinstance(text, str)))
+    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion)
+
+
+# --- errors ---------------------------------------------------------------------------------------
+
+
+def error_message(body: bytes) -> str:
+    """The human message inside an upstream's error body (OpenAI, vLLM or FastAPI
+    shape), else the start of the body itself."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return error["message"]
+        for value in (error, data.get("message"), data.get("detail")):
+            if isinstance(value, str):
+                return value
+    text = body.decode("utf-8", errors="replace").strip()
+    return text[:300] or "(empty body)"
+
+
+# vLLM: "'max_tokens' or 'max_completion_tokens' is too large: 16384. This model's maximum context
+# length is 32768 tokens and your request has 20000 input tokens (16384 > 32768 - 20000)."
+_CONTEXT_OVERFLOW = re.compile(r"maximum context length is (\d+) tokens and your request has (\d+) input tokens")
+
+
+def room_left(message: str) -> int | None:
+    """How many completion tokens would still fit, read from vLLM's "max_tokens is too
+    large" rejection; None when the message is not that one."""
+    match = _CONTEXT_OVERFLOW.search(message)
+    return int(match.group(1)) - int(match.group(2)) if match else None
+
+
+# --- exchanging with an upstream ------------------------------------------------------------------
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    403: "permission_error",
+    404: "invalid_request_error",
+    413: "invalid_request_error",
+    422: "invalid_request_error",
+    429: "insufficient_quota",
+    499: "client_closed_request",
+    500: "server_error",
+    504: "timeout",
+}
+
+
+class CallFailure(Exception):
+    """How a call ends when it ends in an error: the HTTP status and OpenAI error code
+    the agent gets, and the message both the agent and the record read."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+    def body(self) -> dict[str, Any]:
+        kind = _ERROR_TYPES.get(self.status, "upstream_error")
+        return {"error": {"message": self.message, "type": kind, "code": self.code, "param": None}}
+
+
+def _timed_out(upstream: str, timeout_s: float) -> CallFailure:
+    return CallFailure(
+        504, "upstream_timeout", f"upstream {upstream} did not finish within the {timeout_s:g}s call limit"
+    )
+
+
+def _left(deadline: float) -> float:
+    return deadline - time.perf_counter()
+
+
+async def close(response: httpx.Response) -> None:
+    # Shielded: a cancelled call must still release its pooled connection.
+    with anyio.CancelScope(shield=True):
+        await response.aclose()
+
+
+async def open_chat(
+    client: httpx.AsyncClient, payload: dict[str, Any], upstream: str, deadline: float, timeout_s: float
+) -> httpx.Response:
+    """POSTs a chat completion and waits for the status line (``deadline`` is a
+    ``time.perf_counter`` value); returns the open 200 response, else raises."""
+    request = client.build_request("POST", "chat/completions", json=payload)
+    try:
+        with anyio.fail_after(_left(deadline)):
+            response = await client.send(request, stream=True)
+            if response.status_code == 200:
+                return response
+            try:
+                body = await response.aread()
+            finally:
+                await close(response)
+    except (TimeoutError, httpx.TimeoutException):
+        raise _timed_out(upstream, timeout_s) from None
+    except Exception as exc:  # an in-process (ASGI) upstream raises its own exceptions, not httpx's
+        raise CallFailure(502, "upstream_unavailable", f"upstream {upstream} failed: {exc!r}") from None
+    message = error_message(body)
+    if response.status_code in (400, 413, 422):
+        # The upstream judged the agent's request (context too long, bad parameter): its verdict stands.
+        raise CallFailure(response.status_code, "upstream_rejected_request", f"upstream {upstream}: {message}")
+    raise CallFailure(502, "upstream_error", f"upstream {upstream} answered HTTP {response.status_code}: {message}")
+
+
+async def read_answer(
+    response: httpx.Response, upstream: str, deadline: float, timeout_s: float
+) -> tuple[bytes, dict[str, Any]]:
+    """The raw bytes (passed to the agent as they are) and the parsed ``chat.completion``."""
+    try:
+        with anyio.fail_after(_left(deadline)):
+            raw = await response.aread()
+    except (TimeoutError, httpx.TimeoutException):
+        raise _timed_out(upstream, timeout_s) from None
+    except Exception as exc:
+        raise CallFailure(502, "upstream_error", f"upstream {upstream} broke off its answer: {exc!r}") from None
+    finally:
+        await close(response)
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        raise CallFailure(
+            502, "upstream_invalid_response", f"upstream {upstream} answered invalid JSON: {raw[:200]!r}"
+        ) from None
+    if not isinstance(answer, dict) or not isinstance(answer.get("choices"), list):
+        raise CallFailure(502, "upstream_invalid_response", f"upstream {upstream} answered without a choices list")
+    return raw, answer
+
+
+async def stream_events(
+    response: httpx.Response, upstream: str, deadline: float, timeout_s: float
+) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    """Each SSE ``data:`` event of a chat stream as (its text, its chunk), up to
+    ``[DONE]`` or the end of the body; any failure, the deadline's included, raises."""
+    lines = response.aiter_lines()
+    while True:
+        try:
+            with anyio.fail_after(_left(deadline)):
+                line = await anext(lines)
+        except StopAsyncIteration:
+            return
+        except (TimeoutError, httpx.TimeoutException):
+            raise _timed_out(upstream, timeout_s) from None
+        except Exception as exc:
+            raise CallFailure(502, "upstream_error", f"upstream {upstream} broke off the stream: {exc!r}") from None
+        if not line.startswith("data:"):
+            continue  # blank separators, comments, event names
+        data = line[5:].strip()
+        if data == "[DONE]":
+            return
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            chunk = None
+        if not isinstance(chunk, dict):
+            raise CallFailure(502, "upstream_invalid_response", f"upstream {upstream} sent a bad chunk: {data[:200]!r}")
+        if chunk.get("error") and not chunk.get("choices"):
+            # vLLM reports a failure after the headers as an error chunk.
+            message = error_message(data.encode())
+            raise CallFailure(502, "upstream_error", f"upstream {upstream} failed mid-stream: {message}")
+        yield data, chunk
