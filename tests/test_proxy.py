@@ -459,6 +459,9 @@ async def test_injected_cap_over_the_context_window_is_retried_to_fit(rig) -> No
     assert error_of(response)["code"] == "upstream_rejected_request"
     assert "maximum context length is 1000" in error_of(response)["message"]
     assert r.records[-1].status_code == 400 and len(RECEIVED) == 3
+    # The window learned from the first rejection: no more doomed first attempts this episode.
+    assert (await r.proxy.chat_completions(chat("context-window"))).status_code == 200
+    assert len(RECEIVED) == 4 and "max_tokens" not in RECEIVED[-1]
 
 
 # --- upstream failures ---------------------------------------------------------------------------
@@ -598,6 +601,7 @@ class ProxyServer:
         self.registry = UpstreamRegistry([upstream])
         self.records: list[LLMCallRecord] = []
         self.socket_path = socket_path
+        self.clients: list[openai.OpenAI] = []
         self.reset(EpisodeLimits())
 
         @asynccontextmanager
@@ -618,14 +622,21 @@ class ProxyServer:
         self.app = app
 
     def reset(self, limits: EpisodeLimits, pin: SamplingPin | None = None) -> None:
+        self.close_clients()
         self.records.clear()
         self.proxy = InferenceProxy(self.registry, ALLOWED, limits, self.records.append, lambda: 0.0, pin=pin)
 
     def client(self, **kwargs: Any) -> openai.OpenAI:
         transport = httpx.HTTPTransport(uds=str(self.socket_path))
-        return openai.OpenAI(
+        client = openai.OpenAI(
             base_url="http://proxy/v1", api_key="x", http_client=httpx.Client(transport=transport), **kwargs
         )
+        self.clients.append(client)
+        return client
+
+    def close_clients(self) -> None:
+        while self.clients:
+            self.clients.pop().close()
 
 
 @pytest.fixture(scope="module")
@@ -633,6 +644,7 @@ def proxy_server(loopback_upstream: Upstream, tmp_path_factory) -> Iterator[Prox
     served = ProxyServer(loopback_upstream, tmp_path_factory.mktemp("sock") / "arena.sock")
     with ServerThread(served.app, uds=served.socket_path):
         yield served
+        served.close_clients()
 
 
 def test_openai_client_non_streaming_with_tools(proxy_server: ProxyServer) -> None:

@@ -17,6 +17,12 @@ from arena.problems.model import Problem
 _DEFAULTS = ClusterConfig()
 _LARGEST_SHOWN = 10
 _CROSS_INTENT_SHOWN = 50
+_FLAGS = {
+    "minhash_threshold": "--threshold",
+    "shingle_size": "--shingle-size",
+    "gold_overlap": "--gold-overlap",
+    "num_perm": "--num-perm",
+}
 
 
 def cluster(
@@ -44,7 +50,7 @@ def cluster(
         )
     except ValidationError as exc:
         first = exc.errors()[0]
-        fail(f"invalid option {first['loc'][0]}: {first['msg']}")
+        fail(f"invalid option {_FLAGS.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}")
     try:
         problems = load_problems(*files)
     except (ProblemFileError, OSError) as exc:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from arena.policy.conversation import Transcript, result_list
-from arena.policy.parsing import ItemRequest, normalized, stem, words
+from arena.policy.parsing import ItemRequest, stem, words
 
 
 @dataclass
@@ -78,6 +78,11 @@ def _stems(text: str) -> set[str]:
     return out
 
 
+def _stemmed(text: str) -> str:
+    """Stemmed words between single spaces, for phrase tests: "bags" contains the value "bag"."""
+    return " " + " ".join(stem(w) for w in words(text.replace("-", " "))) + " "
+
+
 def _has(keyword: str, stems: set[str]) -> bool:
     if stem(keyword) in stems:
         return True
@@ -98,10 +103,10 @@ def assess(item: ItemRequest, candidate: Candidate, facts: list[str] | None = No
     in_title = sum(1 for k in keywords if _has(k, title_stems))
     coverage = len(matched) / len(keywords) if keywords else 0.0
     title_coverage = in_title / len(keywords) if keywords else 0.0
-    request_text = normalized(item.text)
+    request_text = _stemmed(item.text)
     # A value the shopper named ("eu:30", "baggy fit") is strong evidence: the scorer checks these pairs.
-    value_hits = sorted({v for v in values if len(v) > 1 and normalized(v) in request_text}, key=len, reverse=True)
-    score = 0.55 * coverage + 0.35 * title_coverage + 0.08 * min(3, len(value_hits)) + 0.05 / (1 + candidate.rank)
+    value_hits = sorted({v for v in values if len(v) > 1 and _stemmed(v) in request_text}, key=len, reverse=True)
+    score = 0.55 * coverage + 0.35 * title_coverage + 0.06 * min(6, len(value_hits)) + 0.05 / (1 + candidate.rank)
     problems: list[str] = []
     if item.price is not None:
         if candidate.price is None:

@@ -18,9 +18,11 @@ from arena.policy.parsing import FILLER, keywords, stem, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _PHRASE = re.compile(r"\b(?:[A-Z][\w'&-]*|\d{4})(?:\s+(?:of\s+|de\s+|the\s+)?(?:[A-Z][\w'&-]*|\d{4}))*")
+_STATED = re.compile(r"\banswer(?: is|:)\s*([^.\n;]{1,60})", re.I)
 _COMMON_STARTS = frozenset(
     "the a an in on at it he she they this that these those his her their its there when while after before "
-    "during as by for from with what which who whom whose where why how yes no also however".split()
+    "during as by for from with what which who whom whose where why how yes no also however question questions "
+    "answer answers record records reference note notes".split()
 )
 
 
@@ -41,8 +43,18 @@ def extract_facts(question: str, results: list[dict], limit: int = 3) -> list[st
                 if kept:
                     scores[kept] += weight * overlap
             for word in keywords(sentence):
-                if stem(word) not in asked and word not in FILLER and len(word) > 3 and not word.isdigit():
+                if (
+                    stem(word) not in asked
+                    and word not in FILLER | _COMMON_STARTS
+                    and len(word) > 3
+                    and not word.isdigit()
+                ):
                     scores[word] += 0.25 * weight * overlap
+        for stated in _STATED.findall(text):
+            # A reference page that states the answer outright outweighs any guess.
+            kept = _trim(stated.strip(" ."), asked) or stated.strip(" .")
+            if kept:
+                scores[kept] += 100 * weight
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return [phrase for phrase, _ in ranked[:limit]]
 

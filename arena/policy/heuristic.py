@@ -65,6 +65,7 @@ class Episode:
         web = [r for c in transcript.named("web_search") for r in result_list(c)]
         self.facts = extract_facts(self.request.question or "", web) if web else []
         self.log: SearchLog = collect(transcript, self.items)
+        self._table: list | None = None
 
     # -- the plan --------------------------------------------------------------------------
 
@@ -148,15 +149,35 @@ class Episode:
         return sorted(out, key=lambda a: (-a.score, a.candidate.rank, a.candidate.product_id))
 
     def shop_table(self) -> list[tuple[str, int, float, list[Assessment | None]]]:
-        """Shops by how many items they have a good fit for, then by total fit."""
+        """Shops by how many items they have a good fit for, then by total fit. Each item gets its own
+        product where the shop has one: a single listing cannot stand in for two different items."""
+        if self._table is not None:
+            return self._table
         shops = {c.shop_id for per_item in self.log.candidates for c in per_item.values() if c.shop_id}
+        # "Covers an item" is relative to the best fit found for it anywhere: long requests score lower overall.
+        bars = [max(GOOD_FIT / 2, 0.6 * (r[0].score if r else 0.0)) for r in map(self.ranked, range(len(self.items)))]
         table = []
         for shop in shops:
-            bests = [next(iter(self.ranked(i, shop)), None) for i in range(len(self.items))]
-            covered = sum(1 for b in bests if b is not None and b.score >= GOOD_FIT)
+            bests: list[Assessment | None] = []
+            used: set[str] = set()
+            for i in range(len(self.items)):
+                ranked = self.ranked(i, shop)
+                pick = next((a for a in ranked if a.candidate.product_id not in used), ranked[0] if ranked else None)
+                bests.append(pick)
+                if pick is not None:
+                    used.add(pick.candidate.product_id)
+            covered = sum(1 for b, bar in zip(bests, bars, strict=True) if b is not None and b.score >= bar)
             total = sum(b.score for b in bests if b is not None)
             table.append((shop, covered, total, bests))
-        return sorted(table, key=lambda row: (-row[1], -row[2], row[0]))
+        self._table = sorted(table, key=lambda row: (-row[1], -row[2], row[0]))
+        return self._table
+
+    def chosen_shop(self) -> str | None:
+        """The shop a one-shop basket comes from: the one covering most items best (None: no such basket)."""
+        if not self.request.same_shop or len(self.items) < 2:
+            return None
+        table = self.shop_table()
+        return table[0][0] if table else None
 
     def _shop_probe(self) -> Decision | None:
         if not self.request.same_shop or len(self.items) < 2 or "find_product" not in self.tools:
@@ -174,7 +195,9 @@ class Episode:
             notes.append(f"shop {shop} covers {covered}/{len(self.items)} ({', '.join(have[:3]) or 'nothing yet'})")
             for i, best in enumerate(bests):
                 if best is None or best.score < GOOD_FIT + 0.3:
-                    calls.append(PlannedCall(name="find_product", arguments={**self.search_arguments(i), "shop_id": shop}))
+                    calls.append(
+                        PlannedCall(name="find_product", arguments={**self.search_arguments(i), "shop_id": shop})
+                    )
         if not calls:
             return None
         return Decision(
@@ -188,13 +211,14 @@ class Episode:
 
     def basket(self) -> tuple[list[Assessment | None], float | None, bool]:
         """The best-fitting basket that fits the budget (fits=False: none fits; best fit returned)."""
-        lists = [self.ranked(i) for i in range(len(self.items))]
+        shop = self.chosen_shop()
+        lists = [(self.ranked(i, shop) if shop else []) or self.ranked(i) for i in range(len(self.items))]
         firsts = [lst[0] if lst else None for lst in lists]
         voucher = self.request.voucher
         if voucher is None or any(f is None for f in firsts):
             return firsts, None, False
         options = [[a for a in lst if a.score >= lst[0].score - 0.3][:4] for lst in lists]
-        best: tuple[float, float] | None = None
+        best: tuple[int, float, float] | None = None
         chosen: list[Assessment | None] = firsts
         for combo in cartesian(*options):
             prices = [a.candidate.price or 0.0 for a in combo]
@@ -202,7 +226,8 @@ class Episode:
             same_shop = len({a.candidate.shop_id for a in combo}) == 1
             if not voucher.fits(total, same_shop):
                 continue
-            key = (sum(a.score for a in combo), -total)
+            distinct = len({a.candidate.product_id for a in combo})
+            key = (distinct, sum(a.score for a in combo), -total)
             if best is None or key > best:
                 best, chosen = key, list(combo)
         total = sum(a.candidate.price or 0.0 for a in chosen if a is not None)
@@ -228,14 +253,27 @@ class Episode:
     # -- inspection and the answer --------------------------------------------------------------
 
     def picks(self) -> list[Assessment | None]:
+        """One pick per item, in the user's order; an item nothing was found for borrows the best fit
+        among everything seen, so the other items keep their positions."""
+        shop = self.chosen_shop()
         if self.request.intent == "voucher":
-            return self.basket()[0]
-        if self.request.same_shop and len(self.items) > 1:
-            table = self.shop_table()
-            if table:
-                shop_bests = [self._choose(self.ranked(i, table[0][0])) for i in range(len(self.items))]
-                return [b or self._choose(self.ranked(i)) for i, b in enumerate(shop_bests)]
-        return [self._choose(self.ranked(i)) for i in range(len(self.items))]
+            chosen = self.basket()[0]
+        else:
+            chosen, used = [], set()
+            for i in range(len(self.items)):
+                ranked = (self.ranked(i, shop) if shop else []) or self.ranked(i)
+                # Two items are two products, unless nothing else fits.
+                pick = self._choose([a for a in ranked if a.candidate.product_id not in used] or ranked)
+                chosen.append(pick)
+                if pick is not None:
+                    used.add(pick.candidate.product_id)
+        return [pick or self._fallback(i, shop) for i, pick in enumerate(chosen)]
+
+    def _fallback(self, index: int, shop: str | None) -> Assessment | None:
+        seen = {c.product_id: c for per_item in self.log.candidates for c in per_item.values()}
+        pool = [c for c in seen.values() if shop is None or c.shop_id == shop] or list(seen.values())
+        ranked = sorted((assess(self.items[index], c) for c in pool), key=lambda a: (-a.score, a.candidate.product_id))
+        return ranked[0] if ranked else None
 
     def _choose(self, ranked: list[Assessment]) -> Assessment | None:
         """The top candidate; with temperature, one of the near-ties, drawn by softmax."""
@@ -253,10 +291,13 @@ class Episode:
             return None
         wanted: list[str] = []
         notes: list[str] = []
-        shop = self.shop_table()[0][0] if self.request.same_shop and len(self.items) > 1 and self.shop_table() else None
+        # One-shop baskets: the two leading shops are inspected, so attributes can still change the choice.
+        shops = [row[0] for row in self.shop_table()[:2]] if self.chosen_shop() else [None]
         for index in range(len(self.items)):
-            ranked = self.ranked(index, shop) or self.ranked(index)
-            top = ranked[:VIEW_PER_ITEM]
+            top: list[Assessment] = []
+            for shop in shops:
+                ranked = self.ranked(index, shop) or self.ranked(index)
+                top += [a for a in ranked[: VIEW_PER_ITEM + (2 if len(self.items) == 1 else 0)] if a not in top]
             fresh = [a.candidate.product_id for a in top if a.candidate.info is None]
             if fresh:
                 wanted.extend(pid for pid in fresh if pid not in wanted)

@@ -32,7 +32,7 @@ from datasketch import MinHashLSH
 from pydantic import BaseModel, ConfigDict, Field
 
 from arena.problems.model import Problem
-from arena.problems.signature import minhash_matrix, problem_signature, query_tokens, shingles
+from arena.problems.signature import minhash_matrix, problem_signature, query_tokens, shingle_hashes
 
 MergeReason = Literal["signature", "near_duplicate_text", "gold_overlap"]
 REASONS: tuple[MergeReason, ...] = ("signature", "near_duplicate_text", "gold_overlap")
@@ -145,8 +145,11 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
     ids = [p.id for p in ordered]
     for prev, cur in zip(ids, ids[1:], strict=False):
         if prev == cur:
-            sources = sorted({p.source or "?" for p in ordered if p.id == cur})
-            raise ValueError(f"problem id {cur!r} appears more than once (in {', '.join(sources)})")
+            sources = [p.source or "?" for p in ordered if p.id == cur]
+            raise ValueError(
+                f"problem id {cur!r} appears {len(sources)} times (from {', '.join(sources)}); "
+                "give each problem once (the same file twice?)"
+            )
     forest = _UnionFind(len(ordered))
     merges: list[ClusterMerge] = []
 
@@ -243,12 +246,12 @@ def _verified(pairs: np.ndarray, signatures: np.ndarray, threshold: float) -> tu
 
 
 def _text_links(ordered: Sequence[Problem], config: ClusterConfig) -> Iterator[tuple[int, int, str]]:
-    docs = [shingles(query_tokens(p), config.shingle_size) for p in ordered]
-    rows = np.array([i for i, doc in enumerate(docs) if doc], dtype=np.int64)
+    hashes, counts = shingle_hashes([query_tokens(p) for p in ordered], config.shingle_size)
+    rows = np.flatnonzero(counts)  # a query of stop words only has no text to compare
     if len(rows) < 2:
         return
-    signatures = minhash_matrix([docs[i] for i in rows], config.num_perm, config.seed)
-    del docs
+    signatures = minhash_matrix(hashes, counts, config.num_perm, config.seed)[rows]
+    del hashes
     bands, width = lsh_bands(config.minhash_threshold, config.num_perm)
     found: dict[int, float] = {}  # pair code lo * n + hi -> estimate
     n = len(rows)
@@ -277,7 +280,10 @@ def _gold_links(ordered: Sequence[Problem], threshold: float, forest: _UnionFind
     for i, gold in enumerate(golds):
         shared: dict[int, int] = defaultdict(int)
         for product_id in gold:
-            for j in postings[product_id]:
+            posting = postings[product_id]
+            if len(posting) == 1:
+                continue  # gold nowhere else: the common case, kept cheap
+            for j in posting:
                 if j >= i:
                     break  # postings are ascending: each pair is counted from its larger index
                 shared[j] += 1

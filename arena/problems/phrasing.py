@@ -314,7 +314,7 @@ _FACT_DOCS: dict[str, str] = {
     "material": "The {N} Lantern is the old harbour lamp of {P}. It was completed in {Y} and is made entirely of "
     "{v}. Local guides like to point out that the lantern has never been repainted.",
     "color": "{N} is an island nation whose flag was adopted in {Y}. The flag is a single field of {v} with no "
-    "emblem; the islanders call it simply \"the {v} flag\".",
+    'emblem; the islanders call it simply "the {v} flag".',
     "flavor": "The {N} Cup is the baking contest of {P}. In {Y} the cup was won by a {v} cake, the first of "
     "its flavour to take the prize.",
     "scent": "House {N} is a perfumery founded in {P} in {Y}. Its signature scent, sold in every one of its "
@@ -349,7 +349,7 @@ class _Renderer:
         return fix_articles(template.format(v=c.value, V=_title_case(c.value), l=key_label(c.key)))
 
     def need(self, need: ItemNeed, article: bool = True) -> str:
-        """"a gate roller made of cast iron, with free shipping and priced above PHP 200"."""
+        """ "a gate roller made of cast iron, with free shipping and priced above PHP 200"."""
         order = list(range(len(need.constraints)))
         self.order.shuffle(order)
         phrases = [self.constraint(need.constraints[i]) for i in order]
@@ -384,8 +384,9 @@ def _shop_query(r: _Renderer, needs: list[ItemNeed]) -> str:
     frame = r.pick(_SHOP_FRAMES)
     if frame == "numbered":
         body = "; ".join(f"({i + 1}) {_capital(t)}" for i, t in enumerate(items))
-        return f"{r.pick(('Find a shop that offers these items', 'Looking for a shop with these items'))}: {body}. " + r.pick(
-            ("The shop should sell all these products.", "All of them should come from the same shop.")
+        return (
+            f"{r.pick(('Find a shop that offers these items', 'Looking for a shop with these items'))}: {body}. "
+            + r.pick(("The shop should sell all these products.", "All of them should come from the same shop."))
         )
     if frame == "ordinal":
         words = [*_ORDINALS[: len(items) - 1], "Lastly"]

@@ -82,10 +82,13 @@ class SearchProbe:
             if times > 1:
                 clause = tantivy.Query.boost_query(clause, float(times))
             text.append((tantivy.Occur.Should, clause))
-        clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(text))]
-        for flt in self._filters(filters):
-            clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(flt, 0.0)))
-        hits = self._searcher.search(tantivy.Query.boolean_query(clauses), limit=SURVIVORS, count=False).hits
+        query = tantivy.Query.boolean_query(text)
+        constraints = self._filters(filters)
+        if constraints:  # without filters the bare disjunction scores the same and tantivy prunes it faster
+            clauses = [(tantivy.Occur.Must, query)]
+            clauses += [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in constraints]
+            query = tantivy.Query.boolean_query(clauses)
+        hits = self._searcher.search(query, limit=SURVIVORS, count=False).hits
         return [(a.segment_ord, a.doc) for _, a in hits]
 
     def rank(self, q: str, filters: SearchFilters, target: Address) -> int | None:

@@ -27,6 +27,7 @@ import gzip
 import hashlib
 import io
 import os
+import re
 import shutil
 import stat
 import tarfile
@@ -232,6 +233,8 @@ def write_suite(
     into place, so ``out`` either does not appear or is a whole, checked suite.
     """
     out = Path(out)
+    if version is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", version):
+        raise SuiteError(f"version {version!r}: use letters, digits, '.', '_' and '-' only")
     failures = partition_failures(groups)
     if failures:
         raise SuiteError("refusing to publish a suite that fails its check: " + "; ".join(failures))

@@ -50,6 +50,8 @@ def make_variants(draft: Draft, query: str, k: int) -> list[tuple[Draft, str, Va
     style = draft.style
     rng = random.Random(f"variants:{style.wording}:{style.order}:{style.money}")
     kinds = applicable_kinds(draft)
+    first = rng.randrange(len(kinds))  # so one variant per problem is not always a paraphrase
+    kinds = kinds[first:] + kinds[:first]
     seen = {query}
     out: list[tuple[Draft, str, VariantKind]] = []
     for attempt in range(k * _TRIES):

@@ -123,6 +123,7 @@ class EpisodeRunner:
             )
             serving = asyncio.create_task(server.serve(sockets=[listener]))
             server_ready_s = clock()
+            process_start_s = clock()
             if self.config.sandbox:
                 argv = bubblewrap_command(
                     runtime=self.runtime, agent_dir=agent_dir, socket_path=socket_path, slot=next(_slots)
@@ -183,7 +184,11 @@ class EpisodeRunner:
                 "server_ready_ms": round(server_ready_s * 1000, 2),
                 "process_ms": round(result.wall_s * 1000, 2),
                 **(
-                    {"first_tool_call_ms": round(session.first_tool_call_s * 1000, 2)}
+                    {
+                        "first_tool_call_ms": round(session.first_tool_call_s * 1000, 2),
+                        # From launching the sandbox to the agent's first tool call: the start-up cost.
+                        "start_to_first_tool_call_ms": round((session.first_tool_call_s - process_start_s) * 1000, 2),
+                    }
                     if session.first_tool_call_s is not None
                     else {}
                 ),

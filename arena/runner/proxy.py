@@ -33,11 +33,11 @@ from arena.runner.upstreams import (
     UpstreamRegistry,
     close,
     completion_record,
+    context_overflow,
     estimate_usage,
     open_chat,
     parse_usage,
     read_answer,
-    room_left,
     stream_events,
 )
 
@@ -158,6 +158,7 @@ class InferenceProxy:
         self._forwarded = 0
         self._used = TokenUsage()
         self._reserved = 0
+        self._learned_context: dict[str, int] = {}  # from vLLM's overflow messages, for unconfigured upstreams
 
     @property
     def calls_forwarded(self) -> int:
@@ -284,8 +285,7 @@ class InferenceProxy:
             f"used, {self._reserved} reserved by calls in flight"
         )
 
-    @staticmethod
-    def _cap_max_tokens(plan: _Plan, room: int) -> int:
+    def _cap_max_tokens(self, plan: _Plan, room: int) -> int:
         """Caps each choice's completion to the budget left; returns what the call may spend per choice."""
         asked = [key for key in ("max_tokens", "max_completion_tokens") if plan.payload.get(key) is not None]
         for key in asked:
@@ -293,7 +293,7 @@ class InferenceProxy:
                 _change(plan, key, room)
         if asked:
             return max(plan.payload[key] for key in asked)
-        context = plan.upstream.context_length
+        context = plan.upstream.context_length or self._learned_context.get(plan.upstream.name)
         if context is not None and room >= context:
             # No completion can outgrow the context window, and vLLM rejects prompt + max_tokens
             # above it: leave max_tokens to the server.
@@ -325,9 +325,11 @@ class InferenceProxy:
         try:
             return await open_chat(client, plan.payload, *args)
         except CallFailure as failure:
-            room = room_left(failure.message) if plan.injected_cap and failure.status == 400 else None
-            if room is None or not 1 <= room < plan.payload["max_tokens"]:
+            overflow = context_overflow(failure.message) if plan.injected_cap and failure.status == 400 else None
+            room = overflow[0] - overflow[1] if overflow else 0
+            if not 1 <= room < plan.payload["max_tokens"]:
                 raise
+            self._learned_context[plan.upstream.name] = overflow[0]
         # Our own cap overflowed the context window (vLLM rejects prompt + max_tokens above it):
         # the agent asked for no limit, so the largest completion that fits is what it would get.
         _change(plan, "max_tokens", room)
@@ -367,6 +369,8 @@ class InferenceProxy:
     # --- recording ----------------------------------------------------------------------------------
 
     def _record_stream(self, call: _Call, assembler: StreamAssembler, failure: CallFailure | None) -> None:
+        if call.recorded:
+            return
         record = assembler.record() if assembler.chunks else None
         usage = assembler.usage
         if usage is None:

@@ -58,25 +58,30 @@ class EpisodeSession:
         return result
 
 
-def _error(status: int, message: str, kind: str = "invalid_request_error") -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status)
+def _error(status: int, message: str, code: str, kind: str = "invalid_request_error") -> JSONResponse:
+    # The proxy's error shape: a string code, and no client retry for a request that cannot improve.
+    return JSONResponse(
+        {"error": {"message": message, "type": kind, "code": code}},
+        status_code=status,
+        headers={"x-should-retry": "false"},
+    )
 
 
 async def _json_body(request: Request) -> tuple[Any, JSONResponse | None]:
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        return None, _error(413, f"request body over {MAX_BODY_BYTES} bytes")
+        return None, _error(413, f"request body over {MAX_BODY_BYTES} bytes", "request_too_large")
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY_BYTES:
-            return None, _error(413, f"request body over {MAX_BODY_BYTES} bytes")
+            return None, _error(413, f"request body over {MAX_BODY_BYTES} bytes", "request_too_large")
     if not body:
         return {}, None
     try:
         return orjson.loads(body), None
     except orjson.JSONDecodeError as exc:
-        return None, _error(400, f"body is not valid JSON: {exc}")
+        return None, _error(400, f"body is not valid JSON: {exc}", "invalid_json")
 
 
 def build_episode_app(session: EpisodeSession) -> Starlette:

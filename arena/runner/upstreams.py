@@ -319,11 +319,11 @@ def error_message(body: bytes) -> str:
 _CONTEXT_OVERFLOW = re.compile(r"maximum context length is (\d+) tokens and your request has (\d+) input tokens")
 
 
-def room_left(message: str) -> int | None:
-    """How many completion tokens would still fit, read from vLLM's "max_tokens is too
-    large" rejection; None when the message is not that one."""
+def context_overflow(message: str) -> tuple[int, int] | None:
+    """(context length, prompt tokens) read from vLLM's "max_tokens is too large"
+    rejection; None when the message is not that one."""
     match = _CONTEXT_OVERFLOW.search(message)
-    return int(match.group(1)) - int(match.group(2)) if match else None
+    return (int(match.group(1)), int(match.group(2))) if match else None
 
 
 # --- exchanging with an upstream ------------------------------------------------------------------

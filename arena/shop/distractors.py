@@ -215,7 +215,7 @@ def _title_refs(spec: GoldRequirement) -> list[str]:
 
 
 def near_title(rng: random.Random, title: str, refs: list[str], floor: float, sim: TitleSimilarity) -> str:
-    """The title as another seller would list it: one word moved, an adjective swapped in or added,
+    """The title as another seller would list it: one word moved, an adjective swapped in or added or a word dropped,
     still at least ``floor`` similar to every reference title (else the title unchanged)."""
     words = title.split()
     for _ in range(8):
@@ -224,8 +224,13 @@ def near_title(rng: random.Random, title: str, refs: list[str], floor: float, si
             moved = w.pop(rng.randrange(len(w)))
             w.insert(rng.randrange(len(w) + 1), moved)
         adjective = " ".join(p.capitalize() for p in GENERAL_ADJECTIVES[rng.randrange(len(GENERAL_ADJECTIVES))].split())
-        if len(w) >= 4 and rng.random() < 0.5:
+        # Mostly the same length as the gold title: BM25 favours shorter titles, and a copy that is
+        # always longer would always rank below its gold, a tell a first-hit agent could exploit.
+        r = rng.random()
+        if len(w) >= 4 and r < 0.5:
             w[rng.randrange(len(w))] = adjective
+        elif len(w) >= 5 and r < 0.75:
+            del w[rng.randrange(len(w))]
         else:
             w.insert(rng.randrange(len(w) + 1), adjective)
         candidate = " ".join(w)

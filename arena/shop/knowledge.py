@@ -17,6 +17,14 @@ import tantivy
 from pydantic import BaseModel
 
 KNOWLEDGE_MANIFEST = "knowledge.json"
+# The same analysis as tantivy's built-in "en_stem" tokenizer the index uses.
+_EN_STEM = (
+    tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+    .filter(tantivy.Filter.remove_long(40))
+    .filter(tantivy.Filter.lowercase())
+    .filter(tantivy.Filter.stemmer("english"))
+    .build()
+)
 
 
 class KnowledgeDocument(BaseModel):
@@ -81,7 +89,14 @@ class LocalKnowledgeBase:
         self._searcher = self._index.searcher()
 
     def search(self, q: str, max_results: int) -> list[dict]:
-        query = self._index.parse_query_lenient(q, ["text"])[0]
+        # A bag of terms, never tantivy's query language: in a riddle "Vellore - Ussoor"
+        # must not turn into "must not contain ussoor".
+        terms = sorted(set(_EN_STEM.analyze(q or "")))
+        if not terms:
+            return []
+        query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, tantivy.Query.term_query(self._index.schema, "text", t)) for t in terms]
+        )
         hits = self._searcher.search(query, limit=max_results, count=False).hits
         records = (orjson.loads(self._searcher.doc(addr)["record"][0]) for _, addr in hits)
         return [KnowledgeDocument.model_validate(r).search_view() for r in records]

@@ -181,10 +181,10 @@ class RequirementBook:
         reason: str | None = None
         if problem.knowledge is not None:
             record = problem.knowledge.product
-            reason = self._merge_record(spec_for(record.product_id, record.title), record, task, shops)
+            reason = self._merge_record(spec_for(record.product_id, record.title), record, shops)
         for reward in problem.rewards:
             if reason is None:
-                reason = self._merge_reward(spec_for(reward.product_id, reward.title[0]), reward, task, shops)
+                reason = self._merge_reward(spec_for(reward.product_id, reward.title[0]), reward, shops)
         if reason is None and task.same_shop:
             ids = problem.gold_product_ids()
             for other in ids[1:]:
@@ -199,14 +199,15 @@ class RequirementBook:
         self.accepted.append(task)
         return None
 
-    def _merge_record(self, spec: GoldRequirement, record: Product, task: TaskRef, shops: ShopGroups) -> str | None:
+    def _merge_record(self, spec: GoldRequirement, record: Product, shops: ShopGroups) -> str | None:
         pid = record.product_id
         if spec.record is not None and spec.record.model_dump() != record.model_dump():
             return f"product {pid} has two different full records (this one and the one from {spec.set_by()})"
         spec.record = record
         spec.title = record.title
         if not (spec.low <= record.price <= spec.high):
-            return f"product {pid}'s record price {record.price:g} is outside {fmt_range(spec.low, spec.high)} required by {spec.set_by()}"
+            span = fmt_range(spec.low, spec.high)
+            return f"product {pid}'s record price {record.price:g} is outside {span} required by {spec.set_by()}"
         for reward in spec.rewards:
             if (why := self._record_misses(record, reward)) is not None:
                 return why
@@ -219,9 +220,7 @@ class RequirementBook:
             return f"product {record.product_id}'s full record does not satisfy a reward on it (rule {result.rule:.2f})"
         return None
 
-    def _merge_reward(
-        self, spec: GoldRequirement, reward: ProductReward, task: TaskRef, shops: ShopGroups
-    ) -> str | None:
+    def _merge_reward(self, spec: GoldRequirement, reward: ProductReward, shops: ShopGroups) -> str | None:
         pid = reward.product_id
         for title in reward.title:
             if self._sim(spec.title, title) < STRICT_TITLE_THRESHOLD:

@@ -1,0 +1,106 @@
+"""`arena submit` (and `neurons/miner.py`): commit an agent's sha256, sign and post it to validators."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from arena.commands.common import err, fail
+
+NETWORK_WALLET_DIR = Path("~/.bittensor/wallets")  # the bittensor convention, for real keys only
+
+
+def submit(
+    agent: Annotated[Path, typer.Argument(metavar="AGENT_FILE", help="The agent file (defines agent_main(problem)).")],
+    netuid: Annotated[int, typer.Option("--netuid", min=1, help="The subnet's id.")],
+    network: Annotated[
+        str, typer.Option("--network", help="finney, test, local or a ws(s):// endpoint (ignored with --local).")
+    ] = "finney",
+    wallet_name: Annotated[str, typer.Option("--wallet.name", help="Wallet (coldkey) name.")] = "default",
+    wallet_hotkey: Annotated[str, typer.Option("--wallet.hotkey", help="Hotkey that signs and commits.")] = "default",
+    wallet_path: Annotated[
+        Path | None,
+        typer.Option("--wallet.path", help="Wallet folder (default ~/.bittensor/wallets; with --local ./wallets)."),
+    ] = None,
+    validator_url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--validator-url",
+            help="A validator API as URL or HOTKEY@URL; repeatable. Default: every endpoint validators published on chain.",
+        ),
+    ] = None,
+    local: Annotated[
+        bool, typer.Option("--local", help="Use the local chain kept in the database instead of Bittensor.")
+    ] = False,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            envvar="ARENA_DATABASE_URL",
+            help="Database of the local chain (with --local; default sqlite:///./arena.db).",
+        ),
+    ] = None,
+    no_commit: Annotated[
+        bool, typer.Option("--no-commit", help="Post without writing the sha256 commitment on chain.")
+    ] = False,
+    timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Seconds per HTTP request.")] = 30.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")] = False,
+) -> None:
+    """Commit the agent's sha256 on chain, then sign it with the hotkey and post it to validators.
+
+    Exit status: 0 when every validator accepted, 1 when any refused or was
+    unreachable (each answer is reported), 2 when nothing could be sent.
+    """
+    from arena.chain.bittensor_chain import BittensorChain, ChainAccessError, ChainConfigError
+    from arena.miner.client import MinerClient, MinerClientError, read_agent, resolve_validators
+    from arena.wallets import LOCAL_WALLET_DIR, WalletError, ensure_wallet, load_wallet
+
+    try:
+        read_agent(agent)  # fail before touching keys or the chain
+        if local:
+            wallet = ensure_wallet(wallet_path or LOCAL_WALLET_DIR, wallet_name, wallet_hotkey)
+            chain = _local_chain(database_url, netuid)
+        else:
+            wallet = load_wallet(wallet_path or NETWORK_WALLET_DIR, wallet_name, wallet_hotkey)
+            chain = BittensorChain(network, netuid, wallet)
+        validators = resolve_validators(list(validator_url or []), chain)
+        with MinerClient(wallet, timeout=timeout) as client:
+            err.print(f"hotkey {client.hotkey}: submitting {agent} to {len(validators)} validator(s)")
+            result = client.submit(agent, validators, chain=chain, commit=not no_commit)
+    except (MinerClientError, WalletError, ChainConfigError, ChainAccessError) as exc:
+        fail(str(exc))
+    if result.commitment is not None:
+        err.print(f"commitment {result.commitment.data} at block {result.commitment.block}")
+    table = Table("validator", "status", "answer", title=f"{agent.name} ({result.sha256[:12]})")
+    for receipt in result.receipts:
+        status = str(receipt.status_code or "-")
+        if receipt.accepted:
+            answer = f"[green]accepted[/] id {receipt.submission_id}"
+        else:
+            answer = f"[red]{receipt.error or 'refused'}[/]: {receipt.detail}"
+            if receipt.retry_after is not None:
+                answer += f" (retry after {receipt.retry_after} s)"
+        table.add_row(f"{receipt.validator.url} ({receipt.validator.hotkey[:8]}…)", status, answer)
+    err.print(table)
+    if as_json:
+        sys.stdout.write(result.model_dump_json() + "\n")
+    if not result.all_accepted:
+        raise typer.Exit(1)
+
+
+def _local_chain(database_url: str | None, netuid: int):
+    """The store-backed LocalChain (imported lazily: the store is only needed for local runs)."""
+    try:
+        from arena.chain.local import LocalChain
+        from arena.store.db import StoreError, open_store
+    except ImportError as exc:
+        fail(f"the local chain is not available in this installation: {exc}")
+    try:
+        store = open_store(database_url)
+    except StoreError as exc:
+        fail(str(exc))
+    return LocalChain(store.sessions, netuid)

@@ -1,0 +1,39 @@
+"""The trajectory store: SQLAlchemy 2 models, repositories and Alembic migrations.
+
+PostgreSQL in production, a SQLite file (``./arena.db``) as the embedded
+default, chosen by ``ARENA_DATABASE_URL``. The repositories are in
+``arena.store.repositories``; the schema is applied by
+``arena.store.migrate.upgrade_database`` (``arena db upgrade``).
+"""
+
+from arena.store import models_chain, models_race  # noqa: F401  (registers their tables on Base.metadata)
+from arena.store.db import (
+    DEFAULT_URL,
+    ENV_VAR,
+    Store,
+    StoreError,
+    create_session_factory,
+    create_store_engine,
+    open_store,
+    resolve_url,
+    safe_url,
+    transaction,
+)
+from arena.store.models import Base
+
+metadata = Base.metadata
+
+__all__ = [
+    "DEFAULT_URL",
+    "ENV_VAR",
+    "Base",
+    "Store",
+    "StoreError",
+    "create_session_factory",
+    "create_store_engine",
+    "metadata",
+    "open_store",
+    "resolve_url",
+    "safe_url",
+    "transaction",
+]

@@ -1,0 +1,139 @@
+"""Judgments: versioned verdicts of the reasoning judge on finished episodes.
+
+A verdict is never overwritten: re-judging (a new rubric, a new judge model)
+adds the next version, and a trigger refuses changes to a done or failed row.
+Only a pending version changes, as its attempts are made.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from arena.store.db import StoreError, jsonable
+from arena.store.models import utcnow
+from arena.store.models_race import Episode, EpisodeStatus, Judgment, JudgmentStatus
+
+VERSION_RETRIES = 5  # concurrent add_version calls on one episode: each retry sees the other's version
+
+
+class JudgmentResult(BaseModel):
+    """What a judge returns for one episode."""
+
+    level: float = Field(ge=0.0, le=1.0, description="Reasoning quality.")
+    coefficient: float = Field(ge=0.0, description="Multiplies success in the race score.")
+    explanation: str = ""
+    detail: dict | None = None  # the judge's raw output
+
+
+class JudgmentInfo(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    episode_id: int
+    version: int
+    judge: str
+    rubric_version: str
+    status: JudgmentStatus
+    level: float | None
+    coefficient: float | None
+    explanation: str | None
+    detail: dict | None
+    reason: str | None
+    attempts: int
+    created_at: datetime
+    judged_at: datetime | None
+
+
+def add_version(
+    session: Session, episode_id: int, judge: str, rubric_version: str, result: JudgmentResult | None = None
+) -> JudgmentInfo:
+    """The episode's next judgment version: pending, or done at once when ``result`` is given."""
+    status = session.execute(select(Episode.status).where(Episode.id == episode_id)).scalar_one_or_none()
+    if status is None:
+        raise StoreError(f"episode {episode_id} does not exist")
+    if status is not EpisodeStatus.done:
+        raise StoreError(f"episode {episode_id} is {status.value}; only a done episode can be judged")
+    for _ in range(VERSION_RETRIES):
+        latest = session.execute(
+            select(func.max(Judgment.version)).where(Judgment.episode_id == episode_id)
+        ).scalar_one()
+        row = Judgment(
+            episode_id=episode_id, version=(latest or 0) + 1, judge=judge, rubric_version=rubric_version, attempts=0
+        )
+        if result is not None:
+            _fill(row, result)
+        try:
+            with session.begin_nested():
+                session.add(row)
+        except IntegrityError:
+            continue  # another process took this version number meanwhile
+        return JudgmentInfo.model_validate(row)
+    raise StoreError(f"episode {episode_id}: could not claim a judgment version after {VERSION_RETRIES} tries")
+
+
+def _fill(row: Judgment, result: JudgmentResult) -> None:
+    row.status = JudgmentStatus.done
+    row.level, row.coefficient, row.explanation = result.level, result.coefficient, result.explanation
+    row.detail = jsonable(result.detail) if result.detail is not None else None
+    row.attempts += 1
+    row.judged_at = utcnow()
+    row.reason = None
+
+
+def _pending(session: Session, judgment_id: int) -> Judgment:
+    row = session.get(Judgment, judgment_id, with_for_update=True, populate_existing=True)
+    if row is None:
+        raise StoreError(f"judgment {judgment_id} does not exist")
+    if row.status is not JudgmentStatus.pending:
+        raise StoreError(
+            f"judgment {judgment_id} (episode {row.episode_id}, version {row.version}) is {row.status.value}; "
+            f"a verdict is never overwritten: add a new version instead"
+        )
+    return row
+
+
+def record_result(session: Session, judgment_id: int, result: JudgmentResult) -> JudgmentInfo:
+    """A pending version's verdict; refuses a version that is already done or failed."""
+    row = _pending(session, judgment_id)
+    _fill(row, result)
+    session.flush()
+    return JudgmentInfo.model_validate(row)
+
+
+def record_failure(session: Session, judgment_id: int, reason: str, *, give_up: bool = False) -> JudgmentInfo:
+    """A failed attempt at a pending version: counted, its reason kept; ``give_up`` makes it final."""
+    row = _pending(session, judgment_id)
+    row.attempts += 1
+    row.reason = reason
+    if give_up:
+        row.status = JudgmentStatus.failed
+        row.judged_at = utcnow()
+    session.flush()
+    return JudgmentInfo.model_validate(row)
+
+
+def latest(session: Session, episode_id: int, *, done_only: bool = True) -> JudgmentInfo | None:
+    """The newest (done, by default) version for an episode."""
+    statement = select(Judgment).where(Judgment.episode_id == episode_id)
+    if done_only:
+        statement = statement.where(Judgment.status == JudgmentStatus.done)
+    row = session.scalars(statement.order_by(Judgment.version.desc()).limit(1)).one_or_none()
+    return None if row is None else JudgmentInfo.model_validate(row)
+
+
+def versions(session: Session, episode_id: int) -> list[JudgmentInfo]:
+    rows = session.scalars(select(Judgment).where(Judgment.episode_id == episode_id).order_by(Judgment.version))
+    return [JudgmentInfo.model_validate(row) for row in rows]
+
+
+def pending(session: Session, *, limit: int = 100) -> list[JudgmentInfo]:
+    """Pending versions, oldest first: the judge's work list."""
+    rows = session.scalars(
+        select(Judgment).where(Judgment.status == JudgmentStatus.pending).order_by(Judgment.id).limit(limit)
+    )
+    return [JudgmentInfo.model_validate(row) for row in rows]

@@ -1,0 +1,128 @@
+"""Episode runner costs, measured against baselines in the same run.
+
+    .venv/bin/python benchmarks/episode.py [--n 30]
+
+1. Sandbox start to the agent's first tool call, p50/p99, against a bare
+   `python -c pass` subprocess (target p50 < 150 ms and <= 4x bare).
+2. Runner overhead of a 30-step episode against an upstream that answers in
+   50 ms: wall time minus the upstream's latency and the tools' own work,
+   as a share of the wall time (target < 5%).
+3. 8 concurrent episodes on this machine: all finish without error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from arena.problems.official import parse_row  # noqa: E402
+from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig  # noqa: E402
+from arena.runner.proxy import Upstream, UpstreamRegistry  # noqa: E402
+from arena.runner.record import EpisodeLimits  # noqa: E402
+from arena.shop.building import build_catalog  # noqa: E402
+from arena.shop.index import CatalogIndex  # noqa: E402
+
+AGENTS = Path(__file__).parent / "agents"
+LATENCY_S = 0.05
+
+
+def slow_upstream() -> Starlette:
+    async def completions(request: Request) -> JSONResponse:
+        await asyncio.sleep(LATENCY_S)
+        call = {"id": "call_1", "type": "function",
+                "function": {"name": "find_product", "arguments": '{"q": "shirt", "page": 1}'}}  # fmt: skip
+        return JSONResponse({
+            "id": "x", "object": "chat.completion", "created": 0, "model": "bench",
+            "choices": [{"index": 0, "finish_reason": "tool_calls",
+                         "message": {"role": "assistant", "content": "search", "tool_calls": [call]}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        })  # fmt: skip
+
+    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+def bare_python(n: int) -> list[float]:
+    times = []
+    for _ in range(n):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+async def main_async(n: int) -> None:
+    workdir = Path(tempfile.mkdtemp(prefix="bench-episode-"))
+    build_catalog(workdir / "catalog", synthetic=2000, seed=1)
+    catalog = CatalogIndex(workdir / "catalog")
+    registry = UpstreamRegistry(
+        [Upstream(name="bench", base_url="http://bench/v1", models=["bench"])],
+        transports={"bench": httpx.ASGITransport(app=slow_upstream())},
+    )
+    runner = EpisodeRunner(catalog, registry, RunnerConfig(limits=EpisodeLimits(wall_s=120), allowlist=["bench"]))
+    problem = parse_row({"query": "cotton shirt", "reward": {"product_id": "1", "title": ["x"]}})
+    first = AgentSource.from_path(AGENTS / "first_call.py")
+    await runner.run(first, problem, "bench")  # warm caches
+
+    starts = []
+    for _ in range(n):
+        record = await runner.run(first, problem, "bench")
+        starts.append(record.timings["start_to_first_tool_call_ms"])
+    bare = await asyncio.to_thread(bare_python, n)
+    p50, p99, bare50 = pct(starts, 0.5), pct(starts, 0.99), pct(bare, 0.5)
+    print(f"sandbox start -> first tool call: p50 {p50:.1f} ms, p99 {p99:.1f} ms (n={n})")
+    print(f"bare `python -c pass`:            p50 {bare50:.1f} ms, p99 {pct(bare, 0.99):.1f} ms")
+    print(f"ratio p50: {p50 / bare50:.2f}x  (targets: p50 < 150 ms, <= 4x)")
+
+    steps = AgentSource.from_path(AGENTS / "thirty_steps.py")
+    overheads, startups = [], []
+    for _ in range(3):
+        record = await runner.run(steps, problem, "bench")
+        assert len(record.llm_calls) == 30 and len(record.tool_calls) == 31, record.stderr_tail
+        calls, tools = record.llm_calls, record.tool_calls
+        # Steady state, step to step: the agent's own start (imports) is its cost, not the runner's.
+        step = calls[-1].at_s - calls[0].at_s
+        work = sum(c.latency_ms for c in calls[:-1]) / 1000 + sum(t.duration_ms for t in tools[:29]) / 1000
+        overheads.append((step - work) / step)
+        startups.append(calls[0].at_s)
+    print(f"30-step episode, 50 ms upstream: wall {record.usage.wall_s:.2f} s, first LLM call at "
+          f"{statistics.median(startups):.2f} s (agent start-up, openai import)")  # fmt: skip
+    print(f"  runner overhead per step: {statistics.median(overheads):.1%} of step time (median of 3; target < 5%)")
+    print("  (step time minus the upstream latency the proxy measured and the tools' own execution)")
+
+    started = time.perf_counter()
+    records = await asyncio.gather(*(runner.run(steps, problem, "bench") for _ in range(8)))
+    wall = time.perf_counter() - started
+    bad = [r.termination for r in records if r.termination.value != "terminated"]
+    print(f"8 concurrent 30-step episodes: {wall:.1f} s wall, {len(records) - len(bad)}/8 terminated normally"
+          + (f", others: {bad}" if bad else ""))  # fmt: skip
+    await registry.aclose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=30)
+    asyncio.run(main_async(parser.parse_args().n))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""What a judge may look at, taken from the validator's record and nothing else.
+
+The rule that matters: only what the proxy recorded as the model's response is
+the model's reasoning. ``request.messages`` are written by the agent, and an
+agent can put anything there, assistant turns the model never produced
+included, so they are not evidence at all. The problem's reward is the answer
+key and never enters the evidence either: a judge that saw it would grade
+outcome, not reasoning. The rest (tool calls with their results, the final
+recommendation, the query) is kept whole here; the LLM prompt truncates it
+(``judge.prompt``) and the rules judge reads it in full.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from arena.runner.record import EpisodeRecord, LLMCallRecord
+
+
+class ModelStep(BaseModel):
+    """One inference call the model answered, as the proxy recorded it."""
+
+    call_index: int
+    at_s: float  # when the request reached the proxy: tool results before it were visible to the agent
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str | None = None
+    status_code: int = 200
+    text: str  # reasoning_content and content, each once
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)  # [{"name", "arguments"}] the model emitted
+
+
+class ToolStep(BaseModel):
+    index: int
+    at_s: float
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)  # agent-written (or model-written via the agent)
+    ok: bool
+    result: Any = None
+    error: str | None = None
+
+
+class Evidence(BaseModel):
+    episode_id: str
+    intent: str
+    query: str  # the problem's request as the validator posed it (the reward is left out)
+    steps: list[ModelStep] = Field(default_factory=list)
+    tools: list[ToolStep] = Field(default_factory=list)
+    unanswered_calls: int = 0  # refused or failed before any model output: they earn nothing
+    final_recommendation: list[str] | None = None
+    termination: str
+
+    @property
+    def model_answered(self) -> bool:
+        return bool(self.steps)
+
+    def timeline(self) -> list[ModelStep | ToolStep]:
+        """Both kinds in recorded order; at a tie the tool call first (it finished before the request arrived)."""
+        items: list[tuple[float, int, int, ModelStep | ToolStep]] = [(t.at_s, 0, t.index, t) for t in self.tools]
+        items += [(s.at_s, 1, s.call_index, s) for s in self.steps]
+        return [item for *_, item in sorted(items, key=lambda entry: entry[:3])]
+
+
+def step_text(response: dict[str, Any]) -> str:
+    """The model's words in one response. Servers put thinking in ``reasoning_content`` and the
+    answer in ``content``; some (the heuristic policy) send the same text in both, kept once."""
+    parts: list[str] = []
+    for key in ("reasoning_content", "content"):
+        value = response.get(key)
+        if isinstance(value, str) and value.strip() and value not in parts:
+            parts.append(value)
+    return "\n".join(parts)
+
+
+def _emitted_calls(response: dict[str, Any]) -> list[dict[str, Any]]:
+    calls = response.get("tool_calls")
+    emitted = []
+    for call in calls if isinstance(calls, list) else []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            emitted.append({"name": str(function.get("name") or ""), "arguments": function.get("arguments") or ""})
+    return emitted
+
+
+def _model_step(call: LLMCallRecord) -> ModelStep | None:
+    # Only choice 0 is kept at the top of ``response``: it is the turn the agent continued with.
+    if not isinstance(call.response, dict):
+        return None
+    return ModelStep(
+        call_index=call.index,
+        at_s=call.at_s,
+        model=call.model,
+        prompt_tokens=call.usage.prompt_tokens,
+        completion_tokens=call.usage.completion_tokens,
+        finish_reason=call.response.get("finish_reason"),
+        status_code=call.status_code,
+        text=step_text(call.response),
+        tool_calls=_emitted_calls(call.response),
+    )
+
+
+def build_evidence(record: EpisodeRecord) -> Evidence:
+    steps = [step for step in map(_model_step, record.llm_calls) if step is not None]
+    tools = [
+        ToolStep(
+            index=call.index,
+            at_s=call.at_s,
+            name=call.name,
+            arguments=call.arguments,
+            ok=call.ok,
+            result=call.result,
+            error=call.error,
+        )
+        for call in record.tool_calls
+    ]
+    return Evidence(
+        episode_id=record.episode_id,
+        intent=record.problem.intent,
+        query=record.problem.query,
+        steps=steps,
+        tools=tools,
+        unanswered_calls=len(record.llm_calls) - len(steps),
+        final_recommendation=record.final_recommendation,
+        termination=record.termination.value,
+    )

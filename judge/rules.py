@@ -1,0 +1,163 @@
+"""The rules judge: the rubric's gates decided from recorded data alone.
+
+Deterministic and offline, it is the default judge (``--judge rules``) and the
+cap on the LLM judge: a level whose hard evidence is not in the record cannot
+be awarded, however persuasive the trace reads. Its checks, per model response
+(``judge.facts`` holds the matching):
+
+1. tokens: the proxy's recorded completion-token count;
+2. analysis: the response's own words (copied tool output discounted) cite a
+   datum from an earlier tool result, or use two specific terms from those
+   results that neither the request nor the agent's tool arguments contain;
+3. datum: an id, a price or count, or an attribute/SKU value from an earlier
+   tool result;
+4. comparison: two or more candidate product ids from earlier results in one
+   response, with a comparing word (a bare list of ids is enumeration).
+
+What it cannot see: whether a comparison is *sound*. That is the LLM judge's
+part; the rules only make sure the material for it exists.
+"""
+
+from __future__ import annotations
+
+import time
+
+from pydantic import BaseModel, Field
+
+from arena.runner.record import EpisodeRecord
+from judge.evidence import Evidence, ModelStep, build_evidence
+from judge.facts import StepFindings, ToolFacts
+from judge.rubric import MIN_COMPLETION_TOKENS, RUBRIC_VERSION, Level, coefficient, level_from_gates, spec
+from judge.verdict import JudgeCost, ReasoningJudgment
+
+RULES_JUDGE = "rules"
+_SHOWN = 4  # items named per finding in an explanation
+
+
+class RulesFindings(BaseModel):
+    """The gates as the record supports them, with the step that passed each."""
+
+    level: Level
+    gates: list[bool] = Field(min_length=4, max_length=4)
+    answered_calls: int
+    unanswered_calls: int
+    max_completion_tokens: int
+    steps: list[StepFindings] = Field(default_factory=list)
+    explanation: str
+
+    def first_step(self, gate: int) -> StepFindings | None:
+        test = {2: lambda s: s.analyses, 3: lambda s: bool(s.cited), 4: lambda s: s.compares}[gate]
+        return next((s for s in self.steps if test(s)), None)
+
+
+def _argument_text(evidence: Evidence) -> str:
+    return " ".join(str(value) for tool in evidence.tools for value in tool.arguments.values())
+
+
+def analyse(evidence: Evidence) -> RulesFindings:
+    facts = ToolFacts(evidence.query, _argument_text(evidence))
+    steps: list[StepFindings] = []
+    for item in evidence.timeline():
+        if not isinstance(item, ModelStep):
+            if item.ok and item.result is not None:
+                facts.add(item.result)
+            continue
+        own, copied = facts.own_text(item.text)
+        candidates, data, terms, cues = facts.cited(own) if facts.results_seen else ([], [], [], [])
+        steps.append(
+            StepFindings(
+                call_index=item.call_index,
+                completion_tokens=item.completion_tokens,
+                results_before=facts.results_seen,
+                copied_fraction=round(copied, 3),
+                candidates=candidates,
+                data=data,
+                terms=terms,
+                cues=cues,
+            )
+        )
+    max_tokens = max((s.completion_tokens for s in evidence.steps), default=0)
+    gates = [
+        max_tokens >= MIN_COMPLETION_TOKENS,
+        any(s.analyses for s in steps),
+        any(s.cited for s in steps),
+        any(s.compares for s in steps),
+    ]
+    passed = 0
+    while passed < len(gates) and gates[passed]:
+        passed += 1
+    level = level_from_gates(evidence.model_answered, passed)
+    findings = RulesFindings(
+        level=level,
+        gates=gates,
+        answered_calls=len(evidence.steps),
+        unanswered_calls=evidence.unanswered_calls,
+        max_completion_tokens=max_tokens,
+        steps=steps,
+        explanation="",
+    )
+    findings.explanation = _explain(findings)
+    return findings
+
+
+def _names(items: list[str]) -> str:
+    shown = ", ".join(items[:_SHOWN])
+    return shown + (f" (+{len(items) - _SHOWN})" if len(items) > _SHOWN else "")
+
+
+def _explain(findings: RulesFindings) -> str:
+    head = f"level {findings.level} ({spec(findings.level).name})"
+    if findings.answered_calls == 0:
+        refused = f"; {findings.unanswered_calls} call(s) got no model output" if findings.unanswered_calls else ""
+        return f"{head}: no inference call was answered by the model{refused}."
+    parts = [f"{findings.answered_calls} model response(s), longest {findings.max_completion_tokens} completion tokens"]
+    if not findings.gates[0]:
+        parts.append(f"none reaches {MIN_COMPLETION_TOKENS}")
+        return f"{head}: " + "; ".join(parts) + "."
+    copied = [s for s in findings.steps if s.copied_fraction >= 0.5]
+    if copied:
+        parts.append(f"{len(copied)} response(s) mostly copied tool output (not counted as reasoning)")
+    analysed, cited, compared = (findings.first_step(gate) for gate in (2, 3, 4))
+    if analysed is None:
+        parts.append("no response engages with an earlier tool result in its own words")
+    elif cited is None:
+        parts.append(f"call {analysed.call_index} discusses results ({_names(analysed.terms)})")
+        parts.append("no response cites an id, price or attribute value from an earlier tool result")
+    elif compared is None:
+        parts.append(f"call {cited.call_index} cites {_names(cited.cited)}")
+        parts.append("no response weighs two candidates from the tool results against each other")
+    else:
+        parts.append(
+            f"call {compared.call_index} compares {_names(compared.candidates)} ({', '.join(compared.cues[:3])})"
+        )
+    return f"{head}: " + "; ".join(parts) + "."
+
+
+class RulesJudge:
+    """The offline judge. ``judge`` is async only to share the LLM judge's interface."""
+
+    name = RULES_JUDGE
+
+    def findings(self, record: EpisodeRecord) -> RulesFindings:
+        return analyse(build_evidence(record))
+
+    def judge_now(self, record: EpisodeRecord) -> ReasoningJudgment:
+        started = time.perf_counter()
+        found = self.findings(record)
+        return ReasoningJudgment(
+            episode_id=record.episode_id,
+            level=found.level,
+            coefficient=coefficient(found.level),
+            explanation=found.explanation,
+            judge=self.name,
+            rubric_version=RUBRIC_VERSION,
+            cap=found.level,
+            latency_ms=(time.perf_counter() - started) * 1000.0,
+            cost=JudgeCost(),
+        )
+
+    async def judge(self, record: EpisodeRecord) -> ReasoningJudgment:
+        return self.judge_now(record)
+
+    async def aclose(self) -> None:
+        return None
