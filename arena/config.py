@@ -23,6 +23,7 @@ from pydantic_settings import (
 )
 
 from arena.runner.record import EpisodeLimits
+from judge.settings import JudgeSettings
 
 
 class CatalogSettings(BaseModel):
@@ -71,6 +72,7 @@ class ArenaSettings(BaseSettings):
     catalog: CatalogSettings = Field(default_factory=CatalogSettings)
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)
     runner: RunnerSettings = Field(default_factory=RunnerSettings)
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
 
     @classmethod
     def settings_customise_sources(

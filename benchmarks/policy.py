@@ -15,7 +15,10 @@ Two sources of problems:
 Every episode is the agentic loop (``arena.policy.rollout``): the policy sees
 the dialogue, emits tool calls, the real ``ShopEnvironment`` executes them.
 
-Run: ``.venv/bin/python benchmarks/policy.py [--n 100] [--products 20000] [--seed 1]``
+- ``--generator``: the same catalog, with problems from the project's
+  generator (``arena.problems.generator``, the engine of ``arena problems generate``).
+
+Run: ``.venv/bin/python benchmarks/policy.py [--n 100] [--products 20000] [--seed 1] [--generator]``
 """
 
 from __future__ import annotations
@@ -126,9 +129,17 @@ def synthetic_suite(products: list[Product], n: int, seed: int) -> tuple[list[Pr
     return problems, docs
 
 
+def generated_suite(catalog: CatalogIndex, n: int, seed: int) -> tuple[list[Problem], list[KnowledgeDocument]]:
+    """Problems from the project's generator (``arena problems generate``'s engine), n per intent."""
+    from arena.problems.generator import GeneratorConfig, generate
+
+    result = generate(catalog, GeneratorConfig(n=4 * n, seed=seed))
+    return result.problems, result.documents
+
+
 def measure(problems: list[Problem], catalog: CatalogIndex, knowledge, seed: int, temperature: float) -> None:
     policy = HeuristicPolicy(seed)
-    results: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    results: dict[tuple[str, str], dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     turns: list[int] = []
     started = time.perf_counter()
     for problem in problems:
@@ -139,18 +150,21 @@ def measure(problems: list[Problem], catalog: CatalogIndex, knowledge, seed: int
         turns.append(done.turns)
         for mode in ScoreMode:
             verdict = score_problem(problem, done.recommended, catalog, mode=mode)
-            results[problem.intent.value][mode.value].append(verdict.success)
+            for key in ((problem.intent.value, "all"), (problem.intent.value, problem.difficulty.value)):
+                results[key][mode.value].append(verdict.success)
     seconds = time.perf_counter() - started
-    print(f"{'intent':<10} {'n':>5} {'official':>9} {'strict':>9}")
+    print(f"{'intent':<10} {'difficulty':<10} {'n':>5} {'official':>9} {'strict':>9}")
     for intent in ("product", "shop", "voucher", "knowledge"):
-        if intent not in results:
-            continue
-        row = results[intent]
-        n = len(row["official"])
-        print(f"{intent:<10} {n:>5} {sum(row['official']) / n:>9.1%} {sum(row['strict']) / n:>9.1%}")
-    total = [s for row in results.values() for s in row["official"]]
-    strict = [s for row in results.values() for s in row["strict"]]
-    print(f"{'all':<10} {len(total):>5} {sum(total) / len(total):>9.1%} {sum(strict) / len(strict):>9.1%}")
+        for difficulty in ("all", "easy", "medium", "hard"):
+            row = results.get((intent, difficulty))
+            if not row or (difficulty != "all" and len(row["official"]) == len(results[(intent, "all")]["official"])):
+                continue  # a single-difficulty intent is shown once, as "all"
+            n = len(row["official"])
+            official, strict = sum(row["official"]) / n, sum(row["strict"]) / n
+            print(f"{intent:<10} {difficulty:<10} {n:>5} {official:>9.1%} {strict:>9.1%}")
+    total = [s for key, row in results.items() if key[1] == "all" for s in row["official"]]
+    strict = [s for key, row in results.items() if key[1] == "all" for s in row["strict"]]
+    print(f"{'all':<10} {'':<10} {len(total):>5} {sum(total) / len(total):>9.1%} {sum(strict) / len(strict):>9.1%}")
     print(f"{len(problems)} episodes in {seconds:.1f}s ({len(problems) / seconds:.1f}/s), "
           f"mean {sum(turns) / len(turns):.1f} assistant turns")  # fmt: skip
 
@@ -161,6 +175,8 @@ def main() -> None:
     parser.add_argument("--catalog", type=Path, help="catalog index directory for --problems")
     parser.add_argument("--knowledge", type=Path, help="knowledge index directory for knowledge problems")
     parser.add_argument("--n", type=int, default=100, help="synthetic problems per intent")
+    parser.add_argument("--generator", action="store_true",
+                        help="problems from arena.problems.generator instead of this script's own")  # fmt: skip
     parser.add_argument("--products", type=int, default=20_000, help="synthetic catalog size")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--temperature", type=float, default=0.0)
@@ -177,11 +193,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         products = list(generate_products(args.products, args.seed))
         build_index(products, Path(tmp) / "catalog", source={"kind": "synthetic", "seed": args.seed})
-        problems, docs = synthetic_suite(products, args.n, args.seed)
+        catalog = CatalogIndex(Path(tmp) / "catalog")
+        if args.generator:
+            problems, docs = generated_suite(catalog, args.n, args.seed)
+        else:
+            problems, docs = synthetic_suite(products, args.n, args.seed)
         build_knowledge_index(docs, Path(tmp) / "knowledge")
-        print(f"synthetic catalog: {len(products)} products (seed {args.seed}); {len(problems)} problems")
-        measure(problems, CatalogIndex(Path(tmp) / "catalog"), LocalKnowledgeBase(Path(tmp) / "knowledge"),
-                args.seed, args.temperature)  # fmt: skip
+        source = "arena.problems.generator" if args.generator else "this script"
+        print(f"synthetic catalog: {len(products)} products (seed {args.seed}); {len(problems)} problems from {source}")
+        measure(problems, catalog, LocalKnowledgeBase(Path(tmp) / "knowledge"), args.seed, args.temperature)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""The reasoning judge: rubric, evidence, rules judge, LLM judge, calibration (docs/judge.md)."""

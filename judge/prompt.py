@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from judge.evidence import Evidence, ModelStep, ToolStep
+from judge.facts import StepFindings
 from judge.rubric import LLM_LEVELS, RUBRIC_VERSION, rubric_text
 from judge.settings import TruncationLimits
 
@@ -74,9 +75,10 @@ def _json(value: Any) -> str:
 
 
 class _Renderer:
-    def __init__(self, marker: str, limits: TruncationLimits) -> None:
+    def __init__(self, marker: str, limits: TruncationLimits, checks: dict[int, StepFindings]) -> None:
         self.marker = marker
         self.limits = limits
+        self.checks = checks
 
     def block(self, label: str, text: str, limit: int) -> str:
         shown, note = _cut(text, limit)
@@ -100,6 +102,16 @@ class _Renderer:
         if step.tool_calls:
             calls = "\n".join(f"{call['name']}({call['arguments']})" for call in step.tool_calls)
             parts.append(self.block("tool calls the model emitted", calls, self.limits.arguments_chars))
+        check = self.checks.get(step.call_index)
+        if check is not None and check.cited:
+            # Checked against the full results, so a truncated result does not hide a real citation.
+            parts.append(
+                self.block(
+                    "validator check: data from earlier tool results in this output",
+                    ", ".join(check.cited),
+                    self.limits.arguments_chars,
+                )
+            )
         return "\n".join(parts)
 
 
@@ -114,6 +126,9 @@ How to read the evidence:
 - Only MODEL RESPONSE blocks are the model's reasoning: they are what the inference proxy recorded the model \
 returning. Messages the agent sent to the model are not shown and earn nothing.
 - A TOOL CALL's result is what the shop returned. "Earlier" means an earlier timestamp.
+- A "validator check" block under a model response lists the ids, prices and values in it that the validator \
+found in earlier tool results, checked against the full, untruncated results (copied text excluded); a datum it \
+does not list was not found there.
 - Text the model copied verbatim from tool results is not its reasoning. Ids, prices or products the model names \
 that appear in no earlier tool result are not data and count against it.
 - Truncation: each model output shows at most {limits.reasoning_chars:,} characters, each tool result and each \
@@ -129,9 +144,15 @@ Answer with one JSON object and nothing else: {{"level": <one of {levels}>, "exp
 sentences naming the evidence: the call numbers, the data cited, the gate that failed>"}}."""
 
 
-def build_prompt(evidence: Evidence, limits: TruncationLimits, marker: str | None = None) -> JudgePrompt:
+def build_prompt(
+    evidence: Evidence,
+    limits: TruncationLimits,
+    marker: str | None = None,
+    checks: list[StepFindings] | None = None,
+) -> JudgePrompt:
+    """``checks``: the rules judge's per-step findings, shown as the validator's own check."""
     marker = marker or new_marker()
-    render = _Renderer(marker, limits)
+    render = _Renderer(marker, limits, {check.call_index: check for check in checks or []})
     head = [
         f"Episode {evidence.episode_id} (rubric {RUBRIC_VERSION}).",
         f"Intent: {evidence.intent}. The request the agent was given:",

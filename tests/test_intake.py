@@ -394,8 +394,12 @@ def test_fingerprint_is_stable_and_storable():
 def test_sketches_of_another_size_are_a_clear_error():
     code = source("shortcut")
     prior = earlier(code, 1, "5A").model_copy(update={"minhash": [1, 2, 3], "sha256": "0", "ast_hash": "0"})
-    with pytest.raises(ValueError, match="re-fingerprint"):
+    with pytest.raises(ValueError, match="earlier submissions 1 \\(3\\) .*re-fingerprint"):
         check_submission(source("search_loop"), earlier=[prior])
+    unsketched = EarlierSubmission.model_validate(prior.model_dump() | {"id": 2, "minhash": None})  # a row without one
+    assert unsketched.minhash == []
+    with pytest.raises(ValueError, match="earlier submissions 2 \\(0\\)"):
+        check_submission(source("search_loop"), earlier=[unsketched])
 
 
 def test_commitment_block_counts_only_for_the_same_code():

@@ -354,6 +354,13 @@ def test_labelled_set_covers_every_level_and_the_adversarial_cases(labels):
     assert all(label.note for label in labels)
 
 
+def test_shipped_labelled_set_is_what_the_generator_builds():
+    from judge.labelset import build_labels
+
+    rebuilt = "".join(label.model_dump_json() + "\n" for label in build_labels())
+    assert rebuilt == LABELLED.read_text(), "judge/labels/labelled.jsonl is stale: run python -m judge.labelset"
+
+
 def test_rules_judge_scores_every_labelled_case_at_its_gold_level(labels):
     wrong = [(label.case, label.gold, RULES.findings(label.record).level) for label in labels]
     assert [w for w in wrong if w[1] != w[2]] == []

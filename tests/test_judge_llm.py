@@ -117,6 +117,8 @@ def test_scripted_judgment_and_what_the_server_is_sent(server):
     system, user = body["messages"][0]["content"], body["messages"][1]["content"]
     assert "untrusted" in system and "ANSWER-KEY-9" not in system + user
     assert "501 costs 3039.0" in user
+    check = user.split("validator check: data from earlier tool results in this output>>>\n")[1].split("\n")[0]
+    assert check == "501, 507, 3039.0, 410.0"  # verified against the full results, fenced like all data
 
 
 def test_rules_cap_the_llm(server):

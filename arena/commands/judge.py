@@ -82,9 +82,12 @@ def _settings(
              f"judge settings: {where}: {first['msg']}")  # fmt: skip
 
 
-def _judge(settings: JudgeSettings) -> Judge:
+def _judge(settings: JudgeSettings, llm_flags: bool = False) -> Judge:
     if settings.kind == "rules":
         from judge.rules import RulesJudge
+
+        if llm_flags:
+            err.print("[yellow]--base-url/--model/--panel only apply to --judge openai; using the rules judge[/]")
 
         return RulesJudge()
     from judge.llm import OpenAIJudge
@@ -125,8 +128,8 @@ def run(
         loaded = load_records(*records)
     except RecordFileError as exc:
         fail(str(exc))
-    err.print(f"judging {len(loaded)} episode(s) from {len(records)} file(s) with the {settings.kind} judge")
-    chosen = _judge(settings)
+    chosen = _judge(settings, bool(base_url or model or panel))
+    err.print(f"judging {len(loaded)} episode(s) from {len(records)} file(s) with the {chosen.name} judge")
 
     def emit(outcome) -> None:
         sys.stdout.write(json.dumps(outcome.line(), ensure_ascii=False) + "\n")
@@ -179,7 +182,7 @@ def calibrate(
         labelled = load_labels(labels)
     except RecordFileError as exc:
         fail(str(exc))
-    chosen = _judge(settings)
+    chosen = _judge(settings, bool(base_url or model or panel))
     err.print(f"calibrating the {chosen.name} judge on {len(labelled)} labelled episode(s) from {labels}")
 
     async def go():

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from sqlalchemy.exc import SQLAlchemyError
 
 from arena.commands.common import err, fail
 
@@ -62,8 +63,8 @@ def submit(
     try:
         read_agent(agent)  # fail before touching keys or the chain
         if local:
+            chain = _local_chain(database_url, netuid)  # before creating keys: a wrong URL leaves nothing behind
             wallet = ensure_wallet(wallet_path or LOCAL_WALLET_DIR, wallet_name, wallet_hotkey)
-            chain = _local_chain(database_url, netuid)
         else:
             wallet = load_wallet(wallet_path or NETWORK_WALLET_DIR, wallet_name, wallet_hotkey)
             chain = BittensorChain(network, netuid, wallet)
@@ -73,6 +74,8 @@ def submit(
             result = client.submit(agent, validators, chain=chain, commit=not no_commit)
     except (MinerClientError, WalletError, ChainConfigError, ChainAccessError) as exc:
         fail(str(exc))
+    except SQLAlchemyError as exc:  # the local chain's database went away mid-run
+        fail(f"local chain database: {str(exc).splitlines()[0]}")
     if result.commitment is not None:
         err.print(f"commitment {result.commitment.data} at block {result.commitment.block}")
     table = Table("validator", "status", "answer", title=f"{agent.name} ({result.sha256[:12]})")
@@ -93,14 +96,22 @@ def submit(
 
 
 def _local_chain(database_url: str | None, netuid: int):
-    """The store-backed LocalChain (imported lazily: the store is only needed for local runs)."""
+    """The store-backed LocalChain on an existing, migrated database (imported lazily:
+    only local runs need the store). Refuses to create an empty database by accident."""
     try:
         from arena.chain.local import LocalChain
-        from arena.store.db import StoreError, open_store
+        from arena.store.db import StoreError, open_store, resolve_url, safe_url
+        from arena.store.migrate import current_revision, head_revision
     except ImportError as exc:
         fail(f"the local chain is not available in this installation: {exc}")
     try:
-        store = open_store(database_url)
-    except StoreError as exc:
-        fail(str(exc))
+        url = resolve_url(database_url)
+        if url.get_backend_name() == "sqlite" and url.database and not Path(url.database).expanduser().exists():
+            fail(f"no local chain database at {url.database}: run the local validator or `arena demo` first")
+        store = open_store(url)
+        revision = current_revision(store.engine)
+    except (StoreError, SQLAlchemyError) as exc:
+        fail(f"local chain database: {str(exc).splitlines()[0]}")
+    if revision != head_revision():
+        fail(f"{safe_url(url)} is at schema revision {revision}, not {head_revision()}: run `arena db upgrade` first")
     return LocalChain(store.sessions, netuid)

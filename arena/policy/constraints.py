@@ -28,6 +28,12 @@ _LOWER = re.compile(
     rf"(?:above|over|more than|greater than|at least|minimum of|higher than|starting at|exceeding|upwards of|"
     rf"no less than|not less than)\s+{_NUM}"
 )
+# "in the ₱470 to ₱860 price range", "costing 704 PHP to 1,561 PHP": a range without "between".
+_RANGE = re.compile(rf"{_NUM}{_CURRENCY}\s*(?:to|-)\s*{_NUM}")
+_CURRENCY_NEAR = re.compile(r"₱|\bphp\b|\bpesos?\b")  # a bare "X to Y" is a price only with a currency
+# "at ₱69 or more", "516 pesos and up", "300 php or less": the bound comes after the number.
+_TRAILING = re.compile(rf"(?:at\s+|for\s+)?{_NUM}{_CURRENCY}\s+(?:or|and)\s+(?P<side>more|above|up|higher|over|less|below|"
+                       rf"under|lower|cheaper)\b")  # fmt: skip
 _CURRENCY_AFTER = re.compile(r"^\s?(?:pesos?|php|₱)")
 
 
@@ -65,9 +71,13 @@ def _number(text: str) -> float:
 def _priced(text: str, match: re.Match) -> bool:
     """A number is a price only with a currency next to it or a price word shortly before it:
     "weighing up to 5kg" and "for 3 to 6 months" are not prices."""
-    after = text[match.end() : match.end() + 8]
+    after = (text[match.end(1) : match.end(1) + 8], text[match.end() : match.end() + 8])
     before = text[max(0, match.start() - 30) : match.start()]
-    return bool(_CURRENCY_AFTER.match(after) or _PRICE_WORDS.search(before) or _PRICE_WORDS.search(match.group(0)))
+    return bool(
+        any(_CURRENCY_AFTER.match(a) for a in after)
+        or _PRICE_WORDS.search(before)
+        or _PRICE_WORDS.search(match.group(0))
+    )
 
 
 def extract_price(text: str) -> tuple[PriceRange | None, str]:
@@ -76,11 +86,21 @@ def extract_price(text: str) -> tuple[PriceRange | None, str]:
     low: float | None = None
     high: float | None = None
     spans: list[tuple[int, int]] = []
-    for match in _BETWEEN.finditer(lowered):
-        if _priced(lowered, match):
+    ranges = [m for m in _RANGE.finditer(lowered) if _CURRENCY_NEAR.search(lowered[m.start() : m.end() + 8])]
+    for match in [*_BETWEEN.finditer(lowered), *ranges]:
+        if not any(s <= match.start() < e for s, e in spans) and _priced(lowered, match):
             a, b = sorted((_number(match.group(1)), _number(match.group(2))))
             low, high = _tighter_low(low, a), _tighter_high(high, b)
             spans.append(match.span())
+    for match in _TRAILING.finditer(lowered):
+        if any(s <= match.start() < e for s, e in spans) or not _priced(lowered, match):
+            continue
+        value = _number(match.group(1))
+        if match.group("side") in ("more", "above", "up", "higher", "over"):
+            low = _tighter_low(low, value)
+        else:
+            high = _tighter_high(high, value)
+        spans.append(match.span())
     for pattern, side in ((_UPPER, "high"), (_LOWER, "low")):
         for match in pattern.finditer(lowered):
             if any(s <= match.start() < e for s, e in spans) or not _priced(lowered, match):

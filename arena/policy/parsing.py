@@ -89,7 +89,8 @@ class ShoppingRequest(BaseModel):
 
 
 _QUESTION = re.compile(
-    r"^(?P<question>.*\?)\s*(?P<purchase>[^?]*\b(?:buy|purchase|purchasing|get|order|find|interested)\b[^?]*)$", re.S
+    r"^(?P<question>.*\?)\s*(?P<purchase>[^?]*\b(?:buy|purchase|purchasing|get|order|find|interested|like|want|need|show)\b[^?]*)$",
+    re.S,
 )
 _SHOP_WORDS = re.compile(r"\b(?:shops?|stores?|sellers?)\b", re.I)
 
@@ -119,5 +120,6 @@ def parse_request(text: str) -> ShoppingRequest:
 # The purchase sentence of a knowledge riddle refers back to the answer; these words name it, not the product.
 _KNOWLEDGE_FILLER = frozenset(
     "corresponding corresponds related relating according name named called this that year country animal "
-    "person brand city major instrument same whose used use uses using".split()
+    "person brand city major instrument same whose used use uses using exactly colour color material style "
+    "pattern scent flavour flavor i'd".split()
 )

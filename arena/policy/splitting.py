@@ -60,7 +60,7 @@ def split_items(body: str) -> list[str]:
     """The item phrases of a multi-item request, in the user's order."""
     text = body.strip()
     colon = text.find(":")
-    if colon > 0 and _INTRO.search(text[:colon]):
+    if colon > 0 and _INTRO.search(text[:colon]) and "\n" not in text[:colon] and not _MARKERS.search(text[:colon]):
         text = text[colon + 1 :]  # "... offers both of these: First, ..." -> the list itself
     text = _SHOP_LEAD.sub("", text, count=1)
     text = _LEAD.sub("", text, count=1)
@@ -80,9 +80,19 @@ def split_items(body: str) -> list[str]:
         text = text[markers[0].start() :]
     elif len(markers) >= 2 and re.match(r"for the ", text[markers[0].start() :], re.I):
         text = text[markers[0].start() :]  # "both X and Y. For the X, ... For the Y, ...": the overview repeats them
+    first_marker = _MARKERS.search(text)
+    unmarked_prefix = first_marker is not None and bool(text[: first_marker.start()].strip(" .;:,"))
     parts = [p for p in _MARKERS.split(text) if p and p.strip(" .;:,")]
     chunks: list[str] = []
-    for part in parts:
+    for number, part in enumerate(parts):
+        # After "(2)", "2.", "Second," everything up to the next marker is that one item: its ";" and
+        # "a ..." pieces describe it ("1. A lip tint; by Velvet Muse; in brown").
+        if len(parts) > 1 and (number > 0 or not unmarked_prefix):
+            sentences = [x.strip(" .;:,") for x in re.split(r"(?<=[.!?])\s+", part)]
+            kept = [x for x in sentences if x and not _filler(x)]
+            if kept:
+                chunks.append(_LEAD.sub("", ", ".join(kept), count=1))
+            continue
         for position, sentence in enumerate(re.split(r"(?<=[.!?;])\s+", part)):
             sentence = sentence.strip(" .;:,")
             if not sentence or _filler(sentence):

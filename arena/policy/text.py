@@ -20,7 +20,8 @@ FILLER = frozenset(
     that's preferably ideally especially still around interested purchasing getting perks perk deals deal
     promotion promotions promo benefits authenticity guarantee guaranteed returns services service variety range
     size sizes sized color colors colour colours pattern patterns style styles design designs material materials
-    brand brands model models perfect suitable everyday features feature look looks option
+    brand brands model models perfect suitable everyday features feature look looks option thanks thank help
+    recommend recommendation suggest let know got
     """.split()
 )
 

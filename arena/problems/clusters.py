@@ -28,7 +28,6 @@ from functools import lru_cache
 from typing import Literal
 
 import numpy as np
-from datasketch import MinHashLSH
 from pydantic import BaseModel, ConfigDict, Field
 
 from arena.problems.model import Problem
@@ -192,6 +191,9 @@ def _signature_links(ordered: Sequence[Problem]) -> Iterator[tuple[int, int, str
 @lru_cache(maxsize=16)
 def lsh_bands(threshold: float, num_perm: int) -> tuple[int, int]:
     """(bands, rows per band) that datasketch's MinHashLSH picks for this threshold (cached: it integrates)."""
+    # datasketch pulls in scipy: import it only when hashing (keeps `arena` start fast).
+    from datasketch import MinHashLSH
+
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)
     return lsh.b, lsh.r
 
@@ -246,17 +248,20 @@ def _verified(pairs: np.ndarray, signatures: np.ndarray, threshold: float) -> tu
 
 
 def _text_links(ordered: Sequence[Problem], config: ClusterConfig) -> Iterator[tuple[int, int, str]]:
-    hashes, counts = shingle_hashes([query_tokens(p) for p in ordered], config.shingle_size)
-    rows = np.flatnonzero(counts)  # a query of stop words only has no text to compare
+    hashes, counts = shingle_hashes((query_tokens(p) for p in ordered), config.shingle_size)
+    signatures = minhash_matrix(hashes, counts, config.num_perm, config.seed)
+    del hashes
+    # Only queries with words take part: a query of stop words only has no text to compare
+    # (and all such rows are equal, so they would all look like one another).
+    rows = np.flatnonzero(counts)
     if len(rows) < 2:
         return
-    signatures = minhash_matrix(hashes, counts, config.num_perm, config.seed)[rows]
-    del hashes
     bands, width = lsh_bands(config.minhash_threshold, config.num_perm)
-    found: dict[int, float] = {}  # pair code lo * n + hi -> estimate
-    n = len(rows)
+    found: dict[int, float] = {}  # pair code lo * n + hi (problem indices) -> estimate
+    n = len(ordered)
     for band in range(bands):
-        candidates = _bucket_pairs(_band_keys(signatures[:, band * width : (band + 1) * width]))
+        # rows is ascending, so mapping bucket positions through it keeps lo < hi.
+        candidates = rows[_bucket_pairs(_band_keys(signatures[rows, band * width : (band + 1) * width]))]
         if len(candidates) == 0:
             continue
         codes = candidates[:, 0] * n + candidates[:, 1]
@@ -265,7 +270,7 @@ def _text_links(ordered: Sequence[Problem], config: ClusterConfig) -> Iterator[t
         found.update(zip((pairs[:, 0] * n + pairs[:, 1]).tolist(), estimates.tolist(), strict=True))
     for code in sorted(found):
         lo, hi = divmod(code, n)
-        yield int(rows[lo]), int(rows[hi]), f"jaccard~{found[code]:.2f}"
+        yield lo, hi, f"jaccard~{found[code]:.2f}"
 
 
 # --- rule 3: gold-product overlap -------------------------------------------------------------

@@ -79,11 +79,11 @@ FactKind = Literal["material", "color", "flavor", "scent", "pattern", "style"]
 
 
 class Fact(BaseModel):
-    """A knowledge riddle's fact: ``entity`` (fictional, unique per problem) has ``value``."""
+    """A knowledge riddle's fact: a fictional entity called ``name`` (unique per candidate) has ``value``."""
 
     kind: FactKind
     value: str
-    name: str  # the invented proper name, e.g. "Varnoth"
+    name: str  # the invented proper name, e.g. "Kavelon"
     place: str
     year: int
     doc_id: str
@@ -348,12 +348,12 @@ class _Renderer:
         template = self.pick(_BY_CLASS[cls])
         return fix_articles(template.format(v=c.value, V=_title_case(c.value), l=key_label(c.key)))
 
-    def need(self, need: ItemNeed, article: bool = True) -> str:
+    def need(self, need: ItemNeed) -> str:
         """ "a gate roller made of cast iron, with free shipping and priced above PHP 200"."""
         order = list(range(len(need.constraints)))
         self.order.shuffle(order)
         phrases = [self.constraint(need.constraints[i]) for i in order]
-        head = with_article(need.noun, need.article and article)
+        head = with_article(need.noun, need.article)
         if not phrases:
             return head
         join = self.words.randrange(4)

@@ -21,11 +21,11 @@ import hashlib
 import math
 import re
 import string
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import orjson
-from datasketch import MinHash
 
 from arena.problems.model import Problem, ProductReward
 
@@ -193,8 +193,10 @@ MINHASH_SCHEME = "affine32"
 _EMPTY = np.uint32(0xFFFFFFFF)
 _MASK64 = (1 << 64) - 1
 _MIX_A, _MIX_B = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9
-# Shingles per vectorised block: bounds the (block x num_perm) uint32 work array (16 MiB at 128).
-_BLOCK = 32_768
+# Words hashed per vectorised block (its int64/uint64 temporaries: ~0.5 MiB each) and shingles
+# permuted per block (its (block x num_perm) uint32 temporaries: 4 MiB each at 128 permutations).
+_WORD_BLOCK = 65_536
+_PERM_BLOCK = 8_192
 
 
 def word_hash(word: str) -> int:
@@ -224,30 +226,42 @@ def _mix_np(acc: np.ndarray, word: np.ndarray) -> np.ndarray:
     return acc ^ (acc >> np.uint64(29))
 
 
-def shingle_hashes(docs: Sequence[Sequence[str]], size: int) -> tuple[np.ndarray, np.ndarray]:
+def shingle_hashes(docs: Iterable[Sequence[str]], size: int) -> tuple[np.ndarray, np.ndarray]:
     """Every shingle hash of every document (uint32, document after document) and each document's count.
 
-    Repeated shingles are kept: a MinHash is a minimum, which a repeat cannot change.
+    ``docs`` is consumed once, one document at a time, and hashed in blocks of about _WORD_BLOCK
+    words, so a generator of token lists never sits in memory whole and the numpy temporaries
+    stay a few MiB. Repeated shingles are kept: a MinHash is a minimum, which a repeat cannot change.
     """
-    vocabulary: dict[str, int] = {}
-    ids = np.fromiter(
-        (vocabulary.setdefault(w, len(vocabulary)) for doc in docs for w in doc),
-        dtype=np.int64,
-        count=sum(len(doc) for doc in docs),
-    )
-    hashes = np.fromiter((word_hash(w) for w in vocabulary), dtype=np.uint64, count=len(vocabulary))[ids]
-    lengths = np.fromiter((len(doc) for doc in docs), dtype=np.int64, count=len(docs))
-    counts = np.where(lengths > 0, np.maximum(lengths - size + 1, 1), 0)
+    known: dict[str, int] = {}  # word -> word_hash, each distinct word hashed once
+    parts: list[np.ndarray] = []
+    counts = array("q")
+    words, lengths = array("Q"), array("q")
+    for doc in docs:
+        words.extend([known[w] if w in known else known.setdefault(w, word_hash(w)) for w in doc])
+        lengths.append(len(doc))
+        if len(words) >= _WORD_BLOCK:
+            parts.append(_block_shingles(words, lengths, size, counts))
+            words, lengths = array("Q"), array("q")
+    parts.append(_block_shingles(words, lengths, size, counts))
+    return np.concatenate(parts), np.frombuffer(counts, dtype=np.int64).copy()
+
+
+def _block_shingles(words: array, lengths: array, size: int, counts_out: array) -> np.ndarray:
+    hashes = np.frombuffer(words, dtype=np.uint64) if words else np.empty(0, dtype=np.uint64)
+    lengths_np = np.frombuffer(lengths, dtype=np.int64) if lengths else np.empty(0, dtype=np.int64)
+    counts = np.where(lengths_np > 0, np.maximum(lengths_np - size + 1, 1), 0)
+    counts_out.extend(counts.tolist())
     # Shingle s of a document starts at word doc_start + s and spans min(size, length) words.
-    doc_start = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    doc_start = np.cumsum(lengths_np) - lengths_np
     starts = np.repeat(doc_start, counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
-    spans = np.repeat(np.minimum(lengths, size), counts)
+    spans = np.repeat(np.minimum(lengths_np, size), counts)
     acc = hashes[starts]
     with np.errstate(over="ignore"):  # the mix is arithmetic modulo 2^64 on purpose
         for k in range(1, size):
             inside = spans > k
             acc[inside] = _mix_np(acc[inside], hashes[starts[inside] + k])
-    return (acc >> np.uint64(32)).astype(np.uint32), counts
+    return (acc >> np.uint64(32)).astype(np.uint32)
 
 
 def _fmix32(values: np.ndarray) -> np.ndarray:
@@ -266,6 +280,9 @@ def minhash_matrix(hashes: np.ndarray, counts: np.ndarray, num_perm: int, seed: 
     updated with document i's shingle hashes (a test checks it value for value). A document
     without shingles keeps datasketch's empty value (all 0xFFFFFFFF); callers skip it.
     """
+    # datasketch pulls in scipy: import it only when hashing (keeps `arena` start fast).
+    from datasketch import MinHash
+
     a, b = MinHash(num_perm=num_perm, seed=seed, scheme=MINHASH_SCHEME).permutations
     a, b = a.astype(np.uint32), b.astype(np.uint32)
     out = np.full((len(counts), num_perm), _EMPTY, dtype=np.uint32)
@@ -273,9 +290,9 @@ def minhash_matrix(hashes: np.ndarray, counts: np.ndarray, num_perm: int, seed: 
     doc = 0
     with np.errstate(over="ignore"):  # the permutations are arithmetic modulo 2^32 on purpose
         while doc < len(counts):
-            # Whole documents up to _BLOCK shingles (at least one document).
+            # Whole documents up to _PERM_BLOCK shingles (at least one document).
             first = int(ends[doc] - counts[doc])
-            stop = max(doc + 1, int(np.searchsorted(ends, first + _BLOCK, side="right")))
+            stop = max(doc + 1, int(np.searchsorted(ends, first + _PERM_BLOCK, side="right")))
             rows = doc + np.flatnonzero(counts[doc:stop])
             if len(rows):
                 block = hashes[first : int(ends[stop - 1])]

@@ -38,7 +38,6 @@ from typing import Literal, Protocol, TypeVar
 
 import numpy as np
 from bittensor import http_auth
-from datasketch import MinHash
 from pydantic import BaseModel, Field, field_validator
 
 from arena.chain.protocol import Commitment, Neuron
@@ -46,6 +45,7 @@ from arena.chain.protocol import Commitment, Neuron
 ENTRYPOINT = "agent_main"
 MINHASH_SEED = 1
 SHINGLE_TOKENS = 8
+MINHASH_PERMUTATIONS = 256
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -56,7 +56,9 @@ class IntakeLimits(BaseModel):
     minhash_threshold: float = Field(
         0.70, gt=0.0, le=1.0, description="Estimated Jaccard similarity at or above which a submission is a near copy."
     )
-    minhash_permutations: int = Field(256, ge=16, description="MinHash size (estimate error ~ 1/sqrt(permutations)).")
+    minhash_permutations: int = Field(
+        MINHASH_PERMUTATIONS, ge=16, description="MinHash size (estimate error ~ 1/sqrt(permutations))."
+    )
     rate_limit: timedelta = Field(
         timedelta(hours=12), description="Minimum time between accepted submissions of a hotkey."
     )
@@ -122,12 +124,15 @@ def normalised_dump(tree: ast.AST) -> str:
 def _minhash(dump: str, permutations: int) -> list[int]:
     tokens = _TOKEN.findall(dump)
     shingles = {" ".join(tokens[i : i + SHINGLE_TOKENS]) for i in range(max(1, len(tokens) - SHINGLE_TOKENS + 1))}
+    # datasketch pulls in scipy: import it only when hashing (keeps `arena` start fast).
+    from datasketch import MinHash
+
     sketch = MinHash(num_perm=permutations, seed=MINHASH_SEED, scheme="affine32")
     sketch.update_batch([s.encode() for s in sorted(shingles)])
     return [int(v) for v in sketch.hashvalues]
 
 
-def fingerprint(code: bytes | str, *, permutations: int = 256) -> Fingerprint:
+def fingerprint(code: bytes | str, *, permutations: int = MINHASH_PERMUTATIONS) -> Fingerprint:
     """sha256 of the bytes, hash of the normalised AST and its MinHash.
 
     Raises ``SyntaxError``/``ValueError``/``RecursionError`` for code that does
@@ -136,7 +141,10 @@ def fingerprint(code: bytes | str, *, permutations: int = 256) -> Fingerprint:
     re-fingerprint the stored sources before comparing.
     """
     raw = code.encode() if isinstance(code, str) else code
-    dump = normalised_dump(ast.parse(_source_text(raw)))
+    return _fingerprint(raw, normalised_dump(ast.parse(_source_text(raw))), permutations)
+
+
+def _fingerprint(raw: bytes, dump: str, permutations: int) -> Fingerprint:
     return Fingerprint(
         sha256=hashlib.sha256(raw).hexdigest(),
         ast_hash=hashlib.sha256(dump.encode()).hexdigest(),
@@ -165,7 +173,10 @@ class EarlierSubmission(BaseModel):
     @field_validator("minhash", mode="before")
     @classmethod
     def _from_bytes(cls, value: object) -> object:
-        """The store keeps the sketch as bytes: little-endian uint64, one per permutation."""
+        """The store keeps the sketch as bytes: little-endian uint64, one per permutation.
+        A row without one (None) becomes an empty sketch, which the copy check refuses by name."""
+        if value is None:
+            return []
         if isinstance(value, bytes | bytearray | memoryview):
             return np.frombuffer(bytes(value), dtype="<u8").tolist()
         return value
@@ -286,7 +297,8 @@ def _aware(moment: datetime) -> datetime:
 def find_collisions(
     print_: Fingerprint, earlier: Sequence[EarlierSubmission], limits: IntakeLimits, hotkey: str | None = None
 ) -> list[Collision]:
-    """Every earlier submission this fingerprint collides with, strongest kind first."""
+    """Every earlier submission this fingerprint collides with: identical bytes first,
+    then identical trees, then near copies by falling similarity."""
     found: list[Collision] = []
     near: list[EarlierSubmission] = []
     for item in earlier:
@@ -297,6 +309,12 @@ def find_collisions(
         elif limits.near_copy_of_own or hotkey is None or item.hotkey != hotkey:
             near.append(item)
     comparable = [item for item in near if len(item.minhash) == len(print_.minhash)]
+    if len(comparable) != len(near):
+        odd = [f"{item.id} ({len(item.minhash)})" for item in near if len(item.minhash) != len(print_.minhash)]
+        raise ValueError(
+            f"MinHash sketches of earlier submissions {', '.join(odd[:10])} do not have {len(print_.minhash)} "
+            "values: re-fingerprint the stored sources with the current minhash_permutations"
+        )
     if comparable:  # the estimate is the share of equal sketch slots (datasketch's jaccard), vectorised
         matrix = np.asarray([item.minhash for item in comparable], dtype=np.uint64)
         similarity = (matrix == np.asarray(print_.minhash, dtype=np.uint64)).mean(axis=1)
@@ -307,13 +325,8 @@ def find_collisions(
                         submission_id=item.id, hotkey=item.hotkey, kind="minhash", similarity=round(float(value), 4)
                     )
                 )
-    if len(comparable) != len(near):
-        sizes = sorted({len(item.minhash) for item in near} - {len(print_.minhash)})
-        raise ValueError(
-            f"earlier sketches have {sizes} values but this one has {len(print_.minhash)}: "
-            "re-fingerprint the stored sources with the current minhash_permutations"
-        )
-    return found
+    rank = {"sha256": 0, "ast": 1, "minhash": 2}
+    return sorted(found, key=lambda c: (rank[c.kind], -c.similarity))
 
 
 _KIND_TEXT = {
@@ -351,11 +364,7 @@ def check_submission(
         dump = normalised_dump(tree)
     except RecursionError:
         return _reject("syntax", 422, "the agent file is nested too deeply to analyse")
-    print_ = Fingerprint(
-        sha256=hashlib.sha256(code).hexdigest(),
-        ast_hash=hashlib.sha256(dump.encode()).hexdigest(),
-        minhash=_minhash(dump, limits.minhash_permutations),
-    )
+    print_ = _fingerprint(code, dump, limits.minhash_permutations)
     claim = EarlierSubmission(
         id="this submission",
         hotkey=hotkey or "",
