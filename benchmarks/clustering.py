@@ -16,10 +16,11 @@ Two measurements (both by default; ``--sweep-only`` / ``--scale-only`` pick one)
   stay apart.
 - scale: ``--n`` problems (default 100,000) built cheaply from the official
   tasks (content words and numbers scrambled, gold ids renamed per copy, so
-  copies are distinct problems) plus ~15% variants of them (constraint-permuted
-  with the same gold, or reworded/reordered with the same gold); it times
-  ``cluster_problems`` and reports peak RSS and how many variants joined their
-  source.
+  copies are distinct problems) plus ~15% variants of them, a third each:
+  constraint-permuted with the same gold, reworded/reordered with the same gold,
+  and reworded/reordered with renamed gold (only the text rule can link those);
+  it times ``cluster_problems`` (wall and CPU) and reports peak RSS and how many
+  variants of each kind joined their source.
 
 Run: ``.venv/bin/python benchmarks/clustering.py [--n 100000] [--data DIR]``
 """
@@ -119,7 +120,9 @@ def regrounded(problem: Problem, tag: str, query: str | None = None) -> Problem:
     """A copy with a new id and renamed gold ids, so only the query text can link it to its source."""
     update: dict = {"id": f"{problem.id}-{tag}", "query": query if query is not None else problem.query}
     if problem.knowledge is not None:
-        product = problem.knowledge.product.model_copy(update={"product_id": f"{problem.knowledge.product.product_id}-{tag}"})
+        product = problem.knowledge.product.model_copy(
+            update={"product_id": f"{problem.knowledge.product.product_id}-{tag}"}
+        )
         update["knowledge"] = problem.knowledge.model_copy(update={"product": product})
     else:
         update["rewards"] = [r.model_copy(update={"product_id": f"{r.product_id}-{tag}"}) for r in problem.rewards]
@@ -150,8 +153,8 @@ def permuted(problem: Problem, tag: str, rng: random.Random) -> Problem:
     )
 
 
-def same_cluster_rate(sources: list[Problem], variants: list[Problem], threshold: float) -> float:
-    clustering = cluster_problems([*sources, *variants], ClusterConfig(minhash_threshold=threshold))
+def same_cluster_rate(sources: list[Problem], variants: list[Problem], config: ClusterConfig) -> float:
+    clustering = cluster_problems([*sources, *variants], config)
     of = clustering.cluster_of
     source_of = {v.id: v.extra["variant_of"] for v in variants}
     return sum(of[v.id] == of[source_of[v.id]] for v in variants) / max(1, len(variants))
@@ -188,9 +191,21 @@ def sweep(official: list[Problem], rng: random.Random) -> None:
     print(f"{'official text merges':28s}" + "".join(f"{m:>8}" for m in merges))
     print(f"{'official clusters (all)':28s}" + "".join(f"{c:>8}" for c in clusters))
     for kind, variants in kinds.items():
-        rates = [same_cluster_rate(official, variants, t) for t in THRESHOLDS]
+        rates = [same_cluster_rate(official, variants, ClusterConfig(minhash_threshold=t)) for t in THRESHOLDS]
         label = f"{kind} (n={len(variants)})"
         print(f"{label:28s}" + "".join(f"{r:>8.2f}" for r in rates))
+    default = ClusterConfig()
+    print(f"\nshingle size at threshold {default.minhash_threshold}")
+    sizes = (1, 2, 3)
+    print(f"{'words per shingle':28s}" + "".join(f"{k:>8}" for k in sizes))
+    configs = [default.model_copy(update={"shingle_size": k}) for k in sizes]
+    official_merges = [
+        sum(m.reason == "near_duplicate_text" for m in cluster_problems(official, c).merges) for c in configs
+    ]
+    print(f"{'official text merges':28s}" + "".join(f"{m:>8}" for m in official_merges))
+    for kind, variants in kinds.items():
+        rates = [same_cluster_rate(official, variants, c) for c in configs]
+        print(f"{kind:28s}" + "".join(f"{r:>8.2f}" for r in rates))
 
 
 def scrambled(problem: Problem, copy: int, rng: random.Random, vocabulary: list[str]) -> Problem:
@@ -210,7 +225,7 @@ def scale(official: list[Problem], n: int, rng: random.Random) -> None:
     vocabulary = sorted({w.strip(".,;:?!()'\"`").lower() for p in official for w in p.query.split(" ")} - STOP_WORDS)
     start = time.perf_counter()
     problems: list[Problem] = []
-    variant_of: dict[str, str] = {}
+    variant_of: dict[str, tuple[str, str]] = {}
     copy = 0
     while len(problems) < n:
         for base in official:
@@ -219,29 +234,39 @@ def scale(official: list[Problem], n: int, rng: random.Random) -> None:
             distinct = scrambled(base, copy, rng, vocabulary)
             problems.append(distinct)
             if rng.random() < 0.15 and len(problems) < n:
-                if distinct.knowledge is None and rng.random() < 0.5:
+                kind = rng.choice(("permuted", "reworded", "regrounded"))
+                if kind == "permuted" and distinct.knowledge is None:
                     variant = permuted(distinct, "perm", rng)
+                elif kind == "regrounded":  # only the text rule can find this one
+                    variant = regrounded(distinct, "re", reorder(reword(distinct.query), rng))
                 else:
+                    kind = "reworded"
                     variant = distinct.model_copy(
                         update={"id": f"{distinct.id}-para", "query": reorder(reword(distinct.query), rng)}
                     )
                 problems.append(variant)
-                variant_of[variant.id] = distinct.id
+                variant_of[variant.id] = (distinct.id, kind)
         copy += 1
     built = time.perf_counter() - start
     rss_before = _rss_now_mib()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     clustering = cluster_problems(problems)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     sizes = Counter(len(m) for m in clustering.members().values())
     reasons = Counter(m.reason for m in clustering.merges)
-    joined = sum(clustering.cluster_of[v] == clustering.cluster_of[s] for v, s in variant_of.items())
+    joined: Counter[str] = Counter()
+    for variant_id, (source_id, kind) in variant_of.items():
+        joined[kind, clustering.cluster_of[variant_id] == clustering.cluster_of[source_id]] += 1
+    kinds = sorted({kind for kind, _ in joined})
+    by_kind = ", ".join(f"{k} {joined[k, True]}/{joined[k, True] + joined[k, False]}" for k in kinds)
     print(f"\nscale: {len(problems):,} problems ({len(variant_of):,} variants) built in {built:.1f}s")
-    print(f"cluster_problems: {elapsed:.1f}s ({len(problems) / elapsed:,.0f} problems/s)")
+    # CPU time beside wall time: on a shared host the wall clock also counts other people's work.
+    print(f"cluster_problems: {elapsed:.1f}s wall, {cpu:.1f}s CPU ({len(problems) / elapsed:,.0f} problems/s)")
     print(f"RSS before clustering {rss_before:,.0f} MiB, peak RSS of the process {peak:,.0f} MiB")
     print(f"clusters {sum(sizes.values()):,}; largest {max(sizes)}; sizes {dict(sorted(sizes.items()))}")
-    print(f"merges by reason {dict(reasons)}; variants in their source's cluster {joined}/{len(variant_of)}")
+    print(f"merges by reason {dict(reasons)}")
+    print(f"variants in their source's cluster: {by_kind}")
 
 
 def _rss_now_mib() -> float:

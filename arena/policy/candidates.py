@@ -121,12 +121,13 @@ def assess(item: ItemRequest, candidate: Candidate, facts: list[str] | None = No
             score -= 0.35
     fact_hit = False
     if facts:
-        haystack = f"{candidate.title} {(candidate.info or {}).get('description', '')}".lower()
-        fact_hit = any(f.lower() in haystack for f in facts[:1])
-        if fact_hit:
-            score += 0.6
-        elif any(f.lower() in haystack for f in facts[1:3]):
-            score += 0.3
+        # The scorer wants the fact in the title or description; a likelier guess earns more.
+        haystack = _stemmed(f"{candidate.title} {(candidate.info or {}).get('description', '')}")
+        for rank, fact in enumerate(facts):
+            if _stemmed(fact).strip() and _stemmed(fact) in haystack:
+                fact_hit = rank == 0
+                score += 0.6 if rank == 0 else 0.45 / rank
+                break
     return Assessment(candidate, score, matched, missing, value_hits, problems, fact_hit)
 
 

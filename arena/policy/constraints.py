@@ -136,7 +136,7 @@ SERVICE_PATTERNS: dict[str, re.Pattern] = {
         r"free[\s-]?shipping|free delivery|ships? (?:for )?free|complimentary (?:shipping|delivery)|"
         r"shipping (?:is )?free|no shipping fee|freeshipping|without shipping (?:fee|cost)s?"
     ),
-    "COD": re.compile(r"cash[\s-]on[\s-]delivery|\bcod\b|pay(?:ment)? on delivery|pay upon delivery"),
+    "COD": re.compile(r"cash[\s-]on[\s-]delivery|\bcod\b|pay(?:ment|able)? (?:on|upon) delivery"),
     "official": re.compile(
         r"lazmall|laz mall|official (?:store|shop|seller)|authenticity guarantee|guaranteed authenticity|"
         r"100% authentic|authentic(?:ity)? guarantee"

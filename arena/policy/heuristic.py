@@ -126,6 +126,10 @@ class Episode:
                 continue
             arguments = self.search_arguments(index, relax=len(searches))
             calls.append(PlannedCall(name="find_product", arguments=arguments))
+            if self.facts and not searches:
+                # The fact is a guess: also search without it, and let the fact check pick among both.
+                plain = {**arguments, "q": " ".join(arguments["q"].split()[len(self.facts[0].split()) :])}
+                calls.append(PlannedCall(name="find_product", arguments=plain))
             constraints = [f"price {item.price.describe()}"] if item.price else []
             constraints += [f"service {s}" for s in item.services]
             why = f" ({', '.join(constraints)})" if constraints else ""

@@ -7,12 +7,12 @@ to the interval the scorer accepts) and the voucher terms. Two problems with
 equal signatures are restatements of one problem, whatever their wording or
 the order of their constraints.
 
-The text sketch (:func:`query_tokens`, :func:`shingles`, :func:`minhash_matrix`)
+The text sketch (:func:`query_tokens`, :func:`shingle_hashes`, :func:`minhash_matrix`)
 catches the variants the signature cannot: paraphrases whose gold was
 re-grounded in another catalog, or whose constraints were edited. It is
-datasketch's MinHash (scheme ``affine32``), computed for many problems at once
-with numpy instead of one ``MinHash.update_batch`` per problem; a test checks
-the two agree value for value.
+datasketch's MinHash (scheme ``affine32``) over word shingles, computed for many
+problems at once with numpy instead of one ``MinHash.update_batch`` per problem;
+a test checks the two agree value for value.
 """
 
 from __future__ import annotations

@@ -51,6 +51,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from arena.shop.documents import document
 from arena.shop.product import Product
 from arena.shop.vocabulary import (
     BRAND_HEADS,
@@ -634,17 +635,6 @@ def _generate(n: int, seed: int, tables: tuple[_LeafTable, ...]) -> Iterator[Pro
 
 
 # ------------------------------------------------------------------- writing
-
-
-def document(product: Product) -> dict:
-    """The official Lucene JsonCollection row for one product:
-    ``{"id", "contents", "product": {every field, in model order}}``."""
-    fields = product.__dict__
-    return {
-        "id": product.product_id,
-        "contents": product.contents(),
-        "product": {name: fields[name] for name in _FIELDS},
-    }
 
 
 class _BackgroundWriter:
