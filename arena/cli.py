@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import catalog, config, demo, judge, problems, run_agent, score, submit, suite
+from arena.commands import catalog, config, db, demo, judge, problems, run_agent, score, submit, suite
 
 app = typer.Typer(
     help="A ShoppingBench agent arena that manufactures judged training trajectories.", no_args_is_help=True
@@ -18,6 +18,7 @@ app.add_typer(catalog.app, name="catalog")
 app.add_typer(problems.app, name="problems")
 app.add_typer(suite.app, name="suite")
 app.add_typer(judge.app, name="judge")
+app.add_typer(db.app, name="db")
 app.command("score")(score.score)
 app.command("demo")(demo.demo)
 app.command("run-agent")(run_agent.run_agent)

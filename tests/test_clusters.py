@@ -288,6 +288,15 @@ def test_gold_overlap_threshold_is_a_fraction_of_the_smaller_gold_set():
     assert of["three"] == of["shares-one"]
 
 
+def test_price_windows_stay_apart_while_price_phrasings_join():
+    """Word pairs keep a number tied to its role: single words would see one bag {81, 200} in both windows."""
+    window = problem("win-a", "Show me luggage covers priced between 81 and 200 PHP.", {"product_id": "a"})
+    other = problem("win-b", "Show me luggage covers priced between 200 and 350 PHP.", {"product_id": "b"})
+    phrased = problem("win-c", "Looking for luggage covers costing from 81 to 200 pesos.", {"product_id": "c"})
+    of = cluster_problems([window, other, phrased]).cluster_of
+    assert of["win-a"] == of["win-c"] != of["win-b"]
+
+
 # --- the signature ---------------------------------------------------------------------------
 
 

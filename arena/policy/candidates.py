@@ -106,7 +106,7 @@ def assess(item: ItemRequest, candidate: Candidate, facts: list[str] | None = No
     request_text = _stemmed(item.text)
     # A value the shopper named ("eu:30", "baggy fit") is strong evidence: the scorer checks these pairs.
     value_hits = sorted({v for v in values if len(v) > 1 and _stemmed(v) in request_text}, key=len, reverse=True)
-    score = 0.55 * coverage + 0.35 * title_coverage + 0.06 * min(6, len(value_hits)) + 0.05 / (1 + candidate.rank)
+    score = 0.55 * coverage + 0.35 * title_coverage + 0.06 * min(6, len(value_hits)) + 0.15 / (1 + candidate.rank)
     problems: list[str] = []
     if item.price is not None:
         if candidate.price is None:
@@ -126,7 +126,7 @@ def assess(item: ItemRequest, candidate: Candidate, facts: list[str] | None = No
         for rank, fact in enumerate(facts):
             if _stemmed(fact).strip() and _stemmed(fact) in haystack:
                 fact_hit = rank == 0
-                score += 0.6 if rank == 0 else 0.45 / rank
+                score += 0.9 if rank == 0 else 0.45 / rank
                 break
     return Assessment(candidate, score, matched, missing, value_hits, problems, fact_hit)
 

@@ -19,6 +19,7 @@ from arena.store.db import (
     safe_url,
     transaction,
 )
+from arena.store.migrate import current_revision, downgrade_database, head_revision, upgrade_database
 from arena.store.models import Base
 
 metadata = Base.metadata
@@ -31,9 +32,13 @@ __all__ = [
     "StoreError",
     "create_session_factory",
     "create_store_engine",
+    "current_revision",
+    "downgrade_database",
+    "head_revision",
     "metadata",
     "open_store",
     "resolve_url",
     "safe_url",
     "transaction",
+    "upgrade_database",
 ]

@@ -88,22 +88,23 @@ def _sqlite_engine(url: URL, *, echo: bool) -> Engine:
     engine = create_engine(url, echo=echo, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record) -> None:  # pragma: no cover - exercised by every SQLite test
+    def _on_connect(dbapi_connection, _record) -> None:
         # pysqlite's own transaction handling would open deferred transactions behind our back;
         # turn it off and emit BEGIN ourselves (the SQLAlchemy-documented recipe).
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")  # readers never block the writer, nor it them
+        cursor.execute("PRAGMA journal_mode=WAL")  # short commits; several processes share the file safely
         cursor.execute("PRAGMA foreign_keys=ON")  # off by default in SQLite; our schema relies on them
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")  # queue for the write lock, don't fail
         cursor.execute("PRAGMA synchronous=NORMAL")  # durable at checkpoints; safe with WAL
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(connection) -> None:  # pragma: no cover - exercised by every SQLite test
+    def _on_begin(connection) -> None:
         # IMMEDIATE takes the write lock at BEGIN: a deferred transaction that reads and then writes
         # fails outright (SQLITE_BUSY, no waiting) when another writer committed in between. SQLite has
-        # one writer anyway, so queueing whole transactions costs nothing and makes every write safe.
+        # one writer anyway; queueing whole (short) transactions, reads included, costs little and
+        # makes every read-then-write safe without retry loops.
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine

@@ -162,7 +162,7 @@ def status_counts(session: Session, *, cycle: int | None = None, stage: EpisodeS
     """Episodes per status (every status present, zero included), e.g. for progress bars."""
     statement = select(Episode.status, func.count()).where(*_filters(cycle, stage, None, None)).group_by(Episode.status)
     counts: Counter = Counter(dict.fromkeys(EpisodeStatus, 0))
-    counts.update(dict(session.execute(statement).tuples().all()))
+    counts.update({status: n for status, n in session.execute(statement)})
     return counts
 
 

@@ -7,6 +7,7 @@ from a wheel and from any working directory, not only the repository root.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -84,8 +85,13 @@ def downgrade_database(bind: str | URL | Engine | None, revision: str) -> str | 
     return _run(bind, lambda config: command.downgrade(config, revision))
 
 
+# Alembic keeps the running migration in module globals (``alembic.context``): two threads of one process
+# must not migrate at once. Processes are serialised by the database (see migrations/env.py).
+_ALEMBIC_LOCK = threading.Lock()
+
+
 def _run(bind, action) -> str | None:
-    with _engine(bind) as engine:
+    with _ALEMBIC_LOCK, _engine(bind) as engine:
         try:
             with engine.begin() as connection:
                 action(alembic_config(connection))

@@ -25,7 +25,9 @@ def check_and_store(session: Session, hotkey: str, nonce: int) -> bool:
     if not INT64[0] <= nonce <= INT64[1]:
         return False  # no honest nanosecond timestamp is this big; the column could not hold it anyway
     statement = dialect_insert(session, Nonce).values(hotkey=hotkey, nonce=nonce, seen_at=utcnow())
-    return session.execute(statement.on_conflict_do_nothing()).rowcount == 1
+    # RETURNING, not rowcount: an ORM insert on psycopg reports rowcount -1. A row back means it was new.
+    inserted = session.execute(statement.on_conflict_do_nothing().returning(Nonce.nonce)).first()
+    return inserted is not None
 
 
 def purge_nonces(session: Session, older_than: timedelta, *, now: datetime | None = None) -> int:

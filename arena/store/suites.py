@@ -117,17 +117,17 @@ def _add_problems(session: Session, suite_id: str, groups: dict[PartitionName, l
 
 def _sync_ledger(session: Session, suite_id: str, events: list[LedgerEvent], path: Path) -> int:
     stored = ledger_events(session, suite_id)
-    if len(stored) > len(events):
-        raise StoreError(
-            f"{path}: has {len(events)} events but the store already holds {len(stored)} for suite {suite_id}; "
-            f"the ledger only grows (was it cut off or replaced?)"
-        )
     for have, given in zip(stored, events, strict=False):
         if have.hash != given.hash:
             raise StoreError(
                 f"{path}:{given.seq}: event hash {given.hash} differs from the stored {have.hash} for suite "
                 f"{suite_id}; the ledger was rewritten after the store imported it"
             )
+    if len(stored) > len(events):
+        raise StoreError(
+            f"{path}: has {len(events)} events but the store already holds {len(stored)} for suite {suite_id}; "
+            f"the ledger only grows (was it cut off or replaced?)"
+        )
     new = events[len(stored) :]
     for event in new:
         session.add(LedgerEventRow(suite_id=suite_id, **event.model_dump(mode="json")))

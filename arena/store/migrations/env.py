@@ -29,6 +29,8 @@ def run_migrations(connection: Connection) -> None:
         target_metadata=metadata,
         # SQLite can only ALTER by copying a table; batch mode lets later revisions alter columns there.
         render_as_batch=connection.dialect.name == "sqlite",
+        # Our SQLite connections handle transactions themselves (BEGIN IMMEDIATE), DDL included.
+        transactional_ddl=True,
         compare_type=True,
         include_name=include_name,
     )

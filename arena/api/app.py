@@ -1,0 +1,100 @@
+"""The validator's HTTP API: ``create_app`` wires settings, store and chain into one FastAPI app.
+
+Routes (all typed in the OpenAPI schema at ``/openapi.json``):
+
+- ``POST /v1/submissions``: a signed agent file (``routes/submissions.py``)
+- ``GET /v1/submissions[/{id}[/source|/episodes]]``: submissions, results, source after the embargo
+- ``GET /v1/leaderboard``, ``GET /`` (HTML): standings of the latest ranked cycle
+- ``GET /v1/cycles[/{n}[/stages]]``: cycles and their stages
+- ``GET /v1/episodes/{id}``: one episode, redacted as ``redaction.py`` says
+- ``GET /healthz``, ``GET /metrics`` (Prometheus)
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from arena.api.deps import ApiContext, ApiError
+from arena.api.routes import cycles, episodes, health, leaderboard, metrics, submission_reads, submissions
+from arena.api.routes.metrics import ApiMetrics, LatencyMiddleware
+from arena.api.routes.submissions import SubmissionIntake
+from arena.api.settings import ApiSettings, api_settings
+from arena.chain.protocol import Chain
+from arena.race.intake import IntakeError
+from arena.store.db import Store, open_store
+
+
+class ApiSetupError(ValueError):
+    """The API cannot start as configured (no chain, unreadable wallet); the message says what to set."""
+
+
+def resolve_validator_hotkey(api: ApiSettings) -> str | None:
+    """The receiver hotkey: configured outright, else read from the validator wallet's public key."""
+    if api.validator_hotkey:
+        return api.validator_hotkey
+    if not api.wallet_name:
+        return None
+    from arena.wallets import WalletError, hotkey_address, load_wallet
+
+    try:
+        return hotkey_address(load_wallet(api.wallet_path, api.wallet_name, api.wallet_hotkey))
+    except WalletError as exc:
+        raise ApiSetupError(f"api.wallet_name: {exc}") from None
+
+
+def default_chain(api: ApiSettings, store: Store) -> Chain:
+    if api.chain == "local":
+        from arena.chain.local import LocalChain
+
+        return LocalChain(store.sessions, api.netuid)
+    from arena.chain.bittensor_chain import BittensorChain, ChainConfigError
+
+    try:
+        return BittensorChain(api.network, api.netuid)  # reads only: the API never signs chain writes
+    except ChainConfigError as exc:
+        raise ApiSetupError(f"api.network / api.netuid: {exc}") from None
+
+
+def create_app(settings: object, *, store: Store | None = None, chain: Chain | None = None) -> FastAPI:
+    """The API on ``store`` (default: ``ARENA_DATABASE_URL``) and ``chain`` (default from ``settings.api.chain``).
+
+    ``settings`` is an ``ArenaSettings``; its ``api`` group (``ApiSettings``) is used, or the
+    ``ARENA_API__*`` environment while ``ArenaSettings`` has no such group.
+    """
+    api = api_settings(settings)
+    store = store or open_store()
+    chain = chain or default_chain(api, store)
+    validator_hotkey = resolve_validator_hotkey(api)
+    app_metrics = ApiMetrics(store)
+    app = FastAPI(
+        title="trajectory-arena validator API",
+        version="1",
+        description="Signed agent submissions, the leaderboard, race cycles and their episodes.",
+    )
+    app.state.context = ApiContext(
+        settings=settings,
+        api=api,
+        store=store,
+        chain=chain,
+        validator_hotkey=validator_hotkey,
+        metrics=app_metrics,
+        intake=SubmissionIntake(store, chain, api, validator_hotkey),
+    )
+    for module in (submissions, submission_reads, leaderboard, cycles, episodes, health, metrics):
+        app.include_router(module.router)
+    app.add_middleware(LatencyMiddleware, metrics=app_metrics)
+
+    @app.exception_handler(IntakeError)
+    async def _intake_error(_request: Request, exc: IntakeError) -> JSONResponse:
+        return JSONResponse(exc.to_body(), status_code=exc.status_code, headers=exc.headers())
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(_jsonable(exc.to_body()), status_code=exc.status_code)
+
+    return app
+
+
+def _jsonable(body: dict[str, object]) -> dict[str, object]:
+    return {key: value.isoformat() if hasattr(value, "isoformat") else value for key, value in body.items()}

@@ -1,0 +1,51 @@
+"""The leaderboard: the latest cycle's standings, its champion, the weights sent, and who is waiting to race.
+``/`` renders the same data as plain HTML."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.api.deps import ReadSession, not_found
+from arena.api.html import leaderboard_page
+from arena.api.routes.queries import standing_views, waiting_submissions
+from arena.api.schemas import ErrorBody, Leaderboard, WeightsView
+from arena.store import repositories as repo
+from arena.store.models_race import Standing
+
+router = APIRouter(tags=["leaderboard"])
+
+
+def build_leaderboard(session: Session, cycle: int | None = None) -> Leaderboard:
+    if cycle is None:
+        cycle = session.execute(select(func.max(Standing.cycle))).scalar_one_or_none()
+    info = repo.get_cycle(session, cycle) if cycle is not None else None
+    if cycle is not None and info is None:
+        raise not_found(f"cycle {cycle}")
+    entries = standing_views(session, repo.standings(session, cycle)) if cycle is not None else []
+    sent = repo.weights_sent(session, cycle=cycle) if cycle is not None else []
+    return Leaderboard(
+        cycle=cycle,
+        stage=info.stage if info else None,
+        champion=next((e for e in entries if e.is_champion), None),
+        entries=entries,
+        weights=WeightsView.model_validate(sent[-1].model_dump()) if sent else None,
+        waiting=waiting_submissions(session),
+    )
+
+
+@router.get(
+    "/v1/leaderboard",
+    response_model=Leaderboard,
+    responses={404: {"model": ErrorBody, "description": "No such cycle."}},
+    summary="Standings of the latest ranked cycle (or of ?cycle=N)",
+)
+def leaderboard(session: ReadSession, cycle: int | None = None) -> Leaderboard:
+    return build_leaderboard(session, cycle)
+
+
+@router.get("/", response_class=HTMLResponse, summary="The leaderboard as a web page")
+def leaderboard_html(session: ReadSession) -> HTMLResponse:
+    return HTMLResponse(leaderboard_page(build_leaderboard(session)))

@@ -1,0 +1,231 @@
+"""Typed response models of the validator API: the OpenAPI schema is built from these."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from arena.api.redaction import Level
+from arena.problems.model import Difficulty, Intent
+from arena.problems.partitions import PartitionName
+from arena.store.models import SubmissionStatus
+from arena.store.models_race import CycleStage, EpisodeStage, EpisodeStatus, JudgmentStatus
+
+
+class ErrorBody(BaseModel):
+    """Every error the API answers: a stable code for programs, a sentence for people."""
+
+    error: str = Field(description="Machine-readable code, e.g. bad_signature, rate_limited, near_copy, embargoed.")
+    detail: str = Field(description="What was wrong, naming the offending value.")
+    retry_after: int | None = Field(None, description="Seconds to wait (also in the Retry-After header).")
+    line: int | None = Field(None, description="Line of the agent file at fault (syntax, UTF-8).")
+    collides_with: dict[str, Any] | None = Field(None, description="The earlier submission a copy collides with.")
+    embargo_until: datetime | None = Field(None, description="When the source becomes available, when known.")
+    until_cycle: int | None = Field(None, description="The cycle whose end lifts a champion's embargo.")
+
+
+class SubmissionAccepted(BaseModel):
+    id: int
+    status: SubmissionStatus
+    hotkey: str
+    uid: int
+    agent_name: str
+    sha256: str
+    size: int
+    submitted_at: datetime
+    commitment_block: int | None = Field(description="Block of the matching chain commitment; None: not committed.")
+    supersedes: list[int] = Field(
+        default_factory=list, description="Earlier submissions this one replaced as a copy (its commitment came first)."
+    )
+
+
+class SubmissionSummary(BaseModel):
+    id: int
+    hotkey: str
+    uid: int | None
+    agent_name: str
+    sha256: str
+    size: int
+    submitted_at: datetime
+    commitment_block: int | None
+    status: SubmissionStatus
+    rejection_reason: str | None
+
+
+class SubmissionPage(BaseModel):
+    total: int
+    offset: int
+    items: list[SubmissionSummary]
+
+
+class EmbargoView(BaseModel):
+    embargoed: bool
+    until: datetime | None
+    until_cycle: int | None
+    reason: str
+
+
+class SubmissionSource(BaseModel):
+    submission_id: int
+    hotkey: str
+    agent_name: str
+    sha256: str
+    size: int
+    code: str = Field(description="The agent file as submitted (UTF-8).")
+
+
+class IntentResult(BaseModel):
+    """A submission's episodes of one intent in one stage of one cycle."""
+
+    intent: Intent | None = Field(description="None: all intents together.")
+    episodes: int
+    done: int
+    failed: int
+    unfinished: int
+    successes: int | None = Field(description="None while the cycle runs.")
+    success_rate: float | None = Field(description="successes / done, None while the cycle runs or nothing is done.")
+    mean_rule: float | None
+    mean_coefficient: float | None = Field(description="Mean judge coefficient of the judged episodes.")
+    judged: int
+
+
+class StageResult(BaseModel):
+    cycle: int
+    stage: EpisodeStage
+    cycle_finished: bool
+    total: IntentResult
+    by_intent: list[IntentResult]
+
+
+class StandingView(BaseModel):
+    cycle: int
+    submission_id: int
+    hotkey: str
+    uid: int | None
+    agent_name: str
+    rank: int | None
+    qualifying_score: float | None
+    race_score: float | None
+    success_rate: float | None
+    mean_coefficient: float | None
+    is_champion: bool
+
+
+class SubmissionDetail(BaseModel):
+    submission: SubmissionSummary
+    embargo: EmbargoView
+    standings: list[StandingView]
+    results: list[StageResult]
+
+
+class WeightsView(BaseModel):
+    cycle: int
+    uids: list[int]
+    weights: list[float]
+    block: int | None
+    ok: bool
+    message: str
+    sent_at: datetime
+
+
+class Leaderboard(BaseModel):
+    cycle: int | None = Field(description="The latest cycle with standings (or the one asked for).")
+    stage: CycleStage | None
+    champion: StandingView | None
+    entries: list[StandingView]
+    weights: WeightsView | None = Field(description="The last weights this validator sent for that cycle.")
+    waiting: list[SubmissionSummary] = Field(description="Accepted submissions that have no standing yet.")
+
+
+class CycleSummary(BaseModel):
+    number: int
+    suite_id: str
+    stage: CycleStage
+    finished: bool
+    started_at: datetime
+    intake_closed_at: datetime | None
+    draw_block: int | None
+    draw_block_hash: str | None
+    finished_at: datetime | None
+
+
+class StageView(BaseModel):
+    stage: CycleStage
+    started_at: datetime
+    finished_at: datetime | None
+    detail: dict[str, Any] | None = Field(description="What the stage produced; withheld until the cycle finishes.")
+
+
+class CycleDetail(CycleSummary):
+    params: dict[str, Any]
+    stages: list[StageView]
+    episodes: dict[EpisodeStage, dict[EpisodeStatus, int]] = Field(description="Episode counts per stage and status.")
+    standings: list[StandingView]
+    weights: list[WeightsView]
+
+
+class ProblemView(BaseModel):
+    suite_id: str
+    problem_id: str
+    cluster_id: str
+    partition: PartitionName
+    intent: Intent
+    difficulty: Difficulty
+    query: str
+    row: dict[str, Any] = Field(description="The official task row, gold reward included.")
+
+
+class JudgmentView(BaseModel):
+    version: int
+    judge: str
+    rubric_version: str
+    status: JudgmentStatus
+    level: float | None
+    coefficient: float | None
+    explanation: str | None = Field(description="Withheld when the problem is hidden (it may quote it).")
+    detail: dict[str, Any] | None
+    judged_at: datetime | None
+
+
+class EpisodeSummary(BaseModel):
+    id: int
+    cycle: int
+    stage: EpisodeStage
+    submission_id: int
+    suite_id: str
+    problem_id: str
+    attempt: int
+    status: EpisodeStatus
+    visibility: Level
+    success: bool | None
+    rule: float | None
+    coefficient: float | None = Field(description="The latest done judgment's coefficient.")
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class EpisodeDetail(EpisodeSummary):
+    redaction: str | None = Field(description="Why parts are withheld; None when everything is shown.")
+    problem: ProblemView | None
+    record: dict[str, Any] | None = Field(description="The full EpisodeRecord (every tool and LLM call).")
+    outcome: dict[str, Any] | None = Field(description="The OutcomeScore.")
+    error: str | None
+    judgments: list[JudgmentView]
+
+
+class EpisodePage(BaseModel):
+    total: int
+    offset: int
+    items: list[EpisodeSummary]
+
+
+class Health(BaseModel):
+    status: str = Field(description="ok, or degraded when the database is unreachable or behind.")
+    database: str
+    revision: str | None
+    head: str
+    up_to_date: bool
+    validator_hotkey: str | None
+    accepting_submissions: bool

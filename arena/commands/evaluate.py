@@ -1,0 +1,167 @@
+"""`arena eval`: a policy on held-out problems -> ASR, pass@1, pass@k, pass^k; `arena eval compare`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
+
+POLICY_MODEL = "heuristic-policy"
+
+app = typer.Typer(
+    help="Evaluate a policy (any OpenAI-compatible endpoint) on a held-out partition.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+)
+
+
+@app.callback()
+def run(
+    ctx: typer.Context,
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog index directory.")] = None,
+    problems: Annotated[Path | None, typer.Option("--problems", help="Problems JSONL to evaluate on.")] = None,
+    suite: Annotated[Path | None, typer.Option("--suite", help="Suite directory (with --partition).")] = None,
+    partition: Annotated[str, typer.Option("--partition", help="Suite partition to evaluate on.")] = "heldout",
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (else the built-in offline policy).")
+    ] = None,
+    model: Annotated[str, typer.Option("--model", help="Model name served at --base-url.")] = POLICY_MODEL,
+    api_key: Annotated[str | None, typer.Option("--api-key", envvar="ARENA_UPSTREAM_API_KEY")] = None,
+    samples: Annotated[int, typer.Option("--samples", min=0, help="Sampled runs per problem for pass@k.")] = 8,
+    temperature: Annotated[float, typer.Option("--temperature", min=0.0, max=2.0)] = 0.7,
+    mode: Annotated[str, typer.Option("--mode", help="strict | official")] = "strict",
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N problems.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 2,
+    label: Annotated[str | None, typer.Option("--label", help="Name of this run in `compare` (default: model).")] = None,
+    knowledge: Annotated[
+        Path | None, typer.Option("--knowledge", help="Knowledge index (default: CATALOG/knowledge if present).")
+    ] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the greedy pass and of the built-in policy.")] = 0,
+    unsafe_no_sandbox: Annotated[
+        bool, typer.Option("--unsafe-no-sandbox", help="DEVELOPMENT ONLY: run the harness unsandboxed.")
+    ] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Run the policy under test through the race's episode runner and scorer; write metrics.json,
+    report.md and records.jsonl (evaluation episodes, never training data) into --out."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from arena.problems.official import ProblemFileError, load_problems
+    from arena.problems.partitions import PartitionName
+    from arena.problems.suites import Suite, SuiteError
+    from arena.runner.proxy import Upstream, UpstreamRegistry
+    from arena.runner.sandbox import SandboxUnavailable
+    from arena.scoring.outcome import ScoreMode
+    from arena.shop.index import CatalogIndex, CatalogIndexError
+    from arena.shop.knowledge import LocalKnowledgeBase
+    from distill.evaluate import EvalSettings, evaluate
+
+    if catalog is None or out_dir is None:
+        fail("--catalog and --out are required (or use `arena eval compare DIR DIR ...`)")
+    if (problems is None) == (suite is None):
+        fail("give exactly one of --problems FILE or --suite DIR --partition NAME")
+    settings = settings_or_fail(config)
+    try:
+        score_mode = ScoreMode(mode)
+    except ValueError:
+        fail(f"--mode must be strict or official, not {mode!r}")
+    try:
+        index = CatalogIndex(catalog)
+        if problems is not None:
+            task_list = load_problems(problems)
+        else:
+            try:
+                part = PartitionName(partition)
+            except ValueError:
+                fail(f"--partition must be one of {', '.join(p.value for p in PartitionName)}, not {partition!r}")
+            task_list = Suite(suite).problems(part)
+    except (CatalogIndexError, ProblemFileError, SuiteError, OSError) as exc:
+        fail(str(exc))
+    task_list = task_list[:limit]
+    if not task_list:
+        fail("no problems to evaluate")
+    knowledge_dir = knowledge or (catalog / "knowledge")
+    knowledge_base = LocalKnowledgeBase(knowledge_dir) if (knowledge_dir / "knowledge.json").is_file() else None
+    if knowledge is not None and knowledge_base is None:
+        fail(f"{knowledge} is not a knowledge index")
+    if base_url:
+        registry = UpstreamRegistry([Upstream(name="upstream", base_url=base_url, api_key=api_key, models=[model])])
+    else:
+        import httpx
+
+        from arena.policy.server import create_policy_app
+
+        if model != POLICY_MODEL:
+            fail(f"without --base-url the model is the built-in {POLICY_MODEL!r}")
+        registry = UpstreamRegistry(
+            [Upstream(name=POLICY_MODEL, base_url="http://heuristic-policy/v1", models=[POLICY_MODEL])],
+            transports={POLICY_MODEL: httpx.ASGITransport(app=create_policy_app(seed=seed))},
+        )
+    eval_settings = EvalSettings(
+        model=model,
+        base_url=base_url,
+        samples=samples,
+        temperature=temperature,
+        mode=score_mode,
+        concurrency=concurrency,
+        seed=seed,
+        label=label,
+    )
+    total = len(task_list) * (1 + samples)
+    done = [0]
+
+    def progress(_record) -> None:
+        done[0] += 1
+        if done[0] % max(1, total // 20) == 0 or done[0] == total:
+            err.print(f"episodes {done[0]}/{total}", highlight=False)
+
+    async def go():
+        try:
+            return await evaluate(
+                index,
+                task_list,
+                registry,
+                eval_settings,
+                out_dir,
+                knowledge=knowledge_base,
+                limits=settings.runner.limits,
+                sandbox=not unsafe_no_sandbox,
+                on_done=progress,
+            )
+        finally:
+            await registry.aclose()
+
+    try:
+        metrics = asyncio.run(go())
+    except SandboxUnavailable as exc:
+        fail(str(exc))
+    err.print((out_dir / "report.md").read_text(), markup=False, highlight=False)
+    out.print_json(json.dumps(metrics.model_dump(mode="json")))
+
+
+@app.command("compare")
+def compare(
+    runs: Annotated[list[Path], typer.Argument(help="`arena eval` output directories (base model first).")],
+    resamples: Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")] = 2000,
+    confidence: Annotated[float, typer.Option("--confidence", min=0.5, max=0.999)] = 0.95,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of the markdown table.")] = False,
+) -> None:
+    """Put several evaluation runs side by side, with bootstrap confidence intervals over problems."""
+    from distill.eval_report import compare_runs, render_comparison
+    from distill.evaluate import EvalRunError, load_run
+
+    try:
+        loaded = [load_run(path) for path in runs]
+        rows = compare_runs(loaded, resamples=resamples, confidence=confidence)
+    except (EvalRunError, ValueError) as exc:
+        fail(str(exc))
+    if as_json:
+        out.print_json(json.dumps([row.model_dump(mode="json") for row in rows]))
+    else:
+        out.print(render_comparison(rows, confidence), markup=False, highlight=False)

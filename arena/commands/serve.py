@@ -1,0 +1,52 @@
+"""`arena serve`: the validator's HTTP API (submissions, leaderboard, cycles, episodes) with uvicorn.
+
+The database is ``ARENA_DATABASE_URL`` (default ``sqlite:///./arena.db``),
+brought to the latest schema first unless ``api.apply_migrations`` is off.
+Everything else is the ``[api]`` settings group (``ARENA_API__*``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import ConfigOption, err, fail, settings_or_fail
+
+
+def serve(
+    host: Annotated[str | None, typer.Option("--host", help="Interface to bind (default api.host, 127.0.0.1).")] = None,
+    port: Annotated[
+        int | None, typer.Option("--port", min=0, max=65535, help="Port to listen on (default api.port, 8000).")
+    ] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Serve the validator API: signed submissions, leaderboard (also as HTML at /), cycles, episodes, /metrics."""
+    import uvicorn
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from arena.api import ApiSetupError, create_app
+    from arena.api.settings import api_settings
+    from arena.store.db import StoreError, open_store
+    from arena.store.migrate import current_revision, head_revision, upgrade_database
+
+    settings = settings_or_fail(config)
+    api = api_settings(settings)
+    try:
+        store = open_store()
+        if api.apply_migrations:
+            upgrade_database(store.engine)
+        elif current_revision(store.engine) != head_revision():
+            fail(f"{store.url} is not at schema revision {head_revision()}: run `arena db upgrade`")
+        app = create_app(settings, store=store)
+    except (StoreError, ApiSetupError) as exc:
+        fail(str(exc))
+    except SQLAlchemyError as exc:
+        fail(f"database: {str(getattr(exc, 'orig', None) or exc).strip().splitlines()[0]}")
+    hotkey = app.state.context.validator_hotkey
+    err.print(
+        f"database {store.url}; chain {api.chain} (netuid {api.netuid}); "
+        + (f"receiver hotkey {hotkey}" if hotkey else "no validator hotkey: submissions answer 503"),
+        highlight=False,
+    )
+    uvicorn.run(app, host=host or api.host, port=api.port if port is None else port, log_level="info")

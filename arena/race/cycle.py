@@ -1,0 +1,256 @@
+"""The cycle driver: intake -> qualifying -> race -> judging -> scoring -> promotion -> weights -> done.
+
+Every stage reads what it needs from the store and from the details the
+stages before it stored, does work that is idempotent in the store
+(episodes are scheduled by unique key, the draw is recorded once per cycle,
+standings are upserts), then records its own detail with ``finish_stage``.
+A stage whose detail is stored is never run again. So a validator killed
+at any point and restarted calls ``run_cycle`` again and continues where it
+was: a finished episode is kept (``complete`` is once-only), an unfinished
+one is queued again, and no decision already recorded is re-taken.
+
+The cycle's parameters (sizes, K, margins, shares, model, sampling pin) are
+stored with the cycle when it starts; a resumed cycle runs with them, not
+with whatever the restarted process was configured with.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from arena.chain.protocol import Chain
+from arena.problems.suites import Suite
+from arena.race.dispatch import Dispatcher
+from arena.race.resilience import in_thread
+from arena.race.settings import RaceSettings
+from arena.store import Store
+from arena.store import repositories as repo
+from arena.store.models import SubmissionStatus
+from arena.store.models_race import CycleStage
+
+logger = logging.getLogger(__name__)
+
+# What a cycle fixes when it starts (stored in cycles.params["race"]); the rest is how this process runs.
+CYCLE_PARAMETERS = (
+    "qualifying_size",
+    "qualifying_attempts",
+    "qualification_fraction",
+    "draw_size",
+    "attempts",
+    "promotion_margin",
+    "margin_decay_per_day",
+    "margin_floor",
+    "champion_share",
+    "taper",
+    "burn_share",
+    "embargo_days_after_submission",
+    "embargo_cycles_after_champion",
+    "judge_kind",
+    "judge_timeout_s",
+    "model",
+    "pin_temperature",
+    "pin_seed",
+)
+
+
+class RaceError(RuntimeError):
+    """The cycle cannot go on (an empty race bank, a ledger that disagrees with the store); says why."""
+
+
+@dataclass
+class CycleContext:
+    """One cycle being run: where things are and what the finished stages decided."""
+
+    store: Store
+    chain: Chain
+    race: RaceSettings
+    suite: Suite
+    suite_id: str
+    dispatcher: Dispatcher
+    number: int
+    validator_hotkey: str
+    details: dict[CycleStage, dict] = field(default_factory=dict)
+
+    def detail(self, stage: CycleStage) -> dict:
+        return self.details.get(stage, {})
+
+
+class CycleReport(BaseModel):
+    """A finished cycle, as the commands and the demo print it."""
+
+    cycle: int
+    suite_id: str
+    started_at: datetime
+    finished_at: datetime | None
+    draw_block: int | None
+    draw_block_hash: str | None
+    stages: dict[str, dict]
+    standings: list[repo.StandingInfo]
+    champion_id: int | None
+    weights: repo.WeightsInfo | None
+
+
+StageFunction = Callable[[CycleContext], Awaitable[dict]]
+
+
+def cycle_params(race: RaceSettings, suite_id: str) -> dict:
+    pin = race.pin
+    return {
+        "suite_id": suite_id,
+        "race": {name: getattr(race, name) for name in CYCLE_PARAMETERS},
+        "model": race.model,
+        "pin": None if pin is None else pin.model_dump(),
+    }
+
+
+def with_cycle_params(race: RaceSettings, params: dict) -> RaceSettings:
+    """This process's settings with the stored cycle's parameters in force."""
+    stored = params.get("race") or {}
+    return race.model_copy(update={name: stored[name] for name in CYCLE_PARAMETERS if name in stored})
+
+
+def _open_cycle(store: Store, race: RaceSettings, suite_id: str) -> repo.CycleInfo:
+    """The unfinished latest cycle, or a new one after it."""
+    with store.transaction() as session:
+        latest = repo.latest_cycle(session)
+        if latest is not None and latest.stage is not CycleStage.done:
+            return latest
+        number = 1 if latest is None else latest.number + 1
+        return repo.start_cycle(session, number, suite_id, cycle_params(race, suite_id))
+
+
+def _finished_details(store: Store, number: int) -> dict[CycleStage, dict]:
+    with store.transaction() as session:
+        return {s.stage: s.detail for s in repo.stages(session, number) if s.finished_at is not None}
+
+
+def _begin(store: Store, number: int, stage: CycleStage) -> repo.StageInfo:
+    with store.transaction() as session:
+        return repo.begin_stage(session, number, stage)
+
+
+def _finish(store: Store, number: int, stage: CycleStage, detail: dict) -> repo.StageInfo:
+    with store.transaction() as session:
+        return repo.finish_stage(session, number, stage, detail)
+
+
+async def run_cycle(
+    store: Store,
+    chain: Chain,
+    race: RaceSettings,
+    suite: Suite,
+    suite_id: str,
+    dispatcher: Dispatcher,
+    validator_hotkey: str,
+) -> CycleReport:
+    """Run (or resume) the current cycle to its end and report it."""
+    from arena.race import qualifying, racing, results  # the stages import this module's context
+
+    cycle = await in_thread(_open_cycle, store, race, suite_id)
+    if cycle.suite_id != suite_id:
+        raise RaceError(
+            f"cycle {cycle.number} is unfinished and races suite {cycle.suite_id}, but this validator is "
+            f"configured with suite {suite_id}; finish it with that suite first"
+        )
+    ctx = CycleContext(
+        store=store,
+        chain=chain,
+        race=with_cycle_params(race, cycle.params),
+        suite=suite,
+        suite_id=suite_id,
+        dispatcher=dispatcher,
+        number=cycle.number,
+        validator_hotkey=validator_hotkey,
+    )
+    dispatcher.race = ctx.race
+    ctx.details = await in_thread(_finished_details, store, cycle.number)
+    order: list[tuple[CycleStage, StageFunction]] = [
+        (CycleStage.intake, intake),
+        (CycleStage.qualifying, qualifying.run),
+        (CycleStage.race, racing.run_race),
+        (CycleStage.judging, racing.run_judging),
+        (CycleStage.scoring, results.run_scoring),
+        (CycleStage.promotion, results.run_promotion),
+        (CycleStage.weights, results.run_weights),
+    ]
+    for stage, function in order:
+        if stage in ctx.details:
+            continue
+        await in_thread(_begin, store, cycle.number, stage)
+        logger.info("cycle %d: %s", cycle.number, stage.value)
+        detail = await function(ctx)
+        await in_thread(_finish, store, cycle.number, stage, detail)
+        ctx.details[stage] = detail
+    if CycleStage.done not in ctx.details:
+        await in_thread(_begin, store, cycle.number, CycleStage.done)
+        await in_thread(_finish, store, cycle.number, CycleStage.done, {})
+    return await in_thread(cycle_report, store, cycle.number)
+
+
+def cycle_report(store: Store, number: int) -> CycleReport:
+    with store.transaction() as session:
+        cycle = repo.get_cycle(session, number)
+        if cycle is None:
+            raise RaceError(f"cycle {number} does not exist")
+        table = repo.standings(session, number)
+        sent = [w for w in repo.weights_sent(session, cycle=number) if w.ok]
+        return CycleReport(
+            cycle=number,
+            suite_id=cycle.suite_id,
+            started_at=cycle.started_at,
+            finished_at=cycle.finished_at,
+            draw_block=cycle.draw_block,
+            draw_block_hash=cycle.draw_block_hash,
+            stages={s.stage.value: s.detail for s in repo.stages(session, number)},
+            standings=table,
+            champion_id=next((s.submission_id for s in table if s.is_champion), None),
+            weights=sent[-1] if sent else None,
+        )
+
+
+# --- intake -----------------------------------------------------------------------------------------
+
+
+def _close_intake(ctx: CycleContext) -> repo.CycleInfo:
+    with ctx.store.transaction() as session:
+        cycle = repo.get_cycle(session, ctx.number)
+        assert cycle is not None
+        if cycle.draw_block is not None:
+            return cycle
+    advance = getattr(ctx.chain, "advance", None)
+    if callable(advance):
+        # A local chain makes blocks only when asked: one new block per cycle gives each draw a fresh seed.
+        advance()
+    head = ctx.chain.current_block()
+    block_hash = ctx.chain.block_hash(head.number)
+    with ctx.store.transaction() as session:
+        return repo.close_intake(session, ctx.number, head.number, block_hash)
+
+
+def _entrants(ctx: CycleContext, closed_at: datetime) -> tuple[list[int], int | None]:
+    with ctx.store.transaction() as session:
+        waiting = repo.list_submissions(session, statuses=[SubmissionStatus.accepted, SubmissionStatus.qualifying])
+        entrants = [s.id for s in waiting if s.submitted_at <= closed_at]
+        for submission_id in entrants:
+            repo.set_status(session, submission_id, SubmissionStatus.qualifying)
+        reigning = repo.champion(session, up_to_cycle=ctx.number - 1)
+        return entrants, None if reigning is None else reigning.submission_id
+
+
+async def intake(ctx: CycleContext) -> dict:
+    """Close intake: fix the draw's block (public randomness from after the close) and the entrants."""
+    cycle = await in_thread(_close_intake, ctx)
+    assert cycle.intake_closed_at is not None
+    entrants, champion = await in_thread(_entrants, ctx, cycle.intake_closed_at)
+    return {
+        "intake_closed_at": cycle.intake_closed_at.isoformat(),
+        "draw_block": cycle.draw_block,
+        "draw_block_hash": cycle.draw_block_hash,
+        "entrants": entrants,
+        "champion": champion,
+    }

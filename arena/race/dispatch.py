@@ -1,0 +1,124 @@
+"""Getting a stage's episodes done: schedule them in the store, queue their jobs, wait.
+
+The store decides what is left to do, so waiting is also recovering: each
+pass releases leases that ran out (a worker died mid-episode), queues a job
+for every pending episode that has none waiting (the queueing lock makes it
+idempotent), re-queues the jobs of stalled workers, and queues judgments for
+done episodes still without one. A validator that restarts mid-stage runs
+the same loop and finds exactly the work that is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+from procrastinate import App
+from pydantic import BaseModel
+
+from arena.race import scoring
+from arena.race.resilience import in_thread, retry_async
+from arena.race.settings import RaceSettings
+from arena.race.tasks import defer_episode, defer_judgment, retry_stalled_jobs
+from arena.store import Store
+from arena.store import repositories as repo
+from arena.store.models_race import EpisodeStage, EpisodeStatus
+
+logger = logging.getLogger(__name__)
+
+REQUEUE_EVERY_S = 5.0  # how often a waiting stage re-queues what the store says is unfinished
+
+
+class Progress(BaseModel):
+    """One update for whoever shows progress (a bar per stage)."""
+
+    cycle: int
+    step: str  # "qualifying", "race", "judging: qualifying", ...
+    done: int
+    total: int
+
+
+ProgressSink = Callable[[Progress], None]
+
+
+class Dispatcher:
+    def __init__(self, store: Store, app: App, race: RaceSettings, on_progress: ProgressSink | None = None) -> None:
+        self.store = store
+        self.app = app
+        self.race = race
+        self.on_progress = on_progress or (lambda _p: None)
+
+    async def run_episodes(self, keys: Sequence[repo.EpisodeKey], cycle: int, stage: EpisodeStage) -> None:
+        """Schedule ``keys`` (idempotent) and return once every episode of the stage is done or failed."""
+        await in_thread(_ensure, self.store, list(keys))
+        last_requeue = 0.0
+        while True:
+            now = time.monotonic()
+            if now - last_requeue >= REQUEUE_EVERY_S:
+                await self._requeue(cycle, stage)
+                last_requeue = now
+            counts = await in_thread(_counts, self.store, cycle, stage)
+            total = sum(counts.values())
+            finished = counts[EpisodeStatus.done] + counts[EpisodeStatus.failed]
+            self.on_progress(Progress(cycle=cycle, step=stage.value, done=finished, total=total))
+            if finished == total:
+                return
+            await asyncio.sleep(self.race.poll_s)
+
+    async def wait_for_judgments(self, cycle: int, stage: EpisodeStage, deadline: float) -> list[int]:
+        """Wait until every done episode of the stage is judged or ``deadline`` (time.time()) passes;
+        returns the episodes still unjudged."""
+        last_requeue = 0.0
+        while True:
+            outcomes = await in_thread(_outcomes, self.store, cycle, stage)
+            waiting = scoring.unjudged(outcomes)
+            done = sum(1 for o in outcomes if o.status is EpisodeStatus.done)
+            self.on_progress(Progress(cycle=cycle, step=f"judging: {stage.value}", done=done - len(waiting), total=done))
+            if not waiting or time.time() >= deadline:
+                return waiting
+            now = time.monotonic()
+            if now - last_requeue >= REQUEUE_EVERY_S:
+                for episode_id in waiting:
+                    await retry_async(lambda e=episode_id: defer_judgment(self.app, e), what="queue judgment")
+                await retry_async(lambda: retry_stalled_jobs(self.app, self.race.stalled_worker_s), what="stalled")
+                last_requeue = now
+            await asyncio.sleep(min(self.race.poll_s, max(0.05, deadline - time.time())))
+
+    async def _requeue(self, cycle: int, stage: EpisodeStage) -> None:
+        released = await in_thread(_release_expired, self.store)
+        if released:
+            logger.warning("cycle %d %s: %d episode lease(s) ran out; queued again", cycle, stage.value, released)
+        await retry_async(lambda: retry_stalled_jobs(self.app, self.race.stalled_worker_s), what="stalled jobs")
+        pending = await in_thread(_pending, self.store, cycle, stage)
+        for episode_id in pending:
+            await retry_async(lambda e=episode_id: defer_episode(self.app, e), what="queue episode")
+        unjudged = scoring.unjudged(await in_thread(_outcomes, self.store, cycle, stage))
+        for episode_id in unjudged:
+            await retry_async(lambda e=episode_id: defer_judgment(self.app, e), what="queue judgment")
+
+
+def _ensure(store: Store, keys: list[repo.EpisodeKey]) -> None:
+    with store.transaction() as session:
+        repo.ensure_episodes(session, keys)
+
+
+def _counts(store: Store, cycle: int, stage: EpisodeStage):
+    with store.transaction() as session:
+        return repo.status_counts(session, cycle=cycle, stage=stage)
+
+
+def _release_expired(store: Store) -> int:
+    with store.transaction() as session:
+        return repo.release_expired_leases(session)
+
+
+def _pending(store: Store, cycle: int, stage: EpisodeStage) -> list[int]:
+    with store.transaction() as session:
+        return [e.id for e in repo.list_episodes(session, cycle=cycle, stage=stage, status=EpisodeStatus.pending)]
+
+
+def _outcomes(store: Store, cycle: int, stage: EpisodeStage) -> list[scoring.EpisodeOutcome]:
+    with store.transaction() as session:
+        return scoring.load_outcomes(session, cycle, stage)

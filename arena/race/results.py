@@ -1,0 +1,211 @@
+"""The cycle's last stages: scoring, promotion and weights, each a function of stored data.
+
+- scoring: race scores by ``arena.race.scoring``'s rule, ranked by
+  ``arena.race.promotion.rank_contenders``, stored as standings;
+- promotion: ``decide_promotion`` with the champion's reign in whole days
+  (from the intake close of the cycle that crowned it to this one's);
+- weights: ``compute_weights`` of the standings and the chain's uids, sent
+  with ``chain.set_weights`` and logged whatever the chain answered. A cycle
+  that already logged accepted weights does not send them again.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from arena.race import scoring
+from arena.race.cycle import CycleContext
+from arena.race.embargo import EmbargoRule, day_rule_end
+from arena.race.promotion import Contender, decide_promotion, rank_contenders
+from arena.race.resilience import in_thread
+from arena.race.weights import Finisher, compute_weights
+from arena.store import repositories as repo
+from arena.store.models import SubmissionStatus
+from arena.store.models_race import Cycle, CycleStage, EpisodeStage, Standing
+
+
+def _race_outcomes(ctx: CycleContext) -> list[scoring.EpisodeOutcome]:
+    with ctx.store.transaction() as session:
+        return scoring.load_outcomes(session, ctx.number, EpisodeStage.race)
+
+
+def _contenders(ctx: CycleContext, scores: dict[int, scoring.SubmissionScore]) -> list[Contender]:
+    with ctx.store.transaction() as session:
+        found = []
+        for submission_id, score in scores.items():
+            info = repo.get_submission(session, submission_id)
+            assert info is not None
+            found.append(
+                Contender(
+                    submission_id=submission_id,
+                    race_score=score.score,
+                    commitment_block=info.commitment_block,
+                    submitted_at=info.submitted_at,
+                )
+            )
+        return found
+
+
+def _store_ranking(ctx: CycleContext, ranked: list[Contender], scores: dict[int, scoring.SubmissionScore]) -> None:
+    with ctx.store.transaction() as session:
+        for rank, contender in enumerate(ranked, start=1):
+            score = scores[contender.submission_id]
+            repo.record_standing(
+                session,
+                repo.StandingIn(
+                    cycle=ctx.number,
+                    submission_id=contender.submission_id,
+                    race_score=score.score,
+                    success_rate=score.success_rate,
+                    mean_coefficient=score.mean_coefficient,
+                    rank=rank,
+                ),
+            )
+
+
+async def run_scoring(ctx: CycleContext) -> dict:
+    race = ctx.detail(CycleStage.race)
+    if race.get("skipped"):
+        return {"skipped": race["skipped"]}
+    outcomes = await in_thread(_race_outcomes, ctx)
+    scores, exclusions = scoring.score_outcomes(outcomes, race["racers"])
+    ranked = rank_contenders(await in_thread(_contenders, ctx, scores))
+    await in_thread(_store_ranking, ctx, ranked, scores)
+    return {
+        "scores": {str(k): v.model_dump() for k, v in scores.items()},
+        "ranking": [c.submission_id for c in ranked],
+        "excluded": [e.model_dump() for e in exclusions],
+        "exclusion_rules": scoring.RULE_TEXT if exclusions else {},
+    }
+
+
+def _reign_days(ctx: CycleContext, champion: int) -> int:
+    """Whole days from the intake close of the cycle that crowned ``champion`` to this cycle's."""
+    with ctx.store.transaction() as session:
+        crowned = session.execute(
+            select(func.min(Standing.cycle)).where(Standing.submission_id == champion, Standing.is_champion.is_(True))
+        ).scalar_one_or_none()
+        if crowned is None:
+            return 0
+        closes = dict(
+            session.execute(select(Cycle.number, Cycle.intake_closed_at).where(Cycle.number.in_([crowned, ctx.number])))
+            .tuples()
+            .all()
+        )
+    start, now = closes.get(crowned), closes.get(ctx.number)
+    if start is None or now is None:
+        return 0
+    return max(0, (now - start).days)
+
+
+def _apply_promotion(ctx: CycleContext, champion_id: int | None, previous: int | None, racers: list[int]) -> None:
+    rule = EmbargoRule(
+        cycles_after_champion=ctx.race.embargo_cycles_after_champion,
+        days_after_submission=ctx.race.embargo_days_after_submission,
+    )
+    with ctx.store.transaction() as session:
+        if champion_id is not None:
+            ranked = any(s.rank is not None for s in repo.standings(session, ctx.number) if s.submission_id == champion_id)
+            standing = repo.StandingIn(cycle=ctx.number, submission_id=champion_id, is_champion=True)
+            if not ranked:
+                standing.rank = 1  # reigning unraced: the only finisher of this cycle
+            repo.record_standing(session, standing)
+            repo.set_status(session, champion_id, SubmissionStatus.champion)
+        for submission_id in sorted({*racers, *([previous] if previous is not None else [])}):
+            if submission_id == champion_id:
+                continue
+            info = repo.get_submission(session, submission_id)
+            assert info is not None
+            reigned = submission_id == previous
+            # A former champion's embargo runs in cycles (the API's rule); everyone else's by the day rule.
+            until = None if reigned else day_rule_end(info.submitted_at, rule, info.embargo_until)
+            repo.set_status(session, submission_id, SubmissionStatus.retired, embargo_until=until)
+
+
+async def run_promotion(ctx: CycleContext) -> dict:
+    champion: int | None = ctx.detail(CycleStage.intake).get("champion")
+    race = ctx.detail(CycleStage.race)
+    scoring_detail = ctx.detail(CycleStage.scoring)
+    if race.get("skipped"):
+        if champion is not None:
+            await in_thread(_apply_promotion, ctx, champion, champion, [])
+        return {"champion_id": champion, "previous_champion_id": champion, "promoted": False,
+                "reason": race["skipped"]}  # fmt: skip
+    scores = {int(k): v for k, v in scoring_detail["scores"].items()}
+    contenders = await in_thread(
+        _contenders, ctx, {k: scoring.SubmissionScore.model_validate(v) for k, v in scores.items()}
+    )
+    ranked = rank_contenders(contenders)
+    reign_days = await in_thread(_reign_days, ctx, champion) if champion is not None else 0
+    decision = decide_promotion(
+        ranked,
+        champion,
+        reign_days=reign_days,
+        promotion_margin=ctx.race.promotion_margin,
+        decay_per_day=ctx.race.margin_decay_per_day,
+        floor=ctx.race.margin_floor,
+    )
+    await in_thread(_apply_promotion, ctx, decision.champion_id, champion, race["racers"])
+    return decision.model_dump()
+
+
+def _finishers(ctx: CycleContext) -> list[Finisher]:
+    with ctx.store.transaction() as session:
+        finishers = []
+        for standing in repo.standings(session, ctx.number):
+            if standing.rank is None:
+                continue  # qualified out: not a finisher of this cycle
+            info = repo.get_submission(session, standing.submission_id)
+            assert info is not None
+            finishers.append(
+                Finisher(
+                    submission_id=standing.submission_id,
+                    hotkey=info.hotkey,
+                    rank=standing.rank,
+                    is_champion=standing.is_champion,
+                )
+            )
+        return finishers
+
+
+def _accepted_weights(ctx: CycleContext) -> repo.WeightsInfo | None:
+    with ctx.store.transaction() as session:
+        sent = [w for w in repo.weights_sent(session, cycle=ctx.number) if w.ok]
+    return sent[-1] if sent else None
+
+
+def _send(ctx: CycleContext, uids: list[int], weights: list[float]) -> repo.WeightsInfo:
+    receipt = ctx.chain.set_weights(ctx.validator_hotkey, uids, weights)
+    with ctx.store.transaction() as session:
+        return repo.record_weights(
+            session, ctx.number, uids, weights, ok=receipt.ok, block=receipt.block, message=receipt.message
+        )
+
+
+async def run_weights(ctx: CycleContext) -> dict:
+    already = await in_thread(_accepted_weights, ctx)
+    if already is not None:
+        return {"uids": already.uids, "weights": already.weights, "ok": True, "block": already.block,
+                "note": "sent before a restart"}  # fmt: skip
+    finishers = await in_thread(_finishers, ctx)
+    neurons = await in_thread(ctx.chain.neurons)
+    vector = compute_weights(
+        finishers,
+        {n.hotkey: n.uid for n in neurons},
+        champion_share=ctx.race.champion_share,
+        taper=ctx.race.taper,
+        burn_share=ctx.race.burn_share,
+    )
+    if not vector.uids:
+        return {"uids": [], "weights": [], "ok": False, "dropped": vector.dropped,
+                "note": "no finisher and no burn share: nothing to set"}  # fmt: skip
+    sent = await in_thread(_send, ctx, vector.uids, vector.weights)
+    return {
+        "uids": sent.uids,
+        "weights": sent.weights,
+        "ok": sent.ok,
+        "block": sent.block,
+        "message": sent.message,
+        "dropped": vector.dropped,
+        "finishers": [f.model_dump() for f in finishers],
+    }

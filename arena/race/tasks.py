@@ -1,0 +1,341 @@
+"""Episodes and judgments as procrastinate tasks: ``run_episode(episode_id)`` and ``judge_episode(episode_id)``.
+
+The store, not the queue, is the source of truth. A job names an episode;
+the task claims it in the store with a lease (renewed while it runs), stores
+the record and outcome with the store's idempotent ``complete`` and queues
+its judgment. So a job may be lost (the in-memory queue of an embedded
+validator dies with its process), duplicated (a stalled job retried while the
+episode was re-queued) or retried after a worker died mid-episode: the
+episode still runs to completion and is stored exactly once. The validator's
+dispatcher re-queues what the store says is unfinished (``arena.race.dispatch``).
+
+Connectors: ``PsycopgConnector`` for PostgreSQL (any number of ``arena worker``
+processes on any machines share the queue; its schema is the store's
+migration 0002), ``InMemoryConnector`` for SQLite (the embedded validator runs
+the same tasks in-process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from procrastinate import App, BaseConnector, PsycopgConnector, RetryStrategy
+from procrastinate import exceptions as procrastinate_exceptions
+from procrastinate.testing import InMemoryConnector
+from psycopg_pool import AsyncConnectionPool
+from sqlalchemy.engine import make_url
+
+from arena.problems.model import Problem
+from arena.race.resilience import in_thread
+from arena.race.settings import RaceSettings
+from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.runner.proxy import SamplingPin, UpstreamRegistry
+from arena.runner.record import EpisodeLimits, EpisodeRecord
+from arena.scoring.outcome import ScoreMode, score_problem
+from arena.shop.index import CatalogIndex
+from arena.shop.knowledge import KnowledgeBackend
+from arena.store import Store, resolve_url
+from arena.store import repositories as repo
+from arena.store.models_race import EpisodeStatus, JudgmentStatus
+from judge.batch import Judge
+from judge.rubric import RUBRIC_VERSION
+from judge.verdict import JudgmentPending, ReasoningJudgment
+
+logger = logging.getLogger(__name__)
+
+EPISODES_QUEUE = "episodes"
+JUDGMENTS_QUEUE = "judgments"
+QUEUES = (EPISODES_QUEUE, JUDGMENTS_QUEUE)
+RETRY_BACKOFF_BASE_S = 2  # procrastinate's exponential wait: 2, 4, 8, ... seconds between tries
+
+
+class JudgmentStillPending(RuntimeError):
+    """The judge could not judge the episode this time; the job is retried with backoff."""
+
+
+@dataclass
+class WorkerContext:
+    """What the tasks need in one process: the store, the catalog, the model servers, the judge."""
+
+    store: Store
+    catalog: CatalogIndex
+    registry: UpstreamRegistry
+    judge: Judge
+    race: RaceSettings
+    limits: EpisodeLimits = field(default_factory=EpisodeLimits)
+    knowledge: KnowledgeBackend | None = None
+    runtime_dir: Path | None = None
+    worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
+    _runners: dict[tuple, EpisodeRunner] = field(default_factory=dict)
+
+    def runner(self, model: str, pin: SamplingPin | None) -> EpisodeRunner:
+        """One runner per (model, pin): the cycle's parameters, not this process's, decide both."""
+        key = (model, None if pin is None else (pin.temperature, pin.seed))
+        if key not in self._runners:
+            config = RunnerConfig(
+                limits=self.limits, sandbox=self.race.sandbox, allowlist=[model], pin=pin, runtime_dir=self.runtime_dir
+            )
+            self._runners[key] = EpisodeRunner(self.catalog, self.registry, config, knowledge=self.knowledge)
+        return self._runners[key]
+
+
+def connector_for(database_url: str | None) -> BaseConnector:
+    """PostgreSQL: the shared queue in the store's database; SQLite: an in-process queue."""
+    url = resolve_url(database_url)
+    if url.get_backend_name() != "postgresql":
+        return InMemoryConnector()
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    # check: a pooled connection is tested when handed out, so a database restart costs a reconnect, not a job.
+    return PsycopgConnector(conninfo=conninfo, check=AsyncConnectionPool.check_connection, min_size=1, max_size=4)
+
+
+@dataclass
+class _EpisodeInput:
+    problem: Problem
+    agent: AgentSource
+    model: str
+    pin: SamplingPin | None
+    attempt: int
+    claims: int
+
+
+def _claim(store: Store, episode_id: int, worker_id: str, lease_s: float) -> repo.EpisodeInfo | None:
+    with store.transaction() as session:
+        return repo.claim(session, episode_id, worker_id, lease_s)
+
+
+def _episode_input(store: Store, info: repo.EpisodeInfo) -> _EpisodeInput:
+    with store.transaction() as session:
+        problem = repo.get_problem(session, info.suite_id, info.problem_id)
+        submission = repo.get_submission(session, info.submission_id)
+        code = repo.submission_code(session, info.submission_id)
+        cycle = repo.get_cycle(session, info.cycle)
+    if problem is None or submission is None or code is None or cycle is None:
+        raise LookupError(
+            f"episode {info.id}: problem {info.suite_id}/{info.problem_id}, submission {info.submission_id} "
+            f"or cycle {info.cycle} is missing from the store"
+        )
+    pin = cycle.params.get("pin")
+    return _EpisodeInput(
+        problem=problem,
+        agent=AgentSource(name=Path(submission.agent_name).stem or f"submission-{submission.id}", code=code),
+        model=cycle.params.get("model", "heuristic-policy"),
+        pin=SamplingPin.model_validate(pin) if pin else None,
+        attempt=info.attempt,
+        claims=info.claims,
+    )
+
+
+def _extend(store: Store, episode_id: int, worker_id: str, lease_s: float) -> bool:
+    with store.transaction() as session:
+        return repo.extend_lease(session, episode_id, worker_id, lease_s)
+
+
+def _complete(store: Store, episode_id: int, record: EpisodeRecord, outcome) -> bool:
+    with store.transaction() as session:
+        return repo.complete(session, episode_id, record, outcome)
+
+
+def _give_back(store: Store, episode_id: int, reason: str, final: bool) -> None:
+    with store.transaction() as session:
+        if final:
+            repo.fail(session, episode_id, reason)
+        else:
+            repo.release(session, episode_id, error=reason)
+
+
+async def _heartbeat(ctx: WorkerContext, episode_id: int) -> None:
+    """Renew the lease every third of it; a lost lease means another worker took over (its result wins)."""
+    while True:
+        await asyncio.sleep(ctx.race.lease_s / 3)
+        try:
+            held = await in_thread(_extend, ctx.store, episode_id, ctx.worker_id, ctx.race.lease_s)
+        except Exception:  # the store is down for longer than a retry budget: the lease may lapse, nothing else
+            logger.exception("episode %d: could not renew the lease", episode_id)
+            continue
+        if not held:
+            logger.warning("episode %d: lease lost to another worker; its result will be the stored one", episode_id)
+            return
+
+
+async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int) -> str:
+    """The body of ``run_episode``: claim, run in the sandbox, score (strict), store once, queue the judgment."""
+    claimed = await in_thread(_claim, ctx.store, episode_id, ctx.worker_id, ctx.race.lease_s)
+    if claimed is None:
+        return "skipped: finished, or leased to a live worker"
+    if claimed.claims > ctx.race.episode_attempts:
+        # Handed out again and again without ever finishing: its workers keep dying (an agent that takes
+        # the worker down with it). Give up rather than loop forever.
+        reason = f"claimed {claimed.claims} times without finishing (workers died or lost the lease)"
+        await in_thread(_give_back, ctx.store, episode_id, reason, True)
+        return "failed"
+    job = await in_thread(_episode_input, ctx.store, claimed)
+    beat = asyncio.create_task(_heartbeat(ctx, episode_id))
+    try:
+        record = await ctx.runner(job.model, job.pin).run(job.agent, job.problem, job.model, attempt=job.attempt)
+    except Exception as exc:
+        # The validator's fault (sandbox, runtime, catalog), not the agent's: an agent's crash is a record.
+        final = job.claims >= ctx.race.episode_attempts
+        reason = f"validator error on try {job.claims}: {type(exc).__name__}: {exc}"
+        await in_thread(_give_back, ctx.store, episode_id, reason, final)
+        if final:
+            logger.error("episode %d failed for good: %s", episode_id, reason)
+            return "failed"
+        raise
+    finally:
+        beat.cancel()
+    outcome = score_problem(job.problem, record.final_recommendation, ctx.catalog, mode=ScoreMode.strict)
+    record.outcome = outcome.model_dump(mode="json")
+    stored = await in_thread(_complete, ctx.store, episode_id, record, outcome)
+    await defer_judgment(app, episode_id)
+    return "stored" if stored else "already stored by another worker"
+
+
+def _judgment_target(store: Store, episode_id: int, judge: str) -> tuple[repo.EpisodeInfo, int] | None:
+    """The done episode and the pending judgment version to fill (created if none); None: nothing to judge."""
+    with store.transaction() as session:
+        info = repo.get_episode(session, episode_id, with_record=True)
+        if info is None or info.status is not EpisodeStatus.done:
+            return None
+        if repo.latest(session, episode_id) is not None:
+            return None  # judged: a re-judgment is a new version made on purpose, not by the race
+        history = repo.versions(session, episode_id)
+        if history and history[-1].status is JudgmentStatus.pending:
+            return info, history[-1].id
+        return info, repo.add_version(session, episode_id, judge, RUBRIC_VERSION).id
+
+
+def _record_judgment(store: Store, judgment_id: int, outcome: ReasoningJudgment | JudgmentPending) -> None:
+    with store.transaction() as session:
+        if isinstance(outcome, ReasoningJudgment):
+            result = repo.JudgmentResult(
+                level=outcome.level,
+                coefficient=outcome.coefficient,
+                explanation=outcome.explanation,
+                detail=outcome.model_dump(mode="json"),
+            )
+            repo.record_result(session, judgment_id, result)
+        else:
+            repo.record_failure(session, judgment_id, outcome.reason)
+
+
+async def judge_episode_now(ctx: WorkerContext, episode_id: int) -> str:
+    """The body of ``judge_episode``. A failure is recorded on the pending version and raised (retried):
+    never a silent coefficient."""
+    target = await in_thread(_judgment_target, ctx.store, episode_id, ctx.judge.name)
+    if target is None:
+        return "nothing to judge"
+    info, judgment_id = target
+    record = EpisodeRecord.model_validate(info.record)
+    try:
+        outcome = await ctx.judge.judge(record)
+    except Exception as exc:  # a judge bug is a failed attempt like any other
+        outcome = JudgmentPending(
+            episode_id=record.episode_id,
+            reason=f"the judge crashed: {type(exc).__name__}: {exc}",
+            attempts=0,
+            judge=ctx.judge.name,
+            rubric_version=RUBRIC_VERSION,
+        )
+    await in_thread(_record_judgment, ctx.store, judgment_id, outcome)
+    if isinstance(outcome, JudgmentPending):
+        raise JudgmentStillPending(f"episode {episode_id}: judgment pending: {outcome.reason}")
+    return f"judged level {outcome.level}"
+
+
+def create_task_app(connector: BaseConnector, context: WorkerContext) -> App:
+    """A procrastinate App with the race's two tasks bound to ``context``."""
+    app = App(connector=connector)
+    race = context.race
+    episode_retry = RetryStrategy(max_attempts=race.episode_attempts, exponential_wait=RETRY_BACKOFF_BASE_S)
+    judge_retry = RetryStrategy(max_attempts=race.judge_attempts, exponential_wait=RETRY_BACKOFF_BASE_S)
+
+    @app.task(name="run_episode", queue=EPISODES_QUEUE, retry=episode_retry)
+    async def run_episode(episode_id: int) -> str:
+        return await run_episode_now(context, app, episode_id)
+
+    @app.task(name="judge_episode", queue=JUDGMENTS_QUEUE, retry=judge_retry)
+    async def judge_episode(episode_id: int) -> str:
+        return await judge_episode_now(context, episode_id)
+
+    return app
+
+
+async def _defer(app: App, task_name: str, lock: str, episode_id: int) -> bool:
+    """Queue one job unless the same one is already waiting (its queueing lock); True if queued."""
+    try:
+        await app.tasks[task_name].configure(queueing_lock=lock).defer_async(episode_id=episode_id)
+    except procrastinate_exceptions.AlreadyEnqueued:
+        return False
+    return True
+
+
+async def defer_episode(app: App, episode_id: int) -> bool:
+    return await _defer(app, "run_episode", f"episode-{episode_id}", episode_id)
+
+
+async def defer_judgment(app: App, episode_id: int) -> bool:
+    return await _defer(app, "judge_episode", f"judgment-{episode_id}", episode_id)
+
+
+async def retry_stalled_jobs(app: App, stalled_worker_s: float) -> int:
+    """Queue again the jobs of workers that stopped sending heartbeats (killed, frozen); how many."""
+    if isinstance(app.connector, InMemoryConnector):
+        return 0  # one process: its jobs die with it, and the dispatcher re-queues from the store
+    stalled = await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=stalled_worker_s)
+    count = 0
+    for job in stalled:
+        try:
+            await app.job_manager.retry_job(job)
+            count += 1
+        except procrastinate_exceptions.ProcrastinateException as exc:
+            # Typically the episode was re-queued meanwhile (the queueing lock is taken): that job covers it.
+            logger.info("stalled job %s not retried: %s", job.id, exc)
+    if count:
+        logger.warning("re-queued %d job(s) of stalled workers", count)
+    return count
+
+
+async def run_workers(
+    app: App,
+    race: RaceSettings,
+    *,
+    concurrency: int,
+    name: str,
+    stop: asyncio.Event | None = None,
+    restart_pause_s: float = 2.0,
+) -> None:
+    """Run a worker until ``stop`` is set (or forever), restarting it when the database connection fails."""
+    stop = stop or asyncio.Event()
+    while not stop.is_set():
+        worker = asyncio.create_task(
+            app.run_worker_async(
+                queues=list(QUEUES),
+                concurrency=concurrency,
+                name=name,
+                wait=True,
+                install_signal_handlers=False,
+                update_heartbeat_interval=max(1.0, race.stalled_worker_s / 3),
+                stalled_worker_timeout=race.stalled_worker_s,
+                fetch_job_polling_interval=min(5.0, race.poll_s * 2),
+                listen_notify=not isinstance(app.connector, InMemoryConnector),
+            )
+        )
+        stopping = asyncio.create_task(stop.wait())
+        done, _ = await asyncio.wait({worker, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if stopping in done:
+            worker.cancel()
+            try:
+                await worker
+            except (asyncio.CancelledError, Exception):
+                pass
+            return
+        stopping.cancel()
+        error = worker.exception()
+        logger.warning("worker %s stopped (%s); restarting in %.1fs", name, error, restart_pause_s)
+        await asyncio.sleep(restart_pause_s)

@@ -1,0 +1,281 @@
+"""The export run: trajectories in, corpus files out, with a verdict on every episode.
+
+One pass streams the trajectories: the filter and the gates are decided per
+trajectory, sub-task and rejected rows are written at once, and gated rows
+are spooled to disk with only a small key kept in memory. The split needs
+every gated row's cluster, agent and fingerprint before it can choose, so a
+second pass over the spool routes each row to train, eval or rejected. Memory
+therefore grows with the number of episodes by a few hundred bytes each, not
+with their size.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from distill.gates import GateConfig, TokenCounter, gate_verdicts
+from distill.importers import Item, Unreadable
+from distill.schema import Trajectory, Verdict
+from distill.split import HELDOUT, Selection, cap_agents, cluster_of, digest, eval_clusters, fingerprint
+from distill.structure import FilterConfig, structural_verdicts
+
+FORMATS = ("jsonl", "parquet", "hf")
+FILES = ("train", "eval", "subtask", "rejected", "kto")
+DEFAULT_EVAL_FRACTION = 0.1
+DEFAULT_MAX_AGENT_SHARE = 0.5
+
+
+class ExportError(ValueError):
+    pass
+
+
+class ExportConfig(BaseModel):
+    out: Path
+    formats: list[str] = Field(default_factory=lambda: ["jsonl"])
+    seed: int = 0
+    eval_fraction: float = Field(DEFAULT_EVAL_FRACTION, ge=0.0, lt=1.0)
+    max_agent_share: float = Field(DEFAULT_MAX_AGENT_SHARE, gt=0.0, le=1.0)
+    filter: FilterConfig = Field(default_factory=FilterConfig)
+    gates: GateConfig = Field(default_factory=GateConfig)
+    selection: Selection = Field(default_factory=Selection)
+
+
+class EpisodeVerdict(BaseModel):
+    """Where one episode went and why: what a database export stores per episode for the API."""
+
+    episode_id: str
+    destination: str  # train | eval | subtask | rejected
+    filter: dict[str, Verdict]
+    gates: dict[str, Verdict]
+
+
+class Funnel(BaseModel):
+    episodes: int = 0  # read (unreadable ones excluded)
+    unreadable: int = 0
+    outside_selection: int = 0
+    heldout: int = 0  # never exported
+    agentic: int = 0
+    subtask: int = 0
+    gated: int = 0
+    duplicates: int = 0
+    capped: int = 0
+    train: int = 0
+    eval: int = 0
+    rejected: int = 0
+    kto_rows: int = 0
+
+
+class ExportSummary(BaseModel):
+    out: str
+    config: ExportConfig
+    funnel: Funnel
+    counter: str
+    unreadable: list[str] = Field(default_factory=list)  # "file:line: reason"
+    excluded: dict[str, int] = Field(default_factory=dict)  # selection reason -> episodes
+    stage_failures: dict[str, int] = Field(default_factory=dict)  # first failing stage of sub-task rows
+    gate_failures: dict[str, int] = Field(default_factory=dict)
+    intents: dict[str, dict[str, int]] = Field(default_factory=dict)  # file -> intent -> rows
+    agents: dict[str, int] = Field(default_factory=dict)  # train rows per agent name@sha
+    rules: list[float] = Field(default_factory=list)  # outcome rule scores of every read episode
+    coefficients: list[float] = Field(default_factory=list)
+    extras: list[str] = Field(default_factory=list)  # written beyond JSONL (parquet, hf, plots) or why not
+
+
+class _Key(BaseModel):
+    """What the split needs of a spooled row, kept in memory instead of the row."""
+
+    episode_id: str
+    cluster: str
+    agent: str
+    fingerprint: str
+    gated: bool  # False: spooled only for KTO (agentic, well-formed, under the coefficient threshold)
+
+
+VerdictSink = Callable[[EpisodeVerdict], None]
+
+
+def _kto_rows(trajectory: Trajectory, label: bool) -> Iterable[dict]:
+    for position, message in enumerate(trajectory.messages):
+        if message.get("role") == "assistant":
+            yield {"prompt": trajectory.messages[:position], "completion": [message], "label": label}
+
+
+class CorpusExport:
+    def __init__(self, config: ExportConfig, *, on_verdict: VerdictSink | None = None) -> None:
+        self.config = config
+        self.counter = TokenCounter(config.gates.tokenizer)
+        self.summary = ExportSummary(out=str(config.out), config=config, funnel=Funnel(), counter=self.counter.name)
+        self.on_verdict = on_verdict or (lambda _verdict: None)
+        config.out.mkdir(parents=True, exist_ok=True)
+        self._spool_path = config.out / ".gated.spool.jsonl"
+        self._files = {name: (config.out / f"{name}.jsonl").open("w", encoding="utf-8") for name in FILES}
+        self._spool = self._spool_path.open("w", encoding="utf-8")
+        self._keys: list[_Key] = []
+
+    def _write(self, name: str, row: dict) -> None:
+        self._files[name].write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    def _count(self, name: str, trajectory: Trajectory) -> None:
+        per = self.summary.intents.setdefault(name, {})
+        per[trajectory.metadata.intent] = per.get(trajectory.metadata.intent, 0) + 1
+
+    def _emit(self, name: str, trajectory: Trajectory) -> None:
+        self._write(name, trajectory.row())
+        self._count(name, trajectory)
+        meta = trajectory.metadata
+        self.on_verdict(
+            EpisodeVerdict(episode_id=meta.episode_id, destination=name, filter=meta.filter, gates=meta.gates)
+        )
+
+    def add(self, item: Item | Unreadable) -> None:
+        funnel = self.summary.funnel
+        if isinstance(item, Unreadable):
+            funnel.unreadable += 1
+            self.summary.unreadable.append(str(item))
+            return
+        trajectory, trace = item
+        funnel.episodes += 1
+        meta = trajectory.metadata
+        excluded = self.config.selection.excludes(trajectory)
+        if excluded is not None:
+            funnel.outside_selection += 1
+            reason = excluded.split(" ")[0] if excluded.startswith(("cycle", "suite", "started")) else excluded
+            self.summary.excluded[reason] = self.summary.excluded.get(reason, 0) + 1
+            return
+        if meta.partition == HELDOUT:
+            funnel.heldout += 1  # measured only by running a policy on it; never a row of any file
+            return
+        if meta.rule is not None:
+            self.summary.rules.append(meta.rule)
+        if meta.judge is not None:
+            self.summary.coefficients.append(meta.judge.coefficient)
+        meta.filter = structural_verdicts(trace, self.config.filter)
+        meta.gates = gate_verdicts(trajectory, self.config.gates, self.counter)
+        if not trajectory.agentic:
+            funnel.subtask += 1
+            stage = next(name for name, v in meta.filter.items() if not v.passed)
+            self.summary.stage_failures[stage] = self.summary.stage_failures.get(stage, 0) + 1
+            self._emit("subtask", trajectory)
+            return
+        funnel.agentic += 1
+        if not trajectory.gated:
+            gate = next(name for name, v in meta.gates.items() if not v.passed)
+            self.summary.gate_failures[gate] = self.summary.gate_failures.get(gate, 0) + 1
+            funnel.rejected += 1
+            self._emit("rejected", trajectory)
+            if meta.gates["format"].passed:
+                self._spool_row(trajectory, gated=False)  # a negative example for KTO
+            return
+        funnel.gated += 1
+        self._spool_row(trajectory, gated=True)
+
+    def _spool_row(self, trajectory: Trajectory, *, gated: bool) -> None:
+        meta = trajectory.metadata
+        self._keys.append(
+            _Key(
+                episode_id=meta.episode_id,
+                cluster=cluster_of(trajectory),
+                agent=meta.agent.sha256,
+                fingerprint=fingerprint(trajectory),
+                gated=gated,
+            )
+        )
+        self._spool.write(json.dumps(trajectory.row(), ensure_ascii=False) + "\n")
+
+    def _plan(self) -> tuple[set[str], dict[int, str]]:
+        """Eval clusters, and spool position -> why that gated row is rejected (duplicate or over the cap)."""
+        seed = self.config.seed
+        reasons: dict[int, str] = {}
+        first: dict[str, str] = {}
+        # The duplicate kept is the first in a seeded order, so the choice does not depend on input order.
+        for position in sorted(range(len(self._keys)), key=lambda i: digest(seed, "dup", self._keys[i].episode_id)):
+            key = self._keys[position]
+            if not key.gated:
+                continue
+            if key.fingerprint in first:
+                reasons[position] = f"duplicate of episode {first[key.fingerprint]}"
+            else:
+                first[key.fingerprint] = key.episode_id
+        kept = [i for i, k in enumerate(self._keys) if k.gated and i not in reasons]
+        evals = eval_clusters((self._keys[i].cluster for i in kept), seed=seed, fraction=self.config.eval_fraction)
+        train = [i for i in kept if self._keys[i].cluster not in evals]
+        cut = cap_agents([(i, self._keys[i].episode_id, self._keys[i].agent) for i in train], seed=seed,
+                         max_share=self.config.max_agent_share)  # fmt: skip
+        reasons.update(cut)
+        return evals, reasons
+
+    def finish(self) -> ExportSummary:
+        self._spool.close()
+        evals, reasons = self._plan()
+        funnel = self.summary.funnel
+        train_clusters: set[str] = set()
+        eval_seen: set[str] = set()
+        threshold = self.config.gates.min_coefficient
+        with self._spool_path.open(encoding="utf-8") as spool:
+            for position, line in enumerate(spool):
+                key = self._keys[position]
+                trajectory = Trajectory.model_validate_json(line)
+                if key.cluster in evals:
+                    if key.gated and position not in reasons:
+                        funnel.eval += 1
+                        eval_seen.add(key.cluster)
+                        self._emit("eval", trajectory)
+                    continue  # an eval cluster's rows never teach, not even as KTO negatives
+                if not key.gated:
+                    funnel.kto_rows += self._kto(trajectory, threshold)
+                    continue
+                if position in reasons:
+                    gate = "duplicate" if reasons[position].startswith("duplicate") else "agent_share"
+                    trajectory.metadata.gates[gate] = Verdict(passed=False, reason=reasons[position])
+                    funnel.duplicates += gate == "duplicate"
+                    funnel.capped += gate == "agent_share"
+                    funnel.rejected += 1
+                    self.summary.gate_failures[gate] = self.summary.gate_failures.get(gate, 0) + 1
+                    self._emit("rejected", trajectory)
+                    continue
+                funnel.train += 1
+                train_clusters.add(key.cluster)
+                agent = f"{trajectory.metadata.agent.name}@{trajectory.metadata.agent.sha256[:12]}"
+                self.summary.agents[agent] = self.summary.agents.get(agent, 0) + 1
+                self._emit("train", trajectory)
+                funnel.kto_rows += self._kto(trajectory, threshold)
+        self._spool_path.unlink()
+        for handle in self._files.values():
+            handle.close()
+        overlap = train_clusters & eval_seen
+        if overlap:  # cannot happen by construction; checked because a leak would void every eval figure
+            raise ExportError(f"leak: cluster(s) {sorted(overlap)[:5]} in both train and eval")
+        return self.summary
+
+    def _kto(self, trajectory: Trajectory, threshold: float) -> int:
+        meta = trajectory.metadata
+        label = bool(meta.success) and meta.judge is not None and meta.judge.coefficient >= threshold
+        if meta.judge is None and threshold == 0:
+            label = bool(meta.success)
+        rows = 0
+        for row in _kto_rows(trajectory, label):
+            self._write("kto", row)
+            rows += 1
+        return rows
+
+
+def run_export(
+    items: Iterable[Item | Unreadable], config: ExportConfig, *, on_verdict: VerdictSink | None = None
+) -> ExportSummary:
+    """Run the whole export: filter, gate, split, write the files, the extras and the dataset card."""
+    from distill.card import write_card, write_extras
+
+    unknown = sorted(set(config.formats) - set(FORMATS))
+    if unknown:
+        raise ExportError(f"unknown format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}")
+    export = CorpusExport(config, on_verdict=on_verdict)
+    for item in items:
+        export.add(item)
+    summary = export.finish()
+    summary.extras = write_extras(config.out, config.formats)
+    write_card(config.out, summary)
+    return summary

@@ -1,0 +1,90 @@
+"""Loading a checkpoint for training, and the chat-template decision.
+
+Qwen3's stock template renders an empty ``<think>\\n\\n</think>`` block only on
+assistant turns after the last user query, and drops it from earlier ones. A
+multi-turn tool dialogue trained with it therefore shows the model history
+that differs from what it generated, and the rendering of turn t changes when
+turn t+1 is appended (not prefix-preserving, which GRPO's tool loop needs).
+
+The choice here: every stage trains with trl's *training* variant of the
+template (``get_training_chat_template``: the think block on every assistant
+turn, ``{% generation %}`` markers for the assistant-only loss), and the
+checkpoint is **saved with that template**, so whatever serves it (vLLM
+reads ``chat_template`` from the tokenizer files; our ``distill.serve`` uses
+the tokenizer's) renders prompts exactly as in training. vLLM's
+``--reasoning-parser qwen3`` and ``--tool-call-parser hermes`` parse its
+output unchanged, since the generated text has the stock format.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from distill.train.config import LoraSettings, StageConfig
+
+
+def training_template(tokenizer) -> str:
+    """The template to train and serve with (trl's training variant when trl knows the model's)."""
+    from trl.chat_template_utils import get_training_chat_template, has_generation_markers
+
+    if tokenizer.chat_template is None:
+        raise ValueError("the tokenizer has no chat template; give a chat model (e.g. Qwen/Qwen3-4B)")
+    if has_generation_markers(tokenizer.chat_template):
+        return tokenizer.chat_template
+    patched = get_training_chat_template(tokenizer)
+    if patched is None:
+        raise ValueError(
+            "trl has no training variant of this chat template (no {% generation %} markers for the assistant-only "
+            "loss); supported: Qwen3 and the others listed in trl's chat_templates/README.md"
+        )
+    return patched
+
+
+def load_tokenizer(name_or_path: str):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+    tokenizer.chat_template = training_template(tokenizer)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
+def load_model(config: StageConfig):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    dtype = "auto" if config.dtype == "auto" else getattr(torch, config.dtype)
+    return AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype)
+
+
+def peft_config(lora: LoraSettings | None):
+    if lora is None:
+        return None
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=lora.r,
+        lora_alpha=lora.alpha,
+        lora_dropout=lora.dropout,
+        target_modules=lora.target_modules,
+        task_type="CAUSAL_LM",
+    )
+
+
+def save_final(trainer, tokenizer, out: Path, lora: LoraSettings | None) -> Path:
+    """Write the stage's final model to ``out/final`` as a plain checkpoint the next stage (and vLLM) loads."""
+    final = out / "final"
+    model = trainer.model
+    if lora is not None and lora.merge and hasattr(model, "merge_and_unload"):
+        model = model.merge_and_unload()
+    model.save_pretrained(final)
+    tokenizer.save_pretrained(final)
+    return final
+
+
+def last_checkpoint(out: Path) -> str | None:
+    """The newest ``checkpoint-N`` in ``out`` for ``--resume`` (None: start fresh)."""
+    from transformers.trainer_utils import get_last_checkpoint
+
+    return get_last_checkpoint(str(out)) if out.is_dir() else None

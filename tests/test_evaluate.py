@@ -1,0 +1,124 @@
+"""The held-out evaluation harness: `arena eval` against the built-in offline policy on a
+small generated suite's heldout partition, in the real sandbox, and `arena eval compare`."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.commands.evaluate import app
+from arena.problems.generator import GeneratorConfig, generate
+from arena.problems.partitions import PartitionName, PartitionPlan
+from arena.problems.suites import Suite, build_suite
+from arena.runner.sandbox import bubblewrap_path
+from arena.scoring.metrics import pass_at_k, pass_hat_k
+from arena.shop.building import build_catalog
+from arena.shop.index import CatalogIndex
+from distill.eval_report import compare_runs, render_comparison
+from distill.evaluate import EvalMetrics, EvalSettings, ProblemResult, load_run, metrics_from_results
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def heldout_suite(tmp_path_factory):
+    root = tmp_path_factory.mktemp("eval")
+    catalog_dir = root / "catalog"
+    build_catalog(catalog_dir, synthetic=1500, seed=7)
+    result = generate(CatalogIndex(catalog_dir), GeneratorConfig(n=8, seed=3, intents=["product", "shop"], variants=1))
+    suite = build_suite(
+        result.problems, root / "suite", seed="eval-seed", plan=PartitionPlan(public=0, heldout_fraction=0.5)
+    )
+    return catalog_dir, root / "suite", suite
+
+
+def test_pass_at_k_matches_the_estimator_on_known_counts():
+    # 3 problems, 4 samples each, with 0, 1 and 3 successes.
+    results = [
+        ProblemResult(id="a", intent="product", greedy=False, successes=[False] * 4),
+        ProblemResult(id="b", intent="product", greedy=True, successes=[True, False, False, False]),
+        ProblemResult(id="c", intent="shop", greedy=True, successes=[True, True, False, True]),
+    ]
+    metrics = metrics_from_results(results, EvalSettings(model="m", samples=4), {})
+    assert metrics.asr == pytest.approx(2 / 3)
+    # Hand-computed: pass@1 = mean(c/n) = (0 + 1/4 + 3/4) / 3; pass@2 = 1 - C(n-c,2)/C(4,2).
+    assert metrics.pass_at_1 == pytest.approx((0 + 0.25 + 0.75) / 3)
+    expected_at_2 = (0 + (1 - math.comb(3, 2) / math.comb(4, 2)) + 1.0) / 3
+    assert metrics.pass_at_k[2] == pytest.approx(expected_at_2)
+    assert metrics.pass_at_k[4] == pytest.approx(2 / 3)
+    assert metrics.pass_hat_k[2] == pytest.approx((0 + 0 + math.comb(3, 2) / math.comb(4, 2)) / 3)
+    assert metrics.by_intent["shop"].pass_at_1 == pytest.approx(0.75) and metrics.by_intent["product"].n == 2
+
+
+@pytest.mark.skipif(bubblewrap_path() is None, reason="bubblewrap is not installed")
+def test_eval_offline_policy_on_the_heldout_partition(heldout_suite, tmp_path):
+    catalog_dir, suite_dir, suite = heldout_suite
+    heldout = suite.problems(PartitionName.heldout)
+    assert heldout, "the suite must hold out some problems"
+    out_dir = tmp_path / "run"
+    args = ["--catalog", str(catalog_dir), "--suite", str(suite_dir), "--partition", "heldout",
+            "--samples", "2", "--temperature", "0.7", "--out", str(out_dir), "--label", "offline"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    metrics = EvalMetrics.model_validate_json((out_dir / "metrics.json").read_text())
+    assert metrics.n_problems == len(heldout) and metrics.samples == 2
+    assert set(metrics.pass_at_k) == {1, 2} and set(metrics.pass_hat_k) == {1, 2}
+    assert metrics.asr > 0  # the offline policy solves some generated product/shop problems
+
+    rows = [json.loads(line) for line in (out_dir / "records.jsonl").read_text().splitlines()]
+    assert len(rows) == len(heldout) * 3  # one greedy run + two samples per problem
+    assert all(row["never_train"] and row["evaluation"]["phase"] in ("greedy", "sampled") for row in rows)
+    # Only held-out problems ran, and each record was scored by the race's scorer.
+    assert {row["record"]["problem"]["id"] for row in rows} == {p.id for p in heldout}
+    assert all(row["record"]["outcome"] is not None for row in rows)
+    greedy = {r["record"]["problem"]["id"]: r["record"]["outcome"]["success"] for r in rows if r["evaluation"]["phase"] == "greedy"}  # fmt: skip
+    assert metrics.asr == pytest.approx(sum(greedy.values()) / len(greedy))
+    # The greedy pass ran at temperature 0, pinned by the proxy, whatever the agent asked.
+    for row in rows:
+        for call in row["record"]["llm_calls"]:
+            expected = 0.0 if row["evaluation"]["phase"] == "greedy" else 0.7
+            assert call["request"]["temperature"] == expected
+
+    # pass@k in metrics.json equals the estimator applied to the recorded counts.
+    _, problems = load_run(out_dir)
+    counts = [(len(p.successes), sum(p.successes)) for p in problems]
+    assert metrics.pass_at_k[2] == pytest.approx(sum(pass_at_k(n, c, 2) for n, c in counts) / len(counts))
+    assert metrics.pass_hat_k[2] == pytest.approx(sum(pass_hat_k(n, c, 2) for n, c in counts) / len(counts))
+    report = (out_dir / "report.md").read_text()
+    assert "ASR (greedy)" in report and f"{metrics.asr:.1%}" in report
+
+    # compare: the run against itself has identical intervals that contain the point estimate.
+    compared = runner.invoke(app, ["compare", str(out_dir), str(out_dir), "--json", "--resamples", "200"])
+    assert compared.exit_code == 0, compared.output
+    table = json.loads(compared.stdout)
+    assert table[0] == table[1] and table[0]["asr"]["low"] <= metrics.asr <= table[0]["asr"]["high"]
+
+
+def test_compare_intervals_separate_a_clearly_better_run():
+    ids = [f"p{i}" for i in range(60)]
+    base = [ProblemResult(id=i, intent="product", greedy=n % 5 == 0, successes=[n % 5 == 0] * 2) for n, i in enumerate(ids)]
+    better = [ProblemResult(id=i, intent="product", greedy=n % 5 != 4, successes=[n % 5 != 4] * 2) for n, i in enumerate(ids)]
+    settings = EvalSettings(model="m", samples=2)
+    runs = [
+        (metrics_from_results(base, settings.model_copy(update={"label": "base"}), {}), base),
+        (metrics_from_results(better, settings.model_copy(update={"label": "sft"}), {}), better),
+    ]
+    rows = compare_runs(runs, resamples=500)
+    assert rows[0].asr.value == pytest.approx(0.2) and rows[1].asr.value == pytest.approx(0.8)
+    assert rows[0].asr.high < rows[1].asr.low  # 60 problems: the intervals do not overlap
+    assert rows[1].k == 2 and rows[1].pass_at_k.value == pytest.approx(0.8)
+    assert "| sft | 60 |" in render_comparison(rows)
+
+
+def test_compare_refuses_a_directory_that_is_not_a_run(tmp_path):
+    result = runner.invoke(app, ["compare", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "metrics.json: missing" in result.output
+
+
+def test_eval_needs_a_problem_source(tmp_path):
+    result = runner.invoke(app, ["--catalog", str(tmp_path), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "--problems" in result.output
