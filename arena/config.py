@@ -69,6 +69,10 @@ class ArenaSettings(BaseSettings):
         description="Folder with the official ShoppingBench task files.",
     )
     log_level: str = Field("INFO", description="Python logging level for arena commands.")
+    database_url: str = Field(
+        "sqlite:///./arena.db",
+        description="The store: PostgreSQL in production (postgresql://...), a SQLite file as the embedded default.",
+    )
     catalog: CatalogSettings = Field(default_factory=CatalogSettings)
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)
     runner: RunnerSettings = Field(default_factory=RunnerSettings)

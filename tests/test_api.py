@@ -31,7 +31,7 @@ from arena.problems.draw import record_draw, retire
 from arena.problems.model import Difficulty, Intent, Problem, ProductReward
 from arena.problems.partitions import PartitionName, PartitionPlan
 from arena.problems.suites import write_suite
-from arena.runner.record import EpisodeRecord, LLMCallRecord, ProblemRef, AgentRef, Termination
+from arena.runner.record import AgentRef, EpisodeRecord, LLMCallRecord, ProblemRef, Termination
 from arena.scoring import ScoreMode, score_problem
 from arena.store import Store
 from arena.store import repositories as repo
@@ -60,7 +60,7 @@ def suite_problems() -> list[Problem]:
                     query=f"secretquery{c:02d}{v} widget wanted",
                     difficulty=Difficulty.easy,
                     rewards=[ProductReward(product_id="1000", title=["widget"])]
-                    + ([ProductReward(product_id="1001", title=["widget"])] if shop else []),
+                    + ([ProductReward(product_id="1002", title=["widget"])] if shop else []),
                     cluster_id=f"api-c{c:02d}",
                 )
             )
@@ -111,18 +111,21 @@ def record_for(problem: Problem, attempt: int = 0) -> EpisodeRecord:
         started_at=utcnow().isoformat(),
         llm_calls=[
             LLMCallRecord(
-                index=0, model="offline", request={"messages": [{"role": "user", "content": problem.query}]},
-                at_s=0.1, latency_ms=3.0,
+                index=0,
+                model="offline",
+                request={"messages": [{"role": "user", "content": problem.query}]},
+                at_s=0.1,
+                latency_ms=3.0,
             )
         ],  # fmt: skip
-        final_recommendation=["1000"],
+        final_recommendation=problem.gold_product_ids(),
         termination=Termination.terminated,
     )
 
 
 def run_episode(session, catalog, key: repo.EpisodeKey, problem: Problem, coefficient: float | None) -> int:
     episode = repo.ensure_episode(session, key)
-    outcome = score_problem(problem, ["1000"], catalog, mode=ScoreMode.strict)
+    outcome = score_problem(problem, problem.gold_product_ids(), catalog, mode=ScoreMode.strict)
     repo.complete(session, episode.id, record_for(problem, key.attempt), outcome)
     if coefficient is not None:
         result = repo.JudgmentResult(level=0.9, coefficient=coefficient, explanation=f"it searched for {problem.query}")
@@ -130,10 +133,10 @@ def run_episode(session, catalog, key: repo.EpisodeKey, problem: Problem, coeffi
     return episode.id
 
 
-def build_world(store: Store, catalog, suite_dir) -> tuple[dict, dict, list[Problem]]:
+def build_world(store: Store, catalog, suite_dir) -> tuple[dict, dict, dict, list[Problem]]:
     path, revealed_1, revealed_2 = suite_dir
     problems = {p.id: p for p in suite_problems()}
-    public = [p for p in suite_problems()[:6]]
+    public = suite_problems()[:6]
     heldout = suite_problems()[-6:]
     with store.transaction() as s:
         suite = repo.import_suite(s, path).suite_id
@@ -179,7 +182,7 @@ def build_world(store: Store, catalog, suite_dir) -> tuple[dict, dict, list[Prob
                     ),
                 )  # fmt: skip
         repo.record_weights(s, 2, [1, 2], [0.25, 0.75], ok=True, block=7)
-    return problems, {"alpha": alpha, "beta": beta}, heldout
+    return problems, {"alpha": alpha, "beta": beta}, episodes, heldout
 
 
 def new(hotkey: str, code: bytes, **fields) -> repo.NewSubmission:
@@ -191,32 +194,302 @@ def new(hotkey: str, code: bytes, **fields) -> repo.NewSubmission:
 @pytest.fixture(scope="module", params=BACKENDS)
 def world(request, tmp_path_factory, catalog, suite_dir) -> Iterator[World]:
     with migrated(request.param, tmp_path_factory.mktemp("db")) as store:
-        problems, submissions, heldout = build_world(store, catalog, suite_dir)
-        with store.transaction() as s:
-            episodes = {name: e.id for name, e in []}  # filled below from the store, by problem
-        del episodes
+        problems, submissions, episodes, heldout = build_world(store, catalog, suite_dir)
         app = create_app(app_settings(), store=store, chain=LocalChain(store.sessions))
         with TestClient(app) as client:
-            ids = {}
-            with store.transaction() as s:
-                for info in repo.list_episodes(s):
-                    ids.setdefault((info.cycle, info.stage.value, info.problem_id), info.id)
-            yield World(store, client, problems, submissions, episode_ids(store, suite_dir), heldout)
+            yield World(store, client, problems, submissions, episodes, heldout)
 
 
-def episode_ids(store: Store, suite_dir) -> dict[str, int]:
-    _, revealed_1, revealed_2 = suite_dir
-    public = suite_problems()[:6]
-    heldout = suite_problems()[-6:]
-    wanted = {
-        "public": (1, public[0].id),
-        "public_shop": (1, public[2].id),
-        "retired": (1, revealed_1[0]),
-        "unretired": (2, revealed_2[0]),
-        "running": (3, public[1].id),
-        "pending": (3, public[3].id),
-        "heldout": (1, heldout[0].id),
-    }
-    with store.transaction() as s:
-        found = {(e.cycle, e.problem_id): e.id for e in repo.list_episodes(s)}
-    return {name: found[where] for name, where in wanted.items()}
+def get(world: World, path: str, status: int = 200) -> dict:
+    response = world.client.get(path)
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+# --- leaderboard, cycles, submissions ------------------------------------------------------------
+
+
+def test_leaderboard_shows_the_latest_ranked_cycle_its_champion_and_weights(world):
+    board = get(world, "/v1/leaderboard")
+    assert board["cycle"] == 2 and board["stage"] == "done"
+    assert [e["submission_id"] for e in board["entries"]] == [world.submissions["beta"], world.submissions["alpha"]]
+    assert board["champion"]["submission_id"] == world.submissions["beta"] and board["champion"]["uid"] == 2
+    assert board["weights"]["uids"] == [1, 2] and board["weights"]["weights"] == [0.25, 0.75]
+    first = get(world, "/v1/leaderboard?cycle=1")
+    assert first["champion"]["hotkey"] == "hk-alpha" and first["weights"] is None
+    assert get(world, "/v1/leaderboard?cycle=99", 404)["error"] == "not_found"
+
+
+def test_cycles_list_their_stages_and_withhold_a_running_cycles_details(world):
+    cycles = get(world, "/v1/cycles")
+    assert [(c["number"], c["stage"], c["finished"]) for c in cycles] == [
+        (1, "done", True), (2, "done", True), (3, "race", False)
+    ]  # fmt: skip
+    done = get(world, "/v1/cycles/1")
+    assert [s["stage"] for s in done["stages"]] == ["intake", "qualifying", "race", "done"]
+    qualifying = next(s for s in done["stages"] if s["stage"] == "qualifying")
+    assert qualifying["detail"]["drawn"] and qualifying["finished_at"] is not None
+    assert done["episodes"]["qualifying"]["done"] == 2 and done["episodes"]["race"]["done"] == 2
+    assert [s["rank"] for s in done["standings"]] == [1, 2] and done["params"] == {"draw_size": 2}
+    running = get(world, "/v1/cycles/3/stages")
+    assert all(s["detail"] is None for s in running), "a running cycle's stage details may name its draw"
+    assert get(world, "/v1/cycles/3")["episodes"]["qualifying"]["pending"] == 1
+    assert get(world, "/v1/cycles/42", 404)["detail"] == "cycle 42 does not exist"
+
+
+def test_a_submissions_results_are_split_by_intent_without_held_out_or_running_scores(world):
+    alpha = world.submissions["alpha"]
+    detail = get(world, f"/v1/submissions/{alpha}")
+    assert detail["submission"]["hotkey"] == "hk-alpha" and detail["submission"]["uid"] == 1
+    assert [s["cycle"] for s in detail["standings"]] == [1, 2] and detail["standings"][0]["is_champion"]
+    results = {(r["cycle"], r["stage"]): r for r in detail["results"]}
+    qualifying = results[(1, "qualifying")]
+    assert {r["intent"]: r["episodes"] for r in qualifying["by_intent"]} == {"product": 1, "shop": 1}
+    product = next(r for r in qualifying["by_intent"] if r["intent"] == "product")
+    assert product["success_rate"] == 1.0 and product["mean_coefficient"] == 1.0 and product["judged"] == 1
+    shop = next(r for r in qualifying["by_intent"] if r["intent"] == "shop")
+    assert shop["mean_coefficient"] == 0.5
+    assert results[(1, "race")]["total"]["episodes"] == 1, "the held-out episode counts nowhere"
+    running = results[(3, "qualifying")]
+    assert not running["cycle_finished"] and running["total"]["episodes"] == 2 and running["total"]["unfinished"] == 1
+    assert running["total"]["successes"] is None and running["total"]["success_rate"] is None
+    page = get(world, "/v1/submissions?hotkey=hk-beta")
+    assert page["total"] == 1 and page["items"][0]["id"] == world.submissions["beta"]
+    assert get(world, "/v1/submissions/9999", 404)["error"] == "not_found"
+
+
+# --- redaction -----------------------------------------------------------------------------------
+
+
+def test_public_and_retired_episodes_are_shown_whole(world):
+    for name in ("public", "retired"):
+        episode = get(world, f"/v1/episodes/{world.episodes[name]}")
+        assert episode["visibility"] == "full" and episode["redaction"] is None
+        problem = world.problems[episode["problem_id"]]
+        assert episode["problem"]["query"] == problem.query and '"product_id": "1000"' in json.dumps(episode["problem"])
+        assert episode["record"]["problem"]["query"] == problem.query and episode["outcome"]["success"] is True
+        assert episode["judgments"][0]["explanation"].endswith(problem.query) and episode["coefficient"] is not None
+
+
+def test_unretired_race_problems_show_scores_but_no_text_or_gold(world):
+    episode = get(world, f"/v1/episodes/{world.episodes['unretired']}")
+    problem = world.problems[episode["problem_id"]]
+    assert episode["visibility"] == "scores" and "not retired" in episode["redaction"]
+    assert episode["success"] is True and episode["coefficient"] == 0.7
+    assert episode["problem"] is None and episode["record"] is None and episode["outcome"] is None
+    assert episode["judgments"][0]["explanation"] is None
+    assert problem.query not in json.dumps(episode)
+
+
+def test_an_episode_of_a_running_cycle_is_redacted(world):
+    episode = get(world, f"/v1/episodes/{world.episodes['running']}")
+    assert episode["visibility"] == "status" and "still running" in episode["redaction"]
+    assert episode["status"] == "done" and episode["success"] is None and episode["rule"] is None
+    assert episode["record"] is None and episode["problem"] is None and episode["judgments"] == []
+    listed = get(world, f"/v1/submissions/{world.submissions['alpha']}/episodes?cycle=3")
+    assert {e["visibility"] for e in listed["items"]} == {"status"} and listed["total"] == 2
+
+
+def test_nothing_of_the_held_out_partition_is_ever_served(world):
+    assert get(world, f"/v1/episodes/{world.episodes['heldout']}", 404)["error"] == "not_found"
+    listed = get(world, f"/v1/submissions/{world.submissions['alpha']}/episodes")
+    assert world.episodes["heldout"] not in [e["id"] for e in listed["items"]]
+    assert listed["total"] == len(world.episodes) - 1
+    secrets = [p.query for p in world.heldout] + [p.id for p in world.heldout] + [p.cluster_id for p in world.heldout]
+    paths = ["/", "/v1/leaderboard", "/v1/cycles", "/v1/submissions", "/openapi.json", "/metrics"]
+    paths += [f"/v1/cycles/{n}" for n in (1, 2, 3)] + [f"/v1/cycles/{n}/stages" for n in (1, 2, 3)]
+    for sub in world.submissions.values():
+        paths += [f"/v1/submissions/{sub}", f"/v1/submissions/{sub}/episodes"]
+    paths += [f"/v1/episodes/{i}" for i in range(1, max(world.episodes.values()) + 2)]
+    for path in paths:
+        text = world.client.get(path).text
+        leaked = [s for s in secrets if s in text]
+        assert not leaked, f"{path} served held-out {leaked}"
+
+
+# --- embargo -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_embargo_answers_403_with_the_date_then_serves_the_source(backend, tmp_path, suite_dir):
+    with migrated(backend, tmp_path) as store:
+        now = utcnow()
+        code = make_agent(5000)
+        with store.transaction() as s:
+            suite = repo.import_suite(s, suite_dir[0]).suite_id
+            fresh = repo.add_submission(s, new("hk-fresh", b"def agent_main(p):\n    return 1\n")).id
+            old = repo.add_submission(s, new("hk-old", code, submitted_at=now - timedelta(days=8))).id
+            reigning = repo.add_submission(s, new("hk-champ", b"def agent_main(p):\n    return 3\n")).id
+            challenger = repo.add_submission(s, new("hk-next", b"def agent_main(p):\n    return 4\n")).id
+            for number, champion in ((1, reigning), (2, challenger)):
+                repo.start_cycle(s, number, suite)
+                repo.record_standing(s, repo.StandingIn(cycle=number, submission_id=champion, rank=1, is_champion=True))
+            repo.begin_stage(s, 1, CycleStage.done)
+        settings = app_settings(embargo={"days_after_submission": 7, "cycles_after_champion": 1})
+        client = TestClient(create_app(settings, store=store, chain=LocalChain(store.sessions)))
+
+        refused = client.get(f"/v1/submissions/{fresh}/source")
+        body = refused.json()
+        assert refused.status_code == 403 and body["error"] == "embargoed"
+        assert abs((_iso(body["embargo_until"]) - (now + timedelta(days=7))).total_seconds()) < 60
+        assert body["embargo_until"][:10] in body["detail"]
+
+        served = client.get(f"/v1/submissions/{old}/source")
+        assert served.status_code == 200 and served.json()["code"].encode() == code
+        assert served.json()["sha256"] == hashlib.sha256(code).hexdigest()
+
+        champion = client.get(f"/v1/submissions/{reigning}/source").json()
+        assert champion["until_cycle"] == 3 and "dethroned" in champion["detail"]  # cycle 2 crowned another
+        assert client.get(f"/v1/submissions/{challenger}/source").json()["error"] == "embargoed"  # still reigning
+        assert client.get(f"/v1/submissions/{reigning}").json()["embargo"]["embargoed"] is True
+        with store.transaction() as s:
+            repo.start_cycle(s, 3, suite)
+            repo.begin_stage(s, 2, CycleStage.done)
+            repo.begin_stage(s, 3, CycleStage.done)
+        released = client.get(f"/v1/submissions/{reigning}/source")
+        assert released.status_code == 200 and released.json()["code"] == "def agent_main(p):\n    return 3\n"
+        assert client.get("/v1/submissions/777/source").status_code == 404
+
+
+def _iso(value: str):
+    from datetime import datetime
+
+    return datetime.fromisoformat(value)
+
+
+# --- schema, health, metrics, HTML ---------------------------------------------------------------
+
+
+def test_the_openapi_schema_is_complete_and_typed(world):
+    spec = get(world, "/openapi.json")
+    untyped = {"/": "text/html", "/metrics": "text/plain"}
+    for path, methods in spec["paths"].items():
+        for method, operation in methods.items():
+            ok = next(code for code in operation["responses"] if code.startswith("2"))
+            content = operation["responses"][ok]["content"]
+            if path in untyped:
+                continue
+            schema = content["application/json"]["schema"]
+            assert "$ref" in schema or schema.get("type") == "array" and "$ref" in schema["items"], (path, method)
+            for code, answer in operation["responses"].items():
+                if code.startswith("4") and code != "422" or code == "503":
+                    assert answer["content"]["application/json"]["schema"]["$ref"].endswith(("/ErrorBody", "/Health"))
+    post = spec["paths"]["/v1/submissions"]["post"]
+    assert "text/x-python" in post["requestBody"]["content"]
+    assert {"401", "403", "409", "413", "422", "429"} <= set(post["responses"])
+    components = spec["components"]["schemas"]
+    for name in ("SubmissionAccepted", "EpisodeDetail", "Leaderboard", "CycleDetail", "ErrorBody", "SubmissionDetail"):
+        assert all("type" in f or "$ref" in f or "anyOf" in f for f in components[name]["properties"].values()), name
+
+
+def test_health_reports_the_schema_revision(world, tmp_path):
+    health = get(world, "/healthz")
+    assert health["status"] == "ok" and health["revision"] == head_revision() and health["up_to_date"]
+    assert health["accepting_submissions"] is False  # no validator hotkey configured in this app
+    from arena.store import open_store
+
+    empty = open_store(f"sqlite:///{tmp_path / 'empty.db'}")
+    try:
+        with TestClient(create_app(app_settings(), store=empty, chain=LocalChain(empty.sessions))) as client:
+            response = client.get("/healthz")
+        assert response.status_code == 503 and response.json()["revision"] is None
+        assert client.post("/v1/submissions", content=b"x").json()["error"] == "not_accepting"
+    finally:
+        empty.dispose()
+
+
+def test_metrics_count_submissions_by_reason_episodes_by_status_and_latency(tmp_path, suite_dir):
+    wallets = ensure_hotkeys(tmp_path / "wallets", "m", ["validator", "miner"])
+    with migrated("sqlite", tmp_path) as store:
+        chain = LocalChain(store.sessions)
+        receiver = hotkey_address(wallets[0])
+        chain.register(receiver, validator_permit=True)
+        chain.register(hotkey_address(wallets[1]))
+        with TestClient(create_app(app_settings(validator_hotkey=receiver), store=store, chain=chain)) as client:
+            bad = b"def agent_main(problem):\n    return (\n"
+            assert (
+                client.post(
+                    "/v1/submissions", content=bad, headers=signed_headers(wallets[1], bad, receiver)
+                ).status_code
+                == 422
+            )
+            good = make_agent(6000)
+            assert (
+                client.post(
+                    "/v1/submissions", content=good, headers=signed_headers(wallets[1], good, receiver)
+                ).status_code
+                == 201
+            )
+            assert client.post("/v1/submissions", content=good).status_code == 401
+            client.get("/v1/submissions/1")
+            text = client.get("/metrics").text
+    assert 'arena_submissions_total{outcome="accepted",reason="accepted"} 1.0' in text
+    assert 'arena_submissions_total{outcome="rejected",reason="syntax"} 1.0' in text
+    assert 'arena_submissions_total{outcome="rejected",reason="malformed_auth"} 1.0' in text
+    assert 'arena_episodes{stage="race",status="pending"} 0.0' in text
+    assert (
+        'arena_http_request_duration_seconds_count{method="GET",route="/v1/submissions/{submission_id}",status="200"} 1.0'
+        in text
+    )
+    assert 'route="/v1/submissions",status="201"' in text
+
+
+def test_metrics_count_the_stores_episodes(world):
+    text = world.client.get("/metrics").text
+    assert 'arena_episodes{stage="race",status="done"} 3.0' in text  # retired, unretired, held-out (counted, not shown)
+    assert 'arena_episodes{stage="qualifying",status="pending"} 1.0' in text
+
+
+def test_the_html_leaderboard_escapes_what_miners_chose(world):
+    with world.store.transaction() as s:
+        sneaky = repo.add_submission(s, repo.NewSubmission(
+            hotkey="hk-sneaky", agent_name="<script>alert(1)</script>.py", code=b"x = 1\n", ast_hash="sneaky"
+        )).id  # fmt: skip
+    page = world.client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "Cycle 2 (done)" in page.text and "hk-beta" in page.text and "👑" in page.text
+    assert "<script>alert" not in page.text and "&lt;script&gt;alert(1)&lt;/script&gt;.py" in page.text
+    assert f'href="/v1/submissions/{sneaky}"' in page.text  # waiting to race
+
+
+# --- arena serve ---------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_arena_serve_migrates_the_database_and_serves(tmp_path):
+    port = free_port()
+    database = tmp_path / "served.db"
+    env = os.environ | {"ARENA_DATABASE_URL": f"sqlite:///{database}", "ARENA_API__VALIDATOR_HOTKEY": "5Validator"}
+    command = [sys.executable, "-c", "import typer; from arena.commands.serve import serve; typer.run(serve)"]
+    process = subprocess.Popen(
+        [*command, "--host", "127.0.0.1", "--port", str(port)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, process.stderr.read()
+                assert time.monotonic() < deadline, "arena serve did not come up"
+                time.sleep(0.2)
+        assert health.status_code == 200 and health.json()["validator_hotkey"] == "5Validator"
+        assert health.json()["revision"] == head_revision() and database.exists()
+        assert httpx.get(f"http://127.0.0.1:{port}/v1/leaderboard").json()["cycle"] is None
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=30)
+    assert "database sqlite:///" in stderr and "receiver hotkey 5Validator" in stderr
+
+
+def test_arena_serve_fails_clearly_on_a_bad_database_url(tmp_path):
+    env = os.environ | {"ARENA_DATABASE_URL": "mysql://nobody@127.0.0.1/none"}
+    command = [sys.executable, "-c", "import typer; from arena.commands.serve import serve; typer.run(serve)"]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "unsupported database 'mysql'" in done.stderr

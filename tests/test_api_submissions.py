@@ -165,7 +165,12 @@ def make_agent(seed: int) -> bytes:
         elif kind < 0.7:
             lines += [f"    for x in {expr(1)}:", f"        {target} {rng.choice(binops)}= {expr(2)}"]
         elif kind < 0.85:
-            lines += ["    try:", f"        {target} = {expr(2)}", "    except Exception:", f"        {target} = {expr(1)}"]
+            lines += [
+                "    try:",
+                f"        {target} = {expr(2)}",
+                "    except Exception:",
+                f"        {target} = {expr(1)}",
+            ]
         else:
             lines += [f"    while {expr(2)}:", f"        {target} = {expr(2)}", "        break"]
     lines.append("    return {'recommend': [str(a)]}")
@@ -371,7 +376,10 @@ def test_the_earlier_commitment_wins_a_copy_dispute(arena):
     assert response.json()["supersedes"] == [early_copy.json()["id"]]
     with arena.store.transaction() as session:
         loser = session.get(Submission, early_copy.json()["id"])
-        assert loser.status is SubmissionStatus.rejected and f"submission {response.json()['id']}" in loser.rejection_reason
+        assert (
+            loser.status is SubmissionStatus.rejected
+            and f"submission {response.json()['id']}" in loser.rejection_reason
+        )
 
 
 # --- concurrency over real HTTP ------------------------------------------------------------------
@@ -385,16 +393,26 @@ def test_concurrent_submissions_from_twenty_hotkeys_all_land_once(arena):
     def submit(i: int) -> httpx.Response:
         with httpx.Client(base_url=arena.url, timeout=60) as client:
             body = codes[i]
-            return client.post("/v1/submissions", content=body, headers=signed_headers(wallets[i], body, arena.receiver))
+            return client.post(
+                "/v1/submissions", content=body, headers=signed_headers(wallets[i], body, arena.receiver)
+            )
 
     with ThreadPoolExecutor(max_workers=len(wallets)) as pool:
         responses = list(pool.map(submit, range(len(wallets))))
-    assert [r.status_code for r in responses] == [201] * len(wallets), [r.text for r in responses if r.status_code != 201]
+    assert [r.status_code for r in responses] == [201] * len(wallets), [
+        r.text for r in responses if r.status_code != 201
+    ]
     assert len({r.json()["id"] for r in responses}) == len(wallets)
     after = row_counts(arena.store)
     assert after["submissions"] == before["submissions"] + len(wallets)
     with arena.store.transaction() as session:
-        stored = dict(session.execute(select(Submission.hotkey, Submission.sha256).where(Submission.id.in_([r.json()["id"] for r in responses]))).all())
+        stored = dict(
+            session.execute(
+                select(Submission.hotkey, Submission.sha256).where(
+                    Submission.id.in_([r.json()["id"] for r in responses])
+                )
+            ).all()
+        )
     assert stored == {hotkey_address(w): hashlib.sha256(c).hexdigest() for w, c in zip(wallets, codes, strict=True)}
 
 
@@ -405,7 +423,9 @@ def test_concurrent_duplicates_leave_exactly_one_winner(arena):
     code = make_agent(3000)
     headers = signed_headers(replayer, code, arena.receiver)
     with ThreadPoolExecutor(max_workers=4) as pool:
-        answers = list(pool.map(lambda _: httpx.post(f"{arena.url}/v1/submissions", content=code, headers=headers), range(4)))
+        answers = list(
+            pool.map(lambda _: httpx.post(f"{arena.url}/v1/submissions", content=code, headers=headers), range(4))
+        )
     assert sorted(r.status_code for r in answers) == [201, 409, 409, 409]
     assert {r.json()["error"] for r in answers if r.status_code == 409} == {"replayed_request"}
 
@@ -418,11 +438,16 @@ def test_concurrent_duplicates_leave_exactly_one_winner(arena):
         pair = list(pool.map(lambda w: arena.post(w, shared), [second, first]))
     assert 201 in [r.status_code for r in pair]
     with arena.store.transaction() as session:
-        live = session.execute(
-            select(Submission.hotkey).where(
-                Submission.sha256 == hashlib.sha256(shared).hexdigest(), Submission.status != SubmissionStatus.rejected
+        live = (
+            session.execute(
+                select(Submission.hotkey).where(
+                    Submission.sha256 == hashlib.sha256(shared).hexdigest(),
+                    Submission.status != SubmissionStatus.rejected,
+                )
             )
-        ).scalars().all()
+            .scalars()
+            .all()
+        )
     assert live == [hotkey_address(first)]
 
 

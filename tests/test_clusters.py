@@ -458,3 +458,16 @@ def test_cli_bad_input_names_file_and_line(tmp_path):
     )
     assert done.returncode == 2
     assert "bad.jsonl:2" in done.stderr and not (tmp_path / "o.jsonl").exists()
+
+
+def test_cli_help_quotes_the_library_defaults():
+    """The options default to None (= ClusterConfig's default); their help must not drift from it."""
+    from typing import get_type_hints
+
+    from arena.commands import problem_cluster
+
+    hints = get_type_hints(problem_cluster.cluster, include_extras=True)
+    defaults = ClusterConfig()
+    for option, (_flag, field) in problem_cluster._FLAGS.items():
+        info = next(m for m in hints[option].__metadata__ if hasattr(m, "help"))
+        assert f"(default {getattr(defaults, field)})" in info.help, option

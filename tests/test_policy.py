@@ -257,8 +257,12 @@ def tied_dialogue() -> list[dict]:
              "attributes": {"color_family": ["blue"]}} for h in hits]  # fmt: skip
 
     def call(cid, name, args):
-        return {"role": "assistant", "content": "",
-                "tool_calls": [{"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]}  # fmt: skip
+        function = {"name": name, "arguments": json.dumps(args)}
+        return {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": cid, "type": "function", "function": function}],
+        }
 
     return [
         {"role": "user", "content": "Looking for a blue ceramic mug."},
@@ -408,11 +412,10 @@ def test_voucher_basket_respects_the_budget(shop):
 def test_knowledge_task_searches_the_web_first(shop, tmp_path):
     catalog, products = shop
     gold = next(p for p in products if p.brand and p.brand.split()[0].lower() in p.title.lower())
-    build_knowledge_index(
-        [KnowledgeDocument(doc_id="d1", title="Ada Quill", content=f"In 1987, Ada Quill founded the label {gold.brand}."),
-         KnowledgeDocument(doc_id="d2", title="Weather", content="Rain is expected tomorrow.")],
-        tmp_path / "kb",
-    )  # fmt: skip
+    fact = f"In 1987, Ada Quill founded the label {gold.brand}."
+    documents = [KnowledgeDocument(doc_id="d1", title="Ada Quill", content=fact),
+                 KnowledgeDocument(doc_id="d2", title="Weather", content="Rain is expected tomorrow.")]  # fmt: skip
+    build_knowledge_index(documents, tmp_path / "kb")
     env = ShopEnvironment(catalog, LocalKnowledgeBase(tmp_path / "kb"), allowed=KNOWLEDGE_TOOLS)
     noun = " ".join(w for w in gold.title.lower().split() if w not in gold.brand.lower().split())
     done = rollout(HeuristicPolicy(0), env, f"Which label did Ada Quill found in 1987? I would like to buy {noun}.")

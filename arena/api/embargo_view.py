@@ -33,9 +33,7 @@ class EmbargoState(BaseModel):
 
 def embargo_state(session: Session, submission: SubmissionInfo, rule: EmbargoSettings, now: datetime) -> EmbargoState:
     reigned = session.execute(
-        select(func.max(Standing.cycle)).where(
-            Standing.submission_id == submission.id, Standing.is_champion.is_(True)
-        )
+        select(func.max(Standing.cycle)).where(Standing.submission_id == submission.id, Standing.is_champion.is_(True))
     ).scalar_one_or_none()
     if reigned is not None:
         return _champion_embargo(session, submission.id, reigned, rule)

@@ -39,13 +39,17 @@ class ApiSettings(BaseModel):
         description="This validator's hotkey (ss58): the receiver every signed submission must name. "
         "Else read from the wallet below; without either, submissions answer 503.",
     )
-    wallet_name: str | None = Field(None, description="Validator wallet whose hotkey is the receiver (and signs chain writes).")
+    wallet_name: str | None = Field(
+        None, description="Validator wallet whose hotkey is the receiver (and signs chain writes)."
+    )
     wallet_hotkey: str = Field("default", description="Hotkey name inside the validator wallet.")
     wallet_path: Path = Field(Path("~/.bittensor/wallets"), description="Folder holding the validator wallet.")
     chain: Literal["local", "bittensor"] = Field(
         "local", description="local: the LocalChain kept in the database; bittensor: a subtensor (see network)."
     )
-    network: str = Field("finney", description="Bittensor network for chain=bittensor: finney, test, local or ws(s)://.")
+    network: str = Field(
+        "finney", description="Bittensor network for chain=bittensor: finney, test, local or ws(s)://."
+    )
     netuid: int = Field(15, ge=1, description="The subnet's id.")
     intake: IntakeLimits = Field(default_factory=IntakeLimits, description="Submission checks and their limits.")
     embargo: EmbargoSettings = Field(default_factory=EmbargoSettings)

@@ -5,23 +5,26 @@ from __future__ import annotations
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
 
 from arena.commands.common import err, fail
-from arena.problems.clusters import REASONS, ClusterConfig, Clustering
 from arena.problems.model import Problem
 
-_DEFAULTS = ClusterConfig()
+if TYPE_CHECKING:  # the clustering modules pull in numpy: imported when the command runs, not at `arena` start
+    from arena.problems.clusters import ClusterConfig, Clustering
+
 _LARGEST_SHOWN = 10
 _CROSS_INTENT_SHOWN = 50
+# Option name -> ClusterConfig field. The options default to None ("the library default"), so
+# ClusterConfig stays the one source of the defaults; the help texts quote them (a test checks).
 _FLAGS = {
-    "minhash_threshold": "--threshold",
-    "shingle_size": "--shingle-size",
-    "gold_overlap": "--gold-overlap",
-    "num_perm": "--num-perm",
+    "threshold": ("--threshold", "minhash_threshold"),
+    "shingle_size": ("--shingle-size", "shingle_size"),
+    "gold_overlap": ("--gold-overlap", "gold_overlap"),
+    "num_perm": ("--num-perm", "num_perm"),
 }
 
 
@@ -30,27 +33,29 @@ def cluster(
     out_path: Annotated[Path, typer.Option("--out", help="JSONL to write: every input row plus its cluster_id.")],
     report: Annotated[Path | None, typer.Option("--report", help="Markdown report of the clusters.")] = None,
     threshold: Annotated[
-        float, typer.Option("--threshold", help="MinHash Jaccard for near-duplicate queries.")
-    ] = _DEFAULTS.minhash_threshold,
-    shingle_size: Annotated[int, typer.Option("--shingle-size", help="Words per shingle.")] = _DEFAULTS.shingle_size,
+        float | None,
+        typer.Option("--threshold", help="MinHash Jaccard estimate for near-duplicate queries (default 0.5)."),
+    ] = None,
+    shingle_size: Annotated[int | None, typer.Option("--shingle-size", help="Words per shingle (default 2).")] = None,
     gold_overlap: Annotated[
-        float, typer.Option("--gold-overlap", help="Shared fraction of the smaller gold set that links two problems.")
-    ] = _DEFAULTS.gold_overlap,
-    num_perm: Annotated[int, typer.Option("--num-perm", help="MinHash permutations.")] = _DEFAULTS.num_perm,
+        float | None,
+        typer.Option("--gold-overlap", help="Shared fraction of the smaller gold set that links (default 0.5)."),
+    ] = None,
+    num_perm: Annotated[int | None, typer.Option("--num-perm", help="MinHash permutations (default 128).")] = None,
 ) -> None:
     """Assign leak clusters: variants of one underlying problem share a cluster_id."""
     from pydantic import ValidationError
 
-    from arena.problems.clusters import cluster_problems
+    from arena.problems.clusters import REASONS, ClusterConfig, cluster_problems
     from arena.problems.official import ProblemFileError, load_problems
 
+    given = {"threshold": threshold, "shingle_size": shingle_size, "gold_overlap": gold_overlap, "num_perm": num_perm}
     try:
-        config = ClusterConfig(
-            minhash_threshold=threshold, shingle_size=shingle_size, gold_overlap=gold_overlap, num_perm=num_perm
-        )
+        config = ClusterConfig(**{_FLAGS[k][1]: v for k, v in given.items() if v is not None})
     except ValidationError as exc:
         first = exc.errors()[0]
-        fail(f"invalid option {_FLAGS.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}")
+        flag = next((f for f, field in _FLAGS.values() if field == first["loc"][0]), first["loc"][0])
+        fail(f"invalid option {flag}: {first['msg']}")
     try:
         problems = load_problems(*files)
     except (ProblemFileError, OSError) as exc:
@@ -104,6 +109,8 @@ def _one_line(text: str, limit: int = 160) -> str:
 
 def render_report(problems: list[Problem], clustering: Clustering, config: ClusterConfig) -> str:
     """The Markdown report: counts, size histogram, merges by reason, cross-intent merges, largest clusters."""
+    from arena.problems.clusters import REASONS
+
     by_id = {p.id: p for p in problems}
     members = clustering.members()
     sizes = Counter(len(m) for m in members.values())

@@ -32,8 +32,10 @@ _LOWER = re.compile(
 _RANGE = re.compile(rf"{_NUM}{_CURRENCY}\s*(?:to|-)\s*{_NUM}")
 _CURRENCY_NEAR = re.compile(r"₱|\bphp\b|\bpesos?\b")  # a bare "X to Y" is a price only with a currency
 # "at ₱69 or more", "516 pesos and up", "300 php or less": the bound comes after the number.
-_TRAILING = re.compile(rf"(?:at\s+|for\s+)?{_NUM}{_CURRENCY}\s+(?:or|and)\s+(?P<side>more|above|up|higher|over|less|below|"
-                       rf"under|lower|cheaper)\b")  # fmt: skip
+_TRAILING = re.compile(
+    rf"(?:at\s+|for\s+)?{_NUM}{_CURRENCY}\s+(?:or|and)\s+"
+    r"(?P<side>more|above|up|higher|over|less|below|under|lower|cheaper)\b"
+)
 _CURRENCY_AFTER = re.compile(r"^\s?(?:pesos?|php|₱)")
 
 

@@ -89,7 +89,8 @@ class ShoppingRequest(BaseModel):
 
 
 _QUESTION = re.compile(
-    r"^(?P<question>.*\?)\s*(?P<purchase>[^?]*\b(?:buy|purchase|purchasing|get|order|find|interested|like|want|need|show)\b[^?]*)$",
+    r"^(?P<question>.*\?)\s*"
+    r"(?P<purchase>[^?]*\b(?:buy|purchase|purchasing|get|order|find|interested|like|want|need|show)\b[^?]*)$",
     re.S,
 )
 _SHOP_WORDS = re.compile(r"\b(?:shops?|stores?|sellers?)\b", re.I)

@@ -30,15 +30,21 @@ _SHOP_LEAD = re.compile(
 )
 _MARKERS = re.compile(
     r"\bfor the (?:first|second|third|fourth|fifth|last|other|next) (?:product|item|one)\s*,?|"
-    r"(?=\bfor the [a-z][\w\s'-]{0,30}?[,:])|\(\d+\)|(?:^|[\s;])\d+[.)]\s|\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth|lastly|finally|"
-    r"next|then|additionally|also|besides|in addition)\s*,",
+    r"(?=\bfor the [a-z][\w\s'-]{0,30}?[,:])|"  # "For the vest: ..." keeps "the vest" in its part
+    r"\(\d+\)|(?:^|[\s;])\d+[.)]\s|"
+    r"\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth|lastly|finally|next|then|additionally|also|"
+    r"besides|in addition)\s*,",
     re.I,
 )
-_ARTICLE_SPLIT = re.compile(r",\s*(?:and\s+|plus\s+|as well as\s+)?(?=(?:a|an|another|one|some)\s)|"
-                            r"\s+(?:and|plus|as well as)\s+(?=(?:a|an|another)\s)|,?\s+and also\s+(?:selling\s+|offering\s+)?", re.I)  # fmt: skip
+_ARTICLE_SPLIT = re.compile(
+    r",\s*(?:and\s+|plus\s+|as well as\s+)?(?=(?:a|an|another|one|some)\s)|"
+    r"\s+(?:and|plus|as well as)\s+(?=(?:a|an|another)\s)|"
+    r",?\s+and also\s+(?:selling\s+|offering\s+)?",
+    re.I,
+)
 _FILLER_SENTENCE = re.compile(
-    r"\b(?:these (?:items|products)|focus on|categor(?:y|ies)\b|all (?:these|of these|three|four|two)|the shop should|please show|"
-    r"respective categor|one shop|same shop|single shop|the same seller|all from)\b",
+    r"\b(?:these (?:items|products)|focus on|categor(?:y|ies)\b|all (?:these|of these|three|four|two)|"
+    r"the shop should|please show|respective categor|one shop|same shop|single shop|the same seller|all from)\b",
     re.I,
 )
 # A chunk starting with one of these after its article is a constraint of the previous item ("..., and a price
@@ -53,71 +59,93 @@ _MODIFIER_TAILS = frozenset(
     "style design pattern plug collar fit finish feature features look theme print color colour size sleeves "
     "neckline variant type option material scent flavor flavour shape".split()
 )
+# A ";"-separated piece opening with one of these qualifies the item before it.
+_MODIFIER_STARTS = frozenset(
+    "with without in by from of made marked described preferably ideally on that which ships shipped payable "
+    "priced costing available suitable compatible featuring having designed".split()
+)
 _GENERIC_HEADS = frozenset({"products", "items", "things", "stuff"})
 
 
 def split_items(body: str) -> list[str]:
     """The item phrases of a multi-item request, in the user's order."""
-    text = body.strip()
-    colon = text.find(":")
-    if colon > 0 and _INTRO.search(text[:colon]) and "\n" not in text[:colon] and not _MARKERS.search(text[:colon]):
-        text = text[colon + 1 :]  # "... offers both of these: First, ..." -> the list itself
-    text = _SHOP_LEAD.sub("", text, count=1)
-    text = _LEAD.sub("", text, count=1)
-    shared: list[str] = []  # "Both should be soft": a constraint of every item
-    markers = list(_MARKERS.finditer(text))
-    prefix = text[: markers[0].start()] if markers else ""
-    opening = markers[0].group(0).lower().strip(" ;") if markers else ""
-    if (
-        len(markers) >= 2
-        and prefix.strip(" .;:,")
-        and re.search(r"[.:]\s*$", prefix)
-        and re.match(r"\(1\)|1[.)]|first|for the first", opening)
-        and (not re.search(r"\b(?:a|an)\s", _LEAD.sub("", prefix)) or _GENERIC_CONTEXT.search(prefix))
-    ):
-        # "Find dry dog food products. First, ... Next, ...": the opening sentence is every item's context.
-        shared.append(re.sub(r"\b(?:products?|items?)\b", " ", _LEAD.sub("", prefix)).strip(" .:"))
-        text = text[markers[0].start() :]
-    elif len(markers) >= 2 and re.match(r"for the ", text[markers[0].start() :], re.I):
-        text = text[markers[0].start() :]  # "both X and Y. For the X, ... For the Y, ...": the overview repeats them
+    text, shared = _list_body(body)
     first_marker = _MARKERS.search(text)
     unmarked_prefix = first_marker is not None and bool(text[: first_marker.start()].strip(" .;:,"))
     parts = [p for p in _MARKERS.split(text) if p and p.strip(" .;:,")]
     chunks: list[str] = []
     for number, part in enumerate(parts):
-        # After "(2)", "2.", "Second," everything up to the next marker is that one item: its ";" and
-        # "a ..." pieces describe it ("1. A lip tint; by Velvet Muse; in brown").
         if len(parts) > 1 and (number > 0 or not unmarked_prefix):
-            sentences = [x.strip(" .;:,") for x in re.split(r"(?<=[.!?])\s+", part)]
-            kept = [x for x in sentences if x and not _filler(x)]
-            if kept:
-                chunks.append(_LEAD.sub("", ", ".join(kept), count=1))
-            continue
-        for position, sentence in enumerate(re.split(r"(?<=[.!?;])\s+", part)):
-            sentence = sentence.strip(" .;:,")
-            if not sentence or _filler(sentence):
-                continue
-            sentence = _LEAD.sub("", sentence, count=1)
-            reference = _REFERENCE.match(sentence)
-            # "Second, the same fan in brown" opens an item; a later "The perfume should be oil-based" refers back.
-            if reference and chunks and not (position == 0 and len(parts) > 1):
-                _attach(chunks, sentence, reference.group(1).lower(), shared)
-                continue
-            for piece in _ARTICLE_SPLIT.split(sentence):
-                piece = piece.strip(" .;:,")
-                if not piece:
-                    continue
-                piece = re.sub(r"^(?:and|also|plus)\s+", "", piece, flags=re.I)
-                if chunks and _modifier(piece):
-                    chunks[-1] = f"{chunks[-1]}, {piece}"
-                else:
-                    chunks.append(piece)
+            _add_marked_part(chunks, part)
+        else:
+            _add_free_text(chunks, part, shared, several_parts=len(parts) > 1)
     items = [c for c in chunks if not _generic(c)]
     if len(items) == 1:
         items = _comma_list(items[0]) or items
     if shared:
         items = [f"{item}, {' '.join(shared)}" for item in items]
     return items or [body.strip()]
+
+
+def _list_body(body: str) -> tuple[str, list[str]]:
+    """The list itself, without its introduction, and context every item shares."""
+    text = body.strip()
+    colon = text.find(":")
+    if colon > 0 and _INTRO.search(text[:colon]) and "\n" not in text[:colon] and not _MARKERS.search(text[:colon]):
+        text = text[colon + 1 :]  # "... offers both of these: First, ..." -> the list itself
+    text = _LEAD.sub("", _SHOP_LEAD.sub("", text, count=1), count=1)
+    shared: list[str] = []
+    markers = list(_MARKERS.finditer(text))
+    if len(markers) < 2:
+        return text, shared
+    prefix = text[: markers[0].start()]
+    opening = markers[0].group(0).lower().strip(" ;")
+    if (
+        prefix.strip(" .;:,")
+        and re.search(r"[.:]\s*$", prefix)
+        and re.match(r"\(1\)|1[.)]|first|for the first", opening)
+        and (not re.search(r"\b(?:a|an)\s", _LEAD.sub("", prefix)) or _GENERIC_CONTEXT.search(prefix))
+    ):
+        # "Find dry dog food products. First, ... Next, ...": the opening sentence is every item's context.
+        shared.append(re.sub(r"\b(?:products?|items?)\b", " ", _LEAD.sub("", prefix)).strip(" .:"))
+        return text[markers[0].start() :], shared
+    if re.match(r"for the ", text[markers[0].start() :], re.I):
+        return text[markers[0].start() :], shared  # "both X and Y. For the X, ... For the Y, ...": a repeat
+    return text, shared
+
+
+def _add_marked_part(chunks: list[str], part: str) -> None:
+    """After "(2)", "2.", "Second," everything up to the next marker is one item: its ";" and "a ..."
+    pieces describe it ("1. A lip tint; by Velvet Muse; in brown")."""
+    sentences = [x.strip(" .;:,") for x in re.split(r"(?<=[.!?])\s+", part)]
+    kept = [x for x in sentences if x and not _filler(x)]
+    if kept:
+        chunks.append(_LEAD.sub("", ", ".join(kept), count=1))
+
+
+def _add_free_text(chunks: list[str], part: str, shared: list[str], several_parts: bool) -> None:
+    """Unmarked text: items separated by articles ("a X, a Y, and a Z"), modifiers kept with their item."""
+    for position, sentence in enumerate(re.split(r"(?<=[.!?;])\s+", part)):
+        sentence = sentence.strip(" .;:,")
+        if not sentence or _filler(sentence):
+            continue
+        sentence = _LEAD.sub("", sentence, count=1)
+        if chunks and words(sentence)[:1] and words(sentence)[0] in _MODIFIER_STARTS:
+            chunks[-1] = f"{chunks[-1]}, {sentence}"  # "a tumbler; with a cartoon pattern; made by X"
+            continue
+        reference = _REFERENCE.match(sentence)
+        # "Second, the same fan in brown" opens an item; a later "The perfume should be oil-based" refers back.
+        if reference and chunks and not (position == 0 and several_parts):
+            _attach(chunks, sentence, reference.group(1).lower(), shared)
+            continue
+        for piece in _ARTICLE_SPLIT.split(sentence):
+            piece = re.sub(r"^(?:and|also|plus)\s+", "", piece.strip(" .;:,"), flags=re.I)
+            if not piece:
+                continue
+            if chunks and _modifier(piece):
+                chunks[-1] = f"{chunks[-1]}, {piece}"
+            else:
+                chunks.append(piece)
 
 
 _INTRO = re.compile(r"\b(?:these|following|items|products|both|shops?|stores?|include|includes|including)\b", re.I)

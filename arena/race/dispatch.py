@@ -75,7 +75,9 @@ class Dispatcher:
             outcomes = await in_thread(_outcomes, self.store, cycle, stage)
             waiting = scoring.unjudged(outcomes)
             done = sum(1 for o in outcomes if o.status is EpisodeStatus.done)
-            self.on_progress(Progress(cycle=cycle, step=f"judging: {stage.value}", done=done - len(waiting), total=done))
+            self.on_progress(
+                Progress(cycle=cycle, step=f"judging: {stage.value}", done=done - len(waiting), total=done)
+            )
             if not waiting or time.time() >= deadline:
                 return waiting
             now = time.monotonic()

@@ -105,11 +105,14 @@ def _apply_promotion(ctx: CycleContext, champion_id: int | None, previous: int |
     )
     with ctx.store.transaction() as session:
         if champion_id is not None:
-            ranked = any(s.rank is not None for s in repo.standings(session, ctx.number) if s.submission_id == champion_id)
-            standing = repo.StandingIn(cycle=ctx.number, submission_id=champion_id, is_champion=True)
-            if not ranked:
-                standing.rank = 1  # reigning unraced: the only finisher of this cycle
-            repo.record_standing(session, standing)
+            ranked = any(
+                s.rank is not None for s in repo.standings(session, ctx.number) if s.submission_id == champion_id
+            )
+            # Reigning unraced (no challenger qualified), the champion is this cycle's only finisher.
+            extra = {} if ranked else {"rank": 1}
+            repo.record_standing(
+                session, repo.StandingIn(cycle=ctx.number, submission_id=champion_id, is_champion=True, **extra)
+            )
             repo.set_status(session, champion_id, SubmissionStatus.champion)
         for submission_id in sorted({*racers, *([previous] if previous is not None else [])}):
             if submission_id == champion_id:

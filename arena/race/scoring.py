@@ -73,9 +73,7 @@ class SubmissionScore(BaseModel):
 def load_outcomes(session: Session, cycle: int, stage: EpisodeStage) -> list[EpisodeOutcome]:
     """Every episode of a cycle's stage with its latest judgment, in episode id order (two queries)."""
     episodes = session.execute(
-        select(
-            Episode.id, Episode.submission_id, Episode.problem_id, Episode.attempt, Episode.status, Episode.success
-        )
+        select(Episode.id, Episode.submission_id, Episode.problem_id, Episode.attempt, Episode.status, Episode.success)
         .where(Episode.cycle == cycle, Episode.stage == stage)
         .order_by(Episode.id)
     ).all()

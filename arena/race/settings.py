@@ -90,7 +90,9 @@ class RaceSettings(BaseModel):
         ge=0.0,
         description="How long a stage waits for pending judgments before excluding those episodes from the score.",
     )
-    judge_attempts: int = Field(5, ge=1, description="Tries of one judge job before it waits for the stage to re-queue.")
+    judge_attempts: int = Field(
+        5, ge=1, description="Tries of one judge job before it waits for the stage to re-queue."
+    )
     # --- episodes and workers ----------------------------------------------------------------------
     episode_attempts: int = Field(
         3, ge=1, description="Validator-side failures (not agent failures) before an episode is given up as failed."
@@ -121,7 +123,9 @@ class RaceSettings(BaseModel):
     pin_temperature: float | None = Field(
         0.0, description="Temperature forced on every inference call (reproducible races); None leaves the agent's."
     )
-    pin_seed: int | None = Field(0, description="Sampling seed forced on every inference call; None leaves the agent's.")
+    pin_seed: int | None = Field(
+        0, description="Sampling seed forced on every inference call; None leaves the agent's."
+    )
     sandbox: bool = Field(True, description="Run agents in bubblewrap (False only for development).")
     # --- chain -------------------------------------------------------------------------------------
     netuid: int = Field(15, ge=1, description="The subnet's id.")

@@ -40,7 +40,9 @@ def list_cycles(session: ReadSession) -> list[CycleSummary]:
     return [_summary(info) for info in repo.list_cycles(session)]
 
 
-@router.get("/{number}", response_model=CycleDetail, responses=NOT_FOUND, summary="One cycle: stages, episodes, standings")
+@router.get(
+    "/{number}", response_model=CycleDetail, responses=NOT_FOUND, summary="One cycle: stages, episodes, standings"
+)
 def get_cycle(number: int, session: ReadSession) -> CycleDetail:
     info = _cycle(session, number)
     episodes = {

@@ -30,10 +30,14 @@ class EpisodeCollector(Collector):
         self.store = store
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        family = GaugeMetricFamily("arena_episodes", "Episodes in the store by stage and status.", labels=["stage", "status"])
+        family = GaugeMetricFamily(
+            "arena_episodes", "Episodes in the store by stage and status.", labels=["stage", "status"]
+        )
         counts = {(stage, status): 0 for stage in EpisodeStage for status in EpisodeStatus}
         with self.store.transaction() as session:
-            rows = session.execute(select(Episode.stage, Episode.status, func.count()).group_by(Episode.stage, Episode.status))
+            rows = session.execute(
+                select(Episode.stage, Episode.status, func.count()).group_by(Episode.stage, Episode.status)
+            )
             for stage, status, n in rows:
                 counts[(stage, status)] = n
         for (stage, status), n in counts.items():
@@ -101,7 +105,12 @@ class LatencyMiddleware:
 @router.get(
     "/metrics",
     response_class=Response,
-    responses={200: {"content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}}, "description": "Prometheus text format."}},
+    responses={
+        200: {
+            "content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}},
+            "description": "Prometheus text format.",
+        }
+    },
     summary="Prometheus metrics",
 )
 def metrics(context: Context) -> Response:

@@ -164,7 +164,9 @@ def submission_results(session: Session, submission_id: int) -> list[StageResult
                 stage=stage,
                 cycle_finished=finished[cycle],
                 total=_result(None, rows, finished[cycle]),
-                by_intent=[_result(intent, by_intent[intent], finished[cycle]) for intent in Intent if intent in by_intent],
+                by_intent=[
+                    _result(intent, by_intent[intent], finished[cycle]) for intent in Intent if intent in by_intent
+                ],
             )
         )
     return results

@@ -22,6 +22,7 @@ import hashlib
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 
+import numpy as np
 from fastapi import APIRouter, Request, status
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session
@@ -47,7 +48,7 @@ from arena.race.intake import (
 )
 from arena.store import repositories as repo
 from arena.store.db import Store, is_sqlite
-from arena.store.models import Nonce, SubmissionStatus, utcnow
+from arena.store.models import Nonce, Submission, SubmissionStatus, utcnow
 
 router = APIRouter(tags=["submissions"])
 
@@ -129,7 +130,9 @@ class SubmissionIntake:
         # The verifier refuses a store that forgets nonces sooner than its freshness window.
         self.retention = self.limits.auth_max_age_s + self.limits.auth_allowed_skew_s + 60.0
 
-    def submit(self, headers: Mapping[str, str], body: bytes, method: str, target: str, agent_name: str) -> SubmissionAccepted:
+    def submit(
+        self, headers: Mapping[str, str], body: bytes, method: str, target: str, agent_name: str
+    ) -> SubmissionAccepted:
         if not self.validator_hotkey:
             raise NotAcceptingError("this validator has no hotkey configured (api.validator_hotkey or api.wallet_name)")
         caller = verify_request(
@@ -167,7 +170,7 @@ class SubmissionIntake:
             raise ChainUnavailableError(f"cannot {action} on the chain: {exc}") from exc
 
     def _check(self, body: bytes, candidates, hotkey: str, block: int | None, now: datetime) -> IntakeVerdict:
-        earlier = [EarlierSubmission.model_validate(c.model_dump()) for c in candidates]
+        earlier = [_earlier(c) for c in candidates]
         verdict = check_submission(
             body, earlier=earlier, limits=self.limits, hotkey=hotkey, commitment_block=block, submitted_at=now
         )
@@ -191,7 +194,7 @@ class SubmissionIntake:
                 raise _replayed(hotkey, nonce)
             last = repo.latest_for_hotkey(session, hotkey, statuses=COUNTED)
             check_rate_limit(last.submitted_at if last else None, now=now, window=self.limits.rate_limit)
-            newer = [c for c in repo.copy_candidates(session) if c.id > seen]
+            newer = _candidates_after(session, seen)
             supersedes = list(verdict.supersedes)
             if newer:  # stored by a concurrent request after this one's check
                 supersedes += self._check(body, newer, hotkey, block, now).supersedes
@@ -223,6 +226,25 @@ class SubmissionIntake:
             commitment_block=info.commitment_block,
             supersedes=replaced,
         )
+
+
+def _earlier(candidate: repo.CopyCandidate) -> EarlierSubmission:
+    """A stored submission as copy detection compares it. Built without validation: every earlier
+    submission is compared on every request, and re-validating 256 ints each was most of the cost."""
+    sketch = np.frombuffer(candidate.minhash, dtype="<u8") if candidate.minhash else np.empty(0, dtype="<u8")
+    fields = candidate.model_dump(exclude={"minhash"})
+    return EarlierSubmission.model_construct(**fields, minhash=sketch)
+
+
+def _candidates_after(session: Session, seen: int) -> list[repo.CopyCandidate]:
+    """Copy candidates stored after ``seen`` (by concurrent requests), oldest commitment first."""
+    columns = [getattr(Submission, name) for name in repo.CopyCandidate.model_fields]
+    rows = session.execute(
+        select(*columns)
+        .where(Submission.id > seen, Submission.status != SubmissionStatus.rejected)
+        .order_by(Submission.id)
+    ).mappings()
+    return [repo.CopyCandidate.model_validate(dict(row)) for row in rows]
 
 
 def _replayed(hotkey: str, nonce: int) -> ReplayedRequestError:

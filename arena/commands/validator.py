@@ -1,0 +1,207 @@
+"""`arena validator run`: the race, one cycle (--once) or one every cycle_length.
+
+Local (``--local``): the chain is the LocalChain kept in the database.
+Otherwise the subnet's chain through the bittensor SDK, signed by the
+validator's wallet. ``neurons/validator.py`` is the same command under the
+subnet's usual name, with the API served alongside.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
+
+app = typer.Typer(help="Run the validator's race cycle.", no_args_is_help=True)
+
+NetuidOption = Annotated[int | None, typer.Option("--netuid", min=1, help="The subnet's id (default: race.netuid).")]
+NetworkOption = Annotated[str, typer.Option("--network", help="finney, test, local or ws(s)://; unused with --local.")]
+WalletName = Annotated[str, typer.Option("--wallet.name", help="Validator wallet (coldkey) name.")]
+WalletHotkey = Annotated[str, typer.Option("--wallet.hotkey", help="Validator hotkey name.")]
+WalletPath = Annotated[
+    Path | None, typer.Option("--wallet.path", help="Wallet folder (default ~/.bittensor/wallets; --local ./wallets).")
+]
+DatabaseOption = Annotated[
+    str | None,
+    typer.Option("--database-url", envvar="ARENA_DATABASE_URL", help="The store (default sqlite:///./arena.db)."),
+]
+LocalOption = Annotated[bool, typer.Option("--local", help="Use the local chain kept in the database.")]
+OnceOption = Annotated[bool, typer.Option("--once", help="Run (or resume) one cycle, print it, exit.")]
+SuiteOption = Annotated[Path | None, typer.Option("--suite", help="Suite directory to race (default: race.suite_dir).")]
+CatalogOption = Annotated[Path | None, typer.Option("--catalog", help="Catalog index (default: catalog.path).")]
+RaceConfigOption = Annotated[
+    Path | None, typer.Option("--race-config", help="TOML file with the [race] settings (else ARENA_RACE__*).")
+]
+WorkersOption = Annotated[
+    int | None, typer.Option("--workers", min=0, help="In-process episode workers (default: race.workers).")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print each finished cycle as one JSON object on stdout.")]
+ApiOption = Annotated[bool, typer.Option("--api/--no-api", help="Serve the validator API in this process.")]
+ApiHost = Annotated[str, typer.Option("--api-host", help="Interface the API binds.")]
+ApiPort = Annotated[int, typer.Option("--api-port", min=0, max=65535, help="Port the API listens on.")]
+
+
+@app.command("run")
+def run(
+    netuid: NetuidOption = None,
+    network: NetworkOption = "finney",
+    wallet_name: WalletName = "default",
+    wallet_hotkey: WalletHotkey = "default",
+    wallet_path: WalletPath = None,
+    database_url: DatabaseOption = None,
+    local: LocalOption = False,
+    once: OnceOption = False,
+    suite: SuiteOption = None,
+    catalog: CatalogOption = None,
+    race_config: RaceConfigOption = None,
+    workers: WorkersOption = None,
+    as_json: JsonOption = False,
+    api: ApiOption = False,
+    api_host: ApiHost = "127.0.0.1",
+    api_port: ApiPort = 8000,
+    config: ConfigOption = None,
+) -> None:
+    """Run the race: intake -> qualifying -> race -> judging -> scoring -> promotion -> weights, per cycle."""
+    run_validator(**locals())
+
+
+def run_validator(
+    *,
+    netuid: int | None,
+    network: str,
+    wallet_name: str,
+    wallet_hotkey: str,
+    wallet_path: Path | None,
+    database_url: str | None,
+    local: bool,
+    once: bool,
+    suite: Path | None,
+    catalog: Path | None,
+    race_config: Path | None,
+    workers: int | None,
+    as_json: bool,
+    api: bool,
+    api_host: str,
+    api_port: int,
+    config: Path | None,
+) -> None:
+    """The command's body, shared with ``neurons/validator.py``."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from arena.race.cycle import RaceError
+    from arena.race.settings import RaceSettingsError, race_settings
+    from arena.race.validator import Validator, ValidatorError
+    from arena.store import StoreError
+
+    settings = settings_or_fail(config)
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        race = race_settings(settings, race_config)
+    except RaceSettingsError as exc:
+        fail(str(exc))
+    updates = {"suite_dir": suite, "workers": workers, "netuid": netuid}
+    race = race.model_copy(update={k: v for k, v in updates.items() if v is not None})
+    chain, hotkey = None, None
+    if not local:
+        chain, hotkey = _bittensor_chain(network, race.netuid, wallet_name, wallet_hotkey, wallet_path)
+    progress = Progress(
+        TextColumn("cycle {task.fields[cycle]} {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=False,
+    )
+    bars: dict[tuple[int, str], int] = {}
+
+    def on_progress(update) -> None:
+        key = (update.cycle, update.step)
+        if key not in bars:
+            bars[key] = progress.add_task(update.step, total=update.total, cycle=update.cycle)
+        progress.update(bars[key], completed=update.done, total=update.total)
+
+    try:
+        validator = Validator(
+            settings, race=race, database_url=database_url, chain=chain, hotkey=hotkey,
+            catalog_path=catalog, on_progress=on_progress,
+        )  # fmt: skip
+        if api:
+            _serve_api(settings, validator, api_host, api_port)
+        with progress:
+            if once:
+                report = validator.run_once()
+                _print_report(report, as_json)
+                return
+            stop = threading.Event()
+            try:
+                validator.run_forever(stop)
+            except KeyboardInterrupt:
+                stop.set()
+    except (ValidatorError, RaceError, StoreError, ValueError) as exc:
+        fail(str(exc))
+    except SQLAlchemyError as exc:
+        fail(f"database: {str(exc).splitlines()[0]}")
+
+
+def _bittensor_chain(network: str, netuid: int, name: str, hotkey: str, path: Path | None):
+    from arena.chain.bittensor_chain import BittensorChain, ChainConfigError
+    from arena.wallets import WalletError, hotkey_address, load_wallet
+
+    try:
+        wallet = load_wallet(path or Path("~/.bittensor/wallets"), name, hotkey)
+        return BittensorChain(network, netuid, wallet), hotkey_address(wallet)
+    except (WalletError, ChainConfigError) as exc:
+        fail(str(exc))
+
+
+def _serve_api(settings, validator, host: str, port: int) -> None:
+    """The submission API in a daemon thread of this process, when the API package is installed."""
+    try:
+        from arena.api.app import create_app
+    except ImportError as exc:
+        err.print(f"[yellow]API not served: {exc}[/]")
+        return
+    import uvicorn
+
+    application = create_app(settings, store=validator.store, chain=validator.chain)
+    server = uvicorn.Server(uvicorn.Config(application, host=host, port=port, log_level="warning"))
+    threading.Thread(target=server.run, name="arena-api", daemon=True).start()
+    url = f"http://{host}:{port}"
+    try:
+        validator.chain.publish_endpoint(validator.hotkey, url)
+    except Exception as exc:  # publishing is a courtesy to miners; the race does not depend on it
+        err.print(f"[yellow]could not publish the endpoint {url}: {exc}[/]")
+    err.print(f"API on {url}")
+
+
+def _print_report(report, as_json: bool) -> None:
+    table = Table(title=f"cycle {report.cycle} standings")
+    for column in ("submission", "qualifying", "race score", "success", "coefficient", "rank", "champion"):
+        table.add_column(column, justify="right")
+
+    def number(value) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    for s in report.standings:
+        table.add_row(
+            str(s.submission_id), number(s.qualifying_score), number(s.race_score), number(s.success_rate),
+            number(s.mean_coefficient), str(s.rank or "-"), "yes" if s.is_champion else "",
+        )  # fmt: skip
+    err.print(table)
+    if report.weights is not None:
+        pairs = ", ".join(f"{u}: {w:.4f}" for u, w in zip(report.weights.uids, report.weights.weights, strict=True))
+        err.print(f"weights (uid: weight): {pairs}")
+    if as_json:
+        out.file.write(report.model_dump_json() + "\n")
+        out.file.flush()
+
+
+if __name__ == "__main__":  # `python -m arena.commands.validator run ...`, until the lead registers it
+    app()

@@ -1,0 +1,92 @@
+"""`arena worker`: run episode and judge jobs from the PostgreSQL task queue.
+
+Any number of workers, on any machines, pointing at the validator's
+database (``ARENA_DATABASE_URL``): each needs the same catalog and the same
+model servers as the validator. SIGINT/SIGTERM stop it gracefully (running
+episodes finish); a SIGKILL leaves its episodes to be retried once their
+leases lapse, never duplicated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import ConfigOption, err, fail, settings_or_fail
+
+
+def worker(
+    database_url: Annotated[
+        str | None,
+        typer.Option("--database-url", envvar="ARENA_DATABASE_URL", help="PostgreSQL URL of the validator's store."),
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", min=1, help="Episodes at once (default: race.workers, at least 1).")
+    ] = None,
+    catalog: Annotated[
+        Path | None, typer.Option("--catalog", help="Catalog index directory (default: catalog.path).")
+    ] = None,
+    race_config: Annotated[
+        Path | None, typer.Option("--race-config", help="TOML file with the [race] settings (model servers, leases).")
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Worker name in logs and the queue.")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Run procrastinate workers for the race's episodes and judgments against ARENA_DATABASE_URL."""
+    from arena.race.settings import RaceSettingsError, race_settings
+    from arena.race.validator import ValidatorError
+    from arena.store import StoreError, open_store, resolve_url, safe_url
+
+    settings = settings_or_fail(config)
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        race = race_settings(settings, race_config)
+        url = resolve_url(database_url)
+    except (RaceSettingsError, StoreError) as exc:
+        fail(str(exc))
+    if url.get_backend_name() != "postgresql":
+        fail(
+            f"{safe_url(url)} is not PostgreSQL: with the embedded SQLite store the validator runs the episodes "
+            f"itself; `arena worker` needs the shared PostgreSQL queue (set ARENA_DATABASE_URL)"
+        )
+    store = open_store(url)
+    slots = concurrency or max(1, race.workers)
+    label = name or f"worker-{__import__('os').getpid()}"
+    try:
+        asyncio.run(_serve(settings, race, store, catalog or settings.catalog.path, slots, label))
+    except ValidatorError as exc:
+        fail(str(exc))
+    finally:
+        store.dispose()
+    err.print(f"worker {label} stopped")
+
+
+async def _serve(settings, race, store, catalog_path: Path, concurrency: int, name: str) -> None:
+    from arena.race.resilience import retry_async
+    from arena.race.tasks import connector_for, create_task_app, run_workers
+    from arena.race.validator import widen_thread_pool, worker_context
+
+    loop = asyncio.get_running_loop()
+    widen_thread_pool(loop, concurrency)
+    stop = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    context = worker_context(settings, race, store, catalog_path)
+    app = create_task_app(connector_for(store.engine.url.render_as_string(hide_password=False)), context)
+    await retry_async(app.open_async, what="open the task queue")
+    err.print(f"worker {name}: {concurrency} slot(s) on {store.url}")
+    try:
+        await run_workers(app, race, concurrency=concurrency, name=name, stop=stop)
+    finally:
+        await app.close_async()
+        await context.registry.aclose()
+        await context.judge.aclose()
+
+
+if __name__ == "__main__":  # `python -m arena.commands.worker`, until the lead registers `arena worker`
+    typer.run(worker)

@@ -1,0 +1,218 @@
+"""The validator as a service object: settings -> store, chain, runner, judge, task queue -> cycles.
+
+    validator = Validator(settings, race=RaceSettings(suite_dir=..., cycle_length=60))
+    report = validator.run_once()     # run (or resume) one whole cycle
+    validator.run_forever()           # a cycle every cycle_length
+
+Embedded (SQLite) it runs the episode and judge tasks in-process on
+procrastinate's in-memory queue; on PostgreSQL it queues them in the
+database for ``arena worker`` processes anywhere, and also works on them
+itself with ``race.workers`` in-process workers (0: leave them to the
+workers). A database that goes away for a moment is waited for: each store
+call retries (``arena.race.resilience``) and a cycle interrupted by a longer
+outage is resumed from the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from arena.chain.local import LocalChain
+from arena.chain.protocol import Chain
+from arena.config import ArenaSettings, load_settings
+from arena.problems.suites import Suite
+from arena.race.cycle import CycleReport, run_cycle
+from arena.race.dispatch import Dispatcher, ProgressSink
+from arena.race.resilience import OUTAGE_BUDGET_S, is_transient
+from arena.race.settings import POLICY_MODEL, RaceSettings, race_settings
+from arena.race.tasks import WorkerContext, connector_for, create_task_app, run_workers
+from arena.runner.proxy import Upstream, UpstreamRegistry
+from arena.shop.index import CatalogIndex
+from arena.shop.knowledge import LocalKnowledgeBase
+from arena.store import Store, open_store
+from arena.store import repositories as repo
+from arena.store.migrate import upgrade_database
+
+logger = logging.getLogger(__name__)
+
+
+class ValidatorError(RuntimeError):
+    """The validator cannot start: a missing suite or catalog, an impossible worker setup. Says what to fix."""
+
+
+def upstream_registry(race: RaceSettings) -> UpstreamRegistry:
+    """The configured model servers, or the built-in offline policy served in-process."""
+    if race.upstreams:
+        return UpstreamRegistry(list(race.upstreams))
+    if race.model != POLICY_MODEL:
+        raise ValidatorError(
+            f"race.model is {race.model!r} but no race.upstreams serve it; without upstreams the model is the "
+            f"built-in {POLICY_MODEL!r}"
+        )
+    from arena.policy.server import create_policy_app
+
+    return UpstreamRegistry(
+        [Upstream(name=POLICY_MODEL, base_url="http://heuristic-policy/v1", models=[POLICY_MODEL])],
+        transports={POLICY_MODEL: httpx.ASGITransport(app=create_policy_app(seed=race.policy_seed))},
+    )
+
+
+def make_judge(kind: str, settings: ArenaSettings):
+    if kind == "openai":
+        from judge.llm import OpenAIJudge
+
+        return OpenAIJudge(settings.judge)
+    from judge.rules import RulesJudge
+
+    return RulesJudge()
+
+
+def open_catalog(path: Path) -> tuple[CatalogIndex, LocalKnowledgeBase | None]:
+    from arena.shop.index import CatalogIndexError
+
+    try:
+        catalog = CatalogIndex(path)
+    except (CatalogIndexError, OSError, ValueError) as exc:
+        raise ValidatorError(f"catalog {path}: {exc} (build one with `arena catalog build`)") from None
+    knowledge_dir = path / "knowledge"
+    knowledge = LocalKnowledgeBase(knowledge_dir) if (knowledge_dir / "knowledge.json").is_file() else None
+    return catalog, knowledge
+
+
+def worker_context(settings: ArenaSettings, race: RaceSettings, store: Store, catalog_path: Path) -> WorkerContext:
+    """Everything a task needs, built inside the event loop that will run the tasks."""
+    catalog, knowledge = open_catalog(catalog_path)
+    return WorkerContext(
+        store=store,
+        catalog=catalog,
+        registry=upstream_registry(race),
+        judge=make_judge(race.judge_kind, settings),
+        race=race,
+        limits=settings.runner.limits,
+        knowledge=knowledge,
+        runtime_dir=settings.runner.runtime_dir,
+    )
+
+
+def widen_thread_pool(loop: asyncio.AbstractEventLoop, concurrency: int) -> None:
+    """Each running episode holds a thread for its sandbox process; store calls need threads besides
+    (a starved pool would delay lease renewals until the leases lapse)."""
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=2 * concurrency + 8, thread_name_prefix="arena"))
+
+
+class Validator:
+    def __init__(
+        self,
+        settings: ArenaSettings | None = None,
+        *,
+        race: RaceSettings | None = None,
+        database_url: str | None = None,
+        store: Store | None = None,
+        chain: Chain | None = None,
+        hotkey: str | None = None,
+        catalog_path: Path | None = None,
+        on_progress: ProgressSink | None = None,
+        migrate: bool = True,
+    ) -> None:
+        self.settings = settings or load_settings()
+        self.race = race or race_settings(self.settings)
+        self.store = store or open_store(database_url)
+        self.catalog_path = Path(catalog_path or self.settings.catalog.path)
+        self.on_progress = on_progress
+        if migrate:
+            upgrade_database(self.store.engine)
+        self.local = chain is None
+        self.chain: Chain = chain if chain is not None else LocalChain(self.store.sessions, netuid=self.race.netuid)
+        self.hotkey = hotkey or getattr(self.chain, "hotkey", None) or self.race.validator_hotkey
+        if self.race.suite_dir is None:
+            raise ValidatorError("race.suite_dir is not set: name the suite directory this validator races")
+        if not (self.race.suite_dir / "sealed" / "manifest.json").is_file():
+            raise ValidatorError(
+                f"{self.race.suite_dir}: not a suite directory (no sealed/manifest.json); build one with "
+                f"`arena suite build` or import a sealed bank"
+            )
+        self.suite = Suite(self.race.suite_dir)
+        if self.store.engine.dialect.name == "sqlite" and self.race.workers < 1:
+            raise ValidatorError("with SQLite the episodes run in this process: race.workers must be at least 1")
+        self._prepared = False
+
+    @property
+    def database_url(self) -> str:
+        return self.store.engine.url.render_as_string(hide_password=False)
+
+    def prepare(self) -> str:
+        """Import the suite (idempotent; syncs the ledger) and, on the local chain, register this validator;
+        returns the suite id."""
+        with self.store.transaction() as session:
+            imported = repo.import_suite(session, self.suite.path)
+        if self.local and isinstance(self.chain, LocalChain):
+            self.chain.register(self.hotkey, validator_permit=True)
+        self._prepared = True
+        self.suite_id = imported.suite_id
+        return imported.suite_id
+
+    async def run_once_async(self) -> CycleReport:
+        """Run or resume one cycle in the running event loop (its own task queue and workers)."""
+        if not self._prepared:
+            await asyncio.to_thread(self.prepare)
+        widen_thread_pool(asyncio.get_running_loop(), max(1, self.race.workers))
+        context = worker_context(self.settings, self.race, self.store, self.catalog_path)
+        app = create_task_app(connector_for(self.database_url), context)
+        stop = asyncio.Event()
+        async with app.open_async():
+            workers = None
+            if self.race.workers > 0:
+                workers = asyncio.create_task(
+                    run_workers(
+                        app, self.race, concurrency=self.race.workers, name=f"validator-{self.hotkey}", stop=stop
+                    )
+                )
+            try:
+                dispatcher = Dispatcher(self.store, app, self.race, self.on_progress)
+                return await run_cycle(
+                    self.store, self.chain, self.race, self.suite, self.suite_id, dispatcher, self.hotkey
+                )
+            finally:
+                stop.set()
+                if workers is not None:
+                    await workers
+                await context.registry.aclose()
+                await context.judge.aclose()
+
+    def run_once(self, *, outage_budget_s: float = OUTAGE_BUDGET_S) -> CycleReport:
+        """Run or resume one whole cycle; a database outage is waited out (up to ``outage_budget_s`` per
+        interruption) and the cycle resumed from the store."""
+        while True:
+            started = time.monotonic()
+            try:
+                return asyncio.run(self.run_once_async())
+            except Exception as exc:
+                if not is_transient(exc) or time.monotonic() - started > outage_budget_s * 4:
+                    raise
+                logger.warning("cycle interrupted by the database (%s); resuming from the store", exc)
+                time.sleep(2.0)
+
+    def run_forever(self, stop: threading.Event | None = None, *, error_pause_s: float = 60.0) -> None:
+        """A cycle every ``cycle_length`` (counted from each cycle's start) until ``stop`` is set."""
+        stop = stop or threading.Event()
+        while not stop.is_set():
+            try:
+                report = self.run_once()
+                next_start = report.started_at + self.race.cycle_length
+                wait = (next_start - datetime.now(UTC)).total_seconds()
+            except Exception:
+                logger.exception("the cycle failed; trying again in %.0fs", error_pause_s)
+                wait = error_pause_s
+            if wait > 0:
+                stop.wait(wait)
+
+    def close(self) -> None:
+        self.store.dispose()

@@ -1,0 +1,254 @@
+"""What the race tests share: one small world (catalog, generated problems, a suite), stores seeded
+with submissions, PostgreSQL databases, and a throwaway PostgreSQL cluster.
+
+The world is built once per test process (a 2,000-product synthetic catalog, 10 generated product
+problems with one variant each, a suite of 1 public, 8 race-bank and 1 held-out cluster); every
+test races its own copy of the suite, because a race appends to the suite's ledger.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import pwd
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine
+from sqlalchemy.exc import OperationalError
+
+from arena.chain.local import LocalChain
+from arena.race.intake import fingerprint
+from arena.race.settings import RaceSettings
+from arena.store import Store, open_store, resolve_url, safe_url
+from arena.store import repositories as repo
+from arena.store.migrate import upgrade_database
+
+REPO = Path(__file__).resolve().parents[1]
+AGENTS = Path(__file__).resolve().parent / "race_agents"
+ADMIN_URL = os.environ.get("ARENA_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+SUBMITTED = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@functools.cache
+def _world(base: str) -> tuple[Path, Path]:
+    from arena.problems.generator import GeneratorConfig, generate
+    from arena.problems.model import Intent
+    from arena.problems.partitions import PartitionPlan
+    from arena.problems.suites import build_suite
+    from arena.shop.building import build_catalog
+    from arena.shop.index import CatalogIndex
+
+    root = Path(base) / "race-world"
+    catalog_dir = root / "catalog"
+    build_catalog(catalog_dir, synthetic=2000, seed=11)
+    generated = generate(CatalogIndex(catalog_dir), GeneratorConfig(n=10, seed=5, variants=1, intents=[Intent.product]))
+    plan = PartitionPlan(public=2, heldout_fraction=0.1)
+    build_suite(generated.problems, root / "suite", seed="race-test-seed", plan=plan, version="race-test-v1")
+    return catalog_dir, root / "suite"
+
+
+@pytest.fixture(scope="session")
+def race_world(tmp_path_factory) -> tuple[Path, Path]:
+    """(catalog dir, suite template dir), built once per session."""
+    return _world(str(tmp_path_factory.getbasetemp()))
+
+
+def suite_copy(template: Path, folder: Path) -> Path:
+    """A private copy of the suite (a race appends to its ledger)."""
+    target = folder / "suite"
+    shutil.copytree(template, target)
+    return target
+
+
+def agent_code(name: str, *, pause_s: float = 0.0) -> bytes:
+    """A test agent's source; ``pause_s`` makes it wait before working (so a test can kill mid-episode)."""
+    source = (AGENTS / f"{name}.py").read_text()
+    if pause_s:
+        source = source.replace(
+            "def agent_main(problem):\n", f"def agent_main(problem):\n    __import__('time').sleep({pause_s})\n", 1
+        )
+    return source.encode()
+
+
+def seed_store(url: str, agents: list[tuple[str, bytes]], *, netuid: int = 15) -> Store:
+    """Migrate ``url``, register each miner on its local chain and store its accepted submission
+    (fixed submission times and commitment blocks, so two stores seeded alike rank alike)."""
+    upgrade_database(url)
+    store = open_store(url)
+    chain = LocalChain(store.sessions, netuid=netuid)
+    for index, (hotkey, code) in enumerate(agents):
+        chain.register(hotkey)
+        with store.transaction() as session:
+            repo.add_submission(
+                session,
+                repo.NewSubmission(
+                    hotkey=hotkey,
+                    agent_name=f"{hotkey}.py",
+                    code=code,
+                    ast_hash=fingerprint(code).ast_hash,
+                    commitment_block=index,
+                    submitted_at=SUBMITTED + timedelta(minutes=index),
+                ),
+            )
+    return store
+
+
+def small_race(suite_dir: Path, **overrides) -> RaceSettings:
+    """A race sized for tests: seconds, not hours; a handful of problems; everyone qualifies."""
+    values = dict(
+        suite_dir=suite_dir,
+        cycle_length=timedelta(seconds=5),
+        qualifying_size=2,
+        qualification_fraction=0.0,
+        draw_size=2,
+        attempts=1,
+        workers=2,
+        poll_s=0.2,
+        judge_timeout_s=30.0,
+        lease_s=30.0,
+    )
+    values.update(overrides)
+    return RaceSettings(**values)
+
+
+def race_toml(settings: RaceSettings, path: Path) -> Path:
+    """The settings as a TOML ``[race]`` table, for subprocesses (``--race-config``)."""
+    lines = ["[race]"]
+    for name, value in settings.model_dump(mode="json", exclude={"upstreams"}).items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            lines.append(f"{name} = {'true' if value else 'false'}")
+        elif isinstance(value, int | float):
+            lines.append(f"{name} = {value}")
+        else:
+            lines.append(f"{name} = {json.dumps(str(value))}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra)
+    return env
+
+
+def wait_until(condition, timeout_s: float, what: str, poll_s: float = 0.2):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(poll_s)
+    raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
+
+
+# --- PostgreSQL -------------------------------------------------------------------------------------
+
+
+def postgres_admin():
+    engine = create_engine(resolve_url(ADMIN_URL), isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect():
+            pass
+    except OperationalError as exc:
+        engine.dispose()
+        reason = f"PostgreSQL not reachable at {safe_url(ADMIN_URL)} ({str(exc.orig).splitlines()[0]})"
+        if os.environ.get("ARENA_REQUIRE_POSTGRES") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return engine
+
+
+@contextmanager
+def postgres_database() -> Iterator[str]:
+    """A fresh database on the shared test server (created and dropped here; nothing else touched)."""
+    admin = postgres_admin()
+    name = f"arena_race_{secrets.token_hex(5)}"
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield resolve_url(ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
+def _postgres_bin() -> Path:
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
+    if not found:
+        pytest.skip("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin")
+    return found[-1].parent
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class ThrowawayCluster:
+    """A PostgreSQL cluster of its own (initdb + pg_ctl as the postgres user, a free port, trust auth)."""
+
+    def __init__(self) -> None:
+        try:
+            self.owner = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("no postgres system user to run a throwaway cluster as")
+        self.bin = _postgres_bin()
+        self.root = Path(tempfile.mkdtemp(prefix="arena-pg-", dir="/tmp"))
+        os.chown(self.root, self.owner.pw_uid, self.owner.pw_gid)
+        self.data = self.root / "data"
+        self.port = _free_port()
+        self._as_postgres(
+            str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"
+        )
+
+    def _as_postgres(self, *argv: str) -> None:
+        command = ["runuser", "-u", "postgres", "--", *argv]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv[:2])} failed: {done.stderr.strip() or done.stdout.strip()}")
+
+    def _pg_ctl(self, action: str, *extra: str) -> None:
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._as_postgres(
+            str(self.bin / "pg_ctl"), action, "-D", str(self.data), "-o", options, "-w", "-t", "60",
+            "-l", str(self.root / "server.log"), *extra,
+        )  # fmt: skip
+
+    def start(self) -> None:
+        self._pg_ctl("start")
+
+    def stop(self) -> None:
+        self._as_postgres(str(self.bin / "pg_ctl"), "stop", "-D", str(self.data), "-m", "fast", "-w", "-t", "60")
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def create_database(self, name: str) -> str:
+        engine = create_engine(resolve_url(self.url()), isolation_level="AUTOCOMMIT")
+        with engine.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        engine.dispose()
+        return self.url(name)
+
+    def remove(self) -> None:
+        try:
+            self.stop()
+        except Exception:  # already stopped
+            pass
+        shutil.rmtree(self.root, ignore_errors=True)
