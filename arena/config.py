@@ -22,6 +22,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from arena.api.settings import ApiSettings
+from arena.race.settings import RaceSettings
 from arena.runner.record import EpisodeLimits
 from judge.settings import JudgeSettings
 
@@ -77,6 +79,8 @@ class ArenaSettings(BaseSettings):
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)
     runner: RunnerSettings = Field(default_factory=RunnerSettings)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+    race: RaceSettings = Field(default_factory=RaceSettings)
 
     @classmethod
     def settings_customise_sources(

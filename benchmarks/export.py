@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from queue import Empty
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -135,7 +136,13 @@ def main() -> None:
                 target=export_child, args=(url, str(Path(folder) / "out"), args.batch_size, queue)
             )
             child.start()
-            elapsed, peak_kib, funnel = queue.get()
+            while True:
+                try:
+                    elapsed, peak_kib, funnel = queue.get(timeout=5)
+                    break
+                except Empty:
+                    if not child.is_alive():
+                        raise SystemExit("the export child process failed (its traceback is above)") from None
             child.join()
             sizes = {p.name: p.stat().st_size for p in (Path(folder) / "out").glob("*.jsonl")}
     finally:

@@ -40,11 +40,11 @@ BYTES_PER_PRODUCT_ESTIMATE = 1500  # measured ~1 KB/product on disk; keep headro
 
 def build_in_child(size: int, seed: int, out: Path) -> dict:
     code = (
-        "import sys, json; sys.path.insert(0, %r)\n"
+        f"import sys, json; sys.path.insert(0, {str(REPO)!r})\n"
         "from arena.shop.building import build_catalog\n"
-        "r = build_catalog(%r, synthetic=%d, seed=%d)\n"
+        f"r = build_catalog({str(out)!r}, synthetic={size}, seed={seed})\n"
         "print(json.dumps(r.model_dump()))\n"
-    ) % (str(REPO), str(out), size, seed)
+    )
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -60,19 +60,21 @@ def build_in_child(size: int, seed: int, out: Path) -> dict:
     }
 
 
-def sample_queries(size: int, seed: int, n: int) -> list[str]:
+def sample_queries(size: int, seed: int, n: int) -> tuple[list[str], list[str]]:
+    """Queries made of 2-4 words of sampled products' titles, and those products' ids."""
     rng = random.Random(1234)
     picks = sorted(rng.sample(range(size), min(n, size)))
-    queries, wanted = [], iter(picks)
+    queries, ids, wanted = [], [], iter(picks)
     target = next(wanted, None)
     for i, product in enumerate(generate_products(size, seed)):
         if i == target:
             words = [w for w in product.title.split() if len(w) > 2]
             queries.append(" ".join(rng.sample(words, min(len(words), rng.randint(2, 4)))))
+            ids.append(product.product_id)
             target = next(wanted, None)
             if target is None:
                 break
-    return queries
+    return queries, ids
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -138,7 +140,7 @@ def run_size(size: int, seed: int, workdir: Path, n_queries: int, scan: bool) ->
     figures = build_in_child(size, seed, out)
     catalog = CatalogIndex(out)
     env = ShopEnvironment(catalog)
-    queries = sample_queries(size, seed, n_queries)
+    queries, ids = sample_queries(size, seed, n_queries)
     figures["find_product"] = time_queries(lambda q: env.call("find_product", {"q": q, "page": 1}), queries)
     figures["find_product_filtered"] = time_queries(
         lambda q: env.call(
@@ -146,7 +148,7 @@ def run_size(size: int, seed: int, workdir: Path, n_queries: int, scan: bool) ->
         ),
         queries,
     )
-    figures["get_by_id_ms"] = time_queries(lambda q: catalog.get("missing-id"), queries[:50])["p50_ms"]
+    figures["get_by_id"] = time_queries(catalog.get, ids)
     if scan:
         baseline = ScanBaseline(size, seed)
         figures["scan_baseline"] = time_queries(lambda q: baseline.search(q, SearchFilters()), queries[:30])

@@ -271,6 +271,76 @@ def bench_store(n: int = 500, workers: int = 4, backend: str = "postgresql") -> 
     return figures
 
 
+def bench_cycle(n: int = 50, workers: int = 2, agents: int = 10) -> dict:
+    """Wall time of one whole race cycle: ``agents`` submissions x ``n`` race problems (K = 1) with the offline
+    policy, ``workers`` in-process episode workers, embedded SQLite, real bubblewrap sandboxes.
+
+    Qualifying runs one public problem per agent (everyone qualifies), so the cycle holds
+    agents x (n + 1) episodes. The agents are the race tests' three standard-library agents
+    (tests/race_agents: a model-driven tool-calling dialogue, first hit, cheapest of three), cycled.
+    """
+    from datetime import timedelta
+
+    from arena.config import ArenaSettings
+    from arena.problems.generator import GeneratorConfig, generate
+    from arena.problems.model import Intent
+    from arena.problems.partitions import PartitionPlan
+    from arena.problems.suites import build_suite
+    from arena.race.settings import RaceSettings
+    from arena.race.validator import Validator
+    from arena.shop.building import build_catalog
+    from arena.shop.index import CatalogIndex
+    from arena.store import repositories as repo
+    from tests.race_support import agent_code, seed_store
+
+    names = ("dialogue", "first_hit", "cheapest_of_three")
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        build_catalog(root / "catalog", synthetic=2000, seed=11)
+        generated = generate(
+            CatalogIndex(root / "catalog"), GeneratorConfig(n=n + 12, seed=5, intents=[Intent.product])
+        )
+        suite = build_suite(
+            generated.problems, root / "suite", seed="bench", plan=PartitionPlan(public=1, heldout_fraction=0.0)
+        )
+        bank = len(suite.manifest.clusters["race_bank"])
+        if bank < n:
+            raise SystemExit(f"the generated bank has {bank} clusters, fewer than --n {n}")
+        store = seed_store(
+            f"sqlite:///{root / 'arena.db'}", [(f"miner-{i}", agent_code(names[i % 3])) for i in range(agents)]
+        )
+        race = RaceSettings(
+            suite_dir=suite.path, cycle_length=timedelta(minutes=5), qualifying_size=1, qualification_fraction=0.0,
+            draw_size=n, attempts=1, workers=workers, poll_s=0.5,
+        )  # fmt: skip
+        validator = Validator(ArenaSettings(), race=race, store=store, catalog_path=root / "catalog")
+        started = time.perf_counter()
+        report = validator.run_once()
+        wall = time.perf_counter() - started
+        with store.transaction() as s:
+            episodes = repo.status_counts(s, cycle=report.cycle)
+            stages = {
+                x.stage.value: round((x.finished_at - x.started_at).total_seconds(), 1) for x in repo.stages(s, 1)
+            }
+        validator.close()
+    total = sum(episodes.values())
+    figures = {
+        "benchmark": "cycle",
+        "backend": "sqlite (embedded, in-process queue)",
+        "agents": agents,
+        "race_problems": n,
+        "workers": workers,
+        "episodes": total,
+        "episodes_done": episodes["done"],
+        "wall_s": round(wall, 1),
+        "episodes_per_s": round(total / wall, 2),
+        "stage_s": stages,
+        "champion": report.champion_id,
+    }
+    print(orjson.dumps(figures).decode(), flush=True)
+    return figures
+
+
 BENCHMARKS = ("submissions", "store", "cycle")
 
 

@@ -154,14 +154,14 @@ class CorpusExport:
         if meta.judge is not None:
             self.summary.coefficients.append(meta.judge.coefficient)
         meta.filter = structural_verdicts(trace, self.config.filter)
-        meta.gates = gate_verdicts(trajectory, self.config.gates, self.counter)
-        if not trajectory.agentic:
+        if not trajectory.agentic:  # gates judge training material: a sub-task row is not, so it has none
             funnel.subtask += 1
             stage = next(name for name, v in meta.filter.items() if not v.passed)
             self.summary.stage_failures[stage] = self.summary.stage_failures.get(stage, 0) + 1
             self._emit("subtask", trajectory)
             return
         funnel.agentic += 1
+        meta.gates = gate_verdicts(trajectory, self.config.gates, self.counter)
         if not trajectory.gated:
             gate = next(name for name, v in meta.gates.items() if not v.passed)
             self.summary.gate_failures[gate] = self.summary.gate_failures.get(gate, 0) + 1

@@ -130,14 +130,17 @@ def record_items(
                 yield Unreadable(source=str(path), line=number, reason=f"not an episode record: {_validation(exc)}")
                 continue
             place = places.get(record.problem.id)
-            yield normalize_record(
-                record,
-                source=f"records:{Path(path).name}",
-                judgment=judgments.get(record.episode_id),
-                cluster_id=place.cluster_id if place else None,
-                partition=place.partition if place else record.problem.row.get("partition"),
-                suite_id=place.suite_id if place else None,
-            )
+            try:
+                yield normalize_record(
+                    record,
+                    source=f"records:{Path(path).name}",
+                    judgment=judgments.get(record.episode_id),
+                    cluster_id=place.cluster_id if place else None,
+                    partition=place.partition if place else record.problem.row.get("partition"),
+                    suite_id=place.suite_id if place else None,
+                )
+            except ValueError as exc:
+                yield Unreadable(source=str(path), line=number, reason=f"cannot be normalised: {exc}")
 
 
 # --- outside formats ------------------------------------------------------------------------------
@@ -351,15 +354,19 @@ def store_items(store: Any, *, cycles: tuple[int, int] | None = None, suites: li
                 judged = JudgeInfo(
                     level=row.level, coefficient=row.coefficient, judge=row.judge, rubric_version=row.rubric_version
                 )
-            trajectory, trace = normalize_record(
-                record,
-                source="store",
-                judgment=judged,
-                cluster_id=row.cluster_id,
-                partition=getattr(row.partition, "value", row.partition),
-                cycle=row.cycle,
-                submission_id=row.submission_id,
-                suite_id=row.suite_id,
-            )
+            try:
+                trajectory, trace = normalize_record(
+                    record,
+                    source="store",
+                    judgment=judged,
+                    cluster_id=row.cluster_id,
+                    partition=getattr(row.partition, "value", row.partition),
+                    cycle=row.cycle,
+                    submission_id=row.submission_id,
+                    suite_id=row.suite_id,
+                )
+            except ValueError as exc:
+                yield Unreadable(source=source, line=row.id, reason=f"episode {row.id} cannot be normalised: {exc}")
+                continue
             trajectory.metadata.episode_id = str(row.id)  # the store's id: what the API and verdicts use
             yield trajectory, trace

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from arena.runner.record import EpisodeRecord
+from arena.shop.tools import TOOL_SCHEMAS, openai_tool_schemas
 from distill.schema import AgentInfo, JudgeInfo, Provenance, Trajectory, TrajectoryMetadata, Usage
 
 
@@ -106,12 +107,22 @@ def trace_of(record: EpisodeRecord) -> Trace:
         )
         for call in record.llm_calls
     ]
-    tools = next((list(c.request["tools"]) for c in record.llm_calls if c.request.get("tools")), [])
+    offered = next((list(c.request["tools"]) for c in record.llm_calls if c.request.get("tools")), [])
+    tools = [_schema(tool) for tool in offered]
     executed = [
         ExecutedCall(name=t.name, arguments=t.arguments, ok=t.ok, result=t.result, error=t.error)
         for t in record.tool_calls
     ]
     return Trace(turns=turns, executed=executed, final_recommendation=record.final_recommendation, tools=tools)
+
+
+def _schema(tool: Any) -> dict[str, Any]:
+    """An offered tool as an OpenAI function schema (a bare known name is expanded, anything else refused)."""
+    if isinstance(tool, dict):
+        return tool
+    if isinstance(tool, str) and tool in TOOL_SCHEMAS:
+        return openai_tool_schemas([tool])[0]
+    raise ValueError(f"offered tool {tool!r} is neither a function schema nor a known tool name")
 
 
 def _same_message(a: dict[str, Any], b: dict[str, Any]) -> bool:

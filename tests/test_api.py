@@ -325,7 +325,7 @@ def test_the_embargo_answers_403_with_the_date_then_serves_the_source(backend, t
                 repo.start_cycle(s, number, suite)
                 repo.record_standing(s, repo.StandingIn(cycle=number, submission_id=champion, rank=1, is_champion=True))
             repo.begin_stage(s, 1, CycleStage.done)
-        settings = app_settings(embargo={"days_after_submission": 7, "cycles_after_champion": 1})
+        settings = app_settings(race={"embargo_days_after_submission": 7, "embargo_cycles_after_champion": 1})
         client = TestClient(create_app(settings, store=store, chain=LocalChain(store.sessions)))
 
         refused = client.get(f"/v1/submissions/{fresh}/source")
@@ -488,8 +488,14 @@ def test_arena_serve_migrates_the_database_and_serves(tmp_path):
     assert "database sqlite:///" in stderr and "receiver hotkey 5Validator" in stderr
 
 
-def test_arena_serve_fails_clearly_on_a_bad_database_url(tmp_path):
-    env = os.environ | {"ARENA_DATABASE_URL": "mysql://nobody@127.0.0.1/none"}
-    command = [sys.executable, "-c", "import typer; from arena.commands.serve import serve; typer.run(serve)"]
-    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "unsupported database 'mysql'" in done.stderr
+def test_arena_serve_fails_clearly_on_a_bad_database_url(tmp_path, monkeypatch):
+    import typer
+    from typer.testing import CliRunner
+
+    from arena.commands.serve import serve
+
+    app = typer.Typer()
+    app.command()(serve)
+    monkeypatch.setenv("ARENA_DATABASE_URL", "mysql://nobody@127.0.0.1/none")
+    result = CliRunner().invoke(app, ["--port", "1"])
+    assert result.exit_code == 2 and "unsupported database 'mysql'" in result.output

@@ -90,12 +90,15 @@ def migrated(backend: str, folder: Path) -> Iterator[Store]:
             store.dispose()
 
 
-def app_settings(**api: object):
-    """Settings carrying an ``api`` group: ArenaSettings once the lead wires the group in, else a stand-in."""
-    group = ApiSettings(**api)
-    if "api" in ArenaSettings.model_fields:
-        return ArenaSettings(api=group)
-    return SimpleNamespace(api=group)
+def app_settings(race: dict | None = None, **api: object):
+    """Settings with an ``api`` group (and a ``race`` group when given): ArenaSettings once the lead wires
+    those groups into it, else a stand-in with the same attributes."""
+    from arena.race.settings import RaceSettings
+
+    groups = {"api": ApiSettings(**api), "race": RaceSettings(**(race or {}))}
+    if all(name in ArenaSettings.model_fields for name in groups):
+        return ArenaSettings(**groups)
+    return SimpleNamespace(**groups)
 
 
 @contextmanager
@@ -229,7 +232,7 @@ def arena(request, tmp_path_factory, wallets) -> Iterator[Arena]:
         chain = LocalChain(store.sessions, NETUID)
         validator = wallets[0]
         chain.register(hotkey_address(validator), validator_permit=True)
-        app = create_app(app_settings(validator_hotkey=hotkey_address(validator)), store=store, chain=chain)
+        app = create_app(app_settings(), store=store, chain=chain, validator_hotkey=hotkey_address(validator))
         with live_server(app) as url, httpx.Client(base_url=url, timeout=30) as http:
             yield Arena(store=store, chain=chain, url=url, validator=validator, miners=wallets[1:], http=http)
 

@@ -235,8 +235,9 @@ def test_a_validator_killed_mid_cycle_resumes_without_redoing_or_losing_episodes
     with store.transaction() as s:
         after = {e.id: repo.get_episode(s, e.id, with_record=True) for e in repo.list_episodes(s)}
         keys = s.execute(
-            select(Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt, func.count())
-            .group_by(Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt)
+            select(Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt, func.count()).group_by(
+                Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt
+            )
         ).all()
         stage_rows = repo.stages(s, 1)
         weights = repo.weights_sent(s, cycle=1)

@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from arena.api.deps import ApiContext, ApiError
+from arena.api.embargo_view import embargo_rule
 from arena.api.routes import cycles, episodes, health, leaderboard, metrics, submission_reads, submissions
 from arena.api.routes.metrics import ApiMetrics, LatencyMiddleware
 from arena.api.routes.submissions import SubmissionIntake
@@ -56,16 +57,24 @@ def default_chain(api: ApiSettings, store: Store) -> Chain:
         raise ApiSetupError(f"api.network / api.netuid: {exc}") from None
 
 
-def create_app(settings: object, *, store: Store | None = None, chain: Chain | None = None) -> FastAPI:
+def create_app(
+    settings: object,
+    *,
+    store: Store | None = None,
+    chain: Chain | None = None,
+    validator_hotkey: str | None = None,
+) -> FastAPI:
     """The API on ``store`` (default: ``ARENA_DATABASE_URL``) and ``chain`` (default from ``settings.api.chain``).
 
     ``settings`` is an ``ArenaSettings``; its ``api`` group (``ApiSettings``) is used, or the
-    ``ARENA_API__*`` environment while ``ArenaSettings`` has no such group.
+    ``ARENA_API__*`` environment while ``ArenaSettings`` has no such group. ``validator_hotkey``
+    (the receiver of signed submissions) defaults to ``api.validator_hotkey``, else the
+    ``api.wallet_name`` wallet's hotkey; a validator process passes its own.
     """
     api = api_settings(settings)
     store = store or open_store()
     chain = chain or default_chain(api, store)
-    validator_hotkey = resolve_validator_hotkey(api)
+    validator_hotkey = validator_hotkey or resolve_validator_hotkey(api)
     app_metrics = ApiMetrics(store)
     app = FastAPI(
         title="trajectory-arena validator API",
@@ -78,6 +87,7 @@ def create_app(settings: object, *, store: Store | None = None, chain: Chain | N
         store=store,
         chain=chain,
         validator_hotkey=validator_hotkey,
+        embargo=embargo_rule(settings),
         metrics=app_metrics,
         intake=SubmissionIntake(store, chain, api, validator_hotkey),
     )

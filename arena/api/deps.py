@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from arena.api.settings import ApiSettings
 from arena.chain.protocol import Chain
+from arena.race.embargo import EmbargoRule
 from arena.store.db import Store
+
+if TYPE_CHECKING:  # the routes import this module; these only type its fields
+    from arena.api.routes.metrics import ApiMetrics
+    from arena.api.routes.submissions import SubmissionIntake
 
 
 @dataclass
@@ -26,8 +31,9 @@ class ApiContext:
     store: Store
     chain: Chain
     validator_hotkey: str | None
-    metrics: object  # arena.api.routes.metrics.ApiMetrics (typed loosely: routes import deps, not the reverse)
-    intake: object  # arena.api.routes.submissions.SubmissionIntake
+    embargo: EmbargoRule  # the race's rule (arena.race.embargo), from its settings
+    metrics: ApiMetrics
+    intake: SubmissionIntake
 
 
 def get_context(request: Request) -> ApiContext:
@@ -51,6 +57,13 @@ def get_session(context: Annotated[ApiContext, Depends(get_context)]) -> Iterato
 Context = Annotated[ApiContext, Depends(get_context)]
 ReadSession = Annotated[Session, Depends(get_session)]
 Settings = Annotated[ApiSettings, Depends(get_api_settings)]
+
+
+def get_embargo_rule(context: Annotated[ApiContext, Depends(get_context)]) -> EmbargoRule:
+    return context.embargo
+
+
+Embargo = Annotated[EmbargoRule, Depends(get_embargo_rule)]
 
 
 class ApiError(Exception):

@@ -100,8 +100,3 @@ class Redactor:
         if problem_is_public(row.partition, row.cluster_id, self.retired(suite_id)):
             return Visibility(level=Level.full, reason=f"{row.partition.value} problem")
         return Visibility(level=Level.scores, reason=f"problem of the hidden {row.partition.value} partition")
-
-
-def redact_mapping(value: dict | None, done: bool) -> dict | None:
-    """A stage's detail or similar free-form JSON: only once the cycle finished (it may name the draw)."""
-    return value if done else None

@@ -17,20 +17,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from arena.race.intake import IntakeLimits
 
 
-class EmbargoSettings(BaseModel):
-    """When a submission's source becomes public (see ``arena.api.embargo_view``)."""
-
-    cycles_after_champion: int = Field(
-        2,
-        ge=0,
-        description="A submission that was champion is embargoed while it reigns and until this many "
-        "cycles have finished after the cycle that dethroned it.",
-    )
-    days_after_submission: float = Field(
-        7.0, ge=0.0, description="Any other submission is embargoed for this many days after it was submitted."
-    )
-
-
 class ApiSettings(BaseModel):
     host: str = Field("127.0.0.1", description="Interface `arena serve` binds (0.0.0.0 to accept remote miners).")
     port: int = Field(8000, ge=0, le=65535, description="Port `arena serve` listens on.")
@@ -52,7 +38,6 @@ class ApiSettings(BaseModel):
     )
     netuid: int = Field(15, ge=1, description="The subnet's id.")
     intake: IntakeLimits = Field(default_factory=IntakeLimits, description="Submission checks and their limits.")
-    embargo: EmbargoSettings = Field(default_factory=EmbargoSettings)
     page_size: int = Field(100, ge=1, le=10_000, description="Most rows a list endpoint returns per request.")
     apply_migrations: bool = Field(True, description="`arena serve` brings the database to the latest schema first.")
 

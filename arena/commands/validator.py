@@ -21,6 +21,12 @@ from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
 
 app = typer.Typer(help="Run the validator's race cycle.", no_args_is_help=True)
 
+
+@app.callback()
+def validator_group() -> None:
+    """The validator: the race cycle (`run`)."""
+
+
 NetuidOption = Annotated[int | None, typer.Option("--netuid", min=1, help="The subnet's id (default: race.netuid).")]
 NetworkOption = Annotated[str, typer.Option("--network", help="finney, test, local or ws(s)://; unused with --local.")]
 WalletName = Annotated[str, typer.Option("--wallet.name", help="Validator wallet (coldkey) name.")]

@@ -169,6 +169,7 @@ async def run_cycle(
     )
     dispatcher.race = ctx.race
     ctx.details = await in_thread(_finished_details, store, cycle.number)
+    await dispatcher.requeue_old_judgments(cycle.number)
     order: list[tuple[CycleStage, StageFunction]] = [
         (CycleStage.intake, intake),
         (CycleStage.qualifying, qualifying.run),

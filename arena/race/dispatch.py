@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from procrastinate import App
 from pydantic import BaseModel
+from sqlalchemy import select
 
 from arena.race import scoring
 from arena.race.resilience import in_thread, retry_async
@@ -24,7 +25,7 @@ from arena.race.settings import RaceSettings
 from arena.race.tasks import defer_episode, defer_judgment, retry_stalled_jobs
 from arena.store import Store
 from arena.store import repositories as repo
-from arena.store.models_race import EpisodeStage, EpisodeStatus
+from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgment, JudgmentStatus
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +89,16 @@ class Dispatcher:
                 last_requeue = now
             await asyncio.sleep(min(self.race.poll_s, max(0.05, deadline - time.time())))
 
+    async def requeue_old_judgments(self, before_cycle: int) -> int:
+        """Queue the judgments earlier cycles left pending (an embedded queue dies with its process; a
+        judge that was down is up again): their scores are settled, but the corpus wants every verdict."""
+        waiting = await in_thread(_unjudged_before, self.store, before_cycle)
+        for episode_id in waiting:
+            await retry_async(lambda e=episode_id: defer_judgment(self.app, e), what="queue judgment")
+        if waiting:
+            logger.info("queued %d judgment(s) left pending by earlier cycles", len(waiting))
+        return len(waiting)
+
     async def _requeue(self, cycle: int, stage: EpisodeStage) -> None:
         released = await in_thread(_release_expired, self.store)
         if released:
@@ -124,3 +135,16 @@ def _pending(store: Store, cycle: int, stage: EpisodeStage) -> list[int]:
 def _outcomes(store: Store, cycle: int, stage: EpisodeStage) -> list[scoring.EpisodeOutcome]:
     with store.transaction() as session:
         return scoring.load_outcomes(session, cycle, stage)
+
+
+def _unjudged_before(store: Store, cycle: int, limit: int = 10_000) -> list[int]:
+    judged = select(Judgment.id).where(Judgment.episode_id == Episode.id, Judgment.status == JudgmentStatus.done)
+    with store.transaction() as session:
+        return list(
+            session.scalars(
+                select(Episode.id)
+                .where(Episode.cycle < cycle, Episode.status == EpisodeStatus.done, ~judged.exists())
+                .order_by(Episode.id)
+                .limit(limit)
+            )
+        )

@@ -27,7 +27,6 @@ from pathlib import Path
 from procrastinate import App, BaseConnector, PsycopgConnector, RetryStrategy
 from procrastinate import exceptions as procrastinate_exceptions
 from procrastinate.testing import InMemoryConnector
-from psycopg_pool import AsyncConnectionPool
 from sqlalchemy.engine import make_url
 
 from arena.problems.model import Problem
@@ -90,8 +89,9 @@ def connector_for(database_url: str | None) -> BaseConnector:
     if url.get_backend_name() != "postgresql":
         return InMemoryConnector()
     conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-    # check: a pooled connection is tested when handed out, so a database restart costs a reconnect, not a job.
-    return PsycopgConnector(conninfo=conninfo, check=AsyncConnectionPool.check_connection, min_size=1, max_size=4)
+    # procrastinate's pool checks each connection as it is handed out, so a database restart costs a
+    # reconnect, not a job.
+    return PsycopgConnector(conninfo=conninfo, min_size=1, max_size=4)
 
 
 @dataclass

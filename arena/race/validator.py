@@ -190,12 +190,16 @@ class Validator:
     def run_once(self, *, outage_budget_s: float = OUTAGE_BUDGET_S) -> CycleReport:
         """Run or resume one whole cycle; a database outage is waited out (up to ``outage_budget_s`` per
         interruption) and the cycle resumed from the store."""
+        failing_since: float | None = None
         while True:
             started = time.monotonic()
             try:
                 return asyncio.run(self.run_once_async())
             except Exception as exc:
-                if not is_transient(exc) or time.monotonic() - started > outage_budget_s * 4:
+                now = time.monotonic()
+                if now - started > outage_budget_s or failing_since is None:
+                    failing_since = now  # the attempt got somewhere: a new outage, a fresh budget
+                if not is_transient(exc) or now - failing_since > outage_budget_s:
                     raise
                 logger.warning("cycle interrupted by the database (%s); resuming from the store", exc)
                 time.sleep(2.0)

@@ -58,7 +58,9 @@ def stopwatch():
         elapsed[0] = time.perf_counter() - started
 
 
-def stage_report(stage: str, config_model: str, final: Path, trainer, examples: int, seconds: float, **extra) -> StageReport:
+def stage_report(
+    stage: str, config_model: str, final: Path, trainer, examples: int, seconds: float, **extra
+) -> StageReport:
     state = trainer.state
     losses = [(int(e["step"]), float(e["loss"])) for e in state.log_history if "loss" in e and "step" in e]
     tokens = int(getattr(state, "num_input_tokens_seen", 0) or 0)
@@ -92,7 +94,9 @@ def plot_losses(reports: list[StageReport], out: Path) -> Path | None:
     offset = 0
     for report in reports:
         if report.losses:
-            axis.plot([offset + s for s, _ in report.losses], [v for _, v in report.losses], marker=".", label=report.stage)
+            axis.plot(
+                [offset + s for s, _ in report.losses], [v for _, v in report.losses], marker=".", label=report.stage
+            )
         offset += report.steps
     axis.set_xlabel("optimizer step (stages end to end)")
     axis.set_ylabel("training loss")

@@ -10,6 +10,7 @@ from arena.api.redaction import Level, Redactor
 from arena.api.routes.queries import episode_summary
 from arena.api.schemas import EpisodeDetail, ErrorBody, JudgmentView, ProblemView
 from arena.store import repositories as repo
+from arena.store.models_race import JudgmentStatus
 
 router = APIRouter(prefix="/v1/episodes", tags=["episodes"])
 
@@ -29,7 +30,7 @@ def get_episode(episode_id: int, session: ReadSession) -> EpisodeDetail:
     if view.level is Level.hidden:
         raise not_found(f"episode {episode_id}")  # the same answer as a missing one: held-out leaves no trace
     judgments = repo.versions(session, episode_id) if view.shows_scores else []
-    done = [j for j in judgments if j.status.value == "done"]
+    done = [j for j in judgments if j.status is JudgmentStatus.done]
     summary = episode_summary(info.model_dump(), view.level, done[-1].coefficient if done else None)
     problem = None
     if view.shows_content:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from arena.api.deps import ApiError, ReadSession, Settings, not_found
+from arena.api.deps import ApiError, Embargo, ReadSession, Settings, not_found
 from arena.api.embargo_view import embargo_state
 from arena.api.redaction import Redactor
 from arena.api.routes import queries
@@ -48,12 +48,12 @@ def list_submissions(
 
 
 @router.get("/{submission_id}", response_model=SubmissionDetail, responses=NOT_FOUND, summary="A submission's results")
-def get_submission(submission_id: int, session: ReadSession, settings: Settings) -> SubmissionDetail:
+def get_submission(submission_id: int, session: ReadSession, rule: Embargo) -> SubmissionDetail:
     summary = queries.submission_summary(session, submission_id)
     info = repo.get_submission(session, submission_id)
     if summary is None or info is None:
         raise not_found(f"submission {submission_id}")
-    embargo = embargo_state(session, info, settings.embargo, utcnow())
+    embargo = embargo_state(session, info, rule, utcnow())
     return SubmissionDetail(
         submission=summary,
         embargo=EmbargoView.model_validate(embargo.model_dump()),
@@ -71,11 +71,11 @@ def get_submission(submission_id: int, session: ReadSession, settings: Settings)
     },
     summary="A submission's agent file, once its embargo ended",
 )
-def get_source(submission_id: int, session: ReadSession, settings: Settings) -> SubmissionSource:
+def get_source(submission_id: int, session: ReadSession, rule: Embargo) -> SubmissionSource:
     info = repo.get_submission(session, submission_id)
     if info is None:
         raise not_found(f"submission {submission_id}")
-    embargo = embargo_state(session, info, settings.embargo, utcnow())
+    embargo = embargo_state(session, info, rule, utcnow())
     if embargo.embargoed:
         raise ApiError(403, "embargoed", embargo.reason, embargo_until=embargo.until, until_cycle=embargo.until_cycle)
     code = repo.submission_code(session, submission_id)

@@ -309,7 +309,7 @@ RAW_BODY = {
     summary="Submit a signed agent file",
 )
 async def post_submission(request: Request, context: Context) -> SubmissionAccepted:
-    intake: SubmissionIntake = context.intake  # type: ignore[assignment]
+    intake = context.intake
     try:
         body = await read_body(request, intake.limits.max_bytes)
         accepted = await run_in_threadpool(
@@ -321,7 +321,7 @@ async def post_submission(request: Request, context: Context) -> SubmissionAccep
             clean_agent_name(request.headers.get(AGENT_NAME_HEADER)),
         )
     except IntakeError as exc:
-        context.metrics.rejected(exc.code)  # type: ignore[attr-defined]
+        context.metrics.rejected(exc.code)
         raise
-    context.metrics.accepted()  # type: ignore[attr-defined]
+    context.metrics.accepted()
     return accepted

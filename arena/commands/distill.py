@@ -1,0 +1,135 @@
+"""`arena distill STAGE`: the five post-training stages and the recipe that chains them.
+
+Each stage reads a YAML config (our fields + the trl config's fields); the flags
+override the file. The stage's report (JSON) goes to stdout; trainer progress to stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import fail
+
+app = typer.Typer(help="Post-train a model on the corpus: sft, teacher-sft, rft, kto, grpo, recipe.", no_args_is_help=True)
+
+StageConfigOption = Annotated[Path | None, typer.Option("--config", help="Stage YAML (our fields + trl's).")]
+DataOption = Annotated[Path | None, typer.Option("--data", help="Corpus export directory (train.jsonl, kto.jsonl).")]
+ModelOption = Annotated[str | None, typer.Option("--model", help="Starting checkpoint: local path or hub name.")]
+OutputOption = Annotated[Path | None, typer.Option("--output", help="Output directory of the stage.")]
+ResumeOption = Annotated[bool, typer.Option("--resume", help="Continue from the newest checkpoint in --output.")]
+
+
+def _run(stage: str, config: Path | None, data: Path | None, model: str | None, output: Path | None, resume: bool):
+    try:
+        from distill.train.config import ConfigFileError, load_stage_config
+        from distill.train.data import CorpusError
+        from distill.train.stages import run_stage
+    except ImportError as exc:
+        fail(f"the distill extra is not installed ({exc}); pip install 'trajectory-arena[distill]'")
+    if config is not None and not config.is_file():
+        fail(f"config file {config} does not exist")
+    overrides = {"data": data, "model": model, "output": output, "resume": resume or None}
+    try:
+        resolved = load_stage_config(config, stage, overrides)
+        # The trainers print their logs to stdout; stdout carries only the report.
+        with contextlib.redirect_stdout(sys.stderr):
+            report = run_stage(resolved)
+    except (ConfigFileError, CorpusError) as exc:
+        fail(str(exc))
+    _emit(report.model_dump(mode="json"))
+
+
+def _emit(payload) -> None:
+    sys.stdout.write(json.dumps(payload) + "\n")
+    sys.stdout.flush()
+
+
+@app.command("sft")
+def sft(
+    config: StageConfigOption = None,
+    data: DataOption = None,
+    model: ModelOption = None,
+    output: OutputOption = None,
+    resume: ResumeOption = False,
+) -> None:
+    """SFT on the train split (messages + tools), assistant-only loss, packing, LoRA or full."""
+    _run("sft", config, data, model, output, resume)
+
+
+@app.command("teacher-sft")
+def teacher_sft(
+    config: StageConfigOption = None,
+    data: DataOption = None,
+    model: ModelOption = None,
+    output: OutputOption = None,
+    resume: ResumeOption = False,
+) -> None:
+    """Continued SFT on the teacher subset (best-judged successful trajectories) at a lower learning rate."""
+    _run("teacher-sft", config, data, model, output, resume)
+
+
+@app.command("rft")
+def rft(
+    config: StageConfigOption = None,
+    data: DataOption = None,
+    model: ModelOption = None,
+    output: OutputOption = None,
+    resume: ResumeOption = False,
+) -> None:
+    """Rejection-sampled re-SFT: sample rollouts from the checkpoint, keep distinct successes, SFT on them."""
+    _run("rft", config, data, model, output, resume)
+
+
+@app.command("kto")
+def kto(
+    config: StageConfigOption = None,
+    data: DataOption = None,
+    model: ModelOption = None,
+    output: OutputOption = None,
+    resume: ResumeOption = False,
+) -> None:
+    """KTO on per-step desirable / undesirable examples."""
+    _run("kto", config, data, model, output, resume)
+
+
+@app.command("grpo")
+def grpo(
+    config: StageConfigOption = None,
+    data: DataOption = None,
+    model: ModelOption = None,
+    output: OutputOption = None,
+    resume: ResumeOption = False,
+) -> None:
+    """Dr. GRPO with tool rollouts in the shop environment; reward = teacher step match + outcome."""
+    _run("grpo", config, data, model, output, resume)
+
+
+@app.command("recipe")
+def recipe(
+    config: Annotated[Path, typer.Option("--config", help="Recipe YAML: shared keys + stages: {sft: ..., ...}.")],
+    data: DataOption = None,
+    model: ModelOption = None,
+    output: OutputOption = None,
+    resume: ResumeOption = False,
+) -> None:
+    """Run the configured stages in order, each from the last one's checkpoint; write OUTPUT/report.md."""
+    try:
+        from distill.train.config import ConfigFileError
+        from distill.train.data import CorpusError
+        from distill.train.recipe import run_recipe
+    except ImportError as exc:
+        fail(f"the distill extra is not installed ({exc}); pip install 'trajectory-arena[distill]'")
+    if not config.is_file():
+        fail(f"config file {config} does not exist")
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            result = run_recipe(config, {"data": data, "model": model, "output": output, "resume": resume or None})
+    except (ConfigFileError, CorpusError) as exc:
+        fail(str(exc))
+    _emit(result.model_dump(mode="json"))

@@ -1,0 +1,42 @@
+"""`kto`: KTO on per-step examples (desirable / undesirable from outcome and judge), against a frozen
+reference copy of the starting checkpoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from distill.train.config import StageConfig
+from distill.train.data import kto_rows, to_dataset
+from distill.train.model import last_checkpoint, load_model, load_tokenizer, peft_config, save_final
+from distill.train.report import StageReport, stage_report, stopwatch
+
+KTO_DEFAULTS: dict[str, Any] = {
+    "report_to": "none",
+    "logging_steps": 1,
+    "include_num_input_tokens_seen": "non_padding",
+    "save_strategy": "steps",
+}
+
+
+def run_kto(config: StageConfig) -> StageReport:
+    from trl import KTOConfig, KTOTrainer
+
+    rows = kto_rows(config.data_path(config.kto_file))
+    desirable = sum(r["label"] for r in rows)
+    tokenizer = load_tokenizer(config.model)
+    model = load_model(config)
+    args = KTOConfig(output_dir=str(config.output), **(KTO_DEFAULTS | config.trl))
+    trainer = KTOTrainer(
+        model=model,
+        args=args,
+        train_dataset=to_dataset(rows, f"kto ({config.data})"),
+        processing_class=tokenizer,
+        peft_config=peft_config(config.lora),
+    )
+    resume = last_checkpoint(config.output) if config.resume else None
+    with stopwatch() as elapsed:
+        trainer.train(resume_from_checkpoint=resume)
+    final = save_final(trainer, tokenizer, config.output, config.lora)
+    return stage_report(
+        "kto", config.model, final, trainer, len(rows), elapsed[0], desirable=desirable, undesirable=len(rows) - desirable
+    )

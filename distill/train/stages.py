@@ -1,0 +1,29 @@
+"""Dispatch a resolved stage config to its trainer (imports each lazily: GRPO pulls in more)."""
+
+from __future__ import annotations
+
+from distill.train.config import StageConfig
+from distill.train.report import StageReport
+
+
+def run_stage(config: StageConfig) -> StageReport:
+    config.output.mkdir(parents=True, exist_ok=True)
+    if config.stage == "sft":
+        from distill.train.sft import run_sft
+
+        return run_sft(config)
+    if config.stage == "teacher-sft":
+        from distill.train.sft import run_teacher_sft
+
+        return run_teacher_sft(config)
+    if config.stage == "rft":
+        from distill.train.rft import run_rft
+
+        return run_rft(config)
+    if config.stage == "kto":
+        from distill.train.kto import run_kto
+
+        return run_kto(config)
+    from distill.train.grpo import run_grpo
+
+    return run_grpo(config)

@@ -1,0 +1,138 @@
+"""Post-training stages on a tiny random Qwen3 on CPU: SFT drives the loss down on an overfit set,
+teacher-SFT picks the teacher subset, KTO trains on per-step labels, configs fail clearly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("trl")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from arena.commands.distill import app  # noqa: E402
+from distill.train.config import ConfigFileError, load_stage_config  # noqa: E402
+from distill.train.data import CorpusError, dialogue_rows  # noqa: E402
+from tests.test_train_support import kto_rows, tiny_checkpoint, train_rows, write_jsonl  # noqa: E402
+
+# Few, short steps: a tiny model on 2 cores. Sequences are ~1.3k tokens (the real tool schemas).
+FAST = {
+    "max_length": 1400,
+    "per_device_train_batch_size": 2,
+    "use_cpu": True,
+    "save_steps": 4,
+    "lr_scheduler_type": "constant",
+    "warmup_steps": 0,
+    "dataloader_num_workers": 0,
+}
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory, catalog_dir):
+    return tiny_checkpoint(tmp_path_factory.mktemp("tiny"), catalog_dir)
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory, catalog):
+    data = tmp_path_factory.mktemp("corpus")
+    rows = train_rows(catalog)
+    write_jsonl(data / "train.jsonl", rows)
+    write_jsonl(data / "kto.jsonl", kto_rows(rows))
+    return data
+
+
+@pytest.fixture(scope="session")
+def sft_run(tiny, corpus, tmp_path_factory):
+    """SFT through the command, as a user runs it: config file + flags overriding it."""
+    out = tmp_path_factory.mktemp("sft")
+    config = out / "sft.yaml"
+    config.write_text(json.dumps({"model": "overridden-by-flag", "learning_rate": 3e-3, "max_steps": 8, **FAST}))
+    result = runner.invoke(
+        app, ["sft", "--config", str(config), "--model", str(tiny), "--data", str(corpus), "--output", str(out / "run")]
+    )
+    assert result.exit_code == 0, result.output
+    return out / "run", json.loads(result.stdout)
+
+
+def test_sft_drives_the_loss_down_on_an_overfit_set(sft_run):
+    out, report = sft_run
+    losses = [loss for _, loss in report["losses"]]
+    assert len(losses) == 8 and all(loss > 0 for loss in losses)  # assistant tokens are in the loss
+    assert losses[-1] < 0.6 * losses[0], losses
+    assert report["tokens"] > 0 and report["tokens_per_s"] > 0 and report["peak_memory_mb"] > 0
+    final = out / "final"
+    assert (final / "config.json").is_file()
+    # The checkpoint is saved with the training template (think block on every turn, generation markers).
+    template = json.loads((final / "tokenizer_config.json").read_text()).get("chat_template") or (
+        final / "chat_template.jinja"
+    ).read_text()
+    assert "{%- generation %}" in template
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-4", "checkpoint-8"]
+
+
+def test_sft_resumes_from_its_last_checkpoint(sft_run, corpus, tmp_path):
+    out, _ = sft_run
+    # Same output, more steps, --resume: training continues at step 8 instead of starting over.
+    config = tmp_path / "more.yaml"
+    config.write_text(json.dumps({"learning_rate": 3e-3, "max_steps": 10, **FAST}))
+    base = json.loads((out / "final" / "config.json").read_text())
+    assert base["model_type"] == "qwen3"
+    result = runner.invoke(
+        app,
+        ["sft", "--config", str(config), "--model", str(out / "final"), "--data", str(corpus),
+         "--output", str(out), "--resume"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["steps"] == 10 and [s for s, _ in report["losses"]] == [9, 10]
+
+
+def test_teacher_sft_trains_only_on_the_teacher_subset(sft_run, corpus, tmp_path):
+    out, _ = sft_run
+    config = load_stage_config(
+        None,
+        "teacher-sft",
+        {"model": str(out / "final"), "data": corpus, "output": tmp_path / "teacher", "learning_rate": 1e-3,
+         "max_steps": 2, "teacher_min_coefficient": 0.8, **FAST},
+    )  # fmt: skip
+    from distill.train.sft import run_teacher_sft, teacher_rows
+
+    assert len(teacher_rows(config)) == 4  # half the rows have judge coefficient 1.0, half 0.5
+    report = run_teacher_sft(config)
+    assert report.stage == "teacher-sft" and report.examples == 4 and report.steps == 2
+    assert (tmp_path / "teacher" / "final" / "model.safetensors").is_file()
+
+
+def test_kto_trains_on_per_step_labels(sft_run, corpus, tmp_path):
+    out, _ = sft_run
+    config = load_stage_config(
+        None,
+        "kto",
+        {"model": str(out / "final"), "data": corpus, "output": tmp_path / "kto", "learning_rate": 1e-3,
+         "max_steps": 2, **FAST},
+    )  # fmt: skip
+    from distill.train.kto import run_kto
+
+    report = run_kto(config)
+    assert report.stage == "kto" and report.examples == 8 and report.steps == 2
+    assert report.losses and all(loss == loss for _, loss in report.losses)  # finite, logged
+    assert {"desirable", "undesirable"} <= set(report.extra)
+
+
+def test_unknown_config_key_names_the_file(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("model: m\noutput: o\nlerning_rate: 0.1\n")
+    with pytest.raises(ConfigFileError, match=r"bad\.yaml: 'lerning_rate' is neither"):
+        load_stage_config(bad, "sft")
+    result = runner.invoke(app, ["sft", "--config", str(bad)])
+    assert result.exit_code == 2 and "lerning_rate" in result.output
+
+
+def test_bad_corpus_row_names_file_and_line(tmp_path):
+    path = tmp_path / "train.jsonl"
+    path.write_text('{"messages": [{"role": "user", "content": "hi"}], "tools": []}\n{"messages": 3}\n')
+    with pytest.raises(CorpusError, match=r"train\.jsonl:1: no assistant message"):
+        dialogue_rows(path)
