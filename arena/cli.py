@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import catalog, config, db, demo, judge, problems, run_agent, score, serve, submit, suite
+from arena.commands import catalog, config, db, demo, export, judge, problems, run_agent, score, serve, submit, suite
 
 app = typer.Typer(
     help="A ShoppingBench agent arena that manufactures judged training trajectories.", no_args_is_help=True
@@ -24,6 +24,7 @@ app.command("demo")(demo.demo)
 app.command("run-agent")(run_agent.run_agent)
 app.command("submit")(submit.submit)
 app.command("serve")(serve.serve)
+app.command("export")(export.export)
 
 
 def main() -> None:  # pragma: no cover - console entry

@@ -334,6 +334,17 @@ def test_database_export_streams_judged_episodes_and_never_the_heldout(backend, 
         seen = []
         config = ExportConfig(out=tmp_path / "out", gates=GateConfig(min_coefficient=0), max_agent_share=1)
         summary = export_items(store_items(store, batch_size=2), config, on_verdict=seen.append)
+        # The command's database path stores the run and every verdict, for the API.
+        from arena.commands.export import _export_recording_verdicts
+        from arena.store.exports import latest_verdict
+
+        stored_config = config.model_copy(update={"out": tmp_path / "out2"})
+        _export_recording_verdicts(store, store_items(store, batch_size=2), stored_config, tmp_path / "out2")
+        with store.transaction() as s:
+            loop_verdict = latest_verdict(s, str(infos[2].id))
+            assert latest_verdict(s, str(infos[3].id)) is None  # held out: never exported, never judged here
+        assert loop_verdict["destination"] == "subtask"
+        assert loop_verdict["filter"]["tool_calls"]["passed"] is False
     assert summary.funnel.episodes == 4 and summary.funnel.heldout == 1  # read, then kept out of every file
     exported = [
         r for name in ("train", "eval", "subtask", "rejected") for r in rows(tmp_path / "out" / f"{name}.jsonl")

@@ -117,7 +117,10 @@ def export(
                 *(importers.shoppingbench_items(p) for p in shoppingbench or []),
                 *(importers.subnet_items(p) for p in subnet or []),
             )
-        summary = run_export(items, config)
+        if store is not None:
+            summary = _export_recording_verdicts(store, items, config, out_dir)
+        else:
+            summary = run_export(items, config)
     except (importers.ImportError_, ExportError, GateError) as exc:
         fail(str(exc))
     finally:
@@ -135,6 +138,32 @@ def export(
         highlight=False,
     )
     out.print_json(json.dumps(funnel.model_dump()))
+
+
+def _export_recording_verdicts(store, items, config, out_dir: Path):
+    """The database path: the run and every episode's verdicts are stored, so the API can show them."""
+    from arena.store.exports import add_verdicts, finish_export_run, start_export_run
+    from distill.export import run_export
+
+    with store.transaction() as session:
+        run_id = start_export_run(session, str(out_dir), config.model_dump(mode="json"))
+    batch: list[dict] = []
+
+    def flush() -> None:
+        with store.transaction() as session:
+            add_verdicts(session, run_id, batch)
+        batch.clear()
+
+    def on_verdict(verdict) -> None:
+        batch.append(verdict.model_dump(mode="json"))
+        if len(batch) >= 500:
+            flush()
+
+    summary = run_export(items, config, on_verdict=on_verdict)
+    flush()
+    with store.transaction() as session:
+        finish_export_run(session, run_id, summary.funnel.model_dump())
+    return summary
 
 
 def _chain(*iterables):

@@ -174,14 +174,14 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int) -> str:
         reason = f"claimed {claimed.claims} times without finishing (workers died or lost the lease)"
         await in_thread(_give_back, ctx.store, episode_id, reason, True)
         return "failed"
-    job = await in_thread(_episode_input, ctx.store, claimed)
     beat = asyncio.create_task(_heartbeat(ctx, episode_id))
     try:
+        job = await in_thread(_episode_input, ctx.store, claimed)
         record = await ctx.runner(job.model, job.pin).run(job.agent, job.problem, job.model, attempt=job.attempt)
     except Exception as exc:
-        # The validator's fault (sandbox, runtime, catalog), not the agent's: an agent's crash is a record.
-        final = job.claims >= ctx.race.episode_attempts
-        reason = f"validator error on try {job.claims}: {type(exc).__name__}: {exc}"
+        # The validator's fault (sandbox, runtime, store), not the agent's: an agent's crash is a record.
+        final = claimed.claims >= ctx.race.episode_attempts
+        reason = f"validator error on try {claimed.claims}: {type(exc).__name__}: {exc}"
         await in_thread(_give_back, ctx.store, episode_id, reason, final)
         if final:
             logger.error("episode %d failed for good: %s", episode_id, reason)
@@ -266,10 +266,12 @@ def create_task_app(connector: BaseConnector, context: WorkerContext) -> App:
     return app
 
 
-async def _defer(app: App, task_name: str, lock: str, episode_id: int) -> bool:
-    """Queue one job unless the same one is already waiting (its queueing lock); True if queued."""
+async def _defer(app: App, task_name: str, lock: str, episode_id: int, *, exclusive: bool = False) -> bool:
+    """Queue one job unless the same one is already waiting (its queueing lock); True if queued.
+    ``exclusive``: jobs for the same episode also never run at the same time (procrastinate's lock)."""
+    options = {"queueing_lock": lock} | ({"lock": lock} if exclusive else {})
     try:
-        await app.tasks[task_name].configure(queueing_lock=lock).defer_async(episode_id=episode_id)
+        await app.tasks[task_name].configure(**options).defer_async(episode_id=episode_id)
     except procrastinate_exceptions.AlreadyEnqueued:
         return False
     return True
@@ -280,7 +282,8 @@ async def defer_episode(app: App, episode_id: int) -> bool:
 
 
 async def defer_judgment(app: App, episode_id: int) -> bool:
-    return await _defer(app, "judge_episode", f"judgment-{episode_id}", episode_id)
+    # Exclusive: two judge jobs of one episode running together would each add a judgment version.
+    return await _defer(app, "judge_episode", f"judgment-{episode_id}", episode_id, exclusive=True)
 
 
 async def retry_stalled_jobs(app: App, stalled_worker_s: float) -> int:

@@ -6,7 +6,7 @@ default, chosen by ``ARENA_DATABASE_URL``. The repositories are in
 ``arena.store.migrate.upgrade_database`` (``arena db upgrade``).
 """
 
-from arena.store import models_chain, models_race  # noqa: F401  (registers their tables on Base.metadata)
+from arena.store import models_chain, models_export, models_race  # noqa: F401  (registers their tables on Base.metadata)
 from arena.store.db import (
     DEFAULT_URL,
     ENV_VAR,
