@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import catalog, config, db, demo, export, judge, problems, run_agent, score, serve, submit, suite
+from arena.commands import catalog, config, db, demo, distill, evaluate, export, judge, problems, run_agent, score, serve, submit, suite
 
 app = typer.Typer(
     help="A ShoppingBench agent arena that manufactures judged training trajectories.", no_args_is_help=True
@@ -19,6 +19,8 @@ app.add_typer(problems.app, name="problems")
 app.add_typer(suite.app, name="suite")
 app.add_typer(judge.app, name="judge")
 app.add_typer(db.app, name="db")
+app.add_typer(distill.app, name="distill")
+app.add_typer(evaluate.app, name="eval")
 app.command("score")(score.score)
 app.command("demo")(demo.demo)
 app.command("run-agent")(run_agent.run_agent)
@@ -29,3 +31,7 @@ app.command("export")(export.export)
 
 def main() -> None:  # pragma: no cover - console entry
     app()
+
+
+if __name__ == "__main__":  # `python -m arena.cli` (accelerate launch uses it)
+    main()

@@ -58,9 +58,20 @@ def _world(base: str) -> tuple[Path, Path]:
     return catalog_dir, root / "suite"
 
 
+def require_sandbox() -> None:
+    """Races run agents in bubblewrap: skip without it, unless the run requires it (scripts/test does)."""
+    from arena.runner.sandbox import bubblewrap_path
+
+    if bubblewrap_path() is None:
+        if os.environ.get("ARENA_REQUIRE_SANDBOX"):
+            pytest.fail("bubblewrap is required for the race tests (scripts/test installs it)")
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)")
+
+
 @pytest.fixture(scope="session")
 def race_world(tmp_path_factory) -> tuple[Path, Path]:
     """(catalog dir, suite template dir), built once per session."""
+    require_sandbox()
     return _world(str(tmp_path_factory.getbasetemp()))
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from arena.commands.evaluate import app
 from arena.problems.generator import GeneratorConfig, generate
 from arena.problems.partitions import PartitionName, PartitionPlan
-from arena.problems.suites import Suite, build_suite
+from arena.problems.suites import build_suite
 from arena.runner.sandbox import bubblewrap_path
 from arena.scoring.metrics import pass_at_k, pass_hat_k
 from arena.shop.building import build_catalog
@@ -99,8 +99,12 @@ def test_eval_offline_policy_on_the_heldout_partition(heldout_suite, tmp_path):
 
 def test_compare_intervals_separate_a_clearly_better_run():
     ids = [f"p{i}" for i in range(60)]
-    base = [ProblemResult(id=i, intent="product", greedy=n % 5 == 0, successes=[n % 5 == 0] * 2) for n, i in enumerate(ids)]
-    better = [ProblemResult(id=i, intent="product", greedy=n % 5 != 4, successes=[n % 5 != 4] * 2) for n, i in enumerate(ids)]
+    base = [
+        ProblemResult(id=i, intent="product", greedy=n % 5 == 0, successes=[n % 5 == 0] * 2) for n, i in enumerate(ids)
+    ]
+    better = [
+        ProblemResult(id=i, intent="product", greedy=n % 5 != 4, successes=[n % 5 != 4] * 2) for n, i in enumerate(ids)
+    ]
     settings = EvalSettings(model="m", samples=2)
     runs = [
         (metrics_from_results(base, settings.model_copy(update={"label": "base"}), {}), base),

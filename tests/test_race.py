@@ -199,7 +199,7 @@ def test_an_unreachable_judge_leaves_judgments_pending_and_episodes_excluded(rac
 
 def test_a_validator_killed_mid_cycle_resumes_without_redoing_or_losing_episodes(race_world, tmp_path):  # noqa: F811
     catalog, template = race_world
-    agents = [(hotkey, agent_code(name, pause_s=1.0)) for hotkey, name in
+    agents = [(hotkey, agent_code(name, pause_s=2.0)) for hotkey, name in
               [("miner-dialogue", "dialogue"), ("miner-first-hit", "first_hit")]]  # fmt: skip
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     seed_store(url, agents).dispose()

@@ -196,3 +196,24 @@ def test_race_settings_files_are_read_and_bad_ones_named(tmp_path):
         load_race_settings(broken)
     with pytest.raises(RaceSettingsError, match="cannot read"):
         load_race_settings(tmp_path / "missing.toml")
+
+
+# --- the command's refusals -----------------------------------------------------------------------
+
+
+def test_validator_command_names_what_is_missing(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from arena.commands.validator import app
+
+    monkeypatch.chdir(tmp_path)
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    no_suite = CliRunner().invoke(app, ["run", "--once", "--local", "--database-url", url])
+    assert no_suite.exit_code == 2 and "race.suite_dir is not set" in no_suite.stderr
+    not_a_suite = CliRunner().invoke(app, ["run", "--once", "--local", "--database-url", url, "--suite", str(tmp_path)])
+    assert not_a_suite.exit_code == 2 and "not a suite directory" in not_a_suite.stderr
+    assert not (tmp_path / "arena.db").exists()  # a misconfiguration leaves no database behind
+    bad = tmp_path / "race.toml"
+    bad.write_text("[race]\nattempts = -1\n")
+    bad_config = CliRunner().invoke(app, ["run", "--once", "--local", "--race-config", str(bad)])
+    assert bad_config.exit_code == 2 and str(bad) in bad_config.stderr and "attempts" in bad_config.stderr

@@ -32,7 +32,11 @@ def dialogue(query: str, search: str, product_id: str, found: list[dict]) -> lis
         {"role": "user", "content": query},
         {"role": "assistant", "content": "", "tool_calls": [call("c1", "find_product", {"q": search, "page": 1})]},
         {"role": "tool", "tool_call_id": "c1", "content": json.dumps(found)},
-        {"role": "assistant", "content": "", "tool_calls": [call("c2", "recommend_product", {"product_ids": product_id})]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [call("c2", "recommend_product", {"product_ids": product_id})],
+        },
         {"role": "tool", "tool_call_id": "c2", "content": "recommended"},
         {"role": "assistant", "content": "", "tool_calls": [call("c3", "terminate", {"status": "success"})]},
         {"role": "tool", "tool_call_id": "c3", "content": "terminated"},

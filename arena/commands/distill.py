@@ -16,7 +16,9 @@ import typer
 
 from arena.commands.common import fail
 
-app = typer.Typer(help="Post-train a model on the corpus: sft, teacher-sft, rft, kto, grpo, recipe.", no_args_is_help=True)
+app = typer.Typer(
+    help="Post-train a model on the corpus: sft, teacher-sft, rft, kto, grpo, recipe.", no_args_is_help=True
+)
 
 StageConfigOption = Annotated[Path | None, typer.Option("--config", help="Stage YAML (our fields + trl's).")]
 DataOption = Annotated[Path | None, typer.Option("--data", help="Corpus export directory (train.jsonl, kto.jsonl).")]

@@ -37,7 +37,9 @@ def run(
     mode: Annotated[str, typer.Option("--mode", help="strict | official")] = "strict",
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N problems.")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 2,
-    label: Annotated[str | None, typer.Option("--label", help="Name of this run in `compare` (default: model).")] = None,
+    label: Annotated[
+        str | None, typer.Option("--label", help="Name of this run in `compare` (default: model).")
+    ] = None,
     knowledge: Annotated[
         Path | None, typer.Option("--knowledge", help="Knowledge index (default: CATALOG/knowledge if present).")
     ] = None,

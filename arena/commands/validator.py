@@ -32,7 +32,11 @@ NetworkOption = Annotated[str, typer.Option("--network", help="finney, test, loc
 WalletName = Annotated[str, typer.Option("--wallet.name", help="Validator wallet (coldkey) name.")]
 WalletHotkey = Annotated[str, typer.Option("--wallet.hotkey", help="Validator hotkey name.")]
 WalletPath = Annotated[
-    Path | None, typer.Option("--wallet.path", help="Wallet folder (default ~/.bittensor/wallets; --local ./wallets).")
+    Path | None,
+    typer.Option(
+        "--wallet.path",
+        help="Wallet folder (default ~/.bittensor/wallets). With --local, given: its hotkey is the validator's.",
+    ),
 ]
 DatabaseOption = Annotated[
     str | None,
@@ -43,7 +47,7 @@ OnceOption = Annotated[bool, typer.Option("--once", help="Run (or resume) one cy
 SuiteOption = Annotated[Path | None, typer.Option("--suite", help="Suite directory to race (default: race.suite_dir).")]
 CatalogOption = Annotated[Path | None, typer.Option("--catalog", help="Catalog index (default: catalog.path).")]
 RaceConfigOption = Annotated[
-    Path | None, typer.Option("--race-config", help="TOML file with the [race] settings (else ARENA_RACE__*).")
+    Path | None, typer.Option("--race-config", help="TOML file with the \\[race] settings (else ARENA_RACE__*).")
 ]
 WorkersOption = Annotated[
     int | None, typer.Option("--workers", min=0, help="In-process episode workers (default: race.workers).")
@@ -117,6 +121,8 @@ def run_validator(
     chain, hotkey = None, None
     if not local:
         chain, hotkey = _bittensor_chain(network, race.netuid, wallet_name, wallet_hotkey, wallet_path)
+    elif wallet_path is not None:
+        hotkey = _wallet_hotkey(wallet_path, wallet_name, wallet_hotkey)
     progress = Progress(
         TextColumn("cycle {task.fields[cycle]} {task.description}"),
         BarColumn(),
@@ -164,6 +170,15 @@ def _bittensor_chain(network: str, netuid: int, name: str, hotkey: str, path: Pa
         wallet = load_wallet(path or Path("~/.bittensor/wallets"), name, hotkey)
         return BittensorChain(network, netuid, wallet), hotkey_address(wallet)
     except (WalletError, ChainConfigError) as exc:
+        fail(str(exc))
+
+
+def _wallet_hotkey(path: Path, name: str, hotkey: str) -> str:
+    from arena.wallets import WalletError, hotkey_address, load_wallet
+
+    try:
+        return hotkey_address(load_wallet(path, name, hotkey))
+    except WalletError as exc:
         fail(str(exc))
 
 

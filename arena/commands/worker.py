@@ -32,7 +32,7 @@ def worker(
         Path | None, typer.Option("--catalog", help="Catalog index directory (default: catalog.path).")
     ] = None,
     race_config: Annotated[
-        Path | None, typer.Option("--race-config", help="TOML file with the [race] settings (model servers, leases).")
+        Path | None, typer.Option("--race-config", help="TOML file with the \\[race] settings (model servers, leases).")
     ] = None,
     name: Annotated[str | None, typer.Option("--name", help="Worker name in logs and the queue.")] = None,
     config: ConfigOption = None,

@@ -233,7 +233,9 @@ async def judge_episode_now(ctx: WorkerContext, episode_id: int) -> str:
     info, judgment_id = target
     record = EpisodeRecord.model_validate(info.record)
     try:
-        outcome = await ctx.judge.judge(record)
+        judge_now = getattr(ctx.judge, "judge_now", None)
+        # The rules judge is CPU work: in a thread, so the episodes' tool servers on this loop keep answering.
+        outcome = await (asyncio.to_thread(judge_now, record) if judge_now else ctx.judge.judge(record))
     except Exception as exc:  # a judge bug is a failed attempt like any other
         outcome = JudgmentPending(
             episode_id=record.episode_id,
@@ -313,12 +315,28 @@ async def run_workers(
     stop: asyncio.Event | None = None,
     restart_pause_s: float = 2.0,
 ) -> None:
-    """Run a worker until ``stop`` is set (or forever), restarting it when the database connection fails."""
+    """Work until ``stop`` is set (or forever): ``concurrency`` episodes at once, and judgments beside them.
+
+    Two workers, one per queue, so judgments keep pace with the episodes instead of waiting behind every
+    queued episode of the stage. Each is restarted when its database connection fails.
+    """
     stop = stop or asyncio.Event()
+    await asyncio.gather(
+        _supervise(app, race, [EPISODES_QUEUE], concurrency, f"{name}-episodes", stop, restart_pause_s),
+        _supervise(
+            app, race, [JUDGMENTS_QUEUE], max(1, concurrency // 2), f"{name}-judgments", stop, restart_pause_s
+        ),  # fmt: skip
+    )
+
+
+async def _supervise(
+    app: App, race: RaceSettings, queues: list[str], concurrency: int, name: str, stop: asyncio.Event,
+    restart_pause_s: float,
+) -> None:  # fmt: skip
     while not stop.is_set():
         worker = asyncio.create_task(
             app.run_worker_async(
-                queues=list(QUEUES),
+                queues=queues,
                 concurrency=concurrency,
                 name=name,
                 wait=True,

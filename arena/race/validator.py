@@ -29,7 +29,7 @@ from arena.chain.local import LocalChain
 from arena.chain.protocol import Chain
 from arena.config import ArenaSettings, load_settings
 from arena.problems.suites import Suite
-from arena.race.cycle import CycleReport, run_cycle
+from arena.race.cycle import CycleReport, run_cycle, with_cycle_params
 from arena.race.dispatch import Dispatcher, ProgressSink
 from arena.race.resilience import OUTAGE_BUDGET_S, is_transient
 from arena.race.settings import POLICY_MODEL, RaceSettings, race_settings
@@ -40,6 +40,7 @@ from arena.shop.knowledge import LocalKnowledgeBase
 from arena.store import Store, open_store
 from arena.store import repositories as repo
 from arena.store.migrate import upgrade_database
+from arena.store.models_race import CycleStage
 
 logger = logging.getLogger(__name__)
 
@@ -124,14 +125,7 @@ class Validator:
     ) -> None:
         self.settings = settings or load_settings()
         self.race = race or race_settings(self.settings)
-        self.store = store or open_store(database_url)
-        self.catalog_path = Path(catalog_path or self.settings.catalog.path)
-        self.on_progress = on_progress
-        if migrate:
-            upgrade_database(self.store.engine)
-        self.local = chain is None
-        self.chain: Chain = chain if chain is not None else LocalChain(self.store.sessions, netuid=self.race.netuid)
-        self.hotkey = hotkey or getattr(self.chain, "hotkey", None) or self.race.validator_hotkey
+        # Check the configuration before touching a database: a typo must not leave an empty arena.db behind.
         if self.race.suite_dir is None:
             raise ValidatorError("race.suite_dir is not set: name the suite directory this validator races")
         if not (self.race.suite_dir / "sealed" / "manifest.json").is_file():
@@ -139,9 +133,17 @@ class Validator:
                 f"{self.race.suite_dir}: not a suite directory (no sealed/manifest.json); build one with "
                 f"`arena suite build` or import a sealed bank"
             )
-        self.suite = Suite(self.race.suite_dir)
+        self.store = store or open_store(database_url)
         if self.store.engine.dialect.name == "sqlite" and self.race.workers < 1:
             raise ValidatorError("with SQLite the episodes run in this process: race.workers must be at least 1")
+        self.catalog_path = Path(catalog_path or self.settings.catalog.path)
+        self.on_progress = on_progress
+        if migrate:
+            upgrade_database(self.store.engine)
+        self.local = chain is None
+        self.chain: Chain = chain if chain is not None else LocalChain(self.store.sessions, netuid=self.race.netuid)
+        self.hotkey = hotkey or getattr(self.chain, "hotkey", None) or self.race.validator_hotkey
+        self.suite = Suite(self.race.suite_dir)
         self._prepared = False
 
     @property
@@ -159,12 +161,21 @@ class Validator:
         self.suite_id = imported.suite_id
         return imported.suite_id
 
+    def _race_for_open_cycle(self) -> RaceSettings:
+        with self.store.transaction() as session:
+            latest = repo.latest_cycle(session)
+        if latest is None or latest.stage is CycleStage.done:
+            return self.race
+        return with_cycle_params(self.race, latest.params)
+
     async def run_once_async(self) -> CycleReport:
         """Run or resume one cycle in the running event loop (its own task queue and workers)."""
         if not self._prepared:
             await asyncio.to_thread(self.prepare)
         widen_thread_pool(asyncio.get_running_loop(), max(1, self.race.workers))
-        context = worker_context(self.settings, self.race, self.store, self.catalog_path)
+        # A cycle left unfinished runs on with its own judge and model, whatever this process says now.
+        race = await asyncio.to_thread(self._race_for_open_cycle)
+        context = worker_context(self.settings, race, self.store, self.catalog_path)
         app = create_task_app(connector_for(self.database_url), context)
         stop = asyncio.Event()
         async with app.open_async():

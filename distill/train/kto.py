@@ -38,5 +38,12 @@ def run_kto(config: StageConfig) -> StageReport:
         trainer.train(resume_from_checkpoint=resume)
     final = save_final(trainer, tokenizer, config.output, config.lora)
     return stage_report(
-        "kto", config.model, final, trainer, len(rows), elapsed[0], desirable=desirable, undesirable=len(rows) - desirable
+        "kto",
+        config.model,
+        final,
+        trainer,
+        len(rows),
+        elapsed[0],
+        desirable=desirable,
+        undesirable=len(rows) - desirable,
     )

@@ -1,0 +1,41 @@
+"""`recipe`: the configured stages in order, each from the previous stage's ``final`` checkpoint,
+then a run report (table, loss-curve PNG, JSON)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from distill.train.config import load_stage_config, stage_names
+from distill.train.report import StageReport, plot_losses, render_run_report
+from distill.train.stages import run_stage
+
+
+class RecipeResult(BaseModel):
+    output: str
+    final_model: str
+    report: str
+    stages: list[StageReport]
+
+
+def run_recipe(path: Path, overrides: dict[str, Any] | None = None) -> RecipeResult:
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    names = stage_names(path)
+    base = load_stage_config(path, names[0], overrides)  # validates the shared keys before any training
+    root = base.output
+    model = base.model
+    reports: list[StageReport] = []
+    for name in names:
+        stage_overrides = overrides | {"model": model, "output": root / name}
+        config = load_stage_config(path, name, stage_overrides)
+        report = run_stage(config)
+        reports.append(report)
+        model = report.model_out
+    plot = plot_losses(reports, root / "loss.png")
+    report_path = root / "report.md"
+    report_path.write_text(render_run_report(reports, plot))
+    result = RecipeResult(output=str(root), final_model=model, report=str(report_path), stages=reports)
+    (root / "report.json").write_text(result.model_dump_json(indent=2))
+    return result
