@@ -8,7 +8,24 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import catalog, config, db, demo, distill, evaluate, export, judge, problems, run_agent, score, serve, submit, suite
+from arena.commands import (
+    catalog,
+    config,
+    db,
+    demo,
+    distill,
+    evaluate,
+    export,
+    judge,
+    problems,
+    run_agent,
+    score,
+    serve,
+    submit,
+    suite,
+    validator,
+    worker,
+)
 
 app = typer.Typer(
     help="A ShoppingBench agent arena that manufactures judged training trajectories.", no_args_is_help=True
@@ -21,6 +38,8 @@ app.add_typer(judge.app, name="judge")
 app.add_typer(db.app, name="db")
 app.add_typer(distill.app, name="distill")
 app.add_typer(evaluate.app, name="eval")
+app.add_typer(validator.app, name="validator")
+app.command("worker")(worker.worker)
 app.command("score")(score.score)
 app.command("demo")(demo.demo)
 app.command("run-agent")(run_agent.run_agent)

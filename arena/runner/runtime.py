@@ -10,6 +10,7 @@ Built once per set of package versions and reused.
 
 from __future__ import annotations
 
+import compileall
 import hashlib
 import os
 import re
@@ -65,6 +66,7 @@ def runtime_key(dists: list[metadata.Distribution]) -> str:
     digest.update(_SDK_FILE.read_bytes())
     digest.update(_BOOT_FILE.read_bytes())
     digest.update(sys.version.encode())
+    digest.update(b"bytecode-1")  # runtimes built before bytecode was shipped are rebuilt
     return digest.hexdigest()[:16]
 
 
@@ -101,6 +103,10 @@ def ensure_runtime(cache_dir: Path | None = None) -> Path:
         (sdk / "__init__.py").write_text('"""The arena SDK, as seen inside the sandbox."""\n')
         shutil.copy2(_SDK_FILE, sdk / "sdk.py")
         shutil.copy2(_BOOT_FILE, staging / "sdk" / "boot.py")
+        # Bytecode compiled once here: the sandbox's root is read-only, so without it every
+        # episode would compile openai from source again (seconds per episode).
+        compileall.compile_dir(str(site), quiet=2, workers=1)
+        compileall.compile_dir(str(staging / "sdk"), quiet=2, workers=1)
         for path in staging.rglob("*"):
             # World-readable: the agent runs as an unprivileged uid.
             path.chmod(0o755 if path.is_dir() else 0o644)
