@@ -1,91 +1,293 @@
-"""``arena demo``: the whole local job on the embedded defaults.
+"""``arena demo``: a whole local race on the embedded defaults, start to end.
 
-For now: build a synthetic catalog and its index, load the 900 official
-tasks, answer them with a plain search baseline (the first hits of
-``find_product`` for the raw query), write the answer file, and score it.
-Later stages (suites, the race, the corpus) extend this flow.
+1. a small synthetic catalog and its index (with a knowledge corpus);
+2. generated problems of all four intents, clustered into a versioned suite;
+3. the store (``./arena.db`` by default) migrated, the suite imported, a
+   LocalChain with a validator and four miners whose hotkeys live in a
+   wallet folder under the demo directory (never ``~/.bittensor``);
+4. the reference agents submitted, signed, over real HTTP to the validator's
+   API, plus a renamed copy of one of them, which the API must reject;
+5. one full cycle in real sandboxes with the built-in offline policy:
+   qualifying, race, judging, scoring, promotion, weights on the LocalChain;
+6. the leaderboard, the champion, the weight vector, and the corpus exported
+   from the store with its funnel.
+
+Every step reuses what an earlier run left: re-running continues the race
+from the database (a new cycle) instead of failing.
 """
 
 from __future__ import annotations
 
-import json
+import re
+import socket
+import threading
+import time
 from pathlib import Path
 
-import orjson
+import uvicorn
+from pydantic import BaseModel
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from arena.config import ArenaSettings
-from arena.problems.model import Problem
-from arena.problems.official import load_problems
-from arena.scoring.answers import ScoreReport, load_answers, score_answers
-from arena.scoring.outcome import ScoreMode
-from arena.scoring.similarity import similarity_from_settings
-from arena.shop.building import build_catalog
-from arena.shop.index import MANIFEST, CatalogIndex
-from arena.shop.tools import ShopEnvironment
 
-OFFICIAL_FILES = (
-    "synthesize_product_test.jsonl",
-    "synthesize_shop_test.jsonl",
-    "synthesize_voucher_test.jsonl",
-    "synthesize_web_simpleqa_test.jsonl",
-)
+AGENTS_DIR = Path(__file__).resolve().parent / "agents"
+MINERS = ("tool_calling", "search_loop", "shortcut")
+COPYCAT = "copycat"
 
 
-def official_task_files(folder: Path) -> list[Path]:
-    missing = [name for name in OFFICIAL_FILES if not (folder / name).is_file()]
-    if missing:
-        raise FileNotFoundError(
-            f"official task files missing in {folder}: {', '.join(missing)} (set ARENA_SHOPPINGBENCH_DIR)"
-        )
-    return [folder / name for name in OFFICIAL_FILES]
+class DemoPlan(BaseModel):
+    products: int = 3000
+    seed: int = 7
+    problems: int = 48
+    public: int = 6
+    draw_size: int = 6
+    attempts: int = 1
 
 
-def baseline_answer(env: ShopEnvironment, problem: Problem) -> list[str]:
-    """Recommend the first distinct hits of the raw query, one per requested item."""
-    wanted = max(1, len(problem.rewards))
-    result = env.call("find_product", {"q": problem.query, "page": 1})
-    hits = [h["product_id"] for h in (result.result or [])]
-    return hits[:wanted]
+class DemoResult(BaseModel):
+    cycle: int
+    champion: str | None
+    standings: list[dict]
+    weights: dict[int, float]
+    rejected_copy: str | None
+    funnel: dict
+    paths: dict[str, str]
 
 
-def run_demo(settings: ArenaSettings, out_dir: Path, *, products: int, seed: int, console: Console) -> ScoreReport:
+def run_demo(settings: ArenaSettings, out_dir: Path, plan: DemoPlan, console: Console) -> DemoResult:
     out_dir.mkdir(parents=True, exist_ok=True)
+    catalog_dir = ensure_catalog(out_dir, plan, console)
+    suite_dir = ensure_suite(out_dir, catalog_dir, plan, console)
+
+    from arena.chain.local import LocalChain
+    from arena.store import open_store
+    from arena.store import repositories as repo
+    from arena.store.migrate import upgrade_database
+
+    database_url = settings.database_url
+    upgrade_database(database_url)
+    store = open_store(database_url)
+    with store.transaction() as session:
+        repo.import_suite(session, suite_dir)
+    chain = LocalChain(store.sessions, netuid=settings.race.netuid)
+    wallets = ensure_wallets(out_dir / "wallets", chain)
+    validator_hotkey = wallets["validator"]
+    rejected = submit_agents(settings, store, chain, wallets, out_dir, console)
+
+    report = run_cycle(settings, store, chain, validator_hotkey, suite_dir, catalog_dir, plan, console)
+    funnel = export_corpus(database_url, out_dir / "corpus", console)
+    names = submission_names(store)
+    standings = [
+        {"submission": names.get(s.submission_id, str(s.submission_id)), **s.model_dump(exclude={"submission_id"})}
+        for s in report.standings
+    ]
+    weights = dict(zip(report.weights.uids, report.weights.weights, strict=True)) if report.weights else {}
+    store.dispose()
+    return DemoResult(
+        cycle=report.cycle,
+        champion=names.get(report.champion_id) if report.champion_id is not None else None,
+        standings=standings,
+        weights=weights,
+        rejected_copy=rejected,
+        funnel=funnel,
+        paths={
+            "database": database_url,
+            "catalog": str(catalog_dir),
+            "suite": str(suite_dir),
+            "wallets": str(out_dir / "wallets"),
+            "corpus": str(out_dir / "corpus"),
+        },
+    )
+
+
+def ensure_catalog(out_dir: Path, plan: DemoPlan, console: Console) -> Path:
+    from arena.shop.building import build_catalog
+
     catalog_dir = out_dir / "catalog"
-    wanted_source = {"kind": "synthetic", "products": products, "seed": seed}
-    if _existing_source(catalog_dir) != wanted_source:
-        if catalog_dir.exists():
-            import shutil
+    if (catalog_dir / "catalog.json").is_file():
+        console.print(f"[bold]catalog[/] reusing {catalog_dir}")
+        return catalog_dir
+    console.print(f"[bold]catalog[/] building {plan.products} synthetic products (seed {plan.seed})")
+    build_catalog(catalog_dir, synthetic=plan.products, seed=plan.seed, console=console)
+    return catalog_dir
 
-            shutil.rmtree(catalog_dir)
-        console.print(f"[bold]1/3[/] building a synthetic catalog of {products} products (seed {seed})")
-        build_catalog(catalog_dir, synthetic=products, seed=seed, settings=settings.catalog, console=console)
-    else:
-        console.print(f"[bold]1/3[/] reusing the catalog in {catalog_dir}")
-    catalog = CatalogIndex(catalog_dir)
 
-    files = official_task_files(settings.shoppingbench_dir)
-    problems = load_problems(*files)
-    console.print(f"[bold]2/3[/] loaded {len(problems)} official tasks; answering them with the search baseline")
-    answers_path = out_dir / "answers.baseline.jsonl"
-    with answers_path.open("wb") as handle:
-        for problem in problems:
-            env = ShopEnvironment(catalog)
-            row = {"query": problem.query, "product_ids": baseline_answer(env, problem)}
-            handle.write(orjson.dumps(row) + b"\n")
+def ensure_suite(out_dir: Path, catalog_dir: Path, plan: DemoPlan, console: Console) -> Path:
+    from arena.problems.generator import GeneratorConfig, generate, write_knowledge, write_problems
+    from arena.problems.partitions import PartitionPlan
+    from arena.problems.suites import build_suite
+    from arena.shop.index import CatalogIndex
 
-    console.print(f"[bold]3/3[/] scoring {answers_path}")
-    report = score_answers(
-        problems, load_answers(answers_path), catalog, mode=ScoreMode.official,
-        similarity=similarity_from_settings(settings.scoring),
+    suite_dir = out_dir / "suite"
+    if (suite_dir / "public" / "manifest.json").is_file():
+        console.print(f"[bold]suite[/] reusing {suite_dir}")
+        return suite_dir
+    console.print(f"[bold]problems[/] generating {plan.problems} problems of all four intents")
+    result = generate(CatalogIndex(catalog_dir), GeneratorConfig(n=plan.problems, seed=plan.seed))
+    problems_file = out_dir / "problems.jsonl"
+    write_problems(result.problems, problems_file)
+    if result.documents and not (catalog_dir / "knowledge" / "knowledge.json").is_file():
+        write_knowledge(result.documents, catalog_dir / "knowledge")
+    console.print(f"[bold]suite[/] clustering and partitioning into {suite_dir}")
+    build_suite(
+        result.problems, suite_dir, seed=f"demo-{plan.seed}", plan=PartitionPlan(public=plan.public),
+        sources=[problems_file],
     )  # fmt: skip
-    (out_dir / "score.json").write_text(report.model_dump_json(indent=2))
-    console.print(f"wrote {out_dir / 'score.json'}")
+    return suite_dir
+
+
+def ensure_wallets(wallet_dir: Path, chain) -> dict[str, str]:
+    """Hotkeys for the validator and the miners, registered on the local chain."""
+    from arena.wallets import ensure_wallet, hotkey_address
+
+    addresses = {}
+    for name in ("validator", *MINERS, COPYCAT):
+        address = hotkey_address(ensure_wallet(wallet_dir, name))
+        chain.register(address, validator_permit=name == "validator")
+        addresses[name] = address
+    return addresses
+
+
+def copycat_source(original: Path, out: Path) -> Path:
+    """A 'new' agent that is the tool-calling template with its names changed."""
+    code = original.read_text()
+    for old, new in (("messages", "history"), ("reply", "answer"), ("client", "llm"), ("call", "invocation")):
+        code = re.sub(rf"\b{old}\b", new, code)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(code)
+    return out
+
+
+def submit_agents(settings, store, chain, hotkeys: dict[str, str], out_dir: Path, console: Console) -> str | None:
+    """Each miner posts its agent, signed, over loopback HTTP; the copy must be refused."""
+    from arena.api.app import create_app
+    from arena.miner.client import MinerClient, Validator
+    from arena.store import repositories as repo
+    from arena.wallets import ensure_wallet
+
+    with store.transaction() as session:
+        already = {s.hotkey for s in repo.list_submissions(session)}
+    todo = [name for name in (*MINERS, COPYCAT) if hotkeys[name] not in already]
+    if not todo:
+        console.print("[bold]submissions[/] every miner has submitted already (this run continues the race)")
+        return None
+    app = create_app(settings, store=store, chain=chain, validator_hotkey=hotkeys["validator"])
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    validator = Validator(hotkey=hotkeys["validator"], url=f"http://127.0.0.1:{port}")
+    rejected = None
+    try:
+        for name in todo:
+            agent = AGENTS_DIR / f"{name}.py"
+            if name == COPYCAT:
+                agent = copycat_source(AGENTS_DIR / "tool_calling.py", out_dir / "agents" / f"{COPYCAT}.py")
+            with MinerClient(ensure_wallet(out_dir / "wallets", name)) as client:
+                result = client.submit(agent, [validator], chain=chain)
+            receipt = result.receipts[0]
+            if receipt.accepted:
+                console.print(f"[bold]submissions[/] {name}: accepted as #{receipt.submission_id}")
+            else:
+                console.print(f"[bold]submissions[/] {name}: [yellow]rejected[/] ({receipt.error}: {receipt.detail})")
+                if name == COPYCAT:
+                    rejected = f"{receipt.error}: {receipt.detail}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+    return rejected
+
+
+def run_cycle(settings, store, chain, validator_hotkey, suite_dir, catalog_dir, plan: DemoPlan, console: Console):
+    from arena.race.settings import RaceSettings
+    from arena.race.validator import Validator
+
+    race = RaceSettings(
+        **{
+            **settings.race.model_dump(exclude={"suite_dir", "draw_size", "attempts", "workers"}),
+            "suite_dir": suite_dir,
+            "draw_size": plan.draw_size,
+            "attempts": plan.attempts,
+            "workers": 2,
+        }
+    )
+    bars: dict[str, int] = {}
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=console)  # fmt: skip
+
+    def on_progress(update) -> None:
+        key = f"cycle {update.cycle} {update.step}"
+        if key not in bars:
+            bars[key] = progress.add_task(key, total=update.total)
+        progress.update(bars[key], completed=update.done, total=update.total)
+
+    validator = Validator(
+        settings, race=race, store=store, chain=chain, hotkey=validator_hotkey, catalog_path=catalog_dir,
+        on_progress=on_progress,
+    )  # fmt: skip
+    with progress:
+        report = validator.run_once()
+    validator.close()
     return report
 
 
-def _existing_source(catalog_dir: Path) -> dict | None:
-    manifest = catalog_dir / MANIFEST
-    if not manifest.is_file():
-        return None
-    return json.loads(manifest.read_text()).get("source")
+def export_corpus(database_url: str, out: Path, console: Console) -> dict:
+    """The judged store as a corpus; one agent may dominate a three-miner demo, so no share cap."""
+    from arena.commands.export import _export_recording_verdicts
+    from arena.store import open_store
+    from distill.export import ExportConfig
+    from distill.importers import store_items
+
+    store = open_store(database_url)
+    try:
+        config = ExportConfig(out=out, max_agent_share=1.0)
+        summary = _export_recording_verdicts(store, store_items(store), config, out)
+    finally:
+        store.dispose()
+    console.print(f"[bold]corpus[/] written to {out} (dataset card: {out / 'README.md'})")
+    return summary.funnel.model_dump()
+
+
+def submission_names(store) -> dict[int, str]:
+    from arena.store import repositories as repo
+
+    with store.transaction() as session:
+        return {s.id: s.agent_name for s in repo.list_submissions(session)}
+
+
+def print_result(result: DemoResult, console: Console) -> None:
+    table = Table(title=f"Leaderboard after cycle {result.cycle}")
+    for column in ("rank", "agent", "qualifying", "race", "success", "coef", "champion"):
+        table.add_column(column, no_wrap=True)
+    for row in sorted(result.standings, key=lambda r: (r.get("rank") is None, r.get("rank") or 0)):
+        table.add_row(
+            str(row.get("rank") or "-"), row["submission"].removesuffix(".py"), _fmt(row.get("qualifying_score")),
+            _fmt(row.get("race_score")), _fmt(row.get("success_rate")), _fmt(row.get("mean_coefficient")),
+            "yes" if row.get("is_champion") else "",
+        )  # fmt: skip
+    console.print(table)
+    console.print(f"champion: [bold]{result.champion or 'none yet'}[/]")
+    console.print("weights (uid -> weight): " + ", ".join(f"{u}: {w:.3f}" for u, w in sorted(result.weights.items())))
+    if result.rejected_copy:
+        console.print(f"the copied agent was rejected: {result.rejected_copy}")
+    f = result.funnel
+    console.print(
+        f"corpus funnel: episodes {f.get('episodes')} -> agentic {f.get('agentic')} -> gated {f.get('gated')} -> "
+        f"train {f.get('train')} / eval {f.get('eval')} (sub-task {f.get('subtask')}, rejected {f.get('rejected')})"
+    )
+    for name, path in result.paths.items():
+        console.print(f"{name}: {path}")
+
+
+def _fmt(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

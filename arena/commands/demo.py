@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from arena.commands.common import ConfigOption, err, out, settings_or_fail
-from arena.commands.score import print_score_table
 
 
 def demo(
-    out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Where to put the demo's files (default: data_dir).")
-    ] = None,
-    products: Annotated[int, typer.Option("--products", help="Synthetic catalog size.")] = 20_000,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Where the demo's files go (default: data_dir).")] = None,
+    products: Annotated[int, typer.Option("--products", help="Synthetic catalog size.")] = 3000,
+    problems: Annotated[int, typer.Option("--problems", help="Generated problems in the suite.")] = 48,
     seed: int = 7,
     config: ConfigOption = None,
 ) -> None:
-    """The whole local job, start to end (see README)."""
-    from arena.demo import run_demo
+    """A whole local race: catalog, suite, signed submissions, one cycle in sandboxes, leaderboard, corpus."""
+    from arena.demo import DemoPlan, print_result, run_demo
 
     settings = settings_or_fail(config)
-    report = run_demo(settings, out_dir or settings.data_dir, products=products, seed=seed, console=err)
-    print_score_table(report, title="Search baseline on the 900 official tasks (official mode)")
-    out.print(json.dumps({"asr": report.asr, "n": report.n}))
+    plan = DemoPlan(products=products, problems=problems, seed=seed)
+    result = run_demo(settings, out_dir or settings.data_dir, plan, console=err)
+    print_result(result, console=out)

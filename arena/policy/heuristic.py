@@ -249,7 +249,7 @@ class Episode:
             for i in range(len(self.items))
         ]
         return Decision(
-            content=f"My budget is {voucher.budget:g}; the best matches so far total {total or 0:g}, which no voucher "
+            content=f"The budget is {voucher.budget:g}; the best matches so far total {total or 0:g}, which no voucher "
             "rule brings under budget. I look for cheaper matches (price ascending).",
             tool_calls=calls,
         )
