@@ -17,6 +17,7 @@ from arena.commands import (
     evaluate,
     export,
     judge,
+    policy,
     problems,
     run_agent,
     score,
