@@ -119,8 +119,12 @@ def run(
     from judge.batch import judge_batch
     from judge.records import RecordFileError, load_records
 
+    if database_url is not None and records:
+        fail("give --records or --database-url, not both")
     if database_url is not None:
-        fail("--database-url: the episode store lands with the validator issue; judge record files with --records")
+        settings = _settings(config, judge, base_url, model, panel, concurrency, api_key, pending_rounds, timeout)
+        _judge_store(database_url, _judge(settings, bool(base_url or model or panel)))
+        return
     if not records:
         fail("give the episodes to judge: --records FILE (repeatable) or --database-url URL")
     settings = _settings(config, judge, base_url, model, panel, concurrency, api_key, pending_rounds, timeout)
@@ -156,6 +160,51 @@ def run(
         )
         raise typer.Exit(1)
     err.print(f"judged {len(outcomes)} episode(s)")
+
+
+def _judge_store(database_url: str, chosen: Judge) -> None:
+    """Judge every finished episode of the store that has no judgment yet, storing each judgment
+    (a new version; a failure stays pending, never a silent 0)."""
+    from arena.race.tasks import judgment_target, record_judgment
+    from arena.runner.record import EpisodeRecord
+    from arena.store import StoreError, open_store
+    from arena.store import repositories as repo
+    from arena.store.models_race import EpisodeStatus
+    from judge.verdict import JudgmentPending
+
+    try:
+        store = open_store(database_url)
+        with store.transaction() as session:
+            done = [e.id for e in repo.list_episodes(session, status=EpisodeStatus.done)]
+    except (StoreError, Exception) as exc:  # an unreachable or unmigrated database
+        fail(f"cannot read episodes from {database_url}: {exc}")
+    pending = judged = 0
+
+    async def go() -> None:
+        nonlocal pending, judged
+        try:
+            for episode_id in done:
+                target = judgment_target(store, episode_id, chosen.name)
+                if target is None:
+                    continue
+                info, judgment_id = target
+                outcome = await chosen.judge(EpisodeRecord.model_validate(info.record))
+                record_judgment(store, judgment_id, outcome)
+                line = outcome.line() | {"store_episode_id": episode_id}  # the record id stays the contract field
+                sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+                if isinstance(outcome, JudgmentPending):
+                    pending += 1
+                else:
+                    judged += 1
+        finally:
+            await chosen.aclose()
+            store.dispose()
+
+    asyncio.run(go())
+    err.print(f"judged {judged} stored episode(s); {pending} pending")
+    if pending:
+        raise typer.Exit(1)
 
 
 @app.command("calibrate")

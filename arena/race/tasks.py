@@ -196,7 +196,7 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int) -> str:
     return "stored" if stored else "already stored by another worker"
 
 
-def _judgment_target(store: Store, episode_id: int, judge: str) -> tuple[repo.EpisodeInfo, int] | None:
+def judgment_target(store: Store, episode_id: int, judge: str) -> tuple[repo.EpisodeInfo, int] | None:
     """The done episode and the pending judgment version to fill (created if none); None: nothing to judge."""
     with store.transaction() as session:
         info = repo.get_episode(session, episode_id, with_record=True)
@@ -210,7 +210,7 @@ def _judgment_target(store: Store, episode_id: int, judge: str) -> tuple[repo.Ep
         return info, repo.add_version(session, episode_id, judge, RUBRIC_VERSION).id
 
 
-def _record_judgment(store: Store, judgment_id: int, outcome: ReasoningJudgment | JudgmentPending) -> None:
+def record_judgment(store: Store, judgment_id: int, outcome: ReasoningJudgment | JudgmentPending) -> None:
     with store.transaction() as session:
         if isinstance(outcome, ReasoningJudgment):
             result = repo.JudgmentResult(
@@ -227,7 +227,7 @@ def _record_judgment(store: Store, judgment_id: int, outcome: ReasoningJudgment 
 async def judge_episode_now(ctx: WorkerContext, episode_id: int) -> str:
     """The body of ``judge_episode``. A failure is recorded on the pending version and raised (retried):
     never a silent coefficient."""
-    target = await in_thread(_judgment_target, ctx.store, episode_id, ctx.judge.name)
+    target = await in_thread(judgment_target, ctx.store, episode_id, ctx.judge.name)
     if target is None:
         return "nothing to judge"
     info, judgment_id = target
@@ -244,7 +244,7 @@ async def judge_episode_now(ctx: WorkerContext, episode_id: int) -> str:
             judge=ctx.judge.name,
             rubric_version=RUBRIC_VERSION,
         )
-    await in_thread(_record_judgment, ctx.store, judgment_id, outcome)
+    await in_thread(record_judgment, ctx.store, judgment_id, outcome)
     if isinstance(outcome, JudgmentPending):
         raise JudgmentStillPending(f"episode {episode_id}: judgment pending: {outcome.reason}")
     return f"judged level {outcome.level}"

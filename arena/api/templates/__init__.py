@@ -1,0 +1,57 @@
+"""The dashboard's Jinja2 templates, kept as Python strings so they ship inside the package with no
+package-data entry and no build step; autoescape is on, so every value from the store is escaped."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from functools import cache
+
+from jinja2 import DictLoader, Environment, StrictUndefined
+
+from arena.api.templates import episode, layout, race
+
+TEMPLATES = {
+    "base.html": layout.BASE,
+    "error.html": layout.ERROR,
+    "leaderboard.html": race.LEADERBOARD,
+    "cycles.html": race.CYCLES,
+    "cycle.html": race.CYCLE,
+    "submission.html": race.SUBMISSION,
+    "episode.html": episode.EPISODE,
+}
+
+
+def _number(value: object, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _when(value: datetime | None) -> str:
+    return "–" if value is None else value.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _pretty(value: object, limit: int = 20_000) -> str:
+    """Indented JSON, cut at ``limit`` characters: a search result can be long, the JSON API has it whole."""
+    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters in the JSON API)"
+
+
+@cache
+def environment() -> Environment:
+    env = Environment(loader=DictLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True)
+    env.filters.update(number=_number, percent=_percent, when=_when, pretty=_pretty)
+    return env
+
+
+def render(name: str, **context: object) -> str:
+    return environment().get_template(name).render(**context)
