@@ -4,7 +4,8 @@ Routes (all typed in the OpenAPI schema at ``/openapi.json``):
 
 - ``POST /v1/submissions``: a signed agent file (``routes/submissions.py``)
 - ``GET /v1/submissions[/{id}[/source|/episodes]]``: submissions, results, source after the embargo
-- ``GET /v1/leaderboard``, ``GET /`` (HTML): standings of the latest ranked cycle
+- ``GET /v1/leaderboard``: standings of the latest ranked cycle
+- ``GET /``, ``/cycles[/{n}]``, ``/submissions/{id}``, ``/episodes/{id}``: the HTML dashboard (``dashboard.py``)
 - ``GET /v1/cycles[/{n}[/stages]]``: cycles and their stages
 - ``GET /v1/episodes/{id}``: one episode, redacted as ``redaction.py`` says
 - ``GET /healthz``, ``GET /metrics`` (Prometheus)
@@ -17,7 +18,7 @@ from fastapi.responses import JSONResponse
 
 from arena.api.deps import ApiContext, ApiError
 from arena.api.embargo_view import embargo_rule
-from arena.api.routes import cycles, episodes, health, leaderboard, metrics, submission_reads, submissions
+from arena.api.routes import cycles, episodes, health, leaderboard, metrics, pages, submission_reads, submissions
 from arena.api.routes.metrics import ApiMetrics, LatencyMiddleware
 from arena.api.routes.submissions import SubmissionIntake
 from arena.api.settings import ApiSettings, api_settings
@@ -91,7 +92,8 @@ def create_app(
         metrics=app_metrics,
         intake=SubmissionIntake(store, chain, api, validator_hotkey),
     )
-    for module in (submissions, submission_reads, leaderboard, cycles, episodes, health, metrics):
+    # pages first: its dashboard ``/`` replaces the plain leaderboard page leaderboard.py still declares
+    for module in (pages, submissions, submission_reads, leaderboard, cycles, episodes, health, metrics):
         app.include_router(module.router)
     app.add_middleware(LatencyMiddleware, metrics=app_metrics)
 

@@ -217,20 +217,51 @@ def suite_seal(
 
 @app.command("import")
 def suite_import(
-    archive: Annotated[Path, typer.Argument(help="Sealed bank tar.gz.")],
-    sha256: Annotated[str, typer.Option("--sha256", help="The sha256 the archive must have.")],
-    dest: Annotated[Path, typer.Option("--out", help="Suite directory to create.")],
+    source: Annotated[Path, typer.Argument(help="A suite directory (imported into the store) or a sealed bank tar.gz.")],
+    sha256: Annotated[
+        str | None, typer.Option("--sha256", help="Sealed bank: the sha256 the archive must have.")
+    ] = None,
+    dest: Annotated[Path | None, typer.Option("--out", help="Sealed bank: the suite directory to create.")] = None,
     public: Annotated[
         Path | None, typer.Option("--public", help="The suite's published public/ folder, verified and copied in.")
     ] = None,
+    database_url: Annotated[
+        str | None, typer.Option("--database-url", help="Suite directory: the store (default ARENA_DATABASE_URL).")
+    ] = None,
 ) -> None:
-    """Verify a sealed bank's sha256, then unpack it as a suite."""
+    """Import a suite directory into the store (problems, clusters, partitions, ledger), or verify a sealed
+    bank's sha256 and unpack it as a suite directory (--sha256 --out)."""
+    if source.is_dir():
+        _import_into_store(source, database_url)
+        return
+    if sha256 is None or dest is None:
+        fail("a sealed bank needs --sha256 and --out (a suite directory is imported into the store as it is)")
     from arena.problems.suites import import_sealed_bank
 
     try:
-        suite = import_sealed_bank(archive, sha256, dest, public=public)
+        suite = import_sealed_bank(source, sha256, dest, public=public)
     except _errors() as exc:
         fail(str(exc))
     err.print(f"imported suite {suite.manifest.version} into {dest}")
     if public is None:
         err.print("no --public given: races can be drawn, but `arena suite check` will report public/ missing")
+
+
+def _import_into_store(suite_dir: Path, database_url: str | None) -> None:
+    """The store keeps the suite's problems with their clusters and partitions, and its ledger; re-importing
+    adds new ledger events and refuses a rewritten history."""
+    from arena.store import StoreError, open_store
+    from arena.store import repositories as repo
+    from arena.store.migrate import upgrade_database
+
+    try:
+        upgrade_database(database_url)
+        store = open_store(database_url)
+        with store.transaction() as session:
+            imported = repo.import_suite(session, suite_dir)
+        store.dispose()
+    except (StoreError, ValueError, OSError) as exc:
+        fail(str(exc))
+    print(imported.model_dump_json())
+    err.print(f"suite {imported.suite_id} is in the store")
+

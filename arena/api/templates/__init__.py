@@ -18,6 +18,7 @@ TEMPLATES = {
     "cycles.html": race.CYCLES,
     "cycle.html": race.CYCLE,
     "submission.html": race.SUBMISSION,
+    "standings": race.STANDINGS,
     "episode.html": episode.EPISODE,
 }
 
@@ -46,10 +47,15 @@ def _pretty(value: object, limit: int = 20_000) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters in the JSON API)"
 
 
+def _short(value: str, keep: int = 12) -> str:
+    """A hotkey is 48 characters: its head identifies it on screen, the title attribute carries the whole."""
+    return value if len(value) <= keep + 2 else value[:keep] + "…"
+
+
 @cache
 def environment() -> Environment:
     env = Environment(loader=DictLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True)
-    env.filters.update(number=_number, percent=_percent, when=_when, pretty=_pretty)
+    env.filters.update(short=_short, number=_number, percent=_percent, when=_when, pretty=_pretty)
     return env
 
 

@@ -6,8 +6,8 @@ STANDINGS = """<table id="standings"><thead><tr><th class="num">rank</th><th>age
 {% for row in standings %}<tr>
 <td class="num">{{ row.rank | number }}</td>
 <td><a href="/submissions/{{ row.submission_id }}">{{ row.agent_name }}</a>
-{% if row.is_champion %} <span class="badge ok">champion</span>{% endif %}</td>
-<td class="muted">{{ row.hotkey[:12] }}…</td><td class="num">{{ row.uid | number }}</td>
+{% if row.is_champion %} <span class="badge ok">👑 champion</span>{% endif %}</td>
+<td class="muted" title="{{ row.hotkey }}">{{ row.hotkey | short }}</td><td class="num">{{ row.uid | number }}</td>
 <td class="num">{{ row.qualifying_score | number }}</td><td class="num">{{ row.race_score | number }}</td>
 <td class="num">{{ row.success_rate | percent }}</td><td class="num">{{ row.mean_coefficient | number }}</td>
 </tr>{% else %}<tr><td colspan="8" class="muted">no standings yet</td></tr>{% endfor %}
@@ -30,9 +30,9 @@ LEADERBOARD = (
 {% if board.champion %}<b><a href="/submissions/{{ board.champion.submission_id }}">{{ board.champion.agent_name }}</a></b>
 <span>race score {{ board.champion.race_score | number }} · success {{ board.champion.success_rate | percent }}
 · coefficient {{ board.champion.mean_coefficient | number }}</span>{% else %}<b>none yet</b>{% endif %}</div>
-<div class="stat"><span>ranked cycle</span><b>{% if board.cycle is not none %}
-<a href="/cycles/{{ board.cycle }}">{{ board.cycle }}</a>{% else %}–{% endif %}</b>
-<span>{{ board.stage.value if board.stage else "no cycle ranked yet" }}</span></div>
+<div class="stat" id="ranked-cycle"><span>ranked cycle</span>{% if board.cycle is not none %}
+<b><a href="/cycles/{{ board.cycle }}">Cycle {{ board.cycle }} ({{ board.stage.value if board.stage else "?" }})</a></b>
+<span>the standings below</span>{% else %}<b>–</b><span>no cycle has been ranked yet</span>{% endif %}</div>
 {% if current %}<div class="stat" id="current-cycle"><span>current cycle</span>
 <b><a href="/cycles/{{ current.number }}">{{ current.number }}</a></b>
 <span>stage {{ current.stage.value }} · {{ current_finished }} / {{ current_total }} episodes finished</span></div>{% endif %}
@@ -49,8 +49,9 @@ LEADERBOARD = (
 {% endfor %}</p>{% endif %}
 <h2>Waiting to race</h2>
 <table id="waiting"><thead><tr><th>submission</th><th>agent</th><th>hotkey</th><th>submitted</th></tr></thead><tbody>
-{% for s in board.waiting %}<tr><td><a href="/submissions/{{ s.id }}">#{{ s.id }}</a></td><td>{{ s.agent_name }}</td>
-<td class="muted">{{ s.hotkey[:12] }}…</td><td>{{ s.submitted_at | when }}</td></tr>
+{% for s in board.waiting %}<tr><td><a href="/submissions/{{ s.id }}">#{{ s.id }}</a>
+<a class="muted" href="/v1/submissions/{{ s.id }}">json</a></td><td>{{ s.agent_name }}</td>
+<td class="muted" title="{{ s.hotkey }}">{{ s.hotkey | short }}</td><td>{{ s.submitted_at | when }}</td></tr>
 {% else %}<tr><td colspan="4" class="muted">none</td></tr>{% endfor %}</tbody></table>
 {% endblock %}
 """

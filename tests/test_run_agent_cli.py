@@ -1,0 +1,46 @@
+"""`arena run-agent`: the command contract, on a real catalog in real sandboxes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from arena.runner.record import EpisodeRecord
+from arena.runner.sandbox import bubblewrap_path
+from tests.conftest import REPO
+
+ARENA = str(Path(sys.executable).parent / "arena")
+pytestmark = pytest.mark.skipif(bubblewrap_path() is None, reason="bubblewrap is not installed")
+
+
+def test_run_agent_writes_scored_records_and_prints_asr_and_pass_at_k(catalog_dir, tmp_path):
+    problems = tmp_path / "problems.jsonl"
+    rows = [
+        {"query": "widget gadget", "reward": {"product_id": "1003", "title": ["widget widget gadget"]}},
+        {"query": "blue denim jeans", "reward": {"product_id": "3000", "title": ["blue denim jeans"]}},
+    ]
+    problems.write_bytes(b"\n".join(orjson.dumps(r) for r in rows) + b"\n")
+    out = tmp_path / "records.jsonl"
+    done = subprocess.run(
+        [ARENA, "run-agent", str(REPO / "arena" / "agents" / "tool_calling.py"), "--catalog", str(catalog_dir),
+         "--problems", str(problems), "--samples", "2", "--concurrency", "2", "--out", str(out)],
+        capture_output=True, text=True, timeout=600, env={"COLUMNS": "150", "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    records = [EpisodeRecord.model_validate_json(line) for line in out.read_text().splitlines()]
+    assert len(records) == 4 and all(r.outcome is not None for r in records)
+    assert sorted(r.attempt for r in records) == [0, 0, 1, 1]
+    assert all(r.sandbox == "bubblewrap" and r.llm_calls for r in records)
+    assert "pass@k" in done.stdout and "k=2" in done.stdout and "ASR" in done.stdout
+    jeans = [r for r in records if r.problem.query == "blue denim jeans"]
+    assert all(r.final_recommendation == ["3000"] and r.outcome["success"] for r in jeans)
+
+
+def test_run_agent_refuses_what_it_cannot_run(tmp_path):
+    done = subprocess.run([ARENA, "run-agent", str(tmp_path / "missing.py"), "--catalog", str(tmp_path),
+                           "--problems", str(tmp_path / "p.jsonl")], capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 2 and "does not exist" in done.stderr
