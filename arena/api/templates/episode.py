@@ -23,7 +23,7 @@ submission <a href="/submissions/{{ ep.submission_id }}">#{{ ep.submission_id }}
 {{ problem.partition.value }}</span></h2><p class="card" id="query">{{ problem.query }}</p>{% endif %}
 {% if answer %}<h2>Answer against the gold</h2>
 <table id="answer"><thead><tr><th class="num">#</th><th>recommended</th><th>gold</th><th>match</th>
-<th class="num">rule</th></tr></thead><tbody>{% for row in answer.rows %}<tr><td class="num">{{ row.index }}</td>
+<th class="num">rule</th></tr></thead><tbody>{% for row in answer.rows %}<tr><td class="num">{{ row.index + 1 }}</td>
 <td>{{ row.recommended or "–" }}</td><td>{{ row.gold }}</td>
 <td>{% if row.gold_hit %}<span class="ok">gold product</span>{% elif row.found %}<span class="warn">other product</span>
 {% else %}<span class="bad">not found</span>{% endif %}</td><td class="num">{{ row.rule | number }}</td></tr>
