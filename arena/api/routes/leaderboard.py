@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.responses import HTMLResponse
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.api.deps import ReadSession, not_found
-from arena.api.html import leaderboard_page
 from arena.api.routes.queries import standing_views, waiting_submissions
 from arena.api.schemas import ErrorBody, Leaderboard, WeightsView
 from arena.store import repositories as repo
@@ -44,8 +42,3 @@ def build_leaderboard(session: Session, cycle: int | None = None) -> Leaderboard
 )
 def leaderboard(session: ReadSession, cycle: int | None = None) -> Leaderboard:
     return build_leaderboard(session, cycle)
-
-
-@router.get("/", response_class=HTMLResponse, summary="The leaderboard as a web page")
-def leaderboard_html(session: ReadSession) -> HTMLResponse:
-    return HTMLResponse(leaderboard_page(build_leaderboard(session)))

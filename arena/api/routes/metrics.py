@@ -1,4 +1,5 @@
-"""Prometheus metrics: submissions accepted and rejected (by reason), episodes by status, request latency.
+"""Prometheus metrics: submissions accepted and rejected (by reason), episodes by status, request latency,
+and the race's own figures read from the store (``arena.api.metrics_store``).
 
 Each app has its own registry, so several apps in one process (tests, a
 benchmark) never share or double-register counters. Episode counts are read
@@ -19,6 +20,7 @@ from sqlalchemy import func, select
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.api.deps import Context
+from arena.api.metrics_store import StoreCollector
 from arena.store.db import Store
 from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus
 
@@ -62,6 +64,7 @@ class ApiMetrics:
             buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
         )
         self.registry.register(EpisodeCollector(store))
+        self.registry.register(StoreCollector(store))  # episodes, tools, tokens, judge, queue, weights
 
     def accepted(self) -> None:
         self.submissions.labels(outcome="accepted", reason="accepted").inc()

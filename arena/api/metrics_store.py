@@ -1,0 +1,152 @@
+"""Race metrics read from the store at scrape time: episodes (started, finished by termination, duration),
+tool calls, inference calls, tokens and latency, judge calls and failures, queue depth, submissions by
+status, weights set.
+
+The store is the truth every API process shares, so these are gauges of its state, not counters of this
+process. Counts come from SQL; what lives only inside episode records (terminations, tool and inference
+calls, tokens, latencies) is aggregated in Python incrementally: a done episode is immutable (a trigger
+refuses any change), so each is read once and its contribution kept, and a scrape reads only the records
+finished since the last one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterator
+
+from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.registry import Collector
+from sqlalchemy import func, select
+
+from arena.runner.record import EpisodeRecord
+from arena.store.db import Store
+from arena.store.models import Submission, SubmissionStatus
+from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgment, JudgmentStatus, WeightsSent
+
+DURATION_BUCKETS = (1.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
+BATCH = 200  # records loaded per query: a record can be megabytes
+
+
+class Histogram:
+    """Bucket counts and a sum, in Prometheus' cumulative form when exported."""
+
+    def __init__(self, buckets: tuple[float, ...]) -> None:
+        self.buckets = buckets
+        self.counts = [0] * len(buckets)
+        self.total = 0
+        self.sum = 0.0
+
+    def observe(self, value: float) -> None:
+        self.total += 1
+        self.sum += value
+        for i, bound in enumerate(self.buckets):
+            if value <= bound:
+                self.counts[i] += 1
+
+    def family(self, name: str, documentation: str) -> HistogramMetricFamily:
+        pairs = [(str(bound), n) for bound, n in zip(self.buckets, self.counts, strict=True)]
+        return HistogramMetricFamily(name, documentation, buckets=[*pairs, ("+Inf", self.total)], sum_value=self.sum)
+
+
+class RecordTotals:
+    """What the done episodes' records add up to; grows as episodes finish, never shrinks."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+        self.terminations: Counter[str] = Counter()
+        self.tool_calls: Counter[tuple[str, str]] = Counter()
+        self.llm_calls: Counter[tuple[str, str]] = Counter()
+        self.tokens: Counter[str] = Counter()
+        self.duration = Histogram(DURATION_BUCKETS)
+        self.latency = Histogram(LATENCY_BUCKETS)
+
+    def add(self, record: EpisodeRecord) -> None:
+        self.terminations[record.termination.value] += 1
+        self.duration.observe(record.usage.wall_s)
+        for call in record.tool_calls:
+            self.tool_calls[(call.name, "ok" if call.ok else "error")] += 1
+        for call in record.llm_calls:
+            self.llm_calls[(call.model, "ok" if call.error is None else "error")] += 1
+            self.tokens["prompt"] += call.usage.prompt_tokens
+            self.tokens["completion"] += call.usage.completion_tokens
+            self.latency.observe(call.latency_ms / 1000)
+
+
+class StoreCollector(Collector):
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.totals = RecordTotals()
+        self.lock = threading.Lock()  # two concurrent scrapes must not count a record twice
+
+    def _catch_up(self, session) -> None:
+        done = session.scalars(
+            select(Episode.id).where(Episode.status == EpisodeStatus.done, Episode.record.is_not(None))
+        )
+        new = sorted(set(done) - self.totals.seen)
+        for start in range(0, len(new), BATCH):
+            ids = new[start : start + BATCH]
+            for episode_id, record in session.execute(select(Episode.id, Episode.record).where(Episode.id.in_(ids))):
+                self.totals.add(EpisodeRecord.model_validate(record))
+                self.totals.seen.add(episode_id)
+
+    def collect(self) -> Iterator[GaugeMetricFamily | HistogramMetricFamily]:
+        with self.lock, self.store.transaction() as session:
+            self._catch_up(session)
+            started = dict.fromkeys(EpisodeStage, 0)
+            started.update(
+                session.execute(
+                    select(Episode.stage, func.count()).where(Episode.started_at.is_not(None)).group_by(Episode.stage)
+                ).all()
+            )
+            pending = dict.fromkeys(EpisodeStage, 0)
+            pending.update(
+                session.execute(
+                    select(Episode.stage, func.count())
+                    .where(Episode.status == EpisodeStatus.pending)
+                    .group_by(Episode.stage)
+                ).all()
+            )
+            judgments = dict.fromkeys(JudgmentStatus, 0)
+            judgments.update(session.execute(select(Judgment.status, func.count()).group_by(Judgment.status)).all())
+            submissions = dict.fromkeys(SubmissionStatus, 0)
+            submissions.update(
+                session.execute(select(Submission.status, func.count()).group_by(Submission.status)).all()
+            )
+            weights = dict(session.execute(select(WeightsSent.ok, func.count()).group_by(WeightsSent.ok)).all())
+        yield _gauge("arena_episodes_started", "Episodes a worker started, by stage.", "stage", started)
+        yield _gauge("arena_queue_depth", "Episodes waiting for a worker, by stage.", "stage", pending)
+        yield _gauge("arena_judgments", "Judge calls by status (failed: the judge gave up).", "status", judgments)
+        yield _gauge("arena_submissions_by_status", "Stored submissions by status.", "status", submissions)
+        yield _gauge(
+            "arena_weights_set", "Weight-setting attempts by result.", "result",
+            {"ok": weights.get(True, 0), "failed": weights.get(False, 0)},
+        )  # fmt: skip
+        totals = self.totals
+        yield _gauge(
+            "arena_episodes_finished", "Done episodes by how the agent ended.", "termination", totals.terminations
+        )
+        yield totals.duration.family("arena_episode_duration_seconds", "Wall time of done episodes.")
+        tools = GaugeMetricFamily("arena_tool_calls", "Tool calls in done episodes.", labels=["tool", "result"])
+        for (tool, result), n in sorted(totals.tool_calls.items()):
+            tools.add_metric([tool, result], n)
+        yield tools
+        llm = GaugeMetricFamily(
+            "arena_inference_calls", "Inference calls in done episodes.", labels=["model", "result"]
+        )
+        for (model, result), n in sorted(totals.llm_calls.items()):
+            llm.add_metric([model, result], n)
+        yield llm
+        yield _gauge(
+            "arena_inference_tokens", "Inference tokens in done episodes.", "kind",
+            {"prompt": totals.tokens["prompt"], "completion": totals.tokens["completion"]},
+        )  # fmt: skip
+        yield totals.latency.family("arena_inference_latency_seconds", "Latency of inference calls in done episodes.")
+
+
+def _gauge(name: str, documentation: str, label: str, values: dict) -> GaugeMetricFamily:
+    family = GaugeMetricFamily(name, documentation, labels=[label])
+    for key, n in sorted(values.items(), key=lambda item: str(item[0])):
+        family.add_metric([getattr(key, "value", str(key))], n)
+    return family
