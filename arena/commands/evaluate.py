@@ -54,14 +54,14 @@ def run(
     report.md and records.jsonl (evaluation episodes, never training data) into --out."""
     if ctx.invoked_subcommand is not None:
         return
+    from arena.policy.upstream import UpstreamChoiceError, registry_for
     from arena.problems.official import ProblemFileError, load_problems
     from arena.problems.partitions import PartitionName
     from arena.problems.suites import Suite, SuiteError
-    from arena.runner.proxy import Upstream, UpstreamRegistry
     from arena.runner.sandbox import SandboxUnavailable
     from arena.scoring.outcome import ScoreMode
     from arena.shop.index import CatalogIndex, CatalogIndexError
-    from arena.shop.knowledge import LocalKnowledgeBase
+    from arena.shop.knowledge import knowledge_for_catalog
     from distill.evaluate import EvalSettings, evaluate
 
     if catalog is None or out_dir is None:
@@ -88,23 +88,14 @@ def run(
     task_list = task_list[:limit]
     if not task_list:
         fail("no problems to evaluate")
-    knowledge_dir = knowledge or (catalog / "knowledge")
-    knowledge_base = LocalKnowledgeBase(knowledge_dir) if (knowledge_dir / "knowledge.json").is_file() else None
-    if knowledge is not None and knowledge_base is None:
-        fail(f"{knowledge} is not a knowledge index")
-    if base_url:
-        registry = UpstreamRegistry([Upstream(name="upstream", base_url=base_url, api_key=api_key, models=[model])])
-    else:
-        import httpx
-
-        from arena.policy.server import create_policy_app
-
-        if model != POLICY_MODEL:
-            fail(f"without --base-url the model is the built-in {POLICY_MODEL!r}")
-        registry = UpstreamRegistry(
-            [Upstream(name=POLICY_MODEL, base_url="http://heuristic-policy/v1", models=[POLICY_MODEL])],
-            transports={POLICY_MODEL: httpx.ASGITransport(app=create_policy_app(seed=seed))},
-        )
+    try:
+        knowledge_base = knowledge_for_catalog(catalog, knowledge)
+    except FileNotFoundError as exc:
+        fail(str(exc))
+    try:
+        registry = registry_for(model, base_url, api_key, seed)
+    except UpstreamChoiceError as exc:
+        fail(str(exc))
     eval_settings = EvalSettings(
         model=model,
         base_url=base_url,

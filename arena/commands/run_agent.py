@@ -41,14 +41,14 @@ def run_agent(
     config: ConfigOption = None,
 ) -> None:
     """Run an agent on problems in the sandbox, score every episode, print ASR and pass@k."""
+    from arena.policy.upstream import UpstreamChoiceError, registry_for
     from arena.problems.official import ProblemFileError, load_problems
     from arena.runner.batch import run_batch
     from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
-    from arena.runner.proxy import Upstream, UpstreamRegistry
     from arena.runner.sandbox import SandboxUnavailable
     from arena.scoring.outcome import ScoreMode
     from arena.shop.index import CatalogIndex, CatalogIndexError
-    from arena.shop.knowledge import LocalKnowledgeBase
+    from arena.shop.knowledge import knowledge_for_catalog
 
     settings = settings_or_fail(config)
     try:
@@ -62,23 +62,14 @@ def run_agent(
         task_list = load_problems(problems)[:limit]
     except (CatalogIndexError, ProblemFileError, OSError) as exc:
         fail(str(exc))
-    knowledge_dir = knowledge or (catalog / "knowledge")
-    knowledge_base = LocalKnowledgeBase(knowledge_dir) if (knowledge_dir / "knowledge.json").is_file() else None
-    if knowledge is not None and knowledge_base is None:
-        fail(f"{knowledge} is not a knowledge index")
-    if base_url:
-        registry = UpstreamRegistry([Upstream(name="upstream", base_url=base_url, api_key=api_key, models=[model])])
-    else:
-        import httpx
-
-        from arena.policy.server import create_policy_app
-
-        if model != POLICY_MODEL:
-            fail(f"without --base-url the model is the built-in {POLICY_MODEL!r}")
-        registry = UpstreamRegistry(
-            [Upstream(name=POLICY_MODEL, base_url="http://heuristic-policy/v1", models=[POLICY_MODEL])],
-            transports={POLICY_MODEL: httpx.ASGITransport(app=create_policy_app(seed=seed))},
-        )
+    try:
+        knowledge_base = knowledge_for_catalog(catalog, knowledge)
+    except FileNotFoundError as exc:
+        fail(str(exc))
+    try:
+        registry = registry_for(model, base_url, api_key, seed)
+    except UpstreamChoiceError as exc:
+        fail(str(exc))
     if unsafe_no_sandbox:
         err.print("[bold red]WARNING: --unsafe-no-sandbox runs the agent with YOUR user's full access. "
                   "Never use it for code you did not write.[/]")  # fmt: skip

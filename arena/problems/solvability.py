@@ -25,14 +25,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import tantivy
 from pydantic import BaseModel, Field
 
 from arena.problems.model import Intent, Problem
 from arena.problems.phrasing import Draft, ItemNeed
 from arena.scoring.outcome import OutcomeScore, ScoreMode, score_problem
 from arena.shop.catalog import InMemoryCatalog
-from arena.shop.index import ANALYZER, CatalogIndex, SearchFilters, _analyzer
+from arena.shop.index import CatalogIndex, SearchFilters
 from arena.shop.tools import SURVIVORS
 
 #: The rank under the first honest query above which a problem is one level harder.
@@ -61,35 +60,14 @@ class SearchProbe:
 
     def __init__(self, catalog: CatalogIndex) -> None:
         self.catalog = catalog
-        index = tantivy.Index.open(str(catalog.path))
-        index.register_tokenizer(ANALYZER, _analyzer())
-        self._schema = index.schema
-        self._searcher = index.searcher()
 
     def address(self, product_id: str) -> Address | None:
-        query = tantivy.Query.term_query(self._schema, "product_id", str(product_id))
-        hits = self._searcher.search(query, limit=1, count=False).hits
-        return (hits[0][1].segment_ord, hits[0][1].doc) if hits else None
+        found = self.catalog.address_of(product_id)
+        return (found.segment_ord, found.doc) if found else None
 
     def survivors(self, q: str, filters: SearchFilters) -> list[Address]:
         """The first 50 hits' addresses in BM25 order (``CatalogIndex.bm25``'s query, without decoding)."""
-        terms = self.catalog.query_terms(q)
-        if not terms:
-            return []
-        text = []
-        for term, times in sorted(terms.items()):
-            clause = tantivy.Query.term_query(self._schema, "contents", term)
-            if times > 1:
-                clause = tantivy.Query.boost_query(clause, float(times))
-            text.append((tantivy.Occur.Should, clause))
-        query = tantivy.Query.boolean_query(text)
-        constraints = self._filters(filters)
-        if constraints:  # without filters the bare disjunction scores the same and tantivy prunes it faster
-            clauses = [(tantivy.Occur.Must, query)]
-            clauses += [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in constraints]
-            query = tantivy.Query.boolean_query(clauses)
-        hits = self._searcher.search(query, limit=SURVIVORS, count=False).hits
-        return [(a.segment_ord, a.doc) for _, a in hits]
+        return [(a.segment_ord, a.doc) for a in self.catalog.bm25_addresses(q, filters, SURVIVORS)]
 
     def rank(self, q: str, filters: SearchFilters, target: Address) -> int | None:
         """1-based rank of ``target`` among the survivors, None when it is not among them."""
@@ -97,20 +75,6 @@ class SearchProbe:
             if address == target:
                 return i
         return None
-
-    def _filters(self, filters: SearchFilters) -> list[tantivy.Query]:
-        out = []
-        if filters.shop_id:
-            out.append(tantivy.Query.term_query(self._schema, "shop_id", filters.shop_id))
-        if filters.price_low is not None or filters.price_high is not None:
-            out.append(
-                tantivy.Query.range_query(
-                    self._schema, "price", tantivy.FieldType.Float, filters.price_low, filters.price_high
-                )
-            )
-        for service in filters.services:
-            out.append(tantivy.Query.term_query(self._schema, "service", service))
-        return out
 
 
 class HonestQuery(NamedTuple):

@@ -156,11 +156,8 @@ class CatalogIndex:
         return self._searcher.num_docs
 
     def get(self, product_id: str) -> Product | None:
-        query = tantivy.Query.term_query(self._schema, "product_id", str(product_id))
-        hits = self._searcher.search(query, limit=1, count=False).hits
-        if not hits:
-            return None
-        return self._record(hits[0][1])
+        address = self.address_of(product_id)
+        return None if address is None else self._record(address)
 
     def _record(self, address: tantivy.DocAddress) -> Product:
         stored = self._searcher.doc(address)
@@ -171,9 +168,24 @@ class CatalogIndex:
 
     def bm25(self, q: str, filters: SearchFilters, limit: int) -> list[Product]:
         """The first ``limit`` products that pass every filter, in BM25 order."""
+        return [self._record(address) for address in self.bm25_addresses(q, filters, limit)]
+
+    def bm25_addresses(self, q: str, filters: SearchFilters, limit: int) -> list[tantivy.DocAddress]:
+        """Like ``bm25`` without decoding the records: for callers that only need ranks."""
+        query = self._query(q, filters)
+        if query is None:
+            return []
+        return [address for _, address in self._searcher.search(query, limit=limit, count=False).hits]
+
+    def address_of(self, product_id: str) -> tantivy.DocAddress | None:
+        query = tantivy.Query.term_query(self._schema, "product_id", str(product_id))
+        hits = self._searcher.search(query, limit=1, count=False).hits
+        return hits[0][1] if hits else None
+
+    def _query(self, q: str, filters: SearchFilters) -> tantivy.Query | None:
         terms = self.query_terms(q)
         if not terms:
-            return []
+            return None
         text_clauses = []
         for term, times in sorted(terms.items()):
             clause = tantivy.Query.term_query(self._schema, "contents", term)
@@ -181,12 +193,14 @@ class CatalogIndex:
             if times > 1:
                 clause = tantivy.Query.boost_query(clause, float(times))
             text_clauses.append((tantivy.Occur.Should, clause))
-        clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(text_clauses))]
-        for flt in self._filter_queries(filters):
-            # Filters must not change the BM25 order: they score a constant 0.
-            clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(flt, 0.0)))
-        hits = self._searcher.search(tantivy.Query.boolean_query(clauses), limit=limit, count=False).hits
-        return [self._record(address) for _, address in hits]
+        query = tantivy.Query.boolean_query(text_clauses)
+        constraints = self._filter_queries(filters)
+        if not constraints:  # the bare disjunction scores the same, and tantivy prunes it faster
+            return query
+        clauses = [(tantivy.Occur.Must, query)]
+        # Filters must not change the BM25 order: they score a constant 0.
+        clauses += [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in constraints]
+        return tantivy.Query.boolean_query(clauses)
 
     def _filter_queries(self, filters: SearchFilters) -> list[tantivy.Query]:
         out = []

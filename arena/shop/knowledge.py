@@ -100,3 +100,14 @@ class LocalKnowledgeBase:
         hits = self._searcher.search(query, limit=max_results, count=False).hits
         records = (orjson.loads(self._searcher.doc(addr)["record"][0]) for _, addr in hits)
         return [KnowledgeDocument.model_validate(r).search_view() for r in records]
+
+
+def knowledge_for_catalog(catalog_dir: str | Path, explicit: str | Path | None = None) -> LocalKnowledgeBase | None:
+    """The web_search backend of a catalog: ``explicit`` (must be an index), else ``CATALOG/knowledge`` when
+    the catalog has one (a task pack or a generated suite writes it there), else None."""
+    folder = Path(explicit) if explicit is not None else Path(catalog_dir) / "knowledge"
+    if (folder / KNOWLEDGE_MANIFEST).is_file():
+        return LocalKnowledgeBase(folder)
+    if explicit is not None:
+        raise FileNotFoundError(f"{explicit} is not a knowledge index (no {KNOWLEDGE_MANIFEST})")
+    return None
