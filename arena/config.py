@@ -71,6 +71,9 @@ class ArenaSettings(BaseSettings):
         description="Folder with the official ShoppingBench task files.",
     )
     log_level: str = Field("INFO", description="Python logging level for arena commands.")
+    log_format: Literal["text", "json"] = Field(
+        "text", description="Log lines of the validator, workers and API: text, or JSON with episode/submission ids."
+    )
     database_url: str = Field(
         "sqlite:///./arena.db",
         description="The store: PostgreSQL in production (postgresql://...), a SQLite file as the embedded default.",

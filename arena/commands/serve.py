@@ -49,4 +49,8 @@ def serve(
         + (f"receiver hotkey {hotkey}" if hotkey else "no validator hotkey: submissions answer 503"),
         highlight=False,
     )
-    uvicorn.run(app, host=host or api.host, port=api.port if port is None else port, log_level="info")
+    from arena.logs import configure_logging
+
+    configure_logging(settings.log_level, settings.log_format)
+    # log_config=None: uvicorn keeps the handlers configured above (JSON lines when log_format is json).
+    uvicorn.run(app, host=host or api.host, port=api.port if port is None else port, log_config=None)

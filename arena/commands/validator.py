@@ -8,7 +8,6 @@ subnet's usual name, with the API served alongside.
 
 from __future__ import annotations
 
-import logging
 import threading
 from pathlib import Path
 from typing import Annotated
@@ -18,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
+from arena.logs import configure_logging
 
 app = typer.Typer(help="Run the validator's race cycle.", no_args_is_help=True)
 
@@ -111,7 +111,7 @@ def run_validator(
     from arena.store import StoreError
 
     settings = settings_or_fail(config)
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_level, settings.log_format)
     try:
         race = race_settings(settings, race_config)
     except RaceSettingsError as exc:

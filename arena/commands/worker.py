@@ -10,7 +10,6 @@ leases lapse, never duplicated.
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 from pathlib import Path
 from typing import Annotated
@@ -18,6 +17,7 @@ from typing import Annotated
 import typer
 
 from arena.commands.common import ConfigOption, err, fail, settings_or_fail
+from arena.logs import configure_logging
 
 
 def worker(
@@ -43,7 +43,7 @@ def worker(
     from arena.store import StoreError, open_store, resolve_url, safe_url
 
     settings = settings_or_fail(config)
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_level, settings.log_format)
     try:
         race = race_settings(settings, race_config)
         url = resolve_url(database_url)

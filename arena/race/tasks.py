@@ -184,7 +184,10 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int) -> str:
         reason = f"validator error on try {claimed.claims}: {type(exc).__name__}: {exc}"
         await in_thread(_give_back, ctx.store, episode_id, reason, final)
         if final:
-            logger.error("episode %d failed for good: %s", episode_id, reason)
+            logger.error(
+                "episode %d failed for good: %s", episode_id, reason,
+                extra={"episode_id": episode_id, "submission_id": claimed.submission_id, "cycle": claimed.cycle},
+            )  # fmt: skip
             return "failed"
         raise
     finally:
@@ -192,6 +195,12 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int) -> str:
     outcome = score_problem(job.problem, record.final_recommendation, ctx.catalog, mode=ScoreMode.strict)
     record.outcome = outcome.model_dump(mode="json")
     stored = await in_thread(_complete, ctx.store, episode_id, record, outcome)
+    logger.info(
+        "episode %d %s (%s, success=%s)", episode_id, "stored" if stored else "already stored",
+        record.termination.value, outcome.success,
+        extra={"episode_id": episode_id, "submission_id": claimed.submission_id, "cycle": claimed.cycle,
+               "stage": claimed.stage.value, "termination": record.termination.value, "worker": ctx.worker_id},
+    )  # fmt: skip
     await defer_judgment(app, episode_id)
     return "stored" if stored else "already stored by another worker"
 

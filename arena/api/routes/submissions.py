@@ -19,6 +19,7 @@ MinHash and database calls are blocking); the event loop only reads the body.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 
@@ -56,6 +57,8 @@ AGENT_NAME_HEADER = "x-arena-agent-name"  # cosmetic and unsigned: the file name
 INTAKE_LOCK = 0x6172656E61  # "arena": the advisory lock that serialises intake writes on PostgreSQL
 DRAIN_LIMIT = 8 * 1024 * 1024  # an oversized body is read (and dropped) up to this, so the client sees the 413
 COUNTED = [s for s in SubmissionStatus if s is not SubmissionStatus.rejected]  # what the rate limit counts
+
+logger = logging.getLogger(__name__)
 
 
 class NotAcceptingError(IntakeError):
@@ -140,8 +143,12 @@ class SubmissionIntake:
             PeekedNonces(self.store, self.retention), limits=self.limits,
         )  # fmt: skip
         try:
-            return self._checked(caller.hotkey_ss58, caller.nonce_ns, body, agent_name)
+            accepted = self._checked(caller.hotkey_ss58, caller.nonce_ns, body, agent_name)
         except IntakeError as exc:
+            logger.info(
+                "submission from %s refused (%s)", caller.hotkey_ss58, type(exc).__name__,
+                extra={"hotkey": caller.hotkey_ss58},
+            )  # fmt: skip
             # A copy of this very request may have been stored after the nonce was looked up: then
             # the honest answer is "replayed", not whatever later check the copy now trips.
             if isinstance(exc, ReplayedRequestError) or PeekedNonces(self.store, self.retention).check_and_store(
@@ -149,6 +156,11 @@ class SubmissionIntake:
             ):
                 raise
             raise _replayed(caller.hotkey_ss58, caller.nonce_ns) from exc
+        logger.info(
+            "submission %d accepted from %s (%s)", accepted.id, accepted.hotkey, accepted.agent_name,
+            extra={"submission_id": accepted.id, "hotkey": accepted.hotkey},
+        )  # fmt: skip
+        return accepted
 
     def _checked(self, hotkey: str, nonce: int, body: bytes, agent_name: str) -> SubmissionAccepted:
         neuron = require_registered(hotkey, self._chain("list the subnet's neurons", self.chain.neurons))
