@@ -140,3 +140,54 @@ def test_bad_corpus_row_names_file_and_line(tmp_path):
     path.write_text('{"messages": [{"role": "user", "content": "hi"}], "tools": []}\n{"messages": 3}\n')
     with pytest.raises(CorpusError, match=r"train\.jsonl:1: no assistant message"):
         dialogue_rows(path)
+
+
+def test_rft_samples_through_the_sandboxed_runner_and_retrains_on_distinct_successes(
+    tiny, corpus, catalog_dir, tmp_path
+):
+    """Rejection-sampled re-SFT end to end: rollouts of the tool-calling harness in real sandboxes against an
+    OpenAI-compatible endpoint (here the offline policy on loopback, standing in for vLLM serving the
+    checkpoint), successes kept once per distinct path, then SFT of the checkpoint on them."""
+    import threading
+    import time
+
+    import orjson
+    import uvicorn
+
+    from arena.policy.server import create_policy_app
+    from arena.runner.sandbox import bubblewrap_path
+
+    if bubblewrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    server = uvicorn.Server(uvicorn.Config(create_policy_app(seed=3), host="127.0.0.1", port=0, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    problems = tmp_path / "train_problems.jsonl"
+    rows = [
+        {"query": "blue denim jeans", "reward": {"product_id": "3000", "title": ["blue denim jeans"]}},
+        {"query": "a widget thing", "reward": {"product_id": "2000", "title": ["widget thing other"]}},
+    ]
+    problems.write_bytes(b"\n".join(orjson.dumps(r) for r in rows) + b"\n")
+    config = tmp_path / "rft.yaml"
+    config.write_text(json.dumps({
+        "learning_rate": 1e-3, "max_steps": 2, **FAST, "catalog": str(catalog_dir), "problems_file": str(problems),
+        "rollout": {"base_url": f"http://127.0.0.1:{port}/v1", "served_model": "heuristic-policy", "samples": 2,
+                    "temperature": 0.7, "concurrency": 2, "wall_s": 120},
+    }))  # fmt: skip
+    try:
+        result = runner.invoke(
+            app, ["rft", "--config", str(config), "--model", str(tiny), "--data", str(corpus),
+                  "--output", str(tmp_path / "run")],
+        )  # fmt: skip
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["extra"]["rollouts"] == 4 and 1 <= report["extra"]["kept"] <= 4
+    rollouts = (tmp_path / "run" / "rollouts.jsonl").read_text().splitlines()
+    assert len(rollouts) == 4
+    assert (tmp_path / "run" / "final").is_dir()

@@ -11,7 +11,9 @@ from arena.commands.common import ConfigOption, err, out, settings_or_fail
 
 
 def demo(
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Where the demo's files go (default: data_dir).")] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Where the demo's files go (default: data_dir).")
+    ] = None,
     products: Annotated[int, typer.Option("--products", help="Synthetic catalog size.")] = 3000,
     problems: Annotated[int, typer.Option("--problems", help="Generated problems in the suite.")] = 48,
     seed: int = 7,

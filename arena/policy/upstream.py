@@ -13,7 +13,9 @@ class UpstreamChoiceError(ValueError):
     pass
 
 
-def registry_for(model: str, base_url: str | None = None, api_key: str | None = None, seed: int = 0) -> UpstreamRegistry:
+def registry_for(
+    model: str, base_url: str | None = None, api_key: str | None = None, seed: int = 0
+) -> UpstreamRegistry:
     if base_url:
         return UpstreamRegistry([Upstream(name="upstream", base_url=base_url, api_key=api_key, models=[model])])
     if model != POLICY_MODEL:
