@@ -448,8 +448,11 @@ def test_cli_run_prints_one_contract_object_per_episode(tmp_path, labels):
 
 def test_cli_run_refuses_clearly(tmp_path):
     runner = CliRunner()
-    result = runner.invoke(app, ["run", "--database-url", "postgresql://localhost/arena"])
-    assert result.exit_code == 2 and "the episode store lands with the validator issue" in result.stderr
+    missing = "postgresql://127.0.0.1:5432/arena_no_such_database"
+    result = runner.invoke(app, ["run", "--database-url", missing])
+    assert result.exit_code == 2 and f"cannot read episodes from {missing}" in result.stderr
+    both = runner.invoke(app, ["run", "--database-url", missing, "--records", str(tmp_path / "r.jsonl")])
+    assert both.exit_code == 2 and "not both" in both.stderr
     result = runner.invoke(app, ["run"])
     assert result.exit_code == 2 and "--records FILE" in result.stderr
     bad = tmp_path / "bad.jsonl"

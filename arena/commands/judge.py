@@ -169,6 +169,7 @@ def _judge_store(database_url: str, chosen: Judge) -> None:
     from arena.runner.record import EpisodeRecord
     from arena.store import StoreError, open_store
     from arena.store import repositories as repo
+    from arena.store.db import safe_url
     from arena.store.models_race import EpisodeStatus
     from judge.verdict import JudgmentPending
 
@@ -177,7 +178,7 @@ def _judge_store(database_url: str, chosen: Judge) -> None:
         with store.transaction() as session:
             done = [e.id for e in repo.list_episodes(session, status=EpisodeStatus.done)]
     except (StoreError, Exception) as exc:  # an unreachable or unmigrated database
-        fail(f"cannot read episodes from {database_url}: {exc}")
+        fail(f"cannot read episodes from {safe_url(database_url)}: {str(exc).splitlines()[0]}")
     pending = judged = 0
 
     async def go() -> None:
