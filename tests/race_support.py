@@ -25,14 +25,14 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine
-from sqlalchemy.exc import OperationalError
 
 from arena.chain.local import LocalChain
 from arena.race.intake import fingerprint
 from arena.race.settings import RaceSettings
-from arena.store import Store, open_store, resolve_url, safe_url
+from arena.store import Store, open_store, resolve_url
 from arena.store import repositories as repo
 from arena.store.migrate import upgrade_database
+from tests.test_store import postgres_admin
 
 REPO = Path(__file__).resolve().parents[1]
 AGENTS = Path(__file__).resolve().parent / "race_agents"
@@ -167,20 +167,6 @@ def wait_until(condition, timeout_s: float, what: str, poll_s: float = 0.2):
 
 
 # --- PostgreSQL -------------------------------------------------------------------------------------
-
-
-def postgres_admin():
-    engine = create_engine(resolve_url(ADMIN_URL), isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect():
-            pass
-    except OperationalError as exc:
-        engine.dispose()
-        reason = f"PostgreSQL not reachable at {safe_url(ADMIN_URL)} ({str(exc.orig).splitlines()[0]})"
-        if os.environ.get("ARENA_REQUIRE_POSTGRES") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return engine
 
 
 @contextmanager

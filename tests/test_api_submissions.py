@@ -13,16 +13,13 @@ skipped when unreachable unless ARENA_REQUIRE_POSTGRES=1.
 from __future__ import annotations
 
 import hashlib
-import os
 import random
-import secrets
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from types import SimpleNamespace
 
 import bittensor as bt
@@ -30,8 +27,7 @@ import httpx
 import numpy as np
 import pytest
 import uvicorn
-from sqlalchemy import create_engine, func, select
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import func, select
 
 from arena.api import create_app
 from arena.api.settings import ApiSettings
@@ -39,12 +35,11 @@ from arena.chain.local import LocalChain
 from arena.config import ArenaSettings
 from arena.miner.client import MinerClient, Validator
 from arena.race.intake import fingerprint
-from arena.store import Store, open_store, resolve_url, safe_url
-from arena.store.migrate import upgrade_database
+from arena.store import Store
 from arena.store.models import Miner, Nonce, Submission, SubmissionStatus
 from arena.wallets import ensure_hotkeys, hotkey_address
+from tests.test_store import migrated_store
 
-ADMIN_URL = os.environ.get("ARENA_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = ["sqlite", "postgresql"]
 NETUID = 15
 
@@ -52,42 +47,8 @@ NETUID = 15
 # --- shared helpers (test_api.py imports these) ---------------------------------------------------
 
 
-@contextmanager
-def database(backend: str, folder: Path) -> Iterator[str]:
-    """A fresh database URL for ``backend``; a PostgreSQL one is created on the test server and dropped after."""
-    if backend == "sqlite":
-        yield f"sqlite:///{folder / f'api-{secrets.token_hex(4)}.db'}"
-        return
-    admin = create_engine(resolve_url(ADMIN_URL), isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect():
-            pass
-    except OperationalError as exc:
-        admin.dispose()
-        reason = f"PostgreSQL not reachable at {safe_url(ADMIN_URL)} ({str(exc.orig).splitlines()[0]})"
-        if os.environ.get("ARENA_REQUIRE_POSTGRES") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    name = f"arena_test_api_{secrets.token_hex(5)}"
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield resolve_url(ADMIN_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
-
-
-@contextmanager
-def migrated(backend: str, folder: Path) -> Iterator[Store]:
-    with database(backend, folder) as url:
-        upgrade_database(url)
-        store = open_store(url)
-        try:
-            yield store
-        finally:
-            store.dispose()
+# One temporary database helper for every test module (tests/test_store.py).
+migrated = migrated_store
 
 
 def app_settings(race: dict | None = None, **api: object):
