@@ -52,64 +52,33 @@ def _emit(payload) -> None:
     sys.stdout.flush()
 
 
-@app.command("sft")
-def sft(
-    config: StageConfigOption = None,
-    data: DataOption = None,
-    model: ModelOption = None,
-    output: OutputOption = None,
-    resume: ResumeOption = False,
-) -> None:
-    """SFT on the train split (messages + tools), assistant-only loss, packing, LoRA or full."""
-    _run("sft", config, data, model, output, resume)
+STAGE_HELP = {
+    "sft": "SFT on the train split (messages + tools), assistant-only loss, packing, LoRA or full.",
+    "teacher-sft": "Continued SFT on the teacher subset (best-judged successful trajectories) at a lower learning rate.",
+    "rft": "Rejection-sampled re-SFT: sample rollouts from the checkpoint, keep distinct successes, SFT on them.",
+    "kto": "KTO on per-step desirable / undesirable examples.",
+    "grpo": "Dr. GRPO with tool rollouts in the shop environment; reward = teacher step match + outcome.",
+}
 
 
-@app.command("teacher-sft")
-def teacher_sft(
-    config: StageConfigOption = None,
-    data: DataOption = None,
-    model: ModelOption = None,
-    output: OutputOption = None,
-    resume: ResumeOption = False,
-) -> None:
-    """Continued SFT on the teacher subset (best-judged successful trajectories) at a lower learning rate."""
-    _run("teacher-sft", config, data, model, output, resume)
+def _stage_command(stage: str):
+    """One command per stage: they take the same flags and differ only in the stage they run."""
+
+    def command(
+        config: StageConfigOption = None,
+        data: DataOption = None,
+        model: ModelOption = None,
+        output: OutputOption = None,
+        resume: ResumeOption = False,
+    ) -> None:
+        _run(stage, config, data, model, output, resume)
+
+    command.__doc__ = STAGE_HELP[stage]
+    return command
 
 
-@app.command("rft")
-def rft(
-    config: StageConfigOption = None,
-    data: DataOption = None,
-    model: ModelOption = None,
-    output: OutputOption = None,
-    resume: ResumeOption = False,
-) -> None:
-    """Rejection-sampled re-SFT: sample rollouts from the checkpoint, keep distinct successes, SFT on them."""
-    _run("rft", config, data, model, output, resume)
-
-
-@app.command("kto")
-def kto(
-    config: StageConfigOption = None,
-    data: DataOption = None,
-    model: ModelOption = None,
-    output: OutputOption = None,
-    resume: ResumeOption = False,
-) -> None:
-    """KTO on per-step desirable / undesirable examples."""
-    _run("kto", config, data, model, output, resume)
-
-
-@app.command("grpo")
-def grpo(
-    config: StageConfigOption = None,
-    data: DataOption = None,
-    model: ModelOption = None,
-    output: OutputOption = None,
-    resume: ResumeOption = False,
-) -> None:
-    """Dr. GRPO with tool rollouts in the shop environment; reward = teacher step match + outcome."""
-    _run("grpo", config, data, model, output, resume)
+for _stage in STAGE_HELP:
+    app.command(_stage)(_stage_command(_stage))
 
 
 @app.command("recipe")
