@@ -19,18 +19,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.problems.generator import (
-    CatalogFrame,
-    GenerationError,
-    GeneratorConfig,
-    assemble,
-    generate,
-    write_knowledge,
-    write_problems,
-)
+from arena.problems.candidates import assemble, harder
+from arena.problems.catalog_frame import CatalogFrame
+from arena.problems.draft import Constraint, Draft, Fact, ItemNeed, Style
+from arena.problems.generator import GenerationError, GeneratorConfig, generate, write_knowledge, write_problems
 from arena.problems.model import Difficulty, Intent, Voucher
 from arena.problems.official import parse_row
-from arena.problems.phrasing import Constraint, Draft, Fact, ItemNeed, Style, render_query, voucher_rules
+from arena.problems.phrasing import render_query, voucher_rules
 from arena.problems.rewriter import QueryRewriter, RewriteError, RewriterConfig, RewriterUnavailable
 from arena.problems.solvability import SearchProbe, check_problem, honest_queries
 from arena.problems.variants import KINDS
@@ -568,6 +563,4 @@ def test_the_rewriter_says_what_to_install(monkeypatch):
 
 def test_difficulty_order_is_easy_medium_hard():
     # The bump helper must never skip a level or go past hard.
-    from arena.problems.generator import harder
-
     assert [harder(d) for d in Difficulty] == [Difficulty.medium, Difficulty.hard, Difficulty.hard]

@@ -26,7 +26,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from arena.problems.phrasing import Draft, voucher_rules
+from arena.problems.draft import Draft
+from arena.problems.phrasing import voucher_rules
 
 SYSTEM_PROMPT = (
     "You rewrite online-shopping requests so they read like a real shopper wrote them. "

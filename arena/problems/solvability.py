@@ -27,8 +27,8 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
+from arena.problems.draft import Draft, ItemNeed
 from arena.problems.model import Intent, Problem
-from arena.problems.phrasing import Draft, ItemNeed
 from arena.scoring.outcome import OutcomeScore, ScoreMode, score_problem
 from arena.shop.catalog import InMemoryCatalog
 from arena.shop.index import CatalogIndex, SearchFilters

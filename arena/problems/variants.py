@@ -21,7 +21,8 @@ from __future__ import annotations
 import random
 from typing import Literal
 
-from arena.problems.phrasing import Draft, ItemNeed, render_query
+from arena.problems.draft import Draft, ItemNeed
+from arena.problems.phrasing import render_query
 
 VariantKind = Literal["paraphrase", "constraint_order", "attribute_order", "price_phrasing"]
 KINDS: tuple[VariantKind, ...] = ("paraphrase", "constraint_order", "attribute_order", "price_phrasing")
