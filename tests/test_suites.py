@@ -25,6 +25,7 @@ from arena.problems.draw import BankExhausted, draw, partition_at, record_draw, 
 from arena.problems.ledger import EventKind, LedgerError, append_event
 from arena.problems.official import load_problems
 from arena.problems.partitions import PartitionName, PartitionPlan, partition_problems
+from arena.problems.sealed_banks import import_sealed_bank, seal_bank
 from arena.problems.suites import (
     LEDGER,
     PARTITION_FILES,
@@ -32,8 +33,6 @@ from arena.problems.suites import (
     SuiteError,
     build_suite,
     check_suite,
-    import_sealed_bank,
-    seal_bank,
     write_suite,
 )
 from tests.conftest import REPO, official_dir

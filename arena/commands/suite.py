@@ -205,7 +205,7 @@ def suite_seal(
     archive: Annotated[Path, typer.Option("--out", help="tar.gz to write (must not exist).")],
 ) -> None:
     """Archive the sealed bank deterministically; print its sha256 on stdout."""
-    from arena.problems.suites import seal_bank
+    from arena.problems.sealed_banks import seal_bank
 
     try:
         digest = seal_bank(path, archive)
@@ -217,7 +217,9 @@ def suite_seal(
 
 @app.command("import")
 def suite_import(
-    source: Annotated[Path, typer.Argument(help="A suite directory (imported into the store) or a sealed bank tar.gz.")],
+    source: Annotated[
+        Path, typer.Argument(help="A suite directory (imported into the store) or a sealed bank tar.gz.")
+    ],
     sha256: Annotated[
         str | None, typer.Option("--sha256", help="Sealed bank: the sha256 the archive must have.")
     ] = None,
@@ -236,7 +238,7 @@ def suite_import(
         return
     if sha256 is None or dest is None:
         fail("a sealed bank needs --sha256 and --out (a suite directory is imported into the store as it is)")
-    from arena.problems.suites import import_sealed_bank
+    from arena.problems.sealed_banks import import_sealed_bank
 
     try:
         suite = import_sealed_bank(source, sha256, dest, public=public)
@@ -264,4 +266,3 @@ def _import_into_store(suite_dir: Path, database_url: str | None) -> None:
         fail(str(exc))
     print(imported.model_dump_json())
     err.print(f"suite {imported.suite_id} is in the store")
-
