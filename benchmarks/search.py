@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/search.py                  # 100k and 2.5M
     .venv/bin/python benchmarks/search.py --sizes 100000   # quick
+    .venv/bin/python benchmarks/search.py --sizes 2500000 --workdir /tmp/b --keep  # reuse the index next run
 
 For each size: build the index from the synthetic generator in a child
 process (wall time, the child's peak RSS, size on disk), then time
@@ -60,21 +61,22 @@ def build_in_child(size: int, seed: int, out: Path) -> dict:
     }
 
 
-def sample_queries(size: int, seed: int, n: int) -> tuple[list[str], list[str]]:
-    """Queries made of 2-4 words of sampled products' titles, and those products' ids."""
+def sample_queries(size: int, seed: int, n: int) -> tuple[list[str], list[str], list[str]]:
+    """Queries made of 2-4 words of sampled products' titles, and those products' ids and shops."""
     rng = random.Random(1234)
     picks = sorted(rng.sample(range(size), min(n, size)))
-    queries, ids, wanted = [], [], iter(picks)
+    queries, ids, shops, wanted = [], [], [], iter(picks)
     target = next(wanted, None)
     for i, product in enumerate(generate_products(size, seed)):
         if i == target:
             words = [w for w in product.title.split() if len(w) > 2]
             queries.append(" ".join(rng.sample(words, min(len(words), rng.randint(2, 4)))))
             ids.append(product.product_id)
+            shops.append(product.shop_id)
             target = next(wanted, None)
             if target is None:
                 break
-    return queries, ids
+    return queries, ids, shops
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -131,22 +133,32 @@ class ScanBaseline:
         return [p for _, p in scored[:limit]]
 
 
-def run_size(size: int, seed: int, workdir: Path, n_queries: int, scan: bool) -> dict:
+def run_size(size: int, seed: int, workdir: Path, n_queries: int, scan: bool, keep: bool) -> dict:
     need = size * BYTES_PER_PRODUCT_ESTIMATE
     free = shutil.disk_usage(workdir).free
     if free < need * 2:
         return {"products": size, "skipped": f"needs ~{need / 2**30:.1f} GiB free, {free / 2**30:.1f} GiB available"}
     out = workdir / f"catalog-{size}"
-    figures = build_in_child(size, seed, out)
+    if keep and (out / "catalog.json").is_file():
+        figures = {"products": size, "build_s": "reused", "peak_rss_mib": "-", "disk_mib": "-"}
+    else:
+        figures = build_in_child(size, seed, out)
     catalog = CatalogIndex(out)
     env = ShopEnvironment(catalog)
-    queries, ids = sample_queries(size, seed, n_queries)
+    queries, ids, shops = sample_queries(size, seed, n_queries)
     figures["find_product"] = time_queries(lambda q: env.call("find_product", {"q": q, "page": 1}), queries)
+    catalog.routes.clear()
     figures["find_product_filtered"] = time_queries(
         lambda q: env.call(
             "find_product", {"q": q, "page": 2, "price": "100-2000", "service": "COD", "sort": "priceasc"}
         ),
         queries,
+    )
+    # Which route the filtered searches took (post_filter: the first 200 unfiltered hits sufficed).
+    figures["find_product_filtered"]["routes"] = dict(catalog.routes)
+    in_shop = dict(zip(queries, shops, strict=True))
+    figures["find_product_in_shop"] = time_queries(
+        lambda q: env.call("find_product", {"q": q, "page": 1, "shop_id": in_shop[q], "sort": "order"}), queries
     )
     figures["get_by_id"] = time_queries(catalog.get, ids)
     if scan:
@@ -155,7 +167,8 @@ def run_size(size: int, seed: int, workdir: Path, n_queries: int, scan: bool) ->
         figures["scan_baseline_filtered"] = time_queries(
             lambda q: baseline.search(q, SearchFilters(price_low=100, price_high=2000, services=("COD",))), queries[:30]
         )
-    shutil.rmtree(out)
+    if not keep:
+        shutil.rmtree(out)
     return figures
 
 
@@ -165,15 +178,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--keep", action="store_true", help="keep the built index in --workdir and reuse it next time")
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="arena-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
-        figures = run_size(size, args.seed, workdir, args.queries, scan=size <= 100_000)
+        figures = run_size(size, args.seed, workdir, args.queries, scan=size <= 100_000, keep=args.keep)
         results.append(figures)
         print(json.dumps(figures), flush=True)
-    print("\nsize        build_s  peak_MiB  disk_MiB  find p50/p99 ms  filtered p50/p99 ms  scan p50 ms")
+    print(
+        "\nsize        build_s  peak_MiB  disk_MiB  find p50/p99 ms  filtered p50/p99 ms  in-shop p50/p99 ms  scan p50 ms"
+    )
     for r in results:
         if "skipped" in r:
             print(f"{r['products']:>10,}  skipped: {r['skipped']}")
@@ -181,7 +197,8 @@ def main() -> None:
         scan = r.get("scan_baseline", {}).get("p50_ms", "-")
         print(f"{r['products']:>10,}  {r['build_s']:>7}  {r['peak_rss_mib']:>8}  {r['disk_mib']:>8}  "
               f"{r['find_product']['p50_ms']:>6}/{r['find_product']['p99_ms']:<8}  "
-              f"{r['find_product_filtered']['p50_ms']:>6}/{r['find_product_filtered']['p99_ms']:<12}  {scan}")  # fmt: skip
+              f"{r['find_product_filtered']['p50_ms']:>6}/{r['find_product_filtered']['p99_ms']:<12}  "
+              f"{r['find_product_in_shop']['p50_ms']:>6}/{r['find_product_in_shop']['p99_ms']:<11}  {scan}")  # fmt: skip
 
 
 if __name__ == "__main__":

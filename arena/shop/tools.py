@@ -196,16 +196,17 @@ class ShopEnvironment:
         filters = SearchFilters(
             shop_id=shop_id or None, price_low=low, price_high=high, services=parse_services(service)
         )
-        products = self.catalog.bm25(q, filters, limit=SURVIVORS)
+        hits = self.catalog.bm25_addresses(q, filters, limit=SURVIVORS)
+        # Sort keys come from the index's columns, so only the page's ten records are decoded.
         # Python's sort is stable, as in the official server: ties keep BM25 order.
         if sort == "order":
-            products.sort(key=lambda p: p.sold_count, reverse=True)
+            hits = _sorted_by(hits, self.catalog.sold_counts(hits), descending=True)
         elif sort == "priceasc":
-            products.sort(key=lambda p: p.price)
+            hits = _sorted_by(hits, self.catalog.prices(hits), descending=False)
         elif sort == "pricedesc":
-            products.sort(key=lambda p: p.price, reverse=True)
-        window = products[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
-        return [p.search_view() for p in window], None
+            hits = _sorted_by(hits, self.catalog.prices(hits), descending=True)
+        window = hits[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
+        return [p.search_view() for p in self.catalog.records(window)], None
 
     def _view_product_information(self, product_ids: str | list) -> tuple[list[dict], str | None]:
         ids = split_ids(product_ids)
@@ -260,6 +261,11 @@ def _check_arguments(name: str, args: dict) -> None:
             raise BadToolCall(f"{name}: argument {key!r} must be a {expected}, got {type(value).__name__}")
         if "enum" in properties[key] and value not in properties[key]["enum"]:
             raise BadToolCall(f"{name}: argument {key!r} must be one of {properties[key]['enum']}")
+
+
+def _sorted_by(hits: list, keys: list, *, descending: bool) -> list:
+    order = sorted(range(len(hits)), key=keys.__getitem__, reverse=descending)
+    return [hits[i] for i in order]
 
 
 def _page(page: int | str) -> int | None:
