@@ -14,49 +14,9 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands.common import ConfigOption
-from arena.commands.validator import (
-    ApiHost,
-    ApiOption,
-    ApiPort,
-    CatalogOption,
-    DatabaseOption,
-    JsonOption,
-    LocalOption,
-    NetuidOption,
-    NetworkOption,
-    OnceOption,
-    RaceConfigOption,
-    SuiteOption,
-    WalletHotkey,
-    WalletName,
-    WalletPath,
-    WorkersOption,
-    run_validator,
-)
+from arena.commands.validator import validator_command
 
-
-def validator(
-    netuid: NetuidOption = None,
-    network: NetworkOption = "finney",
-    wallet_name: WalletName = "default",
-    wallet_hotkey: WalletHotkey = "default",
-    wallet_path: WalletPath = None,
-    database_url: DatabaseOption = None,
-    local: LocalOption = False,
-    once: OnceOption = False,
-    suite: SuiteOption = None,
-    catalog: CatalogOption = None,
-    race_config: RaceConfigOption = None,
-    workers: WorkersOption = None,
-    as_json: JsonOption = False,
-    api: ApiOption = True,
-    api_host: ApiHost = "127.0.0.1",
-    api_port: ApiPort = 8000,
-    config: ConfigOption = None,
-) -> None:
-    """Migrate the store, serve the API and run the race."""
-    run_validator(**locals())
+validator = validator_command(serve_api=True, doc="Migrate the store, serve the API and run the race.")
 
 
 def main() -> None:

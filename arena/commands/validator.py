@@ -58,31 +58,44 @@ ApiHost = Annotated[str, typer.Option("--api-host", help="Interface the API bind
 ApiPort = Annotated[int, typer.Option("--api-port", min=0, max=65535, help="Port the API listens on.")]
 
 
-@app.command("run")
-def run(
-    netuid: NetuidOption = None,
-    network: NetworkOption = "finney",
-    wallet_name: WalletName = "default",
-    wallet_hotkey: WalletHotkey = "default",
-    wallet_path: WalletPath = None,
-    database_url: DatabaseOption = None,
-    local: LocalOption = False,
-    once: OnceOption = False,
-    suite: SuiteOption = None,
-    catalog: CatalogOption = None,
-    race_config: RaceConfigOption = None,
-    workers: WorkersOption = None,
-    as_json: JsonOption = False,
-    api: ApiOption = False,
-    api_host: ApiHost = "127.0.0.1",
-    api_port: ApiPort = 8000,
-    config: ConfigOption = None,
-) -> None:
-    """Run the race: intake -> qualifying -> race -> judging -> scoring -> promotion -> weights, per cycle."""
-    run_validator(**locals())
+def validator_command(*, serve_api: bool, doc: str):
+    """The validator command with every flag; ``arena validator run`` and ``neurons/validator.py``
+    are both made here, so their flags cannot drift apart (only the --api default differs)."""
+
+    def command(
+        netuid: NetuidOption = None,
+        network: NetworkOption = "finney",
+        wallet_name: WalletName = "default",
+        wallet_hotkey: WalletHotkey = "default",
+        wallet_path: WalletPath = None,
+        database_url: DatabaseOption = None,
+        local: LocalOption = False,
+        once: OnceOption = False,
+        suite: SuiteOption = None,
+        catalog: CatalogOption = None,
+        race_config: RaceConfigOption = None,
+        workers: WorkersOption = None,
+        as_json: JsonOption = False,
+        api: ApiOption = serve_api,
+        api_host: ApiHost = "127.0.0.1",
+        api_port: ApiPort = 8000,
+        config: ConfigOption = None,
+    ) -> None:
+        _run_validator(**locals())
+
+    command.__doc__ = doc
+    return command
 
 
-def run_validator(
+run = app.command("run")(
+    validator_command(
+        serve_api=False,
+        doc="Run the race: intake -> qualifying -> race -> judging -> scoring -> promotion -> weights, per cycle.",
+    )
+)
+
+
+def _run_validator(
     *,
     netuid: int | None,
     network: str,
@@ -102,7 +115,7 @@ def run_validator(
     api_port: int,
     config: Path | None,
 ) -> None:
-    """The command's body, shared with ``neurons/validator.py``."""
+    """The command's body."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from arena.race.cycle import RaceError
