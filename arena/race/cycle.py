@@ -17,7 +17,7 @@ with whatever the restarted process was configured with.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -31,7 +31,7 @@ from arena.race.settings import RaceSettings
 from arena.store import Store
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus
-from arena.store.models_race import CycleStage
+from arena.store.models_race import CycleStage, EpisodeStage
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +78,26 @@ class CycleContext:
 
     def detail(self, stage: CycleStage) -> dict:
         return self.details.get(stage, {})
+
+    async def run_episodes(
+        self, stage: EpisodeStage, submissions: Sequence[int], problems: Sequence[str], attempts: int
+    ) -> None:
+        """Every (submission, problem, attempt) episode of ``stage`` in this cycle, run to the end.
+        Scheduling is by unique key, so a resumed stage adds only the episodes it lacks."""
+        keys = [
+            repo.EpisodeKey(
+                cycle=self.number,
+                stage=stage,
+                submission_id=submission_id,
+                suite_id=self.suite_id,
+                problem_id=problem_id,
+                attempt=attempt,
+            )
+            for submission_id in submissions
+            for problem_id in problems
+            for attempt in range(attempts)
+        ]
+        await self.dispatcher.run_episodes(keys, self.number, stage)
 
 
 class CycleReport(BaseModel):

@@ -87,20 +87,7 @@ async def run(ctx: CycleContext) -> dict:
     problems = await in_thread(_public_problems, ctx)
     if not problems:
         raise RuntimeError(f"suite {ctx.suite_id} has no public problems to qualify on")
-    keys = [
-        repo.EpisodeKey(
-            cycle=ctx.number,
-            stage=EpisodeStage.qualifying,
-            submission_id=submission_id,
-            suite_id=ctx.suite_id,
-            problem_id=problem_id,
-            attempt=attempt,
-        )
-        for submission_id in entrants
-        for problem_id in problems
-        for attempt in range(ctx.race.qualifying_attempts)
-    ]
-    await ctx.dispatcher.run_episodes(keys, ctx.number, EpisodeStage.qualifying)
+    await ctx.run_episodes(EpisodeStage.qualifying, entrants, problems, ctx.race.qualifying_attempts)
     unjudged = await ctx.dispatcher.wait_for_judgments(
         ctx.number, EpisodeStage.qualifying, time.time() + ctx.race.judge_timeout_s
     )

@@ -71,20 +71,7 @@ async def run_race(ctx: CycleContext) -> dict:
     seed = ctx.detail(CycleStage.intake)["draw_block_hash"]
     problem_ids, clusters = await in_thread(_draw, ctx, seed)
     await in_thread(_mark_racing, ctx, challengers)
-    keys = [
-        repo.EpisodeKey(
-            cycle=ctx.number,
-            stage=EpisodeStage.race,
-            submission_id=submission_id,
-            suite_id=ctx.suite_id,
-            problem_id=problem_id,
-            attempt=attempt,
-        )
-        for submission_id in racers
-        for problem_id in problem_ids
-        for attempt in range(ctx.race.attempts)
-    ]
-    await ctx.dispatcher.run_episodes(keys, ctx.number, EpisodeStage.race)
+    await ctx.run_episodes(EpisodeStage.race, racers, problem_ids, ctx.race.attempts)
     return {
         "racers": racers,
         "draw_seed": seed,
