@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.table import Table
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from judge.batch import Judge
     from judge.calibration import CalibrationReport
     from judge.settings import JudgeSettings
+
+T = TypeVar("T")
 
 app = typer.Typer(help="The reasoning judge: judge episode records, calibrate against labels.", no_args_is_help=True)
 
@@ -95,6 +98,27 @@ def _judge(settings: JudgeSettings, llm_flags: bool = False) -> Judge:
     return OpenAIJudge(settings)
 
 
+def _batch_options(settings: JudgeSettings) -> dict:
+    """How a batch of judgments runs; only the LLM judge can leave an episode pending, so only it retries."""
+    return {
+        "concurrency": settings.concurrency,
+        "pending_rounds": settings.pending_rounds if settings.kind == "openai" else 0,
+        "pending_pause_s": settings.pending_pause_s,
+    }
+
+
+def _run_then_close(chosen: Judge, work: Awaitable[T]) -> T:
+    """Run ``work`` to the end, then release the judge's connections whatever happened."""
+
+    async def go() -> T:
+        try:
+            return await work
+        finally:
+            await chosen.aclose()
+
+    return asyncio.run(go())
+
+
 @app.command("run")
 def run(
     records: Annotated[
@@ -121,13 +145,13 @@ def run(
 
     if database_url is not None and records:
         fail("give --records or --database-url, not both")
-    if database_url is not None:
-        settings = _settings(config, judge, base_url, model, panel, concurrency, api_key, pending_rounds, timeout)
-        _judge_store(database_url, _judge(settings, bool(base_url or model or panel)))
-        return
-    if not records:
+    if database_url is None and not records:
         fail("give the episodes to judge: --records FILE (repeatable) or --database-url URL")
     settings = _settings(config, judge, base_url, model, panel, concurrency, api_key, pending_rounds, timeout)
+    if database_url is not None:
+        _judge_store(database_url, _judge(settings, bool(base_url or model or panel)))
+        return
+    assert records is not None
     try:
         loaded = load_records(*records)
     except RecordFileError as exc:
@@ -139,20 +163,7 @@ def run(
         sys.stdout.write(json.dumps(outcome.line(), ensure_ascii=False) + "\n")
         sys.stdout.flush()
 
-    async def go():
-        try:
-            return await judge_batch(
-                chosen,
-                loaded,
-                concurrency=settings.concurrency,
-                pending_rounds=settings.pending_rounds if settings.kind == "openai" else 0,
-                pending_pause_s=settings.pending_pause_s,
-                on_final=emit,
-            )
-        finally:
-            await chosen.aclose()
-
-    outcomes = asyncio.run(go())
+    outcomes = _run_then_close(chosen, judge_batch(chosen, loaded, on_final=emit, **_batch_options(settings)))
     pending = [o for o in outcomes if o.status == "pending"]
     if pending:
         err.print(
@@ -235,19 +246,7 @@ def calibrate(
     chosen = _judge(settings, bool(base_url or model or panel))
     err.print(f"calibrating the {chosen.name} judge on {len(labelled)} labelled episode(s) from {labels}")
 
-    async def go():
-        try:
-            return await run_calibration(
-                chosen,
-                labelled,
-                concurrency=settings.concurrency,
-                pending_rounds=settings.pending_rounds if settings.kind == "openai" else 0,
-                pending_pause_s=settings.pending_pause_s,
-            )
-        finally:
-            await chosen.aclose()
-
-    report = asyncio.run(go())
+    report = _run_then_close(chosen, run_calibration(chosen, labelled, **_batch_options(settings)))
     sys.stdout.write(report.model_dump_json() + "\n")
     _print_report(report)
 
