@@ -10,8 +10,18 @@ from typing import Annotated
 import typer
 
 from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
-
-POLICY_MODEL = "heuristic-policy"
+from arena.commands.policy_run import (
+    POLICY_MODEL,
+    ApiKeyOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    KnowledgeOption,
+    LimitOption,
+    ModeOption,
+    UnsafeNoSandboxOption,
+    score_mode_or_fail,
+    upstream_or_fail,
+)
 
 app = typer.Typer(
     help="Evaluate a policy (any OpenAI-compatible endpoint) on a held-out partition.",
@@ -27,41 +37,32 @@ def run(
     problems: Annotated[Path | None, typer.Option("--problems", help="Problems JSONL to evaluate on.")] = None,
     suite: Annotated[Path | None, typer.Option("--suite", help="Suite directory (with --partition).")] = None,
     partition: Annotated[str, typer.Option("--partition", help="Suite partition to evaluate on.")] = "heldout",
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (else the built-in offline policy).")
-    ] = None,
+    base_url: BaseUrlOption = None,
     model: Annotated[str, typer.Option("--model", help="Model name served at --base-url.")] = POLICY_MODEL,
-    api_key: Annotated[str | None, typer.Option("--api-key", envvar="ARENA_UPSTREAM_API_KEY")] = None,
+    api_key: ApiKeyOption = None,
     samples: Annotated[int, typer.Option("--samples", min=0, help="Sampled runs per problem for pass@k.")] = 8,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0, max=2.0)] = 0.7,
-    mode: Annotated[str, typer.Option("--mode", help="strict | official")] = "strict",
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N problems.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 2,
+    mode: ModeOption = "strict",
+    limit: LimitOption = None,
+    concurrency: ConcurrencyOption = 2,
     label: Annotated[
         str | None, typer.Option("--label", help="Name of this run in `compare` (default: model).")
     ] = None,
-    knowledge: Annotated[
-        Path | None, typer.Option("--knowledge", help="Knowledge index (default: CATALOG/knowledge if present).")
-    ] = None,
+    knowledge: KnowledgeOption = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the greedy pass and of the built-in policy.")] = 0,
-    unsafe_no_sandbox: Annotated[
-        bool, typer.Option("--unsafe-no-sandbox", help="DEVELOPMENT ONLY: run the harness unsandboxed.")
-    ] = False,
+    unsafe_no_sandbox: UnsafeNoSandboxOption = False,
     config: ConfigOption = None,
 ) -> None:
     """Run the policy under test through the race's episode runner and scorer; write metrics.json,
     report.md and records.jsonl (evaluation episodes, never training data) into --out."""
     if ctx.invoked_subcommand is not None:
         return
-    from arena.policy.upstream import UpstreamChoiceError, registry_for
     from arena.problems.official import ProblemFileError, load_problems
     from arena.problems.partitions import PartitionName
     from arena.problems.suites import Suite, SuiteError
     from arena.runner.sandbox import SandboxUnavailable
-    from arena.scoring.outcome import ScoreMode
     from arena.shop.index import CatalogIndex, CatalogIndexError
-    from arena.shop.knowledge import knowledge_for_catalog
     from distill.evaluate import EvalSettings, evaluate
 
     if catalog is None or out_dir is None:
@@ -69,10 +70,7 @@ def run(
     if (problems is None) == (suite is None):
         fail("give exactly one of --problems FILE or --suite DIR --partition NAME")
     settings = settings_or_fail(config)
-    try:
-        score_mode = ScoreMode(mode)
-    except ValueError:
-        fail(f"--mode must be strict or official, not {mode!r}")
+    score_mode = score_mode_or_fail(mode)
     try:
         index = CatalogIndex(catalog)
         if problems is not None:
@@ -88,14 +86,7 @@ def run(
     task_list = task_list[:limit]
     if not task_list:
         fail("no problems to evaluate")
-    try:
-        knowledge_base = knowledge_for_catalog(catalog, knowledge)
-    except FileNotFoundError as exc:
-        fail(str(exc))
-    try:
-        registry = registry_for(model, base_url, api_key, seed)
-    except UpstreamChoiceError as exc:
-        fail(str(exc))
+    knowledge_base, registry = upstream_or_fail(catalog, knowledge, model, base_url, api_key, seed)
     eval_settings = EvalSettings(
         model=model,
         base_url=base_url,

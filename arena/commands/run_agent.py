@@ -12,49 +12,46 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
-
-POLICY_MODEL = "heuristic-policy"
+from arena.commands.policy_run import (
+    POLICY_MODEL,
+    ApiKeyOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    KnowledgeOption,
+    LimitOption,
+    ModeOption,
+    UnsafeNoSandboxOption,
+    score_mode_or_fail,
+    upstream_or_fail,
+)
 
 
 def run_agent(
     agent: Annotated[Path, typer.Argument(help="The agent file (defines agent_main(problem)).")],
     catalog: Annotated[Path, typer.Option("--catalog", help="Catalog index directory.")],
     problems: Annotated[Path, typer.Option("--problems", help="Problems JSONL (official or generated rows).")],
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N problems.")] = None,
+    limit: LimitOption = None,
     model: Annotated[str, typer.Option("--model", help="Model name the agent is told to use.")] = POLICY_MODEL,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="OpenAI-compatible upstream (else the built-in heuristic-policy).")
-    ] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", envvar="ARENA_UPSTREAM_API_KEY")] = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
     samples: Annotated[int, typer.Option("--samples", min=1, help="Episodes per problem (for pass@k).")] = 1,
-    mode: Annotated[str, typer.Option("--mode", help="strict | official")] = "strict",
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 2,
-    knowledge: Annotated[
-        Path | None,
-        typer.Option("--knowledge", help="Knowledge index for web_search (default: CATALOG/knowledge if present)."),
-    ] = None,
+    mode: ModeOption = "strict",
+    concurrency: ConcurrencyOption = 2,
+    knowledge: KnowledgeOption = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write one episode record per line (JSONL).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the built-in policy.")] = 0,
-    unsafe_no_sandbox: Annotated[
-        bool, typer.Option("--unsafe-no-sandbox", help="DEVELOPMENT ONLY: run the agent unsandboxed.")
-    ] = False,
+    unsafe_no_sandbox: UnsafeNoSandboxOption = False,
     config: ConfigOption = None,
 ) -> None:
     """Run an agent on problems in the sandbox, score every episode, print ASR and pass@k."""
-    from arena.policy.upstream import UpstreamChoiceError, registry_for
     from arena.problems.official import ProblemFileError, load_problems
     from arena.runner.batch import run_batch
     from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
     from arena.runner.sandbox import SandboxUnavailable
-    from arena.scoring.outcome import ScoreMode
     from arena.shop.index import CatalogIndex, CatalogIndexError
-    from arena.shop.knowledge import knowledge_for_catalog
 
     settings = settings_or_fail(config)
-    try:
-        score_mode = ScoreMode(mode)
-    except ValueError:
-        fail(f"--mode must be strict or official, not {mode!r}")
+    score_mode = score_mode_or_fail(mode)
     if not agent.is_file():
         fail(f"agent file {agent} does not exist")
     try:
@@ -62,14 +59,7 @@ def run_agent(
         task_list = load_problems(problems)[:limit]
     except (CatalogIndexError, ProblemFileError, OSError) as exc:
         fail(str(exc))
-    try:
-        knowledge_base = knowledge_for_catalog(catalog, knowledge)
-    except FileNotFoundError as exc:
-        fail(str(exc))
-    try:
-        registry = registry_for(model, base_url, api_key, seed)
-    except UpstreamChoiceError as exc:
-        fail(str(exc))
+    knowledge_base, registry = upstream_or_fail(catalog, knowledge, model, base_url, api_key, seed)
     if unsafe_no_sandbox:
         err.print("[bold red]WARNING: --unsafe-no-sandbox runs the agent with YOUR user's full access. "
                   "Never use it for code you did not write.[/]")  # fmt: skip

@@ -1,0 +1,62 @@
+"""What the commands that run a policy on problems share (`arena run-agent`, `arena eval`): the
+upstream, scoring and sandbox flags, and turning them into a score mode, a knowledge base and a registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from arena.commands.common import fail
+from arena.policy.protocol import MODEL_ID as POLICY_MODEL
+
+if TYPE_CHECKING:
+    from arena.runner.proxy import UpstreamRegistry
+    from arena.scoring.outcome import ScoreMode
+    from arena.shop.knowledge import LocalKnowledgeBase
+
+__all__ = ["POLICY_MODEL"]  # the default --model of the commands that import it from here
+
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option("--base-url", help="OpenAI-compatible endpoint (else the built-in offline policy, heuristic-policy)."),
+]
+ApiKeyOption = Annotated[str | None, typer.Option("--api-key", envvar="ARENA_UPSTREAM_API_KEY")]
+ModeOption = Annotated[str, typer.Option("--mode", help="strict | official")]
+LimitOption = Annotated[int | None, typer.Option("--limit", help="Only the first N problems.")]
+ConcurrencyOption = Annotated[int, typer.Option("--concurrency", min=1)]
+KnowledgeOption = Annotated[
+    Path | None,
+    typer.Option("--knowledge", help="Knowledge index for web_search (default: CATALOG/knowledge if present)."),
+]
+UnsafeNoSandboxOption = Annotated[
+    bool, typer.Option("--unsafe-no-sandbox", help="DEVELOPMENT ONLY: run the episodes unsandboxed.")
+]
+
+
+def score_mode_or_fail(mode: str) -> ScoreMode:
+    from arena.scoring.outcome import ScoreMode
+
+    try:
+        return ScoreMode(mode)
+    except ValueError:
+        fail(f"--mode must be strict or official, not {mode!r}")
+
+
+def upstream_or_fail(
+    catalog: Path, knowledge: Path | None, model: str, base_url: str | None, api_key: str | None, seed: int
+) -> tuple[LocalKnowledgeBase | None, UpstreamRegistry]:
+    """The knowledge base web_search reads and the registry the proxy forwards to (the built-in
+    policy unless ``base_url`` names an endpoint); a wrong choice fails with its reason."""
+    from arena.policy.upstream import UpstreamChoiceError, registry_for
+    from arena.shop.knowledge import knowledge_for_catalog
+
+    try:
+        knowledge_base = knowledge_for_catalog(catalog, knowledge)
+    except FileNotFoundError as exc:
+        fail(str(exc))
+    try:
+        return knowledge_base, registry_for(model, base_url, api_key, seed)
+    except UpstreamChoiceError as exc:
+        fail(str(exc))
