@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from arena.problems.partitions import PartitionName
+from arena.problems.suite_manifest import sha256_file
 from arena.runner.record import EpisodeRecord
 from arena.shop.tools import KNOWLEDGE_TOOLS, SHOP_TOOLS, openai_tool_schemas
 from distill.normalize import ExecutedCall, ModelTurn, Trace, judge_info, normalize_record, tool_content
@@ -250,17 +251,9 @@ def _steps_trace(steps: list[Any], provenance: Provenance) -> tuple[Trace, list[
     return trace, messages, query, first_info.get("timestamp")
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _outside_items(path: Path, provenance: Provenance, kind: str) -> Iterator[Item | Unreadable]:
     path = Path(path)
-    agent = AgentInfo(name=path.stem, sha256=_file_sha256(path))
+    agent = AgentInfo(name=path.stem, sha256=sha256_file(path))
     for number, row in _lines(path):
         if isinstance(row, Unreadable):
             yield row
