@@ -12,14 +12,11 @@ import functools
 import json
 import os
 import pwd
-import secrets
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -32,11 +29,9 @@ from arena.race.settings import RaceSettings
 from arena.store import Store, open_store, resolve_url
 from arena.store import repositories as repo
 from arena.store.migrate import upgrade_database
-from tests.test_store import postgres_admin
 
 REPO = Path(__file__).resolve().parents[1]
 AGENTS = Path(__file__).resolve().parent / "race_agents"
-ADMIN_URL = os.environ.get("ARENA_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 SUBMITTED = datetime(2026, 1, 1, tzinfo=UTC)
 
 
@@ -167,21 +162,6 @@ def wait_until(condition, timeout_s: float, what: str, poll_s: float = 0.2):
 
 
 # --- PostgreSQL -------------------------------------------------------------------------------------
-
-
-@contextmanager
-def postgres_database() -> Iterator[str]:
-    """A fresh database on the shared test server (created and dropped here; nothing else touched)."""
-    admin = postgres_admin()
-    name = f"arena_race_{secrets.token_hex(5)}"
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield resolve_url(ADMIN_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
 
 
 def _postgres_bin() -> Path:

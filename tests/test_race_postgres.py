@@ -28,7 +28,6 @@ from arena.store.models_race import Episode, EpisodeStatus, JudgmentStatus
 from tests.race_support import (
     ThrowawayCluster,
     agent_code,
-    postgres_database,
     race_toml,
     race_world,  # noqa: F401  (fixture)
     seed_store,
@@ -37,6 +36,7 @@ from tests.race_support import (
     suite_copy,
     wait_until,
 )
+from tests.test_store import temporary_database
 
 PATIENT_AGENTS = [
     ("miner-dialogue", agent_code("dialogue", pause_s=2.0)),
@@ -92,7 +92,7 @@ def test_a_worker_killed_mid_episode_leaves_it_to_be_retried_and_stored_once(rac
     catalog, template = race_world
     race = small_race(suite_copy(template, tmp_path), workers=0, lease_s=4.0, stalled_worker_s=3.0)
     toml = race_toml(race, tmp_path / "race.toml")
-    with postgres_database() as url:
+    with temporary_database("postgresql", tmp_path) as url:
         store = seed_store(url, PATIENT_AGENTS)
         validator = Validator(ArenaSettings(), race=race, store=store, catalog_path=catalog)
         validator.prepare()  # the suite is in the store before any worker looks for a problem
