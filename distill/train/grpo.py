@@ -15,8 +15,8 @@ from typing import Any
 from distill.train.config import StageConfig
 from distill.train.data import CorpusError, iter_jsonl, shape_dialogue
 from distill.train.grpo_env import RewardLog, environment_factory, outcome_reward, teacher_step_reward
-from distill.train.model import last_checkpoint, load_model, load_tokenizer, peft_config, save_final
-from distill.train.report import StageReport, stage_report, stopwatch
+from distill.train.model import load_model, load_tokenizer, peft_config, train_to_final
+from distill.train.report import StageReport, stage_report
 
 GRPO_DEFAULTS: dict[str, Any] = {
     "loss_type": "dr_grpo",
@@ -116,10 +116,7 @@ def build_grpo_trainer(config: StageConfig, rows: list[dict[str, Any]], model=No
 def run_grpo(config: StageConfig) -> StageReport:
     rows = grpo_rows(config)
     trainer, tokenizer, step_log, outcome_log = build_grpo_trainer(config, rows)
-    resume = last_checkpoint(config.output) if config.resume else None
-    with stopwatch() as elapsed:
-        trainer.train(resume_from_checkpoint=resume)
-    final = save_final(trainer, tokenizer, config.output, config.lora)
+    final, seconds = train_to_final(trainer, tokenizer, config)
     flat_step = [r for batch in step_log.batches for r in batch]
     flat_outcome = [r for batch in outcome_log.batches for r in batch]
     return stage_report(
@@ -128,7 +125,7 @@ def run_grpo(config: StageConfig) -> StageReport:
         final,
         trainer,
         len(rows),
-        elapsed[0],
+        seconds,
         mean_step_reward=round(sum(flat_step) / len(flat_step), 4) if flat_step else 0.0,
         mean_outcome_reward=round(sum(flat_outcome) / len(flat_outcome), 4) if flat_outcome else 0.0,
     )

@@ -7,8 +7,8 @@ from typing import Any
 
 from distill.train.config import StageConfig
 from distill.train.data import kto_rows, to_dataset
-from distill.train.model import last_checkpoint, load_model, load_tokenizer, peft_config, save_final
-from distill.train.report import StageReport, stage_report, stopwatch
+from distill.train.model import load_model, load_tokenizer, peft_config, train_to_final
+from distill.train.report import StageReport, stage_report
 
 KTO_DEFAULTS: dict[str, Any] = {
     "report_to": "none",
@@ -33,17 +33,14 @@ def run_kto(config: StageConfig) -> StageReport:
         processing_class=tokenizer,
         peft_config=peft_config(config.lora),
     )
-    resume = last_checkpoint(config.output) if config.resume else None
-    with stopwatch() as elapsed:
-        trainer.train(resume_from_checkpoint=resume)
-    final = save_final(trainer, tokenizer, config.output, config.lora)
+    final, seconds = train_to_final(trainer, tokenizer, config)
     return stage_report(
         "kto",
         config.model,
         final,
         trainer,
         len(rows),
-        elapsed[0],
+        seconds,
         desirable=desirable,
         undesirable=len(rows) - desirable,
     )

@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from distill.train.config import LoraSettings, StageConfig
+from distill.train.report import stopwatch
 
 
 def training_template(tokenizer) -> str:
@@ -88,3 +89,12 @@ def last_checkpoint(out: Path) -> str | None:
     from transformers.trainer_utils import get_last_checkpoint
 
     return get_last_checkpoint(str(out)) if out.is_dir() else None
+
+
+def train_to_final(trainer, tokenizer, config: StageConfig) -> tuple[Path, float]:
+    """Train (from the newest checkpoint when ``config.resume``), save ``output/final``; the final
+    checkpoint and the training seconds, which every stage's report states."""
+    resume = last_checkpoint(config.output) if config.resume else None
+    with stopwatch() as elapsed:
+        trainer.train(resume_from_checkpoint=resume)
+    return save_final(trainer, tokenizer, config.output, config.lora), elapsed[0]

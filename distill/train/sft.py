@@ -8,8 +8,8 @@ from typing import Any
 
 from distill.train.config import StageConfig
 from distill.train.data import dialogue_rows, is_teacher, to_dataset
-from distill.train.model import last_checkpoint, load_model, load_tokenizer, peft_config, save_final
-from distill.train.report import StageReport, stage_report, stopwatch
+from distill.train.model import load_model, load_tokenizer, peft_config, train_to_final
+from distill.train.report import StageReport, stage_report
 
 # Our defaults for an SFT stage; the config file's trl fields override them.
 SFT_DEFAULTS: dict[str, Any] = {
@@ -37,11 +37,8 @@ def train_sft_rows(config: StageConfig, rows: list[dict[str, Any]], stage: str) 
         processing_class=tokenizer,
         peft_config=peft_config(config.lora),
     )
-    resume = last_checkpoint(config.output) if config.resume else None
-    with stopwatch() as elapsed:
-        trainer.train(resume_from_checkpoint=resume)
-    final = save_final(trainer, tokenizer, config.output, config.lora)
-    return stage_report(stage, config.model, final, trainer, len(rows), elapsed[0])
+    final, seconds = train_to_final(trainer, tokenizer, config)
+    return stage_report(stage, config.model, final, trainer, len(rows), seconds)
 
 
 def run_sft(config: StageConfig) -> StageReport:
