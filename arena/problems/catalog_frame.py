@@ -21,7 +21,9 @@ _FIELDS = set(Product.model_fields)
 
 
 class GenerationError(RuntimeError):
-    """The catalog or the request cannot yield the problems asked for."""
+    """The catalog or the request cannot yield the problems asked for.
+
+    Defined here, in the lowest module that raises it (an empty catalog); the generator raises it too."""
 
 
 FrameState = tuple[array, dict[str, array]]

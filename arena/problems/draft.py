@@ -77,6 +77,8 @@ class Fact(BaseModel):
 
 
 class Style(BaseModel):
+    """The seeds a draft is worded with (``arena.problems.wording.Renderer``)."""
+
     model_config = ConfigDict(frozen=True)
 
     wording: int

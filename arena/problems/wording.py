@@ -165,6 +165,8 @@ def listing(parts: Sequence[str], oxford: bool, last: str = "and") -> str:
 
 
 class Renderer:
+    """Three seeded streams, one per ``Style`` seed, so a variant that changes one seed changes one thing."""
+
     def __init__(self, style: Style) -> None:
         self.words = random.Random(f"wording:{style.wording}")
         self.order = random.Random(f"order:{style.order}")
