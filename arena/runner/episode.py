@@ -15,7 +15,6 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-import uvicorn
 from pydantic import BaseModel, ConfigDict
 
 from arena.problems.model import Intent, Problem
@@ -32,7 +31,8 @@ from arena.runner.sandbox import (
     sandbox_environment,
     unsafe_command,
 )
-from arena.runner.server import EpisodeSession, build_episode_app
+from arena.runner.server import EpisodeSession, build_episode_handler
+from arena.runner.wire import EpisodeWireServer
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeBackend
 from arena.shop.tools import KNOWLEDGE_TOOLS, SHOP_TOOLS, ShopEnvironment
@@ -106,22 +106,14 @@ class EpisodeRunner:
             os.chmod(agent_dir, 0o755)
             os.chmod(agent_dir / "agent.py", 0o644)
             socket_path = workdir / "arena.sock"
-            # Bind and listen before the server is up: the sandbox starts at once and
-            # the agent's first connection waits in the backlog, not on uvicorn's start.
+            # Bind and listen before the sandbox starts: the agent's first connection can
+            # never find the socket missing, at worst it waits in the backlog.
             listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             listener.bind(str(socket_path))
             os.chmod(socket_path, 0o666)  # the agent's unprivileged uid must be able to connect
             listener.listen(64)
-            server = uvicorn.Server(
-                uvicorn.Config(
-                    build_episode_app(session),
-                    log_level="error",
-                    lifespan="off",
-                    access_log=False,
-                    timeout_graceful_shutdown=1,
-                )  # fmt: skip
-            )
-            serving = asyncio.create_task(server.serve(sockets=[listener]))
+            server = EpisodeWireServer(build_episode_handler(session))
+            await server.start(listener)
             server_ready_s = clock()
             process_start_s = clock()
             if self.config.sandbox:
@@ -141,8 +133,8 @@ class EpisodeRunner:
                 env=process_env,
                 cwd=str(workdir) if not self.config.sandbox else None,
             )
-            server.should_exit = True
-            await serving
+            # The agent has exited: calls still in flight are cancelled and recorded as hung up.
+            await server.close()
             listener.close()
         finally:
             shutil.rmtree(workdir, ignore_errors=True)

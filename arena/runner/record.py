@@ -73,7 +73,11 @@ class LLMCallRecord(BaseModel):
     status_code: int = 200
     error: str | None = None  # set when the proxy refused or the upstream failed
     at_s: float
-    latency_ms: float
+    latency_ms: float  # arrival at the proxy to the record: the call as the agent waited for it
+    # From sending the request upstream to the last byte of its answer (both attempts when the
+    # proxy re-sent a capped request); None when nothing was sent. latency_ms minus this is the
+    # proxy's own share of the call.
+    upstream_ms: float | None = None
 
 
 class EpisodeLimits(BaseModel):
@@ -83,7 +87,9 @@ class EpisodeLimits(BaseModel):
     processes: int = Field(64, gt=0, description="Processes and threads of the agent's uid (RLIMIT_NPROC).")
     open_files: int = Field(256, gt=0, description="Open file descriptors (RLIMIT_NOFILE).")
     file_size_bytes: int = Field(64 * 1024**2, gt=0, description="Largest file the agent may write (RLIMIT_FSIZE).")
-    output_bytes: int = Field(64 * 1024, gt=0, description="Tail of stdout and of stderr kept; 256x this kills the agent.")
+    output_bytes: int = Field(
+        64 * 1024, gt=0, description="Tail of stdout and of stderr kept; 256x this kills the agent."
+    )
     llm_calls: int = Field(64, ge=0, description="Inference calls per episode.")
     prompt_tokens: int = Field(400_000, ge=0, description="Prompt tokens per episode, summed over calls.")
     completion_tokens: int = Field(64_000, ge=0, description="Completion tokens per episode, summed over calls.")

@@ -5,23 +5,23 @@ tool schemas), ``POST /tools/{name}`` (a shop tool against this episode's
 state, recorded here), and the inference proxy's ``/v1/chat/completions`` and
 ``/v1/models``. Everything the agent sends is untrusted: oversized or
 malformed bodies get a clear error, never an exception in the validator.
+HTTP itself is ``arena.runner.wire``.
 """
 
 from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import unquote
 
 import orjson
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from pydantic_core import to_jsonable_python
 
 from arena.runner.record import ToolCallRecord
+from arena.runner.wire import MAX_BODY_BYTES, Handler, Reply, Request
 from arena.shop.tools import ShopEnvironment, ToolResult
 
-MAX_BODY_BYTES = 4 * 1024 * 1024
+MALFORMED_BODY = "<malformed request body>"
 
 
 class EpisodeSession:
@@ -42,8 +42,10 @@ class EpisodeSession:
             self.first_tool_call_s = at
         started = time.perf_counter()
         result = self.env.call(name, arguments)
+        duration_ms = round((time.perf_counter() - started) * 1000, 3)
+        # model_construct: ToolResult has just validated every field, a second pass would only cost.
         self.tool_calls.append(
-            ToolCallRecord(
+            ToolCallRecord.model_construct(
                 index=len(self.tool_calls),
                 name=result.name,
                 arguments=result.arguments,
@@ -52,66 +54,69 @@ class EpisodeSession:
                 error=result.error,
                 notice=result.notice,
                 at_s=round(at, 6),
-                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                duration_ms=duration_ms,
             )
         )
         return result
 
 
-def _error(status: int, message: str, code: str, kind: str = "invalid_request_error") -> JSONResponse:
-    # The proxy's error shape: a string code, and no client retry for a request that cannot improve.
-    return JSONResponse(
-        {"error": {"message": message, "type": kind, "code": code}},
-        status_code=status,
-        headers={"x-should-retry": "false"},
-    )
+def error_reply(status: int, message: str, code: str, kind: str = "invalid_request_error") -> Reply:
+    # The proxy's error shape, a string code, and no client retry for a request that cannot improve.
+    body = orjson.dumps({"error": {"message": message, "type": kind, "code": code}})
+    return Reply(status, body, {"x-should-retry": "false"})
 
 
-async def _json_body(request: Request) -> tuple[Any, JSONResponse | None]:
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        return None, _error(413, f"request body over {MAX_BODY_BYTES} bytes", "request_too_large")
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            return None, _error(413, f"request body over {MAX_BODY_BYTES} bytes", "request_too_large")
-    if not body:
-        return {}, None
-    try:
-        return orjson.loads(body), None
-    except orjson.JSONDecodeError as exc:
-        return None, _error(400, f"body is not valid JSON: {exc}", "invalid_json")
+def _json(value: Any) -> bytes:
+    return orjson.dumps(value, default=to_jsonable_python)
 
 
-def build_episode_app(session: EpisodeSession) -> Starlette:
-    """A bare Starlette app: built per episode, so it must cost microseconds, not
-    the tens of milliseconds FastAPI spends analysing routes."""
+def build_episode_handler(session: EpisodeSession) -> Handler:
+    """The routes, as one function of the request: a tool call is answered inside the
+    server's read callback (it never awaits), a model call goes to the proxy."""
+    episode_body: bytes | None = None
 
-    async def episode(request: Request) -> Response:
-        body = {"problem": session.public_problem, "model": session.model, "tools": session.env.schemas()}
-        return Response(orjson.dumps(body), media_type="application/json")
+    def episode() -> Reply:
+        nonlocal episode_body
+        if episode_body is None:  # fixed for the episode: encoded once
+            episode_body = _json({"problem": session.public_problem, "model": session.model,
+                                  "tools": session.env.schemas()})  # fmt: skip
+        return Reply(200, episode_body)
 
-    async def tools(request: Request) -> Response:
-        arguments, problem = await _json_body(request)
+    def tool(request: Request, name: str) -> Reply:
+        arguments: Any = MALFORMED_BODY
+        if not request.too_large:
+            try:
+                arguments = orjson.loads(request.body) if request.body else {}
+            except orjson.JSONDecodeError:
+                pass
         # A broken call is still a call the agent made: it is recorded with its error.
-        result = session.call_tool(request.path_params["name"], "<malformed request body>" if problem else arguments)
-        return Response(orjson.dumps(result.model_dump(mode="json")), media_type="application/json")
+        result = session.call_tool(name, arguments)
+        return Reply(200, _json({"name": result.name, "arguments": result.arguments, "ok": result.ok,
+                                 "result": result.result, "error": result.error, "notice": result.notice}))  # fmt: skip
 
-    async def chat_completions(request: Request) -> Response:
-        body, problem = await _json_body(request)
-        if problem is not None:
-            return problem
-        return await session.proxy.chat_completions(body)
+    async def models() -> Reply:
+        return Reply(200, _json(await session.proxy.models()))
 
-    async def models(request: Request) -> Response:
-        return JSONResponse(await session.proxy.models())
+    def handle(request: Request):
+        path, method = request.path, request.method
+        if path.startswith("/tools/"):
+            # Whatever the name, a POST here is a tool call the agent made: recorded, unknown or not.
+            name = unquote(path[len("/tools/") :])
+            return tool(request, name) if method == "POST" else _not_allowed(method, path)
+        if path == "/v1/chat/completions":
+            if method != "POST":
+                return _not_allowed(method, path)
+            if request.too_large:
+                return session.proxy.refuse_oversized(MAX_BODY_BYTES)
+            return session.proxy.chat_completions(request.body)
+        if path == "/episode":
+            return episode() if method == "GET" else _not_allowed(method, path)
+        if path == "/v1/models":
+            return models() if method == "GET" else _not_allowed(method, path)
+        return error_reply(404, f"no route {path}", "not_found")
 
-    return Starlette(
-        routes=[
-            Route("/episode", episode, methods=["GET"]),
-            Route("/tools/{name}", tools, methods=["POST"]),
-            Route("/v1/chat/completions", chat_completions, methods=["POST"]),
-            Route("/v1/models", models, methods=["GET"]),
-        ]
-    )
+    return handle
+
+
+def _not_allowed(method: str, path: str) -> Reply:
+    return error_reply(405, f"{method} is not allowed on {path}", "method_not_allowed")

@@ -1,0 +1,294 @@
+"""The episode socket's HTTP server, spoken to over a real Unix socket: raw bytes
+for the protocol's edges, and the episode routes behind it with their records."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+
+from arena.runner.proxy import InferenceProxy
+from arena.runner.record import EpisodeLimits, LLMCallRecord
+from arena.runner.server import EpisodeSession, build_episode_handler
+from arena.runner.upstreams import Upstream, UpstreamRegistry
+from arena.runner.wire import MAX_BODY_BYTES, EpisodeWireServer, Reply, Request, StreamReply
+from arena.shop.tools import ShopEnvironment
+
+pytestmark = pytest.mark.anyio
+
+
+class Served:
+    """A server on a fresh socket in this event loop, and raw clients of it."""
+
+    def __init__(self, handler, path: Path) -> None:
+        self.server = EpisodeWireServer(handler)
+        self.path = path
+
+    async def __aenter__(self) -> Served:
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(self.path))
+        listener.listen(8)
+        await self.server.start(listener)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.server.close()
+
+    async def connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        return await asyncio.open_unix_connection(str(self.path))
+
+
+async def read_response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes]:
+    """One response, by the framing it declares (Content-Length, chunked, or close)."""
+    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+    status = int(head[0].split()[1])
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:] if line)}
+    if "content-length" in headers:
+        return status, headers, await reader.readexactly(int(headers["content-length"]))
+    if headers.get("transfer-encoding") == "chunked":
+        body = b""
+        while size := int((await reader.readline()).strip(), 16):
+            body += await reader.readexactly(size)
+            await reader.readline()
+        await reader.readline()
+        return status, headers, body
+    return status, headers, await reader.read()
+
+
+def echo(request: Request) -> Reply:
+    seen = {"method": request.method, "path": request.path, "query": request.query, "body": request.body.decode(),
+            "too_large": request.too_large, "host": request.headers.get("host")}  # fmt: skip
+    return Reply(200, json.dumps(seen).encode(), {"x-echo": request.headers.get("x-echo", "")})
+
+
+async def test_keep_alive_and_pipelined_requests_are_answered_in_order(tmp_path) -> None:
+    def slow_then_fast(request: Request):
+        if request.path == "/slow":
+
+            async def later() -> Reply:
+                await anyio.sleep(0.05)
+                return echo(request)
+
+            return later()
+        return echo(request)
+
+    async with Served(slow_then_fast, tmp_path / "s.sock") as served:
+        reader, writer = await served.connect()
+        # Three requests in one write: the slow first one must still be answered first.
+        writer.write(b"POST /slow HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\none"
+                     b"GET /fast?x=1 HTTP/1.1\r\nHost: b\r\n\r\n"
+                     b"POST /fast HTTP/1.1\r\nHost: c\r\nContent-Length: 5\r\n\r\nthree")  # fmt: skip
+        answers = [await read_response(reader) for _ in range(3)]
+        assert [json.loads(body)["host"] for _, _, body in answers] == ["a", "b", "c"]
+        assert [json.loads(body)["body"] for _, _, body in answers] == ["one", "", "three"]
+        assert json.loads(answers[1][2])["query"] == "x=1"
+        assert all(status == 200 and "connection" not in headers for status, headers, _ in answers)
+        # The same connection keeps serving.
+        writer.write(b"GET /again HTTP/1.1\r\n\r\n")
+        assert json.loads((await read_response(reader))[2])["path"] == "/again"
+        writer.close()
+
+
+async def test_bodies_in_pieces_chunked_and_after_100_continue(tmp_path) -> None:
+    async with Served(echo, tmp_path / "s.sock") as served:
+        reader, writer = await served.connect()
+        for piece in (b"POST /p HTTP/1.1\r\nCont", b"ent-Length: 11\r\n\r\nhello", b" world"):
+            writer.write(piece)
+            await writer.drain()
+            await anyio.sleep(0.01)
+        assert json.loads((await read_response(reader))[2])["body"] == "hello world"
+
+        writer.write(b"POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n"
+                     b"0\r\nX-Trailer: t\r\n\r\n")  # fmt: skip
+        assert json.loads((await read_response(reader))[2])["body"] == "hello world"
+
+        writer.write(b"POST /e HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+        assert await reader.readuntil(b"\r\n\r\n") == b"HTTP/1.1 100 Continue\r\n\r\n"
+        writer.write(b"ok")
+        assert json.loads((await read_response(reader))[2])["body"] == "ok"
+        writer.close()
+
+
+async def test_oversized_body_is_read_dropped_and_flagged(tmp_path) -> None:
+    async with Served(echo, tmp_path / "s.sock") as served:
+        reader, writer = await served.connect()
+        size = MAX_BODY_BYTES + 10
+        writer.write(b"POST /big HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % size + b"x" * size)
+        status, _, body = await read_response(reader)
+        assert status == 200 and json.loads(body)["too_large"] is True and json.loads(body)["body"] == ""
+        writer.write(b"GET /next HTTP/1.1\r\n\r\n")  # still in step: the dropped body was consumed
+        assert json.loads((await read_response(reader))[2])["path"] == "/next"
+        writer.close()
+
+
+@pytest.mark.parametrize(
+    ("raw", "status"),
+    [
+        (b"GET /x HTTP/2.0\r\n\r\n", 505),
+        (b"GET http://evil/x HTTP/1.1\r\n\r\n", 400),
+        (b"GET  /x HTTP/1.1\r\n\r\n", 400),
+        (b"GET /x HTTP/1.1\r\nBad Header: 1\r\n\r\n", 400),
+        (b"GET /x HTTP/1.1\r\n folded: 1\r\n\r\n", 400),
+        (b"POST /x HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!", 400),
+        (b"POST /x HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400),
+        (b"POST /x HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+        (b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+        (b"GET /x HTTP/1.1\r\nX-Long: " + b"a" * 70_000 + b"\r\n\r\n", 431),
+    ],
+)
+async def test_malformed_requests_get_an_error_and_the_connection_closes(tmp_path, raw: bytes, status: int) -> None:
+    async with Served(echo, tmp_path / "s.sock") as served:
+        reader, writer = await served.connect()
+        writer.write(raw)
+        got, headers, body = await read_response(reader)
+        assert got == status and headers["connection"] == "close"
+        assert json.loads(body)["error"]["code"] == "bad_http_request"
+        assert await reader.read() == b""  # closed by the server
+        writer.close()
+
+
+async def test_http_1_0_is_answered_and_closed(tmp_path) -> None:
+    async with Served(echo, tmp_path / "s.sock") as served:
+        reader, writer = await served.connect()
+        writer.write(b"GET /old HTTP/1.0\r\n\r\n")
+        status, headers, body = await read_response(reader)
+        assert status == 200 and headers["connection"] == "close" and json.loads(body)["path"] == "/old"
+        writer.close()
+
+
+async def test_handler_failures_are_500s_and_header_values_cannot_break_lines(tmp_path) -> None:
+    def handler(request: Request):
+        if request.path == "/boom":
+            raise RuntimeError("bug")
+        return echo(request)
+
+    async with Served(handler, tmp_path / "s.sock") as served:
+        reader, writer = await served.connect()
+        writer.write(b"GET /boom HTTP/1.1\r\n\r\nGET /ok HTTP/1.1\r\nX-Echo: a\xe9\r\n\r\n")
+        status, _, body = await read_response(reader)
+        assert status == 500 and json.loads(body)["error"]["type"] == "server_error"
+        status, headers, _ = await read_response(reader)
+        assert status == 200 and headers["x-echo"] == "a\xe9"
+        writer.close()
+    injected = Reply(200, b"{}", {"x-dropped": "a\r\nset-cookie: x", "x-name": "\u2603"})
+
+    async with Served(lambda request: injected, tmp_path / "t.sock") as served:
+        reader, writer = await served.connect()
+        writer.write(b"GET / HTTP/1.1\r\n\r\n")
+        _, headers, _ = await read_response(reader)
+        assert "set-cookie" not in headers and headers["x-dropped"] == "a  set-cookie: x" and headers["x-name"] == "?"
+        writer.close()
+
+
+async def test_stream_is_chunked_and_cancelled_when_the_agent_hangs_up(tmp_path) -> None:
+    progress: list[str] = []
+
+    async def events():
+        try:
+            yield b"data: 1\n\n"
+            yield b""  # nothing to send: no empty chunk (it would end the body)
+            yield b"data: 2\n\n"
+            await anyio.sleep(30)  # a stalled upstream
+            yield b"data: never\n\n"
+        finally:
+            progress.append("closed")
+
+    async def handler(request: Request):
+        return StreamReply(events(), {"cache-control": "no-cache"})
+
+    async with Served(handler, tmp_path / "s.sock") as served:
+        reader, writer = await served.connect()
+        writer.write(b"GET /stream HTTP/1.1\r\n\r\n")
+        head = await reader.readuntil(b"\r\n\r\n")
+        assert b"transfer-encoding: chunked" in head and b"content-type: text/event-stream" in head
+        assert await reader.readuntil(b"data: 2\n\n\r\n") == b"9\r\ndata: 1\n\n\r\n9\r\ndata: 2\n\n\r\n"
+        writer.close()  # hang up while the upstream stalls
+        with anyio.fail_after(2):
+            while progress != ["closed"]:
+                await anyio.sleep(0.01)
+
+
+# --- the episode routes behind it ------------------------------------------------------------------
+
+
+def upstream_app():
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def completions(request):
+        body = await request.json()
+        message = {"role": "assistant", "content": f"{len(body['messages'])} messages"}
+        return JSONResponse({"id": "c", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                             "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}})  # fmt: skip
+
+    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+
+
+@pytest.fixture
+async def episode(catalog, tmp_path):
+    registry = UpstreamRegistry(
+        [Upstream(name="up", base_url="http://up/v1", models=["m"])], {"up": httpx.ASGITransport(app=upstream_app())}
+    )
+    records: list[LLMCallRecord] = []
+    proxy = InferenceProxy(registry, ["m"], EpisodeLimits(), records.append, lambda: 0.5)
+    session = EpisodeSession(ShopEnvironment(catalog), {"id": "p-1", "query": "q"}, "m", proxy, lambda: 0.25)
+    async with Served(build_episode_handler(session), tmp_path / "arena.sock") as served:
+        client = httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(uds=str(served.path)), base_url="http://a")
+        yield client, session, records
+        await client.aclose()
+    await registry.aclose()
+
+
+async def test_episode_routes_answer_and_record(episode) -> None:
+    client, session, records = episode
+    answer = (await client.get("/episode")).json()
+    assert answer["problem"] == {"id": "p-1", "query": "q"} and answer["model"] == "m"
+    assert "find_product" in [tool["function"]["name"] for tool in answer["tools"]]
+
+    hits = (await client.post("/tools/find_product", json={"q": "widget", "page": 1})).json()
+    assert hits["ok"] and hits["result"] and hits["name"] == "find_product"
+    bad = (await client.post("/tools/find_product", content=b"{not json")).json()
+    assert not bad["ok"] and "JSON object" in bad["error"]
+    unknown = (await client.post("/tools/no%20such/thing", json={})).json()
+    assert not unknown["ok"] and "'no such/thing'" in unknown["error"]
+    assert [(c.index, c.name, c.ok, c.at_s) for c in session.tool_calls] == [
+        (0, "find_product", True, 0.25),
+        (1, "find_product", False, 0.25),
+        (2, "no such/thing", False, 0.25),
+    ]
+    assert session.tool_calls[0].result == hits["result"] and session.tool_calls[0].duration_ms > 0
+
+    reply = await client.post("/v1/chat/completions", json={"model": "m", "messages": [{"role": "user"}]})
+    assert reply.status_code == 200 and reply.json()["choices"][0]["message"]["content"] == "1 messages"
+    listing = (await client.get("/v1/models")).json()
+    assert [m["id"] for m in listing["data"]] == ["m"]
+    assert [(r.status_code, r.usage.total_tokens) for r in records] == [(200, 5)]
+
+
+async def test_episode_refusals_are_json_and_recorded(episode) -> None:
+    client, session, records = episode
+    for method, path, status, code in [
+        ("GET", "/nowhere", 404, "not_found"),
+        ("GET", "/tools/find_product", 405, "method_not_allowed"),
+        ("POST", "/episode", 405, "method_not_allowed"),
+        ("GET", "/v1/chat/completions", 405, "method_not_allowed"),
+    ]:
+        response = await client.request(method, path)
+        assert (response.status_code, response.json()["error"]["code"]) == (status, code), path
+    # Broken model calls are answered in OpenAI shape and recorded, like every call.
+    response = await client.post("/v1/chat/completions", content=b"\xff\xfe")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_json"
+    response = await client.post("/v1/chat/completions", content=b"x" * (MAX_BODY_BYTES + 1))
+    assert response.status_code == 413 and response.json()["error"]["code"] == "request_too_large"
+    assert response.headers["x-should-retry"] == "false"
+    big_tool = (await client.post("/tools/find_product", content=b"x" * (MAX_BODY_BYTES + 1))).json()
+    assert not big_tool["ok"]
+    assert [(r.index, r.status_code) for r in records] == [(0, 400), (1, 413)]
+    assert records[1].request == {"body_bytes_over": MAX_BODY_BYTES}
+    assert session.tool_calls[-1].arguments == {} and not session.tool_calls[-1].ok
