@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from arena.runner.proxy import DROPPED_HEADER, InferenceProxy, SamplingPin
 from arena.runner.record import EpisodeLimits, LLMCallRecord
 from arena.runner.server import EpisodeSession, build_episode_handler
-from arena.runner.upstreams import Upstream, UpstreamRegistry
+from arena.runner.upstreams import Upstream, UpstreamRegistry, _environment_proxy
 from arena.runner.wire import EpisodeWireServer, Reply, StreamReply
 from arena.shop.tools import ShopEnvironment
 
@@ -516,6 +516,16 @@ async def test_on_call_failure_never_reaches_the_agent(rig) -> None:
     assert (await r.proxy.chat_completions(chat())).status_code == 200
 
 
+def test_environment_proxy_is_used_as_an_httpx_client_would(monkeypatch) -> None:
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "ALL_PROXY", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", "http://corp:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    assert _environment_proxy(httpx.URL("http://vllm.internal:8000/v1/chat/completions")) == "http://corp:3128"
+    assert _environment_proxy(httpx.URL("http://127.0.0.1:8000/v1/chat/completions")) is None
+    assert _environment_proxy(httpx.URL("https://api.example/v1/chat/completions")) is None  # no HTTPS_PROXY
+
+
 # --- real servers: uvicorn on loopback, the openai client over a Unix socket -----------------------
 
 
@@ -634,6 +644,7 @@ def proxy_server(loopback_upstream: Upstream, tmp_path_factory, catalog) -> Iter
 def test_openai_client_non_streaming_with_tools(proxy_server: ProxyServer) -> None:
     proxy_server.reset(EpisodeLimits(), pin=SamplingPin(temperature=0.0, seed=1))
     client = proxy_server.client(max_retries=0)
+    accepted = proxy_server.server.accepted
     assert [m.id for m in client.models.list()] == [m for m in ALLOWED if m in SERVED]
     completion = client.chat.completions.create(
         model="tool-model", messages=MESSAGES, tools=TOOLS, tool_choice="auto", temperature=0.8, max_tokens=64
@@ -645,6 +656,7 @@ def test_openai_client_non_streaming_with_tools(proxy_server: ProxyServer) -> No
     ]
     assert completion.usage.completion_tokens == 7
     assert completion.model_extra["received"]["temperature"] == 0.0  # the pin, as the upstream saw it
+    assert proxy_server.server.accepted - accepted == 1  # both requests over one kept-alive connection
     [record] = proxy_server.records
     assert record.status_code == 200 and record.response["tool_calls"] == TOOL_CALLS
     assert record.request["tools"] == TOOLS and record.request["max_tokens"] == 64

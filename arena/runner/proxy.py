@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import httpx
 import orjson
@@ -28,8 +28,8 @@ from arena.runner.upstreams import (
     UpstreamRegistry,
     close,
     context_overflow,
+    fetch_chat,
     open_chat,
-    read_answer,
     stream_events,
 )
 from arena.runner.wire import Reply, StreamReply
@@ -37,6 +37,7 @@ from arena.runner.wire import Reply, StreamReply
 __all__ = ["DROPPED_HEADER", "FORWARDED_KEYS", "InferenceProxy", "SamplingPin", "Upstream", "UpstreamRegistry"]
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DROPPED_HEADER = "x-arena-dropped-keys"
 # The agent's own fault or budget: a retry (the openai client retries by default) cannot succeed.
@@ -118,12 +119,12 @@ class InferenceProxy:
     # --- forwarding ----------------------------------------------------------------------------------
 
     async def _forward(self, call: Call, plan: Plan) -> Reply | StreamReply:
-        response = await self._open(call, plan)
         headers = {DROPPED_HEADER: ",".join(plan.dropped)} if plan.dropped else {}
         if plan.stream:
+            response = await self._send(call, plan, open_chat)
             headers["cache-control"] = "no-cache"
             return StreamReply(self._relay(call, plan, response), headers)
-        raw, answer = await read_answer(response, plan.upstream.name, call.deadline, self._limits.llm_call_timeout_s)
+        raw, answer = await self._send(call, plan, fetch_chat)
         call.answered = time.perf_counter()
         record = completion_record(answer)
         usage = parse_usage(answer.get("usage"))
@@ -133,12 +134,12 @@ class InferenceProxy:
         self._record(call, 200, record, usage, None)
         return Reply(200, raw, headers)
 
-    async def _open(self, call: Call, plan: Plan) -> httpx.Response:
-        client = self._registry.client(plan.upstream.name)
+    async def _send(self, call: Call, plan: Plan, exchange: Callable[..., Awaitable[T]]) -> T:
+        link = self._registry.link(plan.upstream.name)
         args = (plan.upstream.name, call.deadline, self._limits.llm_call_timeout_s)
         call.sent = time.perf_counter()
         try:
-            return await open_chat(client, plan.payload, *args)
+            return await exchange(link, plan.payload, *args)
         except CallFailure as failure:
             overflow = context_overflow(failure.message) if plan.injected_cap and failure.status == 400 else None
             room = overflow[0] - overflow[1] if overflow else 0
@@ -151,7 +152,7 @@ class InferenceProxy:
         plan.change("max_tokens", room)
         call.request["max_tokens"] = room
         try:
-            return await open_chat(client, plan.payload, *args)
+            return await exchange(link, plan.payload, *args)
         except CallFailure:
             call.answered = time.perf_counter()
             raise
@@ -213,7 +214,9 @@ class InferenceProxy:
         self._budget.settle(call, usage)
         now = time.perf_counter()
         upstream_ms = None if call.sent is None else ((call.answered or now) - call.sent) * 1000.0
-        record = LLMCallRecord(
+        # model_construct: every field is the proxy's own, already typed; validating it again costs cold CPU
+        # on the path between the upstream's answer and the agent's.
+        record = LLMCallRecord.model_construct(
             index=call.index,
             model=call.model,
             upstream=call.upstream,

@@ -224,6 +224,7 @@ class _Connection(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
         self._server.connections.add(self)
+        self._server.accepted += 1
 
     def data_received(self, data: bytes) -> None:
         self._buffer += data
@@ -368,6 +369,7 @@ class EpisodeWireServer:
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
         self.connections: set[_Connection] = set()
+        self.accepted = 0  # connections ever made: a kept-alive client makes one
         self.tasks: set[asyncio.Task] = set()
         self._server: asyncio.AbstractServer | None = None
 
@@ -383,7 +385,8 @@ class EpisodeWireServer:
         for connection in list(self.connections):
             connection._close()
         for task in list(self.tasks):
-            task.cancel()
+            if not task.cancelling():  # a stream cancelled at hang-up is cleaning up: let it finish
+                task.cancel()
         if self.tasks:
             await asyncio.gather(*self.tasks, return_exceptions=True)
         if self._server is not None:
