@@ -94,6 +94,27 @@ async def test_keep_alive_and_pipelined_requests_are_answered_in_order(tmp_path)
         writer.close()
 
 
+async def test_a_pipelining_agent_does_not_hold_the_loop(tmp_path) -> None:
+    order: list[str] = []
+
+    def handler(request: Request) -> Reply:
+        order.append(request.path)
+        return Reply(200, b"{}")
+
+    async with Served(handler, tmp_path / "s.sock") as served:
+        (reader_a, writer_a), (reader_b, writer_b) = await served.connect(), await served.connect()
+        writer_a.write(b"GET /a HTTP/1.1\r\n\r\n" * 200)
+        await writer_a.drain()
+        await anyio.sleep(0)
+        writer_b.write(b"GET /b HTTP/1.1\r\n\r\n")
+        await read_response(reader_b)
+        for _ in range(200):
+            await read_response(reader_a)
+        assert order.count("/a") == 200 and order.index("/b") < 199  # answered between the other's requests
+        writer_a.close()
+        writer_b.close()
+
+
 async def test_bodies_in_pieces_chunked_and_after_100_continue(tmp_path) -> None:
     async with Served(echo, tmp_path / "s.sock") as served:
         reader, writer = await served.connect()

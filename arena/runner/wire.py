@@ -211,6 +211,7 @@ class _Connection(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._buffer = bytearray()
         self._reader = _RequestReader()
+        self._busy = False  # a request is being answered (or the next one is due): new bytes wait
         self._task: asyncio.Task | None = None  # the request being answered asynchronously
         self._streaming = False
         self._closed = False
@@ -228,10 +229,10 @@ class _Connection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self._buffer += data
-        if self._task is None:
-            self._answer_buffered()
+        if not self._busy:
+            self._answer_next()
         elif len(self._buffer) > MAX_HEAD_BYTES:
-            self._transport.pause_reading()  # pipelined requests wait for the one in flight
+            self._transport.pause_reading()  # pipelined requests wait for the one being answered
 
     def eof_received(self) -> None:
         self.connection_lost(None)  # the agent hung up: a half-open UDS socket has nobody to read the answer
@@ -255,34 +256,43 @@ class _Connection(asyncio.Protocol):
 
     # --- answering ------------------------------------------------------------------------------------
 
-    def _answer_buffered(self) -> None:
-        """Answers every complete request in the buffer, in order, until one is asynchronous."""
-        while not self._closed and self._task is None:
-            try:
-                request = self._reader.read(self._buffer)
-            except _BadRequest as bad:
-                self._keep_alive = False
-                self._write_reply(Reply(bad.status, _error_body(str(bad))))
-                return
-            if request is None:
-                if self._reader.wants_continue:
-                    self._reader.wants_continue = False
-                    self._transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-                self._transport.resume_reading()
-                return
-            self._keep_alive, self._http10 = request.keep_alive, request.http10
-            try:
-                answer = self._server.handler(request)
-                if not isawaitable(answer) and not isinstance(answer, Reply):
-                    raise TypeError(f"the handler answered {type(answer).__name__}, not a Reply")
-            except Exception:
-                answer = self._failed(request)
-            if isawaitable(answer):
-                self._task = asyncio.ensure_future(self._answer_later(answer))
-                self._server.tasks.add(self._task)
-                self._task.add_done_callback(self._finished)
-            else:
-                self._write_reply(answer)
+    def _answer_next(self) -> None:
+        """Answers the next complete request in the buffer. One per turn of the event loop:
+        an agent pipelining a thousand tool calls must not hold the loop, which the other
+        episodes share, for all of them at once."""
+        self._busy = False
+        if self._closed:
+            return
+        try:
+            request = self._reader.read(self._buffer)
+        except _BadRequest as bad:
+            self._keep_alive = False
+            self._write_reply(Reply(bad.status, _error_body(str(bad))))
+            return
+        if request is None:
+            if self._reader.wants_continue:
+                self._reader.wants_continue = False
+                self._transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self._transport.resume_reading()
+            return
+        self._keep_alive, self._http10 = request.keep_alive, request.http10
+        try:
+            answer = self._server.handler(request)
+            if not isawaitable(answer) and not isinstance(answer, Reply):
+                raise TypeError(f"the handler answered {type(answer).__name__}, not a Reply")
+        except Exception:
+            answer = self._failed(request)
+        self._busy = True
+        if isawaitable(answer):
+            self._task = asyncio.ensure_future(self._answer_later(answer))
+            self._server.tasks.add(self._task)
+            self._task.add_done_callback(self._finished)
+            return
+        self._write_reply(answer)
+        if self._buffer and not self._closed:
+            asyncio.get_running_loop().call_soon(self._answer_next)
+        else:
+            self._busy = False
 
     async def _answer_later(self, pending: Awaitable[Reply | StreamReply]) -> None:
         try:
@@ -304,10 +314,7 @@ class _Connection(asyncio.Protocol):
         self._server.tasks.discard(task)
         self._task = None
         self._streaming = False
-        if not self._closed and self._buffer:
-            self._answer_buffered()
-        elif not self._closed:
-            self._transport.resume_reading()
+        self._answer_next()
 
     def _failed(self, request: Request | None) -> Reply:
         where = f"{request.method} {request.path}" if request is not None else "a request"
