@@ -23,6 +23,7 @@ import uvicorn
 from fastapi import FastAPI, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+import arena.sdk as sdk
 from arena.runner.proxy import DROPPED_HEADER, InferenceProxy, SamplingPin
 from arena.runner.record import EpisodeLimits, LLMCallRecord
 from arena.runner.server import EpisodeSession, build_episode_handler
@@ -716,3 +717,44 @@ def test_openai_client_sees_refusals_and_failures_as_api_errors(proxy_server: Pr
     with pytest.raises(openai.BadRequestError, match="messages"):
         client.chat.completions.create(model="tool-model", messages="hi")  # type: ignore[arg-type]
     assert [rec.status_code for rec in proxy_server.records] == [403, 504, 429, 400]
+
+
+def wait_for_records(proxy_server: ProxyServer, count: int) -> list[int]:
+    deadline = time.monotonic() + 5
+    while len(proxy_server.records) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return [rec.status_code for rec in proxy_server.records]
+
+
+def test_sdk_openai_client_over_its_own_socket_transport(proxy_server: ProxyServer, monkeypatch) -> None:
+    """``sdk.openai_client()`` as an agent gets it: the SDK's own HTTP over the socket under httpx."""
+    proxy_server.reset(EpisodeLimits(llm_call_timeout_s=30))
+    monkeypatch.setenv("ARENA_SOCKET", str(proxy_server.socket_path))
+    client = sdk.openai_client()
+    accepted = proxy_server.server.accepted
+    try:
+        completion = client.chat.completions.create(model="tool-model", messages=MESSAGES, tools=TOOLS)
+        assert [c.function.name for c in completion.choices[0].message.tool_calls] == ["find_product",
+                                                                                       "view_product_information"]  # fmt: skip
+        chunks = list(
+            client.chat.completions.create(
+                model="tool-model", messages=MESSAGES, stream=True, stream_options={"include_usage": True}
+            )
+        )
+        assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "Looking now."
+        assert chunks[-1].usage.total_tokens == 18
+        # A stream given up half way: its connection is dropped (never reused mid-message), the
+        # proxy records the hang-up, and the next call goes out on a fresh connection.
+        stream = client.chat.completions.create(model="slow", messages=MESSAGES, stream=True)
+        assert next(iter(stream)).choices[0].delta.reasoning_content == "Let me "
+        stream.close()
+        assert wait_for_records(proxy_server, 3) == [200, 200, 499]
+        assert client.chat.completions.create(model="tool-model", messages=MESSAGES).usage.total_tokens == 18
+        with pytest.raises(openai.PermissionDeniedError, match="not allowed"):
+            client.chat.completions.create(model="forbidden-model", messages=MESSAGES)
+        assert proxy_server.server.accepted - accepted == 2
+        with pytest.raises(openai.APITimeoutError):
+            sdk.openai_client(timeout=0.3).chat.completions.create(model="slow", messages=MESSAGES)
+        assert wait_for_records(proxy_server, 6) == [200, 200, 499, 200, 403, 200]  # the slow one, unheard
+    finally:
+        client.close()

@@ -14,9 +14,10 @@ import pytest
 
 from arena.runner.proxy import InferenceProxy
 from arena.runner.record import EpisodeLimits, LLMCallRecord
+from arena.runner.request_reader import MAX_BODY_BYTES, Request
 from arena.runner.server import EpisodeSession, build_episode_handler
 from arena.runner.upstreams import Upstream, UpstreamRegistry
-from arena.runner.wire import MAX_BODY_BYTES, EpisodeWireServer, Reply, Request, StreamReply
+from arena.runner.wire import EpisodeWireServer, Reply, StreamReply
 from arena.shop.tools import ShopEnvironment
 
 pytestmark = pytest.mark.anyio

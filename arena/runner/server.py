@@ -18,7 +18,8 @@ import orjson
 from pydantic_core import to_jsonable_python
 
 from arena.runner.record import ToolCallRecord
-from arena.runner.wire import MAX_BODY_BYTES, Handler, Reply, Request
+from arena.runner.request_reader import MAX_BODY_BYTES, Request
+from arena.runner.wire import Handler, Reply
 from arena.shop.tools import ShopEnvironment, ToolResult
 
 MALFORMED_BODY = "<malformed request body>"

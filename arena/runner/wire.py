@@ -32,25 +32,11 @@ from inspect import isawaitable
 
 import orjson
 
+from arena.runner.request_reader import MAX_HEAD_BYTES, BadRequest, Request, RequestReader
+
 logger = logging.getLogger(__name__)
 
-MAX_HEAD_BYTES = 64 * 1024
-MAX_BODY_BYTES = 4 * 1024 * 1024
-_TOKEN = frozenset(b"!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_HEX = frozenset(b"0123456789abcdefABCDEF")
 _REASONS = {status.value: status.phrase.encode() for status in HTTPStatus}
-
-
-@dataclass(slots=True)
-class Request:
-    method: str
-    path: str  # the target's path, percent-encoded as sent; the query string is in ``query``
-    query: str
-    headers: dict[str, str]  # lower-case names; repeated headers joined by ", "
-    body: bytes
-    too_large: bool = False  # the body was over MAX_BODY_BYTES: read and dropped, ``body`` is empty
-    keep_alive: bool = True
-    http10: bool = False
 
 
 @dataclass(slots=True)
@@ -72,12 +58,6 @@ class StreamReply:
 Handler = Callable[[Request], "Reply | Awaitable[Reply | StreamReply]"]
 
 
-class _BadRequest(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 def _error_body(message: str, kind: str = "invalid_request_error", code: str = "bad_http_request") -> bytes:
     # The proxy's error shape, so an OpenAI client reads these like the proxy's own refusals.
     return orjson.dumps({"error": {"message": message, "type": kind, "code": code}})
@@ -88,129 +68,12 @@ def _header_bytes(text: str) -> bytes:
     return text.encode("latin-1", "replace").replace(b"\r", b" ").replace(b"\n", b" ")
 
 
-class _RequestReader:
-    """Takes one request at a time off the front of the connection's buffer:
-    ``read`` returns it once complete, else None (more bytes needed)."""
-
-    def __init__(self) -> None:
-        self._reset()
-
-    def _reset(self) -> None:
-        self._head: tuple[str, str, str, dict[str, str]] | None = None
-        self._body = bytearray()
-        self._left = 0  # bytes of the current Content-Length body or chunk still to come
-        self._chunked = False
-        self._chunk_state = "size"  # size -> data -> crlf -> size ... -> trailer
-        self._http10 = False
-        self._too_large = False
-        self.wants_continue = False  # the client waits for "100 Continue" before sending its body
-
-    def read(self, buffer: bytearray) -> Request | None:
-        if self._head is None:
-            end = buffer.find(b"\r\n\r\n", 0, MAX_HEAD_BYTES + 4)
-            if end < 0:
-                if len(buffer) > MAX_HEAD_BYTES:
-                    raise _BadRequest(431, f"request head over {MAX_HEAD_BYTES} bytes")
-                return None
-            self._head = self._parse_head(bytes(buffer[:end]))
-            del buffer[: end + 4]
-        done = self._read_chunked(buffer) if self._chunked else self._read_length(buffer)
-        if not done:
-            return None
-        method, path, query, headers = self._head
-        body = b"" if self._too_large else bytes(self._body)
-        close = "close" in headers.get("connection", "").lower()
-        request = Request(
-            method, path, query, headers, body, self._too_large, not (self._http10 or close), self._http10
-        )
-        self._reset()
-        return request
-
-    def _parse_head(self, head: bytes) -> tuple[str, str, str, dict[str, str]]:
-        lines = head.split(b"\r\n")
-        parts = lines[0].split(b" ")
-        if len(parts) != 3 or not parts[0] or not _TOKEN.issuperset(parts[0]):
-            raise _BadRequest(400, "malformed request line")
-        method, target, version = parts
-        if version not in (b"HTTP/1.1", b"HTTP/1.0"):
-            raise _BadRequest(505, "only HTTP/1.1 and HTTP/1.0 are served")
-        if not target.startswith(b"/"):
-            raise _BadRequest(400, "the request target must be a path")
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            name, colon, value = line.partition(b":")
-            if not colon or not name or not _TOKEN.issuperset(name):
-                raise _BadRequest(400, "malformed header line")
-            key = name.decode("ascii").lower()
-            text = value.strip(b" \t").decode("latin-1")
-            headers[key] = f"{headers[key]}, {text}" if key in headers else text
-        self._http10 = version == b"HTTP/1.0"
-        path, _, query = target.decode("latin-1").partition("?")
-        if "transfer-encoding" in headers:
-            if headers["transfer-encoding"].lower() != "chunked" or "content-length" in headers:
-                raise _BadRequest(501, "only a chunked transfer-encoding (without content-length) is served")
-            self._chunked = True
-        else:
-            length = headers.get("content-length", "0")
-            if not length.isdigit() or not length.isascii():
-                # Repeated headers arrive joined ("5, 5"): a length that is not one number is refused.
-                raise _BadRequest(400, "invalid content-length")
-            self._left = int(length)
-            self._too_large = self._left > MAX_BODY_BYTES
-        self.wants_continue = headers.get("expect", "").lower() == "100-continue"
-        return method.decode("ascii"), path, query, headers
-
-    def _take(self, buffer: bytearray, count: int) -> None:
-        if not self._too_large:
-            self._body += buffer[:count]
-            if len(self._body) > MAX_BODY_BYTES:
-                self._too_large = True  # the rest is read and dropped, so the connection stays usable
-                self._body.clear()
-        del buffer[:count]
-
-    def _read_length(self, buffer: bytearray) -> bool:
-        count = min(self._left, len(buffer))
-        self._take(buffer, count)
-        self._left -= count
-        return self._left == 0
-
-    def _read_chunked(self, buffer: bytearray) -> bool:
-        while True:
-            if self._chunk_state == "data":
-                count = min(self._left, len(buffer))
-                self._take(buffer, count)
-                self._left -= count
-                if self._left:
-                    return False
-                self._chunk_state = "crlf"
-                continue
-            end = buffer.find(b"\r\n", 0, 4096)
-            if end < 0:
-                if len(buffer) >= 4096:
-                    raise _BadRequest(400, "malformed chunked body")
-                return False
-            line = bytes(buffer[:end])
-            del buffer[: end + 2]
-            if self._chunk_state == "crlf":
-                if line:
-                    raise _BadRequest(400, "malformed chunked body")
-                self._chunk_state = "size"
-            elif self._chunk_state == "size":
-                size = line.split(b";", 1)[0].strip(b" \t")
-                if not size or len(size) > 8 or not _HEX.issuperset(size):
-                    raise _BadRequest(400, "malformed chunk size")
-                self._left = int(size, 16)
-                self._chunk_state = "data" if self._left else "trailer"
-            elif not line:  # the empty line that ends the trailers
-                return True
-
-
 class _Connection(asyncio.Protocol):
     def __init__(self, server: EpisodeWireServer) -> None:
         self._server = server
         self._transport: asyncio.Transport | None = None
         self._buffer = bytearray()
-        self._reader = _RequestReader()
+        self._reader = RequestReader()
         self._busy = False  # a request is being answered (or the next one is due): new bytes wait
         self._task: asyncio.Task | None = None  # the request being answered asynchronously
         self._streaming = False
@@ -265,7 +128,7 @@ class _Connection(asyncio.Protocol):
             return
         try:
             request = self._reader.read(self._buffer)
-        except _BadRequest as bad:
+        except BadRequest as bad:
             self._keep_alive = False
             self._write_reply(Reply(bad.status, _error_body(str(bad))))
             return
