@@ -222,6 +222,9 @@ def _socket_transport() -> Any:
         def __iter__(self) -> Iterator[bytes]:
             try:
                 yield from self.parts
+            except TimeoutError:
+                self.channel.keep = False
+                raise httpx.ReadTimeout("the arena socket stopped answering in time") from None
             except (OSError, ValueError) as exc:
                 self.channel.keep = False
                 raise httpx.ReadError(f"the arena socket failed: {exc!r}") from None
@@ -258,8 +261,11 @@ def _socket_transport() -> Any:
         def handle_request(self, request: httpx.Request) -> httpx.Response:
             read_timeout = request.extensions.get("timeout", {}).get("read")
             channel = None
-            while self.idle and channel is None:
-                channel = self.idle.pop()
+            while channel is None:
+                try:
+                    channel = self.idle.pop()  # atomic: threads share the pool
+                except IndexError:
+                    break
                 if channel.pid != os.getpid():
                     channel = None  # inherited over a fork: the parent's
             try:
