@@ -285,6 +285,17 @@ async def test_stream_is_passed_through_and_assembled(rig, agent_wants_usage: bo
 
 
 @pytest.mark.anyio
+async def test_stream_closed_before_its_first_chunk_is_recorded(rig) -> None:
+    """The agent hung up while the upstream was being opened: the server closes the relay unread."""
+    r = rig()
+    reply = await r.proxy.chat_completions(chat(stream=True))
+    await reply.chunks.aclose()
+    [record] = r.records
+    assert (record.status_code, record.stream) == (499, True) and "before its first byte" in record.error
+    assert r.proxy.calls_forwarded == 1 and r.proxy.tokens_used.completion_tokens == 0
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize("stream", [False, True])
 async def test_missing_usage_is_estimated_and_marked(rig, stream: bool) -> None:
     r = rig()

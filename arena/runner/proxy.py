@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import httpx
@@ -123,7 +123,8 @@ class InferenceProxy:
         if plan.stream:
             response = await self._send(call, plan, open_chat)
             headers["cache-control"] = "no-cache"
-            return StreamReply(self._relay(call, plan, response), headers)
+            abandon = lambda: self._abandon(call, response)  # noqa: E731
+            return StreamReply(_Relay(self._relay(call, plan, response), abandon), headers)
         raw, answer = await self._send(call, plan, fetch_chat)
         call.answered = time.perf_counter()
         record = completion_record(answer)
@@ -188,6 +189,10 @@ class InferenceProxy:
             closed = CallFailure(499, "client_closed_request", "the agent closed the stream before its end")
             self._record_stream(call, assembler, closed)
 
+    async def _abandon(self, call: Call, response: httpx.Response) -> None:
+        await close(response)
+        self._record(call, 499, None, TokenUsage(), "the agent closed the stream before its first byte")
+
     # --- recording ----------------------------------------------------------------------------------
 
     def _record_stream(self, call: Call, assembler: StreamAssembler, failure: CallFailure | None) -> None:
@@ -234,3 +239,25 @@ class InferenceProxy:
             self._on_call(record)
         except Exception:  # the validator's sink failing must not turn into the agent's error
             logger.exception("on_call failed for LLM call %d", call.index)
+
+
+class _Relay:
+    """The relay as the socket server iterates it. Closed before its first chunk was
+    asked for (the agent hung up while the upstream was being opened), the generator's
+    own cleanup never runs, so the upstream is closed and the call recorded here."""
+
+    def __init__(self, events: AsyncGenerator[bytes, None], abandon: Callable[[], Awaitable[None]]) -> None:
+        self._events, self._abandon, self._started = events, abandon, False
+
+    def __aiter__(self) -> _Relay:
+        return self
+
+    async def __anext__(self) -> bytes:
+        self._started = True
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        if not self._started:
+            self._started = True
+            await self._abandon()
+        await self._events.aclose()

@@ -98,7 +98,9 @@ class _Connection(asyncio.Protocol):
             self._transport.pause_reading()  # pipelined requests wait for the one being answered
 
     def eof_received(self) -> None:
-        self.connection_lost(None)  # the agent hung up: a half-open UDS socket has nobody to read the answer
+        # The end of what the agent sends is how a hang-up looks here (no client of ours half-closes
+        # and waits), and a stream must notice it at once, not at its next write.
+        self.connection_lost(None)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._closed:
