@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from functools import partial
 from typing import Any, TypeVar
 
 import httpx
@@ -123,8 +124,8 @@ class InferenceProxy:
         if plan.stream:
             response = await self._send(call, plan, open_chat)
             headers["cache-control"] = "no-cache"
-            abandon = lambda: self._abandon(call, response)  # noqa: E731
-            return StreamReply(_Relay(self._relay(call, plan, response), abandon), headers)
+            relay = _Relay(self._relay(call, plan, response), partial(self._abandon, call, response))
+            return StreamReply(relay, headers)
         raw, answer = await self._send(call, plan, fetch_chat)
         call.answered = time.perf_counter()
         record = completion_record(answer)
@@ -158,7 +159,7 @@ class InferenceProxy:
             call.answered = time.perf_counter()
             raise
 
-    async def _relay(self, call: Call, plan: Plan, response: httpx.Response) -> AsyncIterator[bytes]:
+    async def _relay(self, call: Call, plan: Plan, response: httpx.Response) -> AsyncGenerator[bytes, None]:
         """Passes the upstream's SSE chunks through as they arrive while assembling the
         full answer for the record; a failure after the headers ends the stream with an
         OpenAI error event (the openai client raises on it)."""
