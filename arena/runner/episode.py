@@ -22,7 +22,7 @@ from arena.runner.boot import EXIT_CRASH, EXIT_MEMORY, EXIT_NO_ENTRY
 from arena.runner.process import ProcessResult, run_process
 from arena.runner.proxy import InferenceProxy, SamplingPin, UpstreamRegistry
 from arena.runner.record import AgentRef, EpisodeLimits, EpisodeRecord, ProblemRef, ResourceUsage, Termination
-from arena.runner.runtime import ensure_runtime
+from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
 from arena.runner.sandbox import (
     SANDBOX_AGENT,
     bubblewrap_command,
@@ -85,6 +85,15 @@ class EpisodeRunner:
         if self.config.sandbox:
             require_bubblewrap()
         self.runtime = ensure_runtime(self.config.runtime_dir)
+        self._runtime_checked = time.monotonic()
+
+    def _fresh_runtime(self) -> Path:
+        # Hourly, re-ensure the runtime: that marks it in use (runtimes unused for a week are
+        # pruned by whoever builds a newer one) and rebuilds it should it have gone anyway.
+        if time.monotonic() - self._runtime_checked > RUNTIME_RECHECK_S:
+            self.runtime = ensure_runtime(self.config.runtime_dir)
+            self._runtime_checked = time.monotonic()
+        return self.runtime
 
     async def run(self, agent: AgentSource, problem: Problem, model: str, attempt: int = 0) -> EpisodeRecord:
         limits = self.config.limits
@@ -118,11 +127,11 @@ class EpisodeRunner:
             process_start_s = clock()
             if self.config.sandbox:
                 argv = bubblewrap_command(
-                    runtime=self.runtime, agent_dir=agent_dir, socket_path=socket_path, slot=next(_slots)
+                    runtime=self._fresh_runtime(), agent_dir=agent_dir, socket_path=socket_path, slot=next(_slots)
                 )
                 process_env = None
             else:
-                argv = unsafe_command(runtime=self.runtime, agent_file=agent_dir / "agent.py")
+                argv = unsafe_command(runtime=self._fresh_runtime(), agent_file=agent_dir / "agent.py")
                 process_env = sandbox_environment(str(socket_path)) | {"PATH": os.environ.get("PATH", "")}
             result = await asyncio.to_thread(
                 run_process,

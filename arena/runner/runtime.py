@@ -5,7 +5,8 @@ Only the distributions an agent may import (``openai``, ``httpx``,
 installed metadata, into one folder outside the project; that folder and the
 SDK are bound read-only at neutral paths (``/opt/site``, ``/opt/sdk``), so
 the agent never sees the validator's virtual environment or its parents.
-Built once per set of package versions and reused.
+Built once per set of package versions and reused; runtimes nobody has
+opened for a week are removed when a new one is built.
 """
 
 from __future__ import annotations
@@ -17,10 +18,18 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from importlib import metadata
 from pathlib import Path
 
 ALLOWED_ROOTS = ("openai", "httpx", "pydantic")
+# A runtime unused this long is pruned. Generous because another validator (an older
+# checkout on the same machine) may still run on it: its READY file's mtime is its last use.
+STALE_AFTER_S = 7 * 24 * 3600
+# How often a long-running runner re-ensures (and so marks in use) its runtime.
+RUNTIME_RECHECK_S = 3600
+# A staging folder this old belongs to a build that died.
+ABANDONED_BUILD_S = 3600
 _RUNNER_DIR = Path(__file__).resolve().parent
 _SDK_FILE = _RUNNER_DIR.parent / "sdk.py"
 _BOOT_FILE = _RUNNER_DIR / "boot.py"
@@ -82,6 +91,7 @@ def ensure_runtime(cache_dir: Path | None = None) -> Path:
     cache_dir = cache_dir or default_cache_dir()
     target = cache_dir / runtime_key(dists)
     if (target / "READY").is_file():
+        os.utime(target / "READY")  # marks it in use, so pruning leaves it alone
         return target
     cache_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".building-", dir=cache_dir))
@@ -121,4 +131,26 @@ def ensure_runtime(cache_dir: Path | None = None) -> Path:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    prune_runtimes(cache_dir, keep=target)
     return target
+
+
+def prune_runtimes(cache_dir: Path, keep: Path, now: float | None = None) -> list[Path]:
+    """Remove runtimes unused for ``STALE_AFTER_S`` and abandoned builds; returns what went.
+    Each runtime is ~50 MB and every SDK or package change makes a new one."""
+    now = time.time() if now is None else now
+    removed = []
+    for entry in cache_dir.iterdir():
+        if entry == keep or not entry.is_dir():
+            continue
+        try:
+            if entry.name.startswith(".building-"):
+                stale = now - entry.stat().st_mtime > ABANDONED_BUILD_S
+            else:
+                stale = now - (entry / "READY").stat().st_mtime > STALE_AFTER_S
+        except FileNotFoundError:
+            continue  # not a runtime (or removed meanwhile): leave it
+        if stale:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
