@@ -14,9 +14,7 @@ def agent_main(problem):
     result = sdk.tool(call.function.name, **json.loads(call.function.arguments))
     messages += [first.choices[0].message.model_dump(exclude_none=True),
                  {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)}]  # fmt: skip
-    stream = client.chat.completions.create(
-        model=sdk.model(), messages=messages, tools=sdk.tool_schemas(), stream=True
-    )
+    stream = client.chat.completions.create(model=sdk.model(), messages=messages, tools=sdk.tool_schemas(), stream=True)
     names = set()
     for chunk in stream:
         for choice in chunk.choices:
