@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from arena.jsonl import json_lines
 from arena.problems.partitions import PartitionName
 from arena.problems.suite_manifest import sha256_file
 from arena.runner.record import EpisodeRecord
@@ -45,17 +46,12 @@ class ImportError_(ValueError):  # noqa: N801 - not the builtin: a file the expo
 
 def _lines(path: Path) -> Iterator[tuple[int, Any | Unreadable]]:
     try:
-        handle = path.open("rb")
+        for number, row in json_lines(path):
+            if isinstance(row, ValueError):
+                row = Unreadable(source=str(path), line=number, reason=f"not valid JSON ({row})")
+            yield number, row
     except OSError as exc:
         raise ImportError_(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except ValueError as exc:
-                yield number, Unreadable(source=str(path), line=number, reason=f"not valid JSON ({exc})")
 
 
 def _validation(exc: ValidationError) -> str:

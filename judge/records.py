@@ -3,13 +3,13 @@ with the file, the line and the reason (nothing is skipped silently)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from arena.jsonl import json_lines
 from arena.runner.record import EpisodeRecord
 from judge.rubric import Level
 
@@ -32,17 +32,12 @@ class LabelledEpisode(BaseModel):
 
 def _rows(path: Path) -> Iterator[tuple[int, Any]]:
     try:
-        handle = path.open("rb")
+        for number, row in json_lines(path):
+            if isinstance(row, ValueError):
+                raise RecordFileError(f"{path}:{number}: not valid JSON ({row})")
+            yield number, row
     except OSError as exc:
         raise RecordFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except ValueError as exc:
-                raise RecordFileError(f"{path}:{number}: not valid JSON ({exc})") from None
 
 
 def _problem(exc: ValidationError) -> str:
