@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import itertools
 import os
 import shutil
 import signal
@@ -32,6 +31,7 @@ from arena.runner.sandbox import (
     unsafe_command,
 )
 from arena.runner.server import EpisodeSession, build_episode_handler
+from arena.runner.uids import UidLease
 from arena.runner.wire import EpisodeWireServer
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeBackend
@@ -63,9 +63,6 @@ class RunnerConfig(BaseModel):
     pin: SamplingPin | None = None
     runtime_dir: Path | None = None
     work_dir: Path | None = None  # where per-episode sockets live (private to the validator)
-
-
-_slots = itertools.count()
 
 
 class EpisodeRunner:
@@ -108,6 +105,7 @@ class EpisodeRunner:
         session = EpisodeSession(env, public, model, proxy, clock)
 
         workdir = Path(tempfile.mkdtemp(prefix="episode-", dir=self.config.work_dir))
+        uid_lease: UidLease | None = None
         try:
             agent_dir = workdir / "agent"
             agent_dir.mkdir()
@@ -126,8 +124,9 @@ class EpisodeRunner:
             server_ready_s = clock()
             process_start_s = clock()
             if self.config.sandbox:
+                uid_lease = UidLease()
                 argv = bubblewrap_command(
-                    runtime=self._fresh_runtime(), agent_dir=agent_dir, socket_path=socket_path, slot=next(_slots)
+                    runtime=self._fresh_runtime(), agent_dir=agent_dir, socket_path=socket_path, uid=uid_lease.uid
                 )
                 process_env = None
             else:
@@ -146,6 +145,8 @@ class EpisodeRunner:
             await server.close()
             listener.close()
         finally:
+            if uid_lease is not None:
+                uid_lease.release()  # the sandbox's pid namespace is gone: no process of that uid is left
             shutil.rmtree(workdir, ignore_errors=True)
 
         termination, limit_hit, error = classify(result, env.state.terminated)

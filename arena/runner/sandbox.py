@@ -9,8 +9,8 @@ All namespaces are unshared (no network at all), the environment is cleared.
 
 The validator usually runs as root, and neither a process limit nor dropped
 capabilities bind uid 0. So, as root, bubblewrap starts the agent through
-``setpriv`` as an unprivileged uid of its own (one per episode slot, so
-episodes do not share a process count) with every capability and the
+``setpriv`` as an unprivileged uid of its own (leased host-wide for the
+episode, see arena/runner/uids.py, so episodes do not share a process count) with every capability and the
 bounding set dropped and no_new_privs set. Run as a normal user, bubblewrap's
 user namespace does the same job.
 """
@@ -30,8 +30,6 @@ from arena.runner.record import EpisodeLimits
 
 SANDBOX_SOCKET = "/run/arena.sock"
 SANDBOX_AGENT = "/agent/agent.py"
-FIRST_AGENT_UID = 200_000
-UID_SLOTS = 10_000
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or pass --unsafe-no-sandbox for local development only"
 
 
@@ -76,16 +74,12 @@ def require_bubblewrap() -> str:
     return path
 
 
-def agent_uid(slot: int) -> int:
-    return FIRST_AGENT_UID + slot % UID_SLOTS
-
-
 def bubblewrap_command(
     *,
     runtime: Path,
     agent_dir: Path,
     socket_path: Path,
-    slot: int,
+    uid: int,
     python: PythonLayout | None = None,
 ) -> list[str]:
     """The full argv: bwrap, its mounts, then (as root) setpriv, then python."""
@@ -128,15 +122,14 @@ def bubblewrap_command(
         setpriv = shutil.which("setpriv")
         if setpriv is None:
             raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
-        uid = str(agent_uid(slot))
         argv += ["--ro-bind", setpriv, "/opt/python/bin/setpriv"]
         # The command bubblewrap runs: setpriv, which drops to the agent's uid, then python.
         argv += [
             "/opt/python/bin/setpriv",
             "--reuid",
-            uid,
+            str(uid),
             "--regid",
-            uid,
+            str(uid),
             "--clear-groups",
             "--inh-caps=-all",
             "--bounding-set=-all",
