@@ -24,6 +24,25 @@ class Termination(StrEnum):
     limit = "limit"  # a resource limit (memory, CPU, processes, output, file size) stopped it
 
 
+class FaultKind(StrEnum):
+    """What the validator failed to provide; never the agent's doing."""
+
+    sandbox = "sandbox"  # bubblewrap missing, or it failed before the agent process started
+    upstream = "upstream"  # the model server was down or erroring (the proxy's own view)
+    judge = "judge"  # the reasoning judge was unavailable
+    store = "store"  # the database failed
+    runner = "runner"  # a bug or crash in the validator's own code
+
+
+class ValidatorFault(BaseModel):
+    """Set only from validator-side signals (bwrap's status, the proxy's view of the
+    upstream, the runner's own exceptions), never from anything the agent printed.
+    An episode with a fault is retried and never scored against the miner."""
+
+    kind: FaultKind
+    detail: str
+
+
 class ProblemRef(BaseModel):
     """The problem as the episode ran it. ``row`` is the full official-shape row
     (with the reward): downstream stages read it from here; the judge's evidence
@@ -121,6 +140,7 @@ class EpisodeRecord(BaseModel):
     exit_code: int | None = None
     signal: int | None = None
     error: str | None = None  # the crash's traceback tail, or why the runner stopped it
+    validator_fault: ValidatorFault | None = None  # the validator's failure, not the agent's (see ValidatorFault)
     stdout_tail: str = ""
     stderr_tail: str = ""
     usage: ResourceUsage = Field(default_factory=ResourceUsage)
