@@ -23,8 +23,10 @@ from arena.commands import (
     score,
     serve,
     submit,
+    subnets,
     suite,
     validator,
+    wallet,
     worker,
 )
 
@@ -40,6 +42,8 @@ app.add_typer(db.app, name="db")
 app.add_typer(distill.app, name="distill")
 app.add_typer(evaluate.app, name="eval")
 app.add_typer(validator.app, name="validator")
+app.add_typer(wallet.app, name="wallet")
+app.add_typer(subnets.app, name="subnets")
 app.command("worker")(worker.worker)
 app.add_typer(policy.app, name="policy")
 app.command("score")(score.score)

@@ -57,12 +57,18 @@ def ensure_hotkeys(path: Path, name: str, hotkeys: list[str]) -> list[bt.Wallet]
     return [ensure_wallet(path, name, hotkey) for hotkey in hotkeys]
 
 
-def load_wallet(path: Path, name: str, hotkey: str = "default") -> bt.Wallet:
-    """An existing wallet whose hotkey can sign; a clear error when it cannot."""
+def load_wallet(path: Path, name: str, hotkey: str = "default", *, create_hint: bool = False) -> bt.Wallet:
+    """An existing wallet whose hotkey can sign; a clear error when it cannot.
+
+    ``create_hint``: the folder holds local keys, so the error names the
+    command that makes them (`arena wallet create`)."""
     wallet = _wallet(path, name, hotkey)
     keyfile = hotkey_file(path, name, hotkey)
     if not wallet.hotkey_file.exists_on_device():
-        raise WalletError(f"no hotkey {hotkey!r} in wallet {name!r}: {keyfile} does not exist")
+        hint = ""
+        if create_hint:
+            hint = f"; create it with `arena wallet create --wallet.name {name} --wallet.hotkey {hotkey}`"
+        raise WalletError(f"no hotkey {hotkey!r} in wallet {name!r}: {keyfile} does not exist{hint}")
     try:
         wallet.unlock_hotkey()
     except Exception as exc:  # the SDK raises several types (KeyfileError, ValueError, OSError)

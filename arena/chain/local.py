@@ -196,6 +196,26 @@ class LocalChain:
             ).one_or_none()
             return None if row is None else Commitment(hotkey=row.hotkey, data=row.data, block=row.block)
 
+    def commitments(self) -> list[Commitment]:
+        """Every registered hotkey's latest commitment, by uid (what `arena subnets commitments` lists)."""
+        with transaction(self.sessions) as session:
+            latest = (
+                select(ChainCommitment.hotkey, func.max(ChainCommitment.id).label("id"))
+                .where(ChainCommitment.netuid == self.netuid)
+                .group_by(ChainCommitment.hotkey)
+                .subquery()
+            )
+            rows = session.execute(
+                select(ChainCommitment.hotkey, ChainCommitment.data, ChainCommitment.block)
+                .join(latest, latest.c.id == ChainCommitment.id)
+                .join(
+                    ChainNeuron,
+                    (ChainNeuron.netuid == ChainCommitment.netuid) & (ChainNeuron.hotkey == ChainCommitment.hotkey),
+                )
+                .order_by(ChainNeuron.uid)
+            )
+            return [Commitment(hotkey=hotkey, data=data, block=block) for hotkey, data, block in rows]
+
     # --- weights ---
 
     def set_weights(self, hotkey: str, uids: list[int], weights: list[float]) -> WeightsReceipt:

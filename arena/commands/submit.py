@@ -11,6 +11,7 @@ from rich.table import Table
 from sqlalchemy.exc import SQLAlchemyError
 
 from arena.commands.common import err, fail
+from arena.commands.local_chain import open_local_chain
 
 NETWORK_WALLET_DIR = Path("~/.bittensor/wallets")  # the bittensor convention, for real keys only
 
@@ -58,13 +59,14 @@ def submit(
     """
     from arena.chain.bittensor_chain import BittensorChain, ChainAccessError, ChainConfigError
     from arena.miner.client import MinerClient, MinerClientError, read_agent, resolve_validators
-    from arena.wallets import LOCAL_WALLET_DIR, WalletError, ensure_wallet, load_wallet
+    from arena.wallets import LOCAL_WALLET_DIR, WalletError, load_wallet
 
     try:
         read_agent(agent)  # fail before touching keys or the chain
         if local:
-            chain = _local_chain(database_url, netuid)  # before creating keys: a wrong URL leaves nothing behind
-            wallet = ensure_wallet(wallet_path or LOCAL_WALLET_DIR, wallet_name, wallet_hotkey)
+            chain = open_local_chain(database_url, netuid)
+            # Never creates keys: a mistyped --wallet.name must fail here, not mint a new hotkey.
+            wallet = load_wallet(wallet_path or LOCAL_WALLET_DIR, wallet_name, wallet_hotkey, create_hint=True)
         else:
             wallet = load_wallet(wallet_path or NETWORK_WALLET_DIR, wallet_name, wallet_hotkey)
             chain = BittensorChain(network, netuid, wallet)
@@ -93,25 +95,3 @@ def submit(
         sys.stdout.write(result.model_dump_json() + "\n")
     if not result.all_accepted:
         raise typer.Exit(1)
-
-
-def _local_chain(database_url: str | None, netuid: int):
-    """The store-backed LocalChain on an existing, migrated database (imported lazily:
-    only local runs need the store). Refuses to create an empty database by accident."""
-    try:
-        from arena.chain.local import LocalChain
-        from arena.store.db import StoreError, open_store, resolve_url, safe_url
-        from arena.store.migrate import current_revision, head_revision
-    except ImportError as exc:
-        fail(f"the local chain is not available in this installation: {exc}")
-    try:
-        url = resolve_url(database_url)
-        if url.get_backend_name() == "sqlite" and url.database and not Path(url.database).expanduser().exists():
-            fail(f"no local chain database at {url.database}: run the local validator or `arena demo` first")
-        store = open_store(url)
-        revision = current_revision(store.engine)
-    except (StoreError, SQLAlchemyError) as exc:
-        fail(f"local chain database: {str(exc).splitlines()[0]}")
-    if revision != head_revision():
-        fail(f"{safe_url(url)} is at schema revision {revision}, not {head_revision()}: run `arena db upgrade` first")
-    return LocalChain(store.sessions, netuid)
