@@ -12,7 +12,8 @@ Order of the content checks (the first failure decides, with its HTTP status):
 1. size <= ``max_bytes`` (413), 2. UTF-8 (400), 3. ``ast.parse`` (422, names the
 line), 4. a top-level ``def agent_main(problem)`` (422: the runner calls it
 synchronously, so ``async def`` or a bare assignment would never run),
-5. copy detection against every earlier submission (409): identical sha256,
+5. every import resolves in the sandbox (422, names the module and line;
+``arena.race.imports``), 6. copy detection against every earlier submission (409): identical sha256,
 identical normalised-AST hash, or MinHash similarity >= ``minhash_threshold``.
 A collision is decided by :func:`first_committed`: the submission whose chain
 commitment came first wins, so a new submission that committed earlier than
@@ -66,10 +67,14 @@ from arena.race.copies import (  # noqa: F401
     normalised_dump,
     source_text,
 )
+from arena.race.imports import unsatisfied_import
 from arena.race.intake_limits import IntakeLimits, aware
+from arena.runner.runtime import ALLOWED_ROOTS
 
 ENTRYPOINT = "agent_main"
-CheckName = Literal["size", "utf8", "syntax", "entrypoint", "exact_copy", "ast_copy", "near_copy", "accepted"]
+CheckName = Literal[
+    "size", "utf8", "syntax", "entrypoint", "imports", "exact_copy", "ast_copy", "near_copy", "accepted"
+]
 
 
 class IntakeVerdict(BaseModel):
@@ -77,7 +82,7 @@ class IntakeVerdict(BaseModel):
     check: CheckName  # the check that decided ("accepted" when all passed)
     status_code: int  # what the API answers: 201 accepted, else the check's error status
     reason: str
-    line: int | None = None  # syntax errors
+    line: int | None = None  # syntax errors and unsatisfiable imports
     collision: Collision | None = None  # the earlier submission that wins against this one
     supersedes: list[Collision] = Field(default_factory=list)  # earlier ones this one beats by commitment order
     fingerprint: Fingerprint | None = None  # set once the code parsed
@@ -138,6 +143,21 @@ def check_entrypoint(tree: ast.Module) -> IntakeVerdict | None:
     return _reject("entrypoint", 422, f"the agent file defines no top-level `def {ENTRYPOINT}(problem)`")
 
 
+def check_imports(tree: ast.Module) -> IntakeVerdict | None:
+    """Every import must resolve in the sandbox (arena/race/imports.py says what does)."""
+    missing = unsatisfied_import(tree)
+    if missing is None:
+        return None
+    module, line = missing
+    return _reject(
+        "imports",
+        422,
+        f"line {line} imports {module!r}, which the sandbox does not have: an agent may import only "
+        f"the standard library, arena.sdk and {', '.join(ALLOWED_ROOTS)} (with what they depend on)",
+        line=line,
+    )
+
+
 _KIND_TEXT = {
     "sha256": "is byte-identical to",
     "ast": "has the same normalised syntax tree (names and literals abstracted) as",
@@ -168,6 +188,8 @@ def check_submission(
     if verdict or tree is None:
         return verdict or _reject("syntax", 422, "the agent file cannot be parsed")
     if verdict := check_entrypoint(tree):
+        return verdict
+    if verdict := check_imports(tree):
         return verdict
     try:
         dump = normalised_dump(tree)
