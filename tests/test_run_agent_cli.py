@@ -44,3 +44,24 @@ def test_run_agent_refuses_what_it_cannot_run(tmp_path):
     done = subprocess.run([ARENA, "run-agent", str(tmp_path / "missing.py"), "--catalog", str(tmp_path),
                            "--problems", str(tmp_path / "p.jsonl")], capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+def test_a_crashing_agent_shows_its_first_traceback_and_where_the_rest_is(catalog_dir, tmp_path):
+    from contextlib import chdir
+
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    agent = tmp_path / "broken.py"
+    agent.write_text("def agent_main(problem):\n    raise RuntimeError('the agent broke on ' + problem['intent'])\n")
+    problems = tmp_path / "problems.jsonl"
+    problems.write_bytes(orjson.dumps({"query": "widget", "reward": {"product_id": "1003", "title": ["w"]}}) + b"\n")
+    with chdir(tmp_path):
+        result = CliRunner().invoke(
+            app, ["run-agent", str(agent), "--catalog", str(catalog_dir), "--problems", str(problems)]
+        )
+    assert result.exit_code == 0, result.output
+    assert "crash: 1" in result.stdout
+    assert "RuntimeError: the agent broke on product" in result.stderr
+    assert "rerun with --out records.jsonl" in result.stderr

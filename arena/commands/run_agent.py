@@ -76,7 +76,7 @@ def run_agent(
     progress = Progress(TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err)
     with progress:
         task = progress.add_task("run", total=len(task_list) * samples)
-        _, summary = asyncio.run(
+        records, summary = asyncio.run(
             run_batch(
                 runner,
                 source,
@@ -101,3 +101,31 @@ def run_agent(
     out.print("pass^k  " + "  ".join(f"k={k}: {v:.1%}" for k, v in summary.pass_hat_k.items()))
     out.print("ended   " + ", ".join(f"{k}: {v}" for k, v in sorted(summary.terminations.items())))
     sys.stdout.flush()
+    _show_first_failure(records, out_file)
+
+
+TAIL_LINES = 15
+
+
+def _show_first_failure(records, out_file: Path | None) -> None:
+    """The first crashed (or limit-stopped) episode's error tail, so a broken agent is
+    visible without opening the records; and where every record is."""
+    from arena.runner.record import Termination
+
+    failed = [r for r in records if r.termination in (Termination.crash, Termination.limit, Termination.timeout)]
+    if not failed:
+        return
+    first = failed[0]
+    err.print(
+        f"[bold red]{len(failed)} episode(s) did not end normally.[/] The first, on problem "
+        f"{first.problem.id} ({first.termination.value}{', ' + first.limit_hit if first.limit_hit else ''}):",
+        highlight=False,
+    )
+    tail = "\n".join((first.stderr_tail or first.error or "(no output)").rstrip().splitlines()[-TAIL_LINES:])
+    err.print(tail, markup=False, highlight=False)
+    where = (
+        f"every record, with full stdout/stderr tails, is in {out_file}"
+        if out_file
+        else ("rerun with --out records.jsonl to keep every record with its stdout/stderr tails")
+    )
+    err.print(where, markup=False, highlight=False)
