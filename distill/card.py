@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from distill.columnar import write_hf, write_parquet
 from distill.export import FILES, ExportSummary
 
 EXTRA_HINT = "pip install 'trajectory-arena[export]' (pyarrow, datasets, matplotlib)"
@@ -23,30 +24,22 @@ def _have(module: str) -> bool:
 def write_extras(out: Path, formats: list[str]) -> list[str]:
     """Parquet and/or the Hugging Face directory next to the JSONL files; one line per result."""
     notes = []
-    nonempty = [name for name in FILES if (out / f"{name}.jsonl").stat().st_size > 0]
+    nonempty = [
+        name for name in FILES if (out / f"{name}.jsonl").is_file() and (out / f"{name}.jsonl").stat().st_size > 0
+    ]
     if "parquet" in formats:
         if not _have("pyarrow"):
             notes.append(f"parquet skipped: pyarrow is missing ({EXTRA_HINT})")
         else:
-            from pyarrow import json as pa_json
-            from pyarrow import parquet
-
-            for name in nonempty:
-                parquet.write_table(pa_json.read_json(out / f"{name}.jsonl"), out / f"{name}.parquet")
-            notes.append(f"parquet: {', '.join(f'{n}.parquet' for n in nonempty) or 'nothing (all files empty)'}")
+            written = write_parquet(out, nonempty)
+            notes.append(f"parquet: {', '.join(written) or 'nothing (all files empty)'}")
     if "hf" in formats:
         if not _have("datasets"):
             notes.append(f"hf skipped: datasets is missing ({EXTRA_HINT})")
         else:
-            from datasets import load_dataset
-
-            # KTO rows have their own columns, so they are a dataset of their own beside the trajectory splits.
-            splits = {n: str(out / f"{n}.jsonl") for n in nonempty if n != "kto"}
-            if splits:
-                load_dataset("json", data_files=splits).save_to_disk(str(out / "hf" / "trajectories"))
-            if "kto" in nonempty:
-                load_dataset("json", data_files={"train": str(out / "kto.jsonl")}).save_to_disk(str(out / "hf" / "kto"))
-            notes.append(f"hf: {out / 'hf'} (trajectories: {', '.join(splits) or 'none'}; kto: {'kto' in nonempty})")
+            written = write_hf(out, nonempty)
+            parts = "; ".join(f"{folder}: {', '.join(splits)}" for folder, splits in written.items()) or "nothing"
+            notes.append(f"hf: {out / 'hf'} ({parts}; load with datasets.load_from_disk)")
     return notes
 
 
@@ -95,6 +88,8 @@ def write_card(out: Path, summary: ExportSummary) -> None:
         "Rows are OpenAI chat `messages` + `tools` (trl's SFT format) with `metadata`: the structural filter's",
         "verdict per stage (`metadata.filter`) and the gates' (`metadata.gates`), each with its reason.",
         "",
+        *(["## Warnings", "", *(f"- {w}" for w in summary.warnings), ""] if summary.warnings else []),
+        *([f"Not written (no rows): {', '.join(f'`{n}.jsonl`' for n in summary.empty)}.", ""] if summary.empty else []),
         "## Funnel",
         "",
         *_table(

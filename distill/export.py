@@ -12,6 +12,7 @@ with their size.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -20,7 +21,16 @@ from pydantic import BaseModel, Field
 from distill.gates import GateConfig, TokenCounter, gate_verdicts
 from distill.importers import Item, Unreadable
 from distill.schema import Trajectory, Verdict
-from distill.split import HELDOUT, Selection, cap_agents, cluster_of, digest, eval_clusters, fingerprint
+from distill.split import (
+    HELDOUT,
+    Selection,
+    cap_agents,
+    cluster_of,
+    digest,
+    effective_share,
+    eval_clusters,
+    fingerprint,
+)
 from distill.structure import FilterConfig, structural_verdicts
 
 FORMATS = ("jsonl", "parquet", "hf")
@@ -83,6 +93,13 @@ class ExportSummary(BaseModel):
     rules: list[float] = Field(default_factory=list)  # outcome rule scores of every read episode
     coefficients: list[float] = Field(default_factory=list)
     extras: list[str] = Field(default_factory=list)  # written beyond JSONL (parquet, hf, plots) or why not
+    warnings: list[str] = Field(default_factory=list)  # what a user must know: a relaxed cap, an empty split
+    empty: list[str] = Field(default_factory=list)  # files with no row: not written (an empty file loads as an error)
+
+    @property
+    def usable(self) -> bool:
+        """False when nothing reached train: the export's purpose failed (the CLI exits 1)."""
+        return self.funnel.train > 0
 
 
 class _Key(BaseModel):
@@ -203,6 +220,13 @@ class CorpusExport:
         kept = [i for i, k in enumerate(self._keys) if k.gated and i not in reasons]
         evals = eval_clusters((self._keys[i].cluster for i in kept), seed=seed, fraction=self.config.eval_fraction)
         train = [i for i in kept if self._keys[i].cluster not in evals]
+        agents = Counter(self._keys[i].agent for i in train)
+        share = effective_share(agents, self.config.max_agent_share)
+        if share > self.config.max_agent_share:
+            self.summary.warnings.append(
+                f"only {len(agents)} agent version(s) reached train: the {self.config.max_agent_share:.0%} share cap "
+                f"cannot hold for so few, so it binds at {share:.0%} (equal shares)"
+            )
         cut = cap_agents([(i, self._keys[i].episode_id, self._keys[i].agent) for i in train], seed=seed,
                          max_share=self.config.max_agent_share)  # fmt: skip
         reasons.update(cut)
@@ -246,10 +270,40 @@ class CorpusExport:
         self._spool_path.unlink()
         for handle in self._files.values():
             handle.close()
+        self._drop_empty_files()
         overlap = train_clusters & eval_seen
         if overlap:  # cannot happen by construction; checked because a leak would void every eval figure
             raise ExportError(f"leak: cluster(s) {sorted(overlap)[:5]} in both train and eval")
         return self.summary
+
+    def _drop_empty_files(self) -> None:
+        """An empty JSONL split loads as an error (``datasets`` raises StopIteration), so it is not
+        written; the card and the command say which files are empty and why."""
+        funnel = self.summary.funnel
+        for name in FILES:
+            path = self.config.out / f"{name}.jsonl"
+            if path.stat().st_size == 0:
+                path.unlink()
+                self.summary.empty.append(name)
+        if funnel.train == 0:
+            self.summary.warnings.append(f"train is empty: {self._why_no_train()}")
+        if funnel.eval == 0 and funnel.train > 0:
+            self.summary.warnings.append(
+                "eval is empty: the gated trajectories come from fewer than two leak clusters (or --eval-fraction 0)"
+            )
+
+    def _why_no_train(self) -> str:
+        funnel, failures = self.summary.funnel, self.summary.gate_failures
+        if funnel.episodes == 0:
+            return "no episode was read"
+        if funnel.agentic == 0:
+            return f"none of {funnel.episodes} episode(s) is agentic (see subtask.jsonl and the card's stage table)"
+        if funnel.gated == 0:
+            worst = max(failures.items(), key=lambda kv: kv[1])[0] if failures else "a gate"
+            return f"none of {funnel.agentic} agentic trajectories passed the gates (most failed {worst!r})"
+        if funnel.capped or funnel.duplicates:
+            return f"the {funnel.gated} gated trajectories were duplicates ({funnel.duplicates}) or capped ({funnel.capped})"
+        return f"the {funnel.gated} gated trajectories all fell in eval clusters"
 
     def _kto(self, trajectory: Trajectory, threshold: float) -> int:
         meta = trajectory.metadata

@@ -130,12 +130,24 @@ def share_cap(counts: Counter, max_share: float) -> int | None:
     return best if best < max(counts.values()) else None
 
 
+def effective_share(counts: Counter, max_share: float) -> float:
+    """The share cap that can hold for these agents.
+
+    With k agents in train, one of them always holds at least 1/k of it, so a
+    cap below 1/k could only be met by keeping nothing (a one-agent store would
+    export an empty train split). The cap then binds at 1/k: equal shares.
+    """
+    return max(max_share, 1.0 / len(counts)) if counts else max_share
+
+
 def cap_agents(entries: list[tuple[int, str, str]], *, seed: int, max_share: float) -> dict[int, str]:
     """Cut over-represented agent versions down to the cap, keeping a seeded sample of each.
 
     ``entries`` are (position, episode id, agent sha256); returns position -> why it was cut.
+    ``max_share`` is applied as :func:`effective_share` makes it.
     """
     counts = Counter(agent for _, _, agent in entries)
+    max_share = effective_share(counts, max_share)
     cap = share_cap(counts, max_share)
     if cap is None:
         return {}

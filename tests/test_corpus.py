@@ -90,7 +90,9 @@ def run_export(*args: str):
     return result
 
 
-def rows(path: Path) -> list[dict]:
+def rows(path: Path, *, missing_ok: bool = False) -> list[dict]:
+    if missing_ok and not path.exists():
+        return []  # an empty split is not written
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
@@ -177,8 +179,13 @@ def exported(inputs, tmp_path_factory) -> Path:
 
 
 def test_export_writes_every_file_in_the_canonical_schema(exported, episodes):
+    card = (exported / "README.md").read_text()
     for name in ("train", "eval", "subtask", "rejected", "kto"):
-        assert (exported / f"{name}.jsonl").is_file()
+        # Written with rows, or named in the card as not written: an empty JSONL split loads as an error.
+        path = exported / f"{name}.jsonl"
+        assert (path.is_file() and rows(path)) or (
+            not path.exists() and f"`{name}.jsonl`" in card.split("Not written")[1]
+        )
     train, evals, subtask = (
         rows(exported / "train.jsonl"),
         rows(exported / "eval.jsonl"),
@@ -216,12 +223,15 @@ def test_dataset_card_has_the_funnel_intents_agents_and_plots(exported):
 def test_unjudged_episodes_fail_the_reasoning_gate(inputs, tmp_path):
     records, _ = inputs
     result = run_export("--records", str(records), "--out", str(tmp_path / "o"), "--max-agent-share", "1")
-    assert result.exit_code == 0, result.output
+    # Nothing reached train: the export says why and fails, and writes no empty split (it would load as an error).
+    assert result.exit_code == 1, result.output
+    assert "train is empty" in result.stderr and "reasoning" in result.stderr
     rejected = rows(tmp_path / "o" / "rejected.jsonl")
     assert rejected and all(
         r["metadata"]["gates"]["reasoning"] == {"passed": False, "reason": "unjudged"} for r in rejected
     )
-    assert not rows(tmp_path / "o" / "train.jsonl")
+    assert not (tmp_path / "o" / "train.jsonl").exists()
+    assert "train is empty" in (tmp_path / "o" / "README.md").read_text()
 
 
 def test_agent_share_cap_and_duplicates(inputs, tmp_path):
@@ -241,9 +251,14 @@ def test_agent_share_cap_and_duplicates(inputs, tmp_path):
     capped = run_export("--records", str(records), "--out", str(tmp_path / "c"), "--min-coefficient", "0",
                         "--max-agent-share", "0.5", "--eval-fraction", "0")  # fmt: skip
     assert capped.exit_code == 0, capped.output
-    # one agent can never be at most half of a non-empty split: the cap cuts it and says so
-    assert not rows(tmp_path / "c" / "train.jsonl")
-    assert all("agent_share" in r["metadata"]["gates"] for r in rows(tmp_path / "c" / "rejected.jsonl"))
+    # One agent can never be at most half of a non-empty split: the cap binds at 1/k (here 100%)
+    # instead of cutting everything, and says so.
+    uncapped = run_export("--records", str(records), "--out", str(tmp_path / "u"), "--min-coefficient", "0",
+                          "--max-agent-share", "1", "--eval-fraction", "0")  # fmt: skip
+    assert uncapped.exit_code == 0, uncapped.output
+    assert rows(tmp_path / "c" / "train.jsonl") == rows(tmp_path / "u" / "train.jsonl") != []
+    assert "share cap cannot hold" in capped.stderr and "binds at 100%" in capped.stderr
+    assert "share cap cannot hold" not in uncapped.stderr
 
 
 def test_bad_input_is_named(tmp_path, inputs):
@@ -347,7 +362,9 @@ def test_database_export_streams_judged_episodes_and_never_the_heldout(backend, 
         assert loop_verdict["filter"]["tool_calls"]["passed"] is False
     assert summary.funnel.episodes == 4 and summary.funnel.heldout == 1  # read, then kept out of every file
     exported = [
-        r for name in ("train", "eval", "subtask", "rejected") for r in rows(tmp_path / "out" / f"{name}.jsonl")
+        r
+        for name in ("train", "eval", "subtask", "rejected")
+        for r in rows(tmp_path / "out" / f"{name}.jsonl", missing_ok=True)
     ]
     assert {r["metadata"]["episode_id"] for r in exported} == {str(i.id) for i in infos[:3]}
     assert {v.episode_id for v in seen} == {str(i.id) for i in infos[:3]}

@@ -171,3 +171,18 @@ def test_missing_export_extra_is_said(tmp_path, monkeypatch):
     summary = run_export([], config)
     assert any("parquet skipped: pyarrow is missing" in e for e in summary.extras)
     assert "plots skipped: matplotlib is missing" in Path(tmp_path / "o" / "README.md").read_text()
+
+
+def test_the_share_cap_binds_at_one_over_k_when_it_cannot_hold():
+    from collections import Counter
+
+    from distill.split import cap_agents, effective_share
+
+    assert effective_share(Counter(a=5), 0.5) == 1.0
+    assert effective_share(Counter(a=5, b=1, c=1), 0.2) == 1 / 3
+    assert effective_share(Counter(a=5, b=1, c=1, d=1, e=1, f=1), 0.2) == 0.2
+    one = [(i, f"e{i}", "a") for i in range(5)]
+    assert cap_agents(one, seed=0, max_share=0.5) == {}  # one agent keeps everything
+    two = [(i, f"e{i}", "a") for i in range(10)] + [(10 + i, f"f{i}", "b") for i in range(2)]
+    cut = cap_agents(two, seed=0, max_share=0.5)
+    assert len(cut) == 8 and all(position < 10 for position in cut)  # a cut to b's 2: equal halves

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from arena.commands.common import err, fail, out
 
@@ -129,7 +130,11 @@ def export(
     for line in summary.unreadable[:20]:
         err.print(f"[yellow]unreadable:[/] {line}", highlight=False)
     for line in summary.extras:
-        err.print(line, highlight=False)
+        err.print(line, markup=False, highlight=False)  # "[export]" in the install hint is text, not markup
+    for line in summary.warnings:
+        err.print("[bold yellow]warning:[/] " + escape(line), highlight=False)
+    if summary.empty:
+        err.print(f"not written (no rows): {', '.join(summary.empty)}", markup=False, highlight=False)
     funnel = summary.funnel
     err.print(
         f"episodes {funnel.episodes} -> agentic {funnel.agentic} -> gated {funnel.gated} -> "
@@ -138,6 +143,8 @@ def export(
         highlight=False,
     )
     out.print_json(json.dumps(funnel.model_dump()))
+    if not summary.usable:
+        fail("the export produced no train split (see the warning above and the card)", code=1)
 
 
 def _export_recording_verdicts(store, items, config, out_dir: Path):
