@@ -297,6 +297,7 @@ def test_nothing_of_the_held_out_partition_is_ever_served(world):
     assert listed["total"] == len(world.episodes) - 1
     secrets = [p.query for p in world.heldout] + [p.id for p in world.heldout] + [p.cluster_id for p in world.heldout]
     paths = ["/", "/v1/leaderboard", "/v1/cycles", "/v1/submissions", "/openapi.json", "/metrics"]
+    paths += ["/v1/suite", "/v1/suite/qualifying.jsonl"]
     paths += [f"/v1/cycles/{n}" for n in (1, 2, 3)] + [f"/v1/cycles/{n}/stages" for n in (1, 2, 3)]
     for sub in world.submissions.values():
         paths += [f"/v1/submissions/{sub}", f"/v1/submissions/{sub}/episodes"]
@@ -362,7 +363,7 @@ def _iso(value: str):
 
 def test_the_openapi_schema_is_complete_and_typed(world):
     spec = get(world, "/openapi.json")
-    untyped = {"/": "text/html", "/metrics": "text/plain"}
+    untyped = {"/": "text/html", "/metrics": "text/plain", "/v1/suite/qualifying.jsonl": "application/x-ndjson"}
     for path, methods in spec["paths"].items():
         for method, operation in methods.items():
             ok = next(code for code in operation["responses"] if code.startswith("2"))
@@ -499,3 +500,56 @@ def test_arena_serve_fails_clearly_on_a_bad_database_url(tmp_path, monkeypatch):
     monkeypatch.setenv("ARENA_DATABASE_URL", "mysql://nobody@127.0.0.1/none")
     result = CliRunner().invoke(app, ["--port", "1"])
     assert result.exit_code == 2 and "unsupported database 'mysql'" in result.output
+
+
+# --- the public suite ----------------------------------------------------------------------------
+
+
+def test_the_public_suite_is_served_byte_for_byte_and_nothing_sealed(world, suite_dir):
+    path, _, _ = suite_dir
+    info = get(world, "/v1/suite")
+    assert info["suite_id"] == "api-v1"
+    public = json.loads((path / "public" / "manifest.json").read_text())
+    assert info["public"] == public and "seed" not in json.dumps(info)
+    body = world.client.get(info["qualifying_url"])
+    assert body.status_code == 200 and body.content == (path / "public" / "qualifying.jsonl").read_bytes()
+    assert hashlib.sha256(body.content).hexdigest() == public["qualifying"]["sha256"]
+    served = json.dumps(info) + body.text
+    sealed = [p for p in world.problems.values() if p.id not in body.text] + world.heldout
+    assert sealed and not [p.query for p in sealed if p.query in served]
+    assert "how_to_get" in info["catalog"]
+
+
+def test_arena_suite_fetch_downloads_and_verifies_the_public_suite(world, suite_dir, tmp_path):
+    import threading
+    import time
+
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    path, _, _ = suite_dir
+    server = uvicorn.Server(
+        uvicorn.Config(world.client.app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "the API did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        result = CliRunner().invoke(
+            app, ["suite", "fetch", "--validator-url", f"http://127.0.0.1:{port}", "--out", str(tmp_path / "s")]
+        )
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+    assert result.exit_code == 0, result.output
+    fetched = tmp_path / "s" / "public" / "qualifying.jsonl"
+    assert fetched.read_bytes() == (path / "public" / "qualifying.jsonl").read_bytes()
+    assert "run-agent" in result.stderr
+    unreachable = CliRunner().invoke(app, ["suite", "fetch", "--validator-url", "http://127.0.0.1:9", "--out", "x"])
+    assert unreachable.exit_code == 2 and "cannot reach the validator" in unreachable.stderr

@@ -18,7 +18,17 @@ from fastapi.responses import JSONResponse
 
 from arena.api.deps import ApiContext, ApiError
 from arena.api.embargo_view import embargo_rule
-from arena.api.routes import cycles, episodes, health, leaderboard, metrics, pages, submission_reads, submissions
+from arena.api.routes import (
+    cycles,
+    episodes,
+    health,
+    leaderboard,
+    metrics,
+    pages,
+    submission_reads,
+    submissions,
+    suite,
+)
 from arena.api.routes.metrics import ApiMetrics, LatencyMiddleware
 from arena.api.routes.submissions import SubmissionIntake
 from arena.api.settings import ApiSettings, api_settings
@@ -93,7 +103,7 @@ def create_app(
         intake=SubmissionIntake(store, chain, api, validator_hotkey),
     )
     # pages first: its dashboard ``/`` replaces the plain leaderboard page leaderboard.py still declares
-    for module in (pages, submissions, submission_reads, leaderboard, cycles, episodes, health, metrics):
+    for module in (pages, submissions, submission_reads, leaderboard, cycles, episodes, suite, health, metrics):
         app.include_router(module.router)
     app.add_middleware(LatencyMiddleware, metrics=app_metrics)
 

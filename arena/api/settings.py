@@ -40,6 +40,11 @@ class ApiSettings(BaseModel):
     intake: IntakeLimits = Field(default_factory=IntakeLimits, description="Submission checks and their limits.")
     page_size: int = Field(100, ge=1, le=10_000, description="Most rows a list endpoint returns per request.")
     apply_migrations: bool = Field(True, description="`arena serve` brings the database to the latest schema first.")
+    catalog_url: str | None = Field(
+        None,
+        description="Where miners download this validator's catalog (shown by `GET /v1/suite` and `arena suite fetch`); "
+        "else they are told how to build it.",
+    )
 
 
 class _ApiFromEnvironment(BaseSettings):

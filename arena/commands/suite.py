@@ -17,7 +17,7 @@ from rich.markup import escape
 
 from arena.commands.common import err, fail, out
 
-app = typer.Typer(help="Versioned suites: build, draw, check, seal, import.", no_args_is_help=True)
+app = typer.Typer(help="Versioned suites: build, draw, check, seal, import, fetch.", no_args_is_help=True)
 
 SuiteDir = Annotated[Path, typer.Argument(help="Suite directory.")]
 
@@ -266,3 +266,48 @@ def _import_into_store(suite_dir: Path, database_url: str | None) -> None:
         fail(str(exc))
     print(imported.model_dump_json())
     err.print(f"suite {imported.suite_id} is in the store")
+
+
+@app.command("fetch")
+def suite_fetch(
+    validator_url: Annotated[str, typer.Option("--validator-url", help="The validator API, http(s)://HOST[:PORT].")],
+    folder: Annotated[Path, typer.Option("--out", help="Folder to write public/qualifying.jsonl and manifests into.")],
+    timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Seconds per HTTP request.")] = 30.0,
+) -> None:
+    """Download the public qualifying suite a validator races on (checked against its sha256)."""
+    import hashlib
+
+    import httpx
+
+    base = validator_url.rstrip("/")
+    try:
+        with httpx.Client(base_url=base, timeout=timeout) as client:
+            info = client.get("/v1/suite")
+            if info.status_code != 200:
+                fail(f"{base}/v1/suite answered {info.status_code}: {info.text[:300]}")
+            meta = info.json()
+            body = client.get(meta["qualifying_url"])
+            if body.status_code != 200:
+                fail(f"{base}{meta['qualifying_url']} answered {body.status_code}: {body.text[:300]}")
+    except httpx.HTTPError as exc:
+        fail(f"cannot reach the validator at {base}: {exc}")
+    except (ValueError, KeyError) as exc:
+        fail(f"{base}/v1/suite did not answer a suite description: {exc}")
+    expected = meta["public"]["qualifying"]["sha256"]
+    if hashlib.sha256(body.content).hexdigest() != expected:
+        fail(f"the qualifying problems from {base} do not match the suite's sha256 {expected}: not written")
+    public = folder / "public"
+    public.mkdir(parents=True, exist_ok=True)
+    (public / "qualifying.jsonl").write_bytes(body.content)
+    (public / "manifest.json").write_text(json.dumps(meta["public"], indent=2) + "\n")
+    catalog = meta.get("catalog") or {}
+    if catalog.get("manifest"):
+        (folder / "catalog.json").write_text(json.dumps(catalog["manifest"], indent=2) + "\n")
+    problems = meta["public"]["qualifying"]["problems"]
+    err.print(f"suite {meta['suite_id']}: {problems} public qualifying problem(s) in {public / 'qualifying.jsonl'}")
+    err.print(f"catalog: {catalog.get('how_to_get', 'ask the operator')}", markup=False, highlight=False)
+    err.print(
+        f"then: arena run-agent my_agent.py --catalog catalog --problems {public / 'qualifying.jsonl'}",
+        markup=False,
+        highlight=False,
+    )

@@ -19,6 +19,7 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 
+import orjson
 from pydantic import BaseModel, Field, model_validator
 
 from arena.problems.model import Problem
@@ -142,6 +143,12 @@ def partition_problems(
 def sorted_problems(problems: Iterable[Problem]) -> list[Problem]:
     """The order problems are written in: by cluster, then id (stable file bytes for one seed)."""
     return sorted(problems, key=lambda p: (p.cluster_id or "", p.id))
+
+
+def problem_file_bytes(problems: Iterable[Problem]) -> bytes:
+    """A partition file's bytes: one row per line in :func:`sorted_problems` order. The API
+    serves the public file rebuilt from the store with this, so its sha256 matches the manifest."""
+    return b"".join(orjson.dumps(p.to_row()) + b"\n" for p in sorted_problems(problems))
 
 
 def _without(clusters: list[_Cluster], taken: list[_Cluster]) -> list[_Cluster]:

@@ -76,6 +76,16 @@ class PublicManifest(ManifestHead):
     qualifying: FileEntry
     counts: Counts
 
+    @classmethod
+    def of(cls, manifest: SuiteManifest) -> PublicManifest:
+        return cls(
+            version=manifest.version,
+            content_hash=manifest.content_hash,
+            created_at=manifest.created_at,
+            qualifying=manifest.files[PartitionName.public],
+            counts=manifest.counts[PartitionName.public],
+        )
+
 
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()

@@ -46,6 +46,7 @@ from arena.problems.partitions import (
     PartitionPlan,
     partition_failures,
     partition_problems,
+    problem_file_bytes,
     sorted_problems,
 )
 from arena.problems.suite_manifest import (
@@ -180,7 +181,7 @@ def write_suite(
             problems = sorted_problems(groups.get(name, ()))
             target = tmp / PARTITION_FILES[name]
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(b"".join(orjson.dumps(p.to_row()) + b"\n" for p in problems))
+            target.write_bytes(problem_file_bytes(problems))
             files[name] = FileEntry(path=PARTITION_FILES[name], sha256=sha256_file(target), problems=len(problems))
         digest = content_hash(files)
         every = [p for name in PartitionName for p in groups.get(name, ())]
@@ -201,13 +202,7 @@ def write_suite(
             cluster_count=len({p.cluster_id for p in every}),
             problem_count=len(every),
         )
-        public = PublicManifest(
-            version=manifest.version,
-            content_hash=digest,
-            created_at=manifest.created_at,
-            qualifying=files[PartitionName.public],
-            counts=counts[PartitionName.public],
-        )
+        public = PublicManifest.of(manifest)
         (tmp / MANIFEST).write_bytes(orjson.dumps(manifest.model_dump(mode="json"), option=orjson.OPT_INDENT_2))
         (tmp / PUBLIC_MANIFEST).write_bytes(orjson.dumps(public.model_dump(mode="json"), option=orjson.OPT_INDENT_2))
         make_read_only(tmp)
