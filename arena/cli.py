@@ -54,8 +54,34 @@ app.command("serve")(serve.serve)
 app.command("export")(export.export)
 
 
+@app.callback()
+def _root(
+    debug: bool = typer.Option(
+        False, "--debug", envvar="ARENA_DEBUG", help="Show the full traceback when a command fails."
+    ),
+) -> None:
+    """A ShoppingBench agent arena that manufactures judged training trajectories."""
+    global _DEBUG
+    _DEBUG = debug
+
+
+_DEBUG = False
+
+
 def main() -> None:  # pragma: no cover - console entry
-    app()
+    """The console entry: a failure is one line naming its cause, the traceback only with --debug."""
+    import sys
+
+    from arena.errors import one_line_error
+
+    try:
+        app()  # usage errors, Ctrl-C and typer.Exit end inside, through SystemExit
+    except Exception as exc:  # what escaped a command: typer would print hundreds of traceback lines
+        if _DEBUG or "--debug" in sys.argv:
+            raise
+        line, code = one_line_error(exc)
+        sys.stderr.write(line + "\n")
+        sys.exit(code)
 
 
 if __name__ == "__main__":  # `python -m arena.cli` (accelerate launch uses it)

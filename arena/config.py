@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -118,12 +118,25 @@ def load_settings(config_file: str | Path | None = None, **overrides: Any) -> Ar
         raise ConfigError(f"ARENA_CONFIG points to {previous}, which does not exist")
     try:
         return ArenaSettings(**overrides)
+    except ValidationError as exc:
+        raise ConfigError(invalid_settings(exc)) from None
     finally:
         if config_file is not None:
             if previous is None:
                 os.environ.pop("ARENA_CONFIG", None)
             else:
                 os.environ["ARENA_CONFIG"] = previous
+
+
+def invalid_settings(exc: ValidationError) -> str:
+    """One line per bad setting: its name, the environment variable that sets it, what is wrong."""
+    lines = []
+    for error in exc.errors():
+        name = ".".join(str(part) for part in error["loc"])
+        env = "ARENA_" + "__".join(str(part) for part in error["loc"]).upper()
+        got = f" (got {error['input']!r})" if not isinstance(error.get("input"), dict) else ""
+        lines.append(f"setting {name} ({env}): {error['msg']}{got}")
+    return "invalid settings: " + "; ".join(lines) + " (see docs/configuration.md or `arena config show`)"
 
 
 def describe(settings: BaseModel, prefix: str = "") -> list[tuple[str, str, str]]:

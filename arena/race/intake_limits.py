@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 from bittensor import http_auth
 from pydantic import BaseModel, Field
 
+from arena.duration import Duration
+
 MINHASH_PERMUTATIONS = 256
 
 
@@ -20,7 +22,7 @@ class IntakeLimits(BaseModel):
     minhash_permutations: int = Field(
         MINHASH_PERMUTATIONS, ge=16, description="MinHash size (estimate error ~ 1/sqrt(permutations))."
     )
-    rate_limit: timedelta = Field(
+    rate_limit: Duration = Field(
         timedelta(hours=12), description="Minimum time between accepted submissions of a hotkey."
     )
     auth_max_age_s: float = Field(http_auth.DEFAULT_MAX_AGE, gt=0, description="btauth nonce freshness window.")

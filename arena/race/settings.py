@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from arena.duration import Duration
 from arena.runner.proxy import SamplingPin, Upstream
 
 POLICY_MODEL = "heuristic-policy"  # the built-in offline policy (arena.policy.server)
@@ -31,7 +32,7 @@ class RaceSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # --- the cycle ---------------------------------------------------------------------------------
-    cycle_length: timedelta = Field(
+    cycle_length: Duration = Field(
         timedelta(hours=24),
         description="Time between the starts of two cycles (`run_forever` waits this long after a cycle began). "
         "Seconds or an ISO 8601 duration; a local run uses seconds.",
