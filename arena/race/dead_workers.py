@@ -1,0 +1,82 @@
+"""Workers known to be dead: their episodes run again now, not when their leases lapse.
+
+A worker that stops sending heartbeats for ``stalled_worker_s`` (SIGKILL,
+power loss, a frozen host) is dead to the race. One stall check of the
+dispatcher then, in this order:
+
+1. releases the episode leases held by the dead workers' jobs (the store
+   ties a lease to its job: ``release_leases_of_jobs``), so the episodes are
+   pending again at once instead of after ``lease_s``;
+2. ends those jobs as aborted in the queue: the dispatcher's next step queues
+   a fresh job for every pending episode or unjudged result (a fresh job is
+   announced by NOTIFY, so an idle worker starts it within milliseconds;
+   a retried one would wait for a worker's next poll);
+3. deletes the dead workers' rows from ``procrastinate_workers``
+   (procrastinate itself prunes only when some worker starts).
+
+After a store outage every heartbeat is old, the live workers' too, so the
+check runs only once this process has reached the store without a failure
+for a whole ``stalled_worker_s`` (``resilience.weather``): the live workers
+have beaten again by then.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from procrastinate import App
+from procrastinate import exceptions as procrastinate_exceptions
+from procrastinate.jobs import Status
+from procrastinate.testing import InMemoryConnector
+from pydantic import BaseModel
+
+from arena.race.resilience import in_thread, is_transient, weather
+from arena.store import Store
+from arena.store import repositories as repo
+
+logger = logging.getLogger(__name__)
+
+EPISODE_TASK = "run_episode"
+
+
+class Recovery(BaseModel):
+    """What one stall check did."""
+
+    skipped: bool = False  # the store failed too recently to trust the heartbeats
+    aborted_jobs: list[int] = []
+    released_episodes: list[int] = []
+    pruned_workers: list[int] = []
+
+
+def _release(store: Store, job_ids: list[int]) -> list[int]:
+    with store.transaction() as session:
+        return repo.release_leases_of_jobs(session, job_ids, reason="its worker died (no heartbeat)")
+
+
+async def recover_dead_workers(app: App, store: Store, stalled_worker_s: float) -> Recovery:
+    """Free what workers without a heartbeat for ``stalled_worker_s`` held (see the module docstring)."""
+    if isinstance(app.connector, InMemoryConnector):
+        return Recovery()  # one process: its jobs die with it, and the dispatcher re-queues from the store
+    if weather.calm_for() < stalled_worker_s:
+        return Recovery(skipped=True)
+    stalled = list(await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=stalled_worker_s))
+    episode_jobs = [job.id for job in stalled if job.task_name == EPISODE_TASK and job.id is not None]
+    released = await in_thread(_release, store, episode_jobs)
+    aborted = []
+    for job in stalled:
+        try:
+            await app.job_manager.finish_job(job, status=Status.ABORTED, delete_job=False)
+            aborted.append(job.id)
+        except procrastinate_exceptions.ConnectorException as exc:
+            if is_transient(exc):
+                raise
+            logger.info("stalled job %s already ended: %s", job.id, exc)  # its worker was alive after all
+    pruned = await app.job_manager.prune_stalled_workers(stalled_worker_s)
+    recovery = Recovery(aborted_jobs=aborted, released_episodes=released, pruned_workers=pruned)
+    if released or aborted or pruned:
+        logger.warning(
+            "dead workers %s: released the lease(s) of episode(s) %s at once, ended %d job(s) to queue afresh",
+            pruned or "(already pruned)", released, len(aborted),
+            extra={"released_episodes": released, "aborted_jobs": aborted, "pruned_workers": pruned},
+        )  # fmt: skip
+    return recovery
