@@ -16,12 +16,17 @@ dispatcher then, in this order:
 
 After a store outage every heartbeat is old, the live workers' too, so the
 check runs only once this process has reached the store without a failure
-for a whole ``stalled_worker_s`` (``resilience.weather``): the live workers
-have beaten again by then.
+for ``stalled_worker_s`` plus the longest retry pause (``resilience.weather``):
+the live workers have beaten again by then. And no step retries on its own: a
+transient error (a read-only store lets the heartbeats be read but not
+written) ends the whole check, and the caller's retry starts it again from
+the weather test, so a list of "dead" workers read at the start of an outage
+is never acted on after it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from procrastinate import App
@@ -30,7 +35,7 @@ from procrastinate.jobs import Status
 from procrastinate.testing import InMemoryConnector
 from pydantic import BaseModel
 
-from arena.race.resilience import in_thread, is_transient, weather
+from arena.race.resilience import LONGEST_PAUSE_S, is_transient, weather
 from arena.store import Store
 from arena.store import repositories as repo
 
@@ -57,11 +62,11 @@ async def recover_dead_workers(app: App, store: Store, stalled_worker_s: float) 
     """Free what workers without a heartbeat for ``stalled_worker_s`` held (see the module docstring)."""
     if isinstance(app.connector, InMemoryConnector):
         return Recovery()  # one process: its jobs die with it, and the dispatcher re-queues from the store
-    if weather.calm_for() < stalled_worker_s:
+    if weather.calm_for() < stalled_worker_s + LONGEST_PAUSE_S:
         return Recovery(skipped=True)
     stalled = list(await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=stalled_worker_s))
     episode_jobs = [job.id for job in stalled if job.task_name == EPISODE_TASK and job.id is not None]
-    released = await in_thread(_release, store, episode_jobs)
+    released = await asyncio.to_thread(_release, store, episode_jobs) if episode_jobs else []
     aborted = []
     for job in stalled:
         try:

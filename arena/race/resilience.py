@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 OUTAGE_BUDGET_S = 120.0  # how long one call keeps retrying before the error is raised
-_FIRST_PAUSE_S, _LONGEST_PAUSE_S = 0.25, 5.0
+_FIRST_PAUSE_S, LONGEST_PAUSE_S = 0.25, 5.0
 
 TRANSIENT_SQLSTATES = frozenset({"25006", "57P01", "57P02", "57P03", "40001", "40P01", "53300"})
 TRANSIENT_SQLSTATE_CLASSES = ("08",)
@@ -75,7 +75,7 @@ def is_transient(exc: BaseException) -> bool:
 class Backoff:
     """Pauses between tries: doubling from ``first_s`` up to ``longest_s``; ``reset`` after a success."""
 
-    def __init__(self, first_s: float = _FIRST_PAUSE_S, longest_s: float = _LONGEST_PAUSE_S) -> None:
+    def __init__(self, first_s: float = _FIRST_PAUSE_S, longest_s: float = LONGEST_PAUSE_S) -> None:
         self.first_s, self.longest_s = first_s, longest_s
         self.pause = first_s
 
@@ -89,15 +89,15 @@ class Backoff:
 
 
 class StoreWeather:
-    """When this process last saw the database fail transiently.
+    """When this process last saw the database fail transiently (or started: it knows nothing before).
 
     After an outage every worker's heartbeat is old, the live ones' too: whoever judges workers dead by
     their heartbeats asks ``calm_for`` first and waits until the store has been reachable for a whole
-    heartbeat timeout, so the live workers have had the time to beat again.
+    heartbeat timeout plus the longest retry pause, so the live workers have had the time to beat again.
     """
 
     def __init__(self) -> None:
-        self.last_failure = time.monotonic() - 1e9
+        self.last_failure = time.monotonic()
 
     def failed(self) -> None:
         self.last_failure = time.monotonic()
