@@ -201,16 +201,11 @@ def test_transient_database_errors_are_told_from_real_ones_on_real_server_errors
 # --- held results --------------------------------------------------------------------------------------
 
 
-def test_a_held_result_survives_a_worker_restart_and_is_stored_once_the_store_takes_it(
-    race_world,  # noqa: F811
-    cluster,
-    tmp_path,
-):
-    _catalog, template = race_world
-    url = fresh_database(cluster)
+def scheduled_episodes(url: str, template: Path, folder: Path, n: int = 2):
+    """A store at ``url`` with one submission, the suite, cycle 1 and ``n`` pending episodes of it."""
     store = seed_store(url, PATIENT_AGENTS[:1])
     with store.transaction() as s:
-        suite_id = repo.import_suite(s, suite_copy(template, tmp_path)).suite_id
+        suite_id = repo.import_suite(s, suite_copy(template, folder)).suite_id
         problem_id = s.scalars(select(ProblemRow.problem_id).where(ProblemRow.suite_id == suite_id)).first()
         repo.start_cycle(s, 1, suite_id)
         keys = [
@@ -222,9 +217,50 @@ def test_a_held_result_survives_a_worker_restart_and_is_stored_once_the_store_ta
                 problem_id=problem_id,
                 attempt=attempt,
             )  # fmt: skip
-            for attempt in (0, 1)
+            for attempt in range(n)
         ]
-        first, second = repo.ensure_episodes(s, keys)
+        return store, problem_id, repo.ensure_episodes(s, keys)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_lease_names_its_job_so_a_dead_workers_leases_go_at_once_and_a_retried_job_gets_its_own(
+    backend,
+    race_world,  # noqa: F811
+    cluster,
+    tmp_path,
+):
+    _catalog, template = race_world
+    url = fresh_database(cluster) if backend == "postgresql" else f"sqlite:///{tmp_path / 'leases.db'}"
+    store, _problem, (dead, other, retried) = scheduled_episodes(url, template, tmp_path, n=3)
+    with store.transaction() as s:
+        assert repo.claim(s, dead.id, "host:1", 600.0, job_id=11) is not None
+        assert repo.claim(s, other.id, "host:2", 600.0, job_id=12) is not None
+        assert repo.claim(s, retried.id, "host:2", 600.0, job_id=13) is not None
+    with store.transaction() as s:
+        # Leased to a live job: another job cannot take it; the same job, tried again, can.
+        assert repo.claim(s, retried.id, "host:3", 600.0, job_id=14) is None
+        again = repo.claim(s, retried.id, "host:2", 600.0, job_id=13)
+        assert again is not None and again.claims == 2 and again.lease_job_id == 13
+        # Job 11's worker is dead: its lease goes now; job 12's stays; a job of no lease changes nothing.
+        assert repo.release_leases_of_jobs(s, [11, 99], reason="its worker died") == [dead.id]
+        assert repo.release_leases_of_jobs(s, [11], reason="its worker died") == []
+    with store.transaction() as s:
+        released, kept = repo.get_episode(s, dead.id), repo.get_episode(s, other.id)
+        assert released.status is EpisodeStatus.pending and released.lease_job_id is None
+        assert released.worker_id is None and released.error == "its worker died"
+        assert kept.status is EpisodeStatus.running and kept.lease_job_id == 12
+        assert repo.claim(s, dead.id, "host:2", 600.0, job_id=15).claims == 2  # runs again at once
+    store.dispose()
+
+
+def test_a_held_result_survives_a_worker_restart_and_is_stored_once_the_store_takes_it(
+    race_world,  # noqa: F811
+    cluster,
+    tmp_path,
+):
+    _catalog, template = race_world
+    store, problem_id, (first, second) = scheduled_episodes(fresh_database(cluster), template, tmp_path)
+    with store.transaction() as s:
         repo.claim(s, first.id, "host:1", 60.0, job_id=7)
     record = {"episode_id": "e-held", "termination": "returned"}
     outcome = {"success": True, "rule": 1.0, "problem_id": problem_id}

@@ -7,10 +7,12 @@ dispatcher then, in this order:
 1. releases the episode leases held by the dead workers' jobs (the store
    ties a lease to its job: ``release_leases_of_jobs``), so the episodes are
    pending again at once instead of after ``lease_s``;
-2. ends those jobs as aborted in the queue: the dispatcher's next step queues
-   a fresh job for every pending episode or unjudged result (a fresh job is
-   announced by NOTIFY, so an idle worker starts it within milliseconds;
-   a retried one would wait for a worker's next poll);
+2. ends those episode jobs as aborted in the queue: the dispatcher's next
+   step queues a fresh job for every pending episode (a fresh job is
+   announced by NOTIFY, so an idle worker starts it within milliseconds; a
+   retried one would wait for a worker's next poll). The dead workers' other
+   jobs (judgments, maybe of an earlier cycle) are retried as they are, or
+   aborted when a waiting job of the same episode already covers them;
 3. deletes the dead workers' rows from ``procrastinate_workers``
    (procrastinate itself prunes only when some worker starts).
 
@@ -49,6 +51,7 @@ class Recovery(BaseModel):
 
     skipped: bool = False  # the store failed too recently to trust the heartbeats
     aborted_jobs: list[int] = []
+    retried_jobs: list[int] = []
     released_episodes: list[int] = []
     pruned_workers: list[int] = []
 
@@ -67,21 +70,39 @@ async def recover_dead_workers(app: App, store: Store, stalled_worker_s: float) 
     stalled = list(await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=stalled_worker_s))
     episode_jobs = [job.id for job in stalled if job.task_name == EPISODE_TASK and job.id is not None]
     released = await asyncio.to_thread(_release, store, episode_jobs) if episode_jobs else []
-    aborted = []
+    aborted, retried = [], []
     for job in stalled:
-        try:
-            await app.job_manager.finish_job(job, status=Status.ABORTED, delete_job=False)
+        if job.id not in episode_jobs and await _retried(app, job):
+            retried.append(job.id)
+        elif await _aborted(app, job):
             aborted.append(job.id)
-        except procrastinate_exceptions.ConnectorException as exc:
-            if is_transient(exc):
-                raise
-            logger.info("stalled job %s already ended: %s", job.id, exc)  # its worker was alive after all
     pruned = await app.job_manager.prune_stalled_workers(stalled_worker_s)
-    recovery = Recovery(aborted_jobs=aborted, released_episodes=released, pruned_workers=pruned)
-    if released or aborted or pruned:
+    recovery = Recovery(aborted_jobs=aborted, retried_jobs=retried, released_episodes=released, pruned_workers=pruned)
+    if released or aborted or retried or pruned:
         logger.warning(
-            "dead workers %s: released the lease(s) of episode(s) %s at once, ended %d job(s) to queue afresh",
-            pruned or "(already pruned)", released, len(aborted),
-            extra={"released_episodes": released, "aborted_jobs": aborted, "pruned_workers": pruned},
+            "dead workers %s: released the lease(s) of episode(s) %s at once; %d job(s) ended to be queued afresh, "
+            "%d retried", pruned or "(already pruned)", released, len(aborted), len(retried),
+            extra=recovery.model_dump(exclude={"skipped"}),
         )  # fmt: skip
     return recovery
+
+
+async def _retried(app: App, job) -> bool:
+    try:
+        await app.job_manager.retry_job(job)
+    except procrastinate_exceptions.ProcrastinateException as exc:
+        if is_transient(exc):
+            raise
+        return False  # typically a waiting job of the same episode holds the queueing lock: it covers this one
+    return True
+
+
+async def _aborted(app: App, job) -> bool:
+    try:
+        await app.job_manager.finish_job(job, status=Status.ABORTED, delete_job=False)
+    except procrastinate_exceptions.ProcrastinateException as exc:
+        if is_transient(exc):
+            raise
+        logger.info("stalled job %s already ended: %s", job.id, exc)  # its worker was alive after all
+        return False
+    return True

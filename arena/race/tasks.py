@@ -197,13 +197,14 @@ async def _heartbeat(ctx: WorkerContext, episode_id: int) -> None:
             return
 
 
-async def store_held(store: Store, held_results: HeldResults, result: HeldResult) -> bool:
-    """Store a held result (retried while the store is unavailable) and forget it; True if this call stored it."""
+async def store_held(store: Store, held_results: HeldResults, result: HeldResult) -> bool | None:
+    """Store a held result (retried while the store is unavailable) and forget it: True if this call stored
+    it, False if the episode was finished already, None if the episode is another one now (set aside)."""
     try:
         stored = await in_thread(store_result, store, result)
     except NotThisEpisode as exc:
         held_results.set_aside(result.episode_id, str(exc))
-        return False
+        return None
     held_results.drop(result.episode_id)
     return stored
 
@@ -224,10 +225,10 @@ async def store_held_results(store: Store, held_results: HeldResults) -> list[in
 async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int, job_id: int | None = None) -> str:
     """The body of ``run_episode``: claim, run in the sandbox, score (strict), store once, queue the judgment."""
     kept = ctx.held.get(episode_id)
-    if kept is not None:  # finished by an earlier try, not stored yet: store it, never run it again
-        stored = await store_held(ctx.store, ctx.held, kept)
+    stored_kept = None if kept is None else await store_held(ctx.store, ctx.held, kept)
+    if stored_kept is not None:  # finished by an earlier try, not stored then: stored now, never run again
         await defer_judgment(app, episode_id)
-        return "stored (held result)" if stored else "already stored by another worker"
+        return "stored (held result)" if stored_kept else "already stored by another worker"
     claimed = await in_thread(_claim, ctx.store, episode_id, ctx.worker_id, ctx.race.lease_s, job_id)
     if claimed is None:
         return "skipped: finished, or leased to a live worker"
