@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, func, select
 
 from arena.chain.local import LocalChain
 from arena.race.intake import fingerprint
@@ -31,6 +31,7 @@ from arena.race.settings import RaceSettings
 from arena.store import Store, open_store, resolve_url
 from arena.store import repositories as repo
 from arena.store.migrate import upgrade_database
+from arena.store.models_race import Episode, EpisodeStatus, JudgmentStatus
 
 REPO = Path(__file__).resolve().parents[1]
 AGENTS = Path(__file__).resolve().parent / "race_agents"
@@ -162,6 +163,22 @@ def start_worker(name: str, url: str, catalog: Path, race_config: Path, log: Pat
     with log.open("w") as out:
         return subprocess.Popen(command, env=subprocess_env(**({"ARENA_LOG_LEVEL": "WARNING"} | env)), stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+
+
+def assert_each_episode_stored_once(store: Store, expected: int) -> None:
+    """``expected`` episode keys, each stored once, done, and judged once."""
+    with store.transaction() as s:
+        rows = s.execute(
+            select(
+                Episode.cycle, Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt, func.count()
+            ).group_by(
+                Episode.cycle, Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt
+            )  # fmt: skip
+        ).all()
+        assert len(rows) == expected and all(row[-1] == 1 for row in rows)
+        for episode in repo.list_episodes(s):
+            assert episode.status is EpisodeStatus.done
+            assert [j.status for j in repo.versions(s, episode.id)] == [JudgmentStatus.done]
 
 
 class InBackground:

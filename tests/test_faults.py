@@ -51,6 +51,7 @@ from tests.race_support import (
     ThrowawayCluster,
     _free_port,
     agent_code,
+    assert_each_episode_stored_once,
     race_toml,
     race_world,  # noqa: F401  (fixture)
     seed_store,
@@ -60,7 +61,6 @@ from tests.race_support import (
     suite_copy,
     wait_until,
 )
-from tests.test_race_postgres import assert_each_episode_stored_once
 
 PATIENT_AGENTS = [
     ("miner-dialogue", agent_code("dialogue", pause_s=2.0)),

@@ -16,16 +16,16 @@ import time
 from collections import Counter
 
 import pytest
-from sqlalchemy import func, select
 
 from arena.config import ArenaSettings
 from arena.race.validator import Validator
 from arena.store import repositories as repo
-from arena.store.models_race import Episode, EpisodeStatus, JudgmentStatus
+from arena.store.models_race import EpisodeStatus
 from tests.race_support import (
     InBackground,
     ThrowawayCluster,
     agent_code,
+    assert_each_episode_stored_once,
     race_toml,
     race_world,  # noqa: F401  (fixture)
     seed_store,
@@ -46,21 +46,6 @@ EPISODES = 2 * 2 + 2 * 2  # 2 submissions x (2 qualifying problems + 2 race prob
 def episodes(store) -> list[repo.EpisodeInfo]:
     with store.transaction() as s:
         return repo.list_episodes(s)
-
-
-def assert_each_episode_stored_once(store, expected: int = EPISODES) -> None:
-    with store.transaction() as s:
-        rows = s.execute(
-            select(
-                Episode.cycle, Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt, func.count()
-            ).group_by(
-                Episode.cycle, Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt
-            )  # fmt: skip
-        ).all()
-        assert len(rows) == expected and all(row[-1] == 1 for row in rows)
-        for episode in repo.list_episodes(s):
-            assert episode.status is EpisodeStatus.done
-            assert [j.status for j in repo.versions(s, episode.id)] == [JudgmentStatus.done]
 
 
 def test_a_worker_killed_mid_episode_leaves_it_to_be_retried_and_stored_once(race_world, tmp_path):  # noqa: F811
@@ -92,7 +77,7 @@ def test_a_worker_killed_mid_episode_leaves_it_to_be_retried_and_stored_once(rac
                 retried = repo.get_episode(s, killed_episode, with_record=True)
             assert retried.status is EpisodeStatus.done and retried.record is not None
             assert retried.claims >= 2 and retried.worker_id.endswith(f":{survivor.pid}")
-            assert_each_episode_stored_once(store)
+            assert_each_episode_stored_once(store, EPISODES)
             survivor.send_signal(signal.SIGTERM)  # a graceful stop: finishes what it runs, then exits 0
             assert survivor.wait(60) == 0, (tmp_path / "w2.log").read_text()[-2000:]
         finally:
@@ -126,7 +111,7 @@ def test_a_database_restart_during_a_cycle_is_survived(race_world, tmp_path, cap
         report = cycle.result(240)
         assert report.cycle == 1 and list(report.stages)[-1] == "done"
         assert report.weights is not None and report.weights.ok
-        assert_each_episode_stored_once(store)
+        assert_each_episode_stored_once(store, EPISODES)
         # The outage was felt, and waited out rather than failed on.
         assert any("database unavailable" in r.getMessage() for r in caplog.records), caplog.text[-2000:]
         validator.close()
