@@ -56,6 +56,11 @@ class RunnerSettings(BaseModel):
     runtime_dir: Path | None = Field(
         None, description="Cache folder of the sandbox runtime (default ~/.cache/trajectory-arena)."
     )
+    work_dir: Path | None = Field(
+        None,
+        description="Root of the episode folders (agent source, socket), one owner folder per runner process; "
+        "dead runners' folders are swept (default $TMPDIR/trajectory-arena-episodes-<uid>).",
+    )
 
 
 class ArenaSettings(BaseSettings):

@@ -15,13 +15,15 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, func, select
 
 from arena.chain.local import LocalChain
 from arena.race.intake import fingerprint
@@ -29,6 +31,7 @@ from arena.race.settings import RaceSettings
 from arena.store import Store, open_store, resolve_url
 from arena.store import repositories as repo
 from arena.store.migrate import upgrade_database
+from arena.store.models_race import Episode, EpisodeStatus, JudgmentStatus
 
 REPO = Path(__file__).resolve().parents[1]
 AGENTS = Path(__file__).resolve().parent / "race_agents"
@@ -151,6 +154,56 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def start_worker(name: str, url: str, catalog: Path, race_config: Path, log: Path, **env: str) -> subprocess.Popen:
+    """One `arena worker` process (its own session, so a test can kill its whole group), logging to ``log``."""
+    command = [
+        sys.executable, "-m", "arena.commands.worker", "--database-url", url, "--catalog", str(catalog),
+        "--race-config", str(race_config), "--concurrency", "1", "--name", name,
+    ]  # fmt: skip
+    with log.open("w") as out:
+        return subprocess.Popen(command, env=subprocess_env(**({"ARENA_LOG_LEVEL": "WARNING"} | env)), stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+
+
+def assert_each_episode_stored_once(store: Store, expected: int) -> None:
+    """``expected`` episode keys, each stored once, done, and judged once."""
+    with store.transaction() as s:
+        rows = s.execute(
+            select(
+                Episode.cycle, Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt, func.count()
+            ).group_by(
+                Episode.cycle, Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt
+            )  # fmt: skip
+        ).all()
+        assert len(rows) == expected and all(row[-1] == 1 for row in rows)
+        for episode in repo.list_episodes(s):
+            assert episode.status is EpisodeStatus.done
+            assert [j.status for j in repo.versions(s, episode.id)] == [JudgmentStatus.done]
+
+
+class InBackground:
+    """``validator.run_once()`` in a thread, keeping its result or its error."""
+
+    def __init__(self, validator) -> None:
+        self.report = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(validator,), daemon=True)
+        self.thread.start()
+
+    def _run(self, validator) -> None:
+        try:
+            self.report = validator.run_once()
+        except BaseException as exc:
+            self.error = exc
+
+    def result(self, timeout_s: float):
+        self.thread.join(timeout_s)
+        assert not self.thread.is_alive(), f"the cycle did not finish within {timeout_s:.0f}s"
+        if self.error is not None:
+            raise self.error
+        return self.report
+
+
 def wait_until(condition, timeout_s: float, what: str, poll_s: float = 0.2):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -210,8 +263,23 @@ class ThrowawayCluster:
     def start(self) -> None:
         self._pg_ctl("start")
 
-    def stop(self) -> None:
-        self._as_postgres(str(self.bin / "pg_ctl"), "stop", "-D", str(self.data), "-m", "fast", "-w", "-t", "60")
+    def stop(self, mode: str = "fast") -> None:
+        """``fast``: sessions are told (57P01) and closed; ``immediate``: the server just dies."""
+        self._as_postgres(str(self.bin / "pg_ctl"), "stop", "-D", str(self.data), "-m", mode, "-w", "-t", "60")
+
+    def read_only(self, on: bool) -> None:
+        """Every session's next transaction is read-only (SQLSTATE 25006 on a write) or writable again, as
+        during a failover onto a standby: ``default_transaction_read_only`` for the whole cluster, reloaded
+        into the open sessions (those that did not SET it themselves)."""
+        engine = create_engine(resolve_url(self.url()), isolation_level="AUTOCOMMIT")
+        with engine.connect() as connection:
+            connection.exec_driver_sql("SET default_transaction_read_only = off")  # this session still writes
+            if on:
+                connection.exec_driver_sql("ALTER SYSTEM SET default_transaction_read_only = on")
+            else:
+                connection.exec_driver_sql("ALTER SYSTEM RESET default_transaction_read_only")
+            connection.exec_driver_sql("SELECT pg_reload_conf()")
+        engine.dispose()
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"

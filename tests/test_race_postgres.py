@@ -12,27 +12,25 @@ import logging
 import os
 import secrets
 import signal
-import subprocess
-import sys
-import threading
 import time
 from collections import Counter
 
 import pytest
-from sqlalchemy import func, select
 
 from arena.config import ArenaSettings
 from arena.race.validator import Validator
 from arena.store import repositories as repo
-from arena.store.models_race import Episode, EpisodeStatus, JudgmentStatus
+from arena.store.models_race import EpisodeStatus
 from tests.race_support import (
+    InBackground,
     ThrowawayCluster,
     agent_code,
+    assert_each_episode_stored_once,
     race_toml,
     race_world,  # noqa: F401  (fixture)
     seed_store,
     small_race,
-    subprocess_env,
+    start_worker,
     suite_copy,
     wait_until,
 )
@@ -45,47 +43,9 @@ PATIENT_AGENTS = [
 EPISODES = 2 * 2 + 2 * 2  # 2 submissions x (2 qualifying problems + 2 race problems), one attempt each
 
 
-class InBackground:
-    """``validator.run_once()`` in a thread, keeping its result or its error."""
-
-    def __init__(self, validator: Validator) -> None:
-        self.report = None
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, args=(validator,), daemon=True)
-        self.thread.start()
-
-    def _run(self, validator: Validator) -> None:
-        try:
-            self.report = validator.run_once()
-        except BaseException as exc:
-            self.error = exc
-
-    def result(self, timeout_s: float):
-        self.thread.join(timeout_s)
-        assert not self.thread.is_alive(), f"the cycle did not finish within {timeout_s:.0f}s"
-        if self.error is not None:
-            raise self.error
-        return self.report
-
-
 def episodes(store) -> list[repo.EpisodeInfo]:
     with store.transaction() as s:
         return repo.list_episodes(s)
-
-
-def assert_each_episode_stored_once(store) -> None:
-    with store.transaction() as s:
-        rows = s.execute(
-            select(
-                Episode.cycle, Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt, func.count()
-            ).group_by(
-                Episode.cycle, Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt
-            )  # fmt: skip
-        ).all()
-        assert len(rows) == EPISODES and all(row[-1] == 1 for row in rows)
-        for episode in repo.list_episodes(s):
-            assert episode.status is EpisodeStatus.done
-            assert [j.status for j in repo.versions(s, episode.id)] == [JudgmentStatus.done]
 
 
 def test_a_worker_killed_mid_episode_leaves_it_to_be_retried_and_stored_once(race_world, tmp_path):  # noqa: F811
@@ -96,15 +56,7 @@ def test_a_worker_killed_mid_episode_leaves_it_to_be_retried_and_stored_once(rac
         store = seed_store(url, PATIENT_AGENTS)
         validator = Validator(ArenaSettings(), race=race, store=store, catalog_path=catalog)
         validator.prepare()  # the suite is in the store before any worker looks for a problem
-        workers = []
-        for name in ("w1", "w2"):
-            command = [
-                sys.executable, "-m", "arena.commands.worker", "--database-url", url, "--catalog", str(catalog),
-                "--race-config", str(toml), "--concurrency", "1", "--name", name,
-            ]  # fmt: skip
-            log = (tmp_path / f"{name}.log").open("w")
-            workers.append(subprocess.Popen(command, env=subprocess_env(ARENA_LOG_LEVEL="WARNING"), stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+        workers = [start_worker(name, url, catalog, toml, tmp_path / f"{name}.log") for name in ("w1", "w2")]
         victim, survivor = workers
         try:
             cycle = InBackground(validator)
@@ -125,7 +77,7 @@ def test_a_worker_killed_mid_episode_leaves_it_to_be_retried_and_stored_once(rac
                 retried = repo.get_episode(s, killed_episode, with_record=True)
             assert retried.status is EpisodeStatus.done and retried.record is not None
             assert retried.claims >= 2 and retried.worker_id.endswith(f":{survivor.pid}")
-            assert_each_episode_stored_once(store)
+            assert_each_episode_stored_once(store, EPISODES)
             survivor.send_signal(signal.SIGTERM)  # a graceful stop: finishes what it runs, then exits 0
             assert survivor.wait(60) == 0, (tmp_path / "w2.log").read_text()[-2000:]
         finally:
@@ -159,7 +111,7 @@ def test_a_database_restart_during_a_cycle_is_survived(race_world, tmp_path, cap
         report = cycle.result(240)
         assert report.cycle == 1 and list(report.stages)[-1] == "done"
         assert report.weights is not None and report.weights.ok
-        assert_each_episode_stored_once(store)
+        assert_each_episode_stored_once(store, EPISODES)
         # The outage was felt, and waited out rather than failed on.
         assert any("database unavailable" in r.getMessage() for r in caplog.records), caplog.text[-2000:]
         validator.close()

@@ -3,8 +3,11 @@
 Any number of workers, on any machines, pointing at the validator's
 database (``ARENA_DATABASE_URL``): each needs the same catalog and the same
 model servers as the validator. SIGINT/SIGTERM stop it gracefully (running
-episodes finish); a SIGKILL leaves its episodes to be retried once their
-leases lapse, never duplicated.
+episodes finish). A SIGKILL is noticed by the validator's dispatcher once the
+worker's heartbeat is ``race.stalled_worker_s`` old: it releases the dead
+worker's episode leases at once, so the episodes run again on another worker
+(never stored twice); the next worker to start on the host, or any worker's
+housekeeping, removes the dead worker's episode folders.
 """
 
 from __future__ import annotations
@@ -68,8 +71,9 @@ def worker(
 
 async def _serve(settings, race, store, catalog_path: Path, concurrency: int, name: str) -> None:
     from arena.race.resilience import retry_async
-    from arena.race.tasks import connector_for, create_task_app, run_workers
+    from arena.race.tasks import connector_for, create_task_app
     from arena.race.validator import widen_thread_pool, worker_context
+    from arena.race.workers import run_workers
 
     loop = asyncio.get_running_loop()
     widen_thread_pool(loop, concurrency)
@@ -81,7 +85,7 @@ async def _serve(settings, race, store, catalog_path: Path, concurrency: int, na
     await retry_async(app.open_async, what="open the task queue")
     err.print(f"worker {name}: {concurrency} slot(s) on {store.url}")
     try:
-        await run_workers(app, race, concurrency=concurrency, name=name, stop=stop)
+        await run_workers(app, race, concurrency=concurrency, name=name, stop=stop, context=context)
     finally:
         await app.close_async()
         await context.registry.aclose()

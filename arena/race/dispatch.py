@@ -1,11 +1,12 @@
 """Getting a stage's episodes done: schedule them in the store, queue their jobs, wait.
 
 The store decides what is left to do, so waiting is also recovering: each
-pass releases leases that ran out (a worker died mid-episode), queues a job
-for every pending episode that has none waiting (the queueing lock makes it
-idempotent), re-queues the jobs of stalled workers, and queues judgments for
-done episodes still without one. A validator that restarts mid-stage runs
-the same loop and finds exactly the work that is left.
+pass frees what dead workers held (their leases at once, their jobs and
+worker rows: ``arena.race.dead_workers``), releases leases that ran out,
+queues a job for every pending episode that has none waiting (the queueing
+lock makes it idempotent), and queues judgments for done episodes still
+without one. A validator that restarts mid-stage runs the same loop and
+finds exactly the work that is left.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from pydantic import BaseModel
 from sqlalchemy import select
 
 from arena.race import scoring
+from arena.race.dead_workers import recover_dead_workers
 from arena.race.resilience import in_thread, retry_async
 from arena.race.settings import RaceSettings
-from arena.race.tasks import defer_episode, defer_judgment, retry_stalled_jobs
+from arena.race.tasks import defer_episode, defer_judgment
 from arena.store import Store
 from arena.store import repositories as repo
 from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgment, JudgmentStatus
@@ -83,9 +85,9 @@ class Dispatcher:
                 return waiting
             now = time.monotonic()
             if now - last_requeue >= REQUEUE_EVERY_S:
+                await self._recover_dead_workers()
                 for episode_id in waiting:
                     await retry_async(lambda e=episode_id: defer_judgment(self.app, e), what="queue judgment")
-                await retry_async(lambda: retry_stalled_jobs(self.app, self.race.stalled_worker_s), what="stalled")
                 last_requeue = now
             await asyncio.sleep(min(self.race.poll_s, max(0.05, deadline - time.time())))
 
@@ -99,11 +101,16 @@ class Dispatcher:
             logger.info("queued %d judgment(s) left pending by earlier cycles", len(waiting))
         return len(waiting)
 
+    async def _recover_dead_workers(self) -> None:
+        await retry_async(
+            lambda: recover_dead_workers(self.app, self.store, self.race.stalled_worker_s), what="dead workers"
+        )
+
     async def _requeue(self, cycle: int, stage: EpisodeStage) -> None:
+        await self._recover_dead_workers()  # first: what it frees is queued afresh below
         released = await in_thread(_release_expired, self.store)
         if released:
             logger.warning("cycle %d %s: %d episode lease(s) ran out; queued again", cycle, stage.value, released)
-        await retry_async(lambda: retry_stalled_jobs(self.app, self.race.stalled_worker_s), what="stalled jobs")
         pending = await in_thread(_pending, self.store, cycle, stage)
         for episode_id in pending:
             await retry_async(lambda e=episode_id: defer_episode(self.app, e), what="queue episode")

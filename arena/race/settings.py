@@ -102,7 +102,7 @@ class RaceSettings(BaseModel):
         120.0,
         gt=0.0,
         description="An episode's claim lasts this long and is renewed every third of it while the episode runs; "
-        "a killed worker's episode is retried once it lapses.",
+        "a worker that vanished without a trace (no heartbeat row either) has its episode retried once it lapses.",
     )
     workers: int = Field(
         2,
@@ -111,7 +111,27 @@ class RaceSettings(BaseModel):
         "all episodes to `arena worker` processes; SQLite needs at least 1.",
     )
     stalled_worker_s: float = Field(
-        30.0, gt=0.0, description="A worker silent this long is stalled; its jobs are queued again."
+        30.0,
+        gt=0.0,
+        description="A worker without a heartbeat this long is dead: the dispatcher releases its episode leases at "
+        "once, queues its jobs afresh and deletes its worker row.",
+    )
+    job_poll_s: float | None = Field(
+        None,
+        gt=0.0,
+        description="How often an idle worker looks for jobs besides the queue's notifications "
+        "(default: twice poll_s, at most 5 s).",
+    )
+    housekeeping_s: float = Field(
+        60.0,
+        gt=0.0,
+        description="How often a worker sweeps away episode folders of dead runners and stores held results "
+        "(also once at start).",
+    )
+    held_results_dir: Path | None = Field(
+        None,
+        description="Where a worker keeps finished episode results the store cannot take yet, until it can "
+        "(default ~/.local/state/trajectory-arena/held-results).",
     )
     poll_s: float = Field(1.0, gt=0.0, description="How often a waiting stage looks at the store.")
     # --- the model the agents use ------------------------------------------------------------------

@@ -1,13 +1,18 @@
 """Episodes and judgments as procrastinate tasks: ``run_episode(episode_id)`` and ``judge_episode(episode_id)``.
 
 The store, not the queue, is the source of truth. A job names an episode;
-the task claims it in the store with a lease (renewed while it runs), stores
-the record and outcome with the store's idempotent ``complete`` and queues
-its judgment. So a job may be lost (the in-memory queue of an embedded
+the task claims it in the store with a lease that names the job (renewed
+while it runs), holds the finished result in memory and on local disk
+(``arena.race.held_results``) until the store's idempotent ``complete``
+takes it, and queues its judgment. So a job may be lost (the in-memory queue of an embedded
 validator dies with its process), duplicated (a stalled job retried while the
 episode was re-queued) or retried after a worker died mid-episode: the
 episode still runs to completion and is stored exactly once. The validator's
 dispatcher re-queues what the store says is unfinished (``arena.race.dispatch``).
+A result finished while the store is briefly unavailable is never thrown
+away: the store calls retry with backoff, and a result still unstored after
+that is stored by the job's next try, by the worker's housekeeping, or by the
+worker after a restart, from the held copy, without running the episode again.
 
 Connectors: ``PsycopgConnector`` for PostgreSQL (any number of ``arena worker``
 processes on any machines share the queue; its schema is the store's
@@ -24,12 +29,13 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from procrastinate import App, BaseConnector, PsycopgConnector, RetryStrategy
+from procrastinate import App, BaseConnector, JobContext, PsycopgConnector, RetryStrategy
 from procrastinate import exceptions as procrastinate_exceptions
 from procrastinate.testing import InMemoryConnector
 from sqlalchemy.engine import make_url
 
 from arena.problems.model import Problem
+from arena.race.held_results import HeldResult, HeldResults, held
 from arena.race.resilience import in_thread
 from arena.race.settings import RaceSettings
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
@@ -38,7 +44,7 @@ from arena.runner.record import EpisodeLimits, EpisodeRecord
 from arena.scoring.outcome import ScoreMode, score_problem
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeBackend
-from arena.store import Store, resolve_url
+from arena.store import Store, StoreError, resolve_url
 from arena.store import repositories as repo
 from arena.store.models_race import EpisodeStatus, JudgmentStatus
 from judge.batch import Judge
@@ -69,18 +75,39 @@ class WorkerContext:
     limits: EpisodeLimits = field(default_factory=EpisodeLimits)
     knowledge: KnowledgeBackend | None = None
     runtime_dir: Path | None = None
+    work_dir: Path | None = None  # root of the episode folders (arena.runner.workdirs)
     worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
     _runners: dict[tuple, EpisodeRunner] = field(default_factory=dict)
+    _held: HeldResults | None = None
+
+    @property
+    def held(self) -> HeldResults:
+        """Finished results not yet in the store (made on first use: a worker that never finishes an
+        episode never touches the folder)."""
+        if self._held is None:
+            self._held = HeldResults.for_store(self.race.held_results_dir, self.store.url)
+        return self._held
 
     def runner(self, model: str, pin: SamplingPin | None) -> EpisodeRunner:
         """One runner per (model, pin): the cycle's parameters, not this process's, decide both."""
         key = (model, None if pin is None else (pin.temperature, pin.seed))
         if key not in self._runners:
             config = RunnerConfig(
-                limits=self.limits, sandbox=self.race.sandbox, allowlist=[model], pin=pin, runtime_dir=self.runtime_dir
-            )
+                limits=self.limits, sandbox=self.race.sandbox, allowlist=[model], pin=pin, runtime_dir=self.runtime_dir,
+                work_dir=self.work_dir,
+            )  # fmt: skip
             self._runners[key] = EpisodeRunner(self.catalog, self.registry, config, knowledge=self.knowledge)
         return self._runners[key]
+
+
+class QueueConnector(PsycopgConnector):
+    """procrastinate's PostgreSQL connector, keeping its conninfo for the workers' job-notification listener."""
+
+    def __init__(self, conninfo: str) -> None:
+        # procrastinate's pool checks each connection as it is handed out, so a database restart costs a
+        # reconnect, not a job.
+        super().__init__(conninfo=conninfo, min_size=1, max_size=4)
+        self.conninfo = conninfo
 
 
 def connector_for(database_url: str | None) -> BaseConnector:
@@ -88,10 +115,7 @@ def connector_for(database_url: str | None) -> BaseConnector:
     url = resolve_url(database_url)
     if url.get_backend_name() != "postgresql":
         return InMemoryConnector()
-    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-    # procrastinate's pool checks each connection as it is handed out, so a database restart costs a
-    # reconnect, not a job.
-    return PsycopgConnector(conninfo=conninfo, min_size=1, max_size=4)
+    return QueueConnector(make_url(url).set(drivername="postgresql").render_as_string(hide_password=False))
 
 
 @dataclass
@@ -104,9 +128,11 @@ class _EpisodeInput:
     claims: int
 
 
-def _claim(store: Store, episode_id: int, worker_id: str, lease_s: float) -> repo.EpisodeInfo | None:
+def _claim(
+    store: Store, episode_id: int, worker_id: str, lease_s: float, job_id: int | None
+) -> repo.EpisodeInfo | None:
     with store.transaction() as session:
-        return repo.claim(session, episode_id, worker_id, lease_s)
+        return repo.claim(session, episode_id, worker_id, lease_s, job_id=job_id)
 
 
 def _episode_input(store: Store, info: repo.EpisodeInfo) -> _EpisodeInput:
@@ -136,9 +162,17 @@ def _extend(store: Store, episode_id: int, worker_id: str, lease_s: float) -> bo
         return repo.extend_lease(session, episode_id, worker_id, lease_s)
 
 
-def _complete(store: Store, episode_id: int, record: EpisodeRecord, outcome) -> bool:
+class NotThisEpisode(StoreError):
+    """A held result whose episode id now names another episode (the database was recreated)."""
+
+
+def store_result(store: Store, result: HeldResult) -> bool:
+    """Store a finished result once; True if stored now, False if the episode was already finished."""
     with store.transaction() as session:
-        return repo.complete(session, episode_id, record, outcome)
+        info = repo.get_episode(session, result.episode_id)
+        if info is None or info.key != result.key:
+            raise NotThisEpisode(f"episode {result.episode_id} of {store.url} is not {result.key} any more")
+        return repo.complete(session, result.episode_id, result.record, result.outcome)
 
 
 def _give_back(store: Store, episode_id: int, reason: str, final: bool) -> None:
@@ -163,9 +197,39 @@ async def _heartbeat(ctx: WorkerContext, episode_id: int) -> None:
             return
 
 
-async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int) -> str:
+async def store_held(store: Store, held_results: HeldResults, result: HeldResult) -> bool | None:
+    """Store a held result (retried while the store is unavailable) and forget it: True if this call stored
+    it, False if the episode was finished already, None if the episode is another one now (set aside)."""
+    try:
+        stored = await in_thread(store_result, store, result)
+    except NotThisEpisode as exc:
+        held_results.set_aside(result.episode_id, str(exc))
+        return None
+    held_results.drop(result.episode_id)
+    return stored
+
+
+async def store_held_results(store: Store, held_results: HeldResults) -> list[int]:
+    """Store every result held for ``store`` (left by a restarted worker, or by a try that ran out of
+    retries); the episodes stored now. A store still away raises (after the retry budget)."""
+    stored = []
+    for episode_id in held_results.waiting():
+        result = held_results.get(episode_id)
+        if result is not None and await store_held(store, held_results, result):
+            stored.append(episode_id)
+    if stored:
+        logger.warning("stored %d held episode result(s): %s", len(stored), stored)
+    return stored
+
+
+async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int, job_id: int | None = None) -> str:
     """The body of ``run_episode``: claim, run in the sandbox, score (strict), store once, queue the judgment."""
-    claimed = await in_thread(_claim, ctx.store, episode_id, ctx.worker_id, ctx.race.lease_s)
+    kept = ctx.held.get(episode_id)
+    stored_kept = None if kept is None else await store_held(ctx.store, ctx.held, kept)
+    if stored_kept is not None:  # finished by an earlier try, not stored then: stored now, never run again
+        await defer_judgment(app, episode_id)
+        return "stored (held result)" if stored_kept else "already stored by another worker"
+    claimed = await in_thread(_claim, ctx.store, episode_id, ctx.worker_id, ctx.race.lease_s, job_id)
     if claimed is None:
         return "skipped: finished, or leased to a live worker"
     if claimed.claims > ctx.race.episode_attempts:
@@ -179,6 +243,7 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int) -> str:
         job = await in_thread(_episode_input, ctx.store, claimed)
         record = await ctx.runner(job.model, job.pin).run(job.agent, job.problem, job.model, attempt=job.attempt)
     except Exception as exc:
+        beat.cancel()
         # The validator's fault (sandbox, runtime, store), not the agent's: an agent's crash is a record.
         final = claimed.claims >= ctx.race.episode_attempts
         reason = f"validator error on try {claimed.claims}: {type(exc).__name__}: {exc}"
@@ -190,11 +255,16 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int) -> str:
             )  # fmt: skip
             return "failed"
         raise
+    try:
+        outcome = score_problem(job.problem, record.final_recommendation, ctx.catalog, mode=ScoreMode.strict)
+        record.outcome = outcome.model_dump(mode="json")
+        result = held(episode_id, claimed.key, record, outcome)
+        ctx.held.keep(result)  # before the first try: a store outage or a worker restart cannot lose it now
+        # The lease is renewed until the result is in: a long outage must not hand the episode to another run.
+        stored = await in_thread(store_result, ctx.store, result)
     finally:
         beat.cancel()
-    outcome = score_problem(job.problem, record.final_recommendation, ctx.catalog, mode=ScoreMode.strict)
-    record.outcome = outcome.model_dump(mode="json")
-    stored = await in_thread(_complete, ctx.store, episode_id, record, outcome)
+    ctx.held.drop(episode_id)
     logger.info(
         "episode %d %s (%s, success=%s)", episode_id, "stored" if stored else "already stored",
         record.termination.value, outcome.success,
@@ -266,9 +336,9 @@ def create_task_app(connector: BaseConnector, context: WorkerContext) -> App:
     episode_retry = RetryStrategy(max_attempts=race.episode_attempts, exponential_wait=RETRY_BACKOFF_BASE_S)
     judge_retry = RetryStrategy(max_attempts=race.judge_attempts, exponential_wait=RETRY_BACKOFF_BASE_S)
 
-    @app.task(name="run_episode", queue=EPISODES_QUEUE, retry=episode_retry)
-    async def run_episode(episode_id: int) -> str:
-        return await run_episode_now(context, app, episode_id)
+    @app.task(name="run_episode", queue=EPISODES_QUEUE, retry=episode_retry, pass_context=True)
+    async def run_episode(job: JobContext, episode_id: int) -> str:
+        return await run_episode_now(context, app, episode_id, job.job.id)
 
     @app.task(name="judge_episode", queue=JUDGMENTS_QUEUE, retry=judge_retry)
     async def judge_episode(episode_id: int) -> str:
@@ -295,77 +365,3 @@ async def defer_episode(app: App, episode_id: int) -> bool:
 async def defer_judgment(app: App, episode_id: int) -> bool:
     # Exclusive: two judge jobs of one episode running together would each add a judgment version.
     return await _defer(app, "judge_episode", f"judgment-{episode_id}", episode_id, exclusive=True)
-
-
-async def retry_stalled_jobs(app: App, stalled_worker_s: float) -> int:
-    """Queue again the jobs of workers that stopped sending heartbeats (killed, frozen); how many."""
-    if isinstance(app.connector, InMemoryConnector):
-        return 0  # one process: its jobs die with it, and the dispatcher re-queues from the store
-    stalled = await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=stalled_worker_s)
-    count = 0
-    for job in stalled:
-        try:
-            await app.job_manager.retry_job(job)
-            count += 1
-        except procrastinate_exceptions.ProcrastinateException as exc:
-            # Typically the episode was re-queued meanwhile (the queueing lock is taken): that job covers it.
-            logger.info("stalled job %s not retried: %s", job.id, exc)
-    if count:
-        logger.warning("re-queued %d job(s) of stalled workers", count)
-    return count
-
-
-async def run_workers(
-    app: App,
-    race: RaceSettings,
-    *,
-    concurrency: int,
-    name: str,
-    stop: asyncio.Event | None = None,
-    restart_pause_s: float = 2.0,
-) -> None:
-    """Work until ``stop`` is set (or forever): ``concurrency`` episodes at once, and judgments beside them.
-
-    Two workers, one per queue, so judgments keep pace with the episodes instead of waiting behind every
-    queued episode of the stage. Each is restarted when its database connection fails.
-    """
-    stop = stop or asyncio.Event()
-    await asyncio.gather(
-        _supervise(app, race, [EPISODES_QUEUE], concurrency, f"{name}-episodes", stop, restart_pause_s),
-        _supervise(
-            app, race, [JUDGMENTS_QUEUE], max(1, concurrency // 2), f"{name}-judgments", stop, restart_pause_s
-        ),  # fmt: skip
-    )
-
-
-async def _supervise(
-    app: App, race: RaceSettings, queues: list[str], concurrency: int, name: str, stop: asyncio.Event,
-    restart_pause_s: float,
-) -> None:  # fmt: skip
-    while not stop.is_set():
-        worker = asyncio.create_task(
-            app.run_worker_async(
-                queues=queues,
-                concurrency=concurrency,
-                name=name,
-                wait=True,
-                install_signal_handlers=False,
-                update_heartbeat_interval=max(1.0, race.stalled_worker_s / 3),
-                stalled_worker_timeout=race.stalled_worker_s,
-                fetch_job_polling_interval=min(5.0, race.poll_s * 2),
-                listen_notify=not isinstance(app.connector, InMemoryConnector),
-            )
-        )
-        stopping = asyncio.create_task(stop.wait())
-        done, _ = await asyncio.wait({worker, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        if stopping in done:
-            worker.cancel()
-            try:
-                await worker
-            except (asyncio.CancelledError, Exception):
-                pass
-            return
-        stopping.cancel()
-        error = worker.exception()
-        logger.warning("worker %s stopped (%s); restarting in %.1fs", name, error, restart_pause_s)
-        await asyncio.sleep(restart_pause_s)

@@ -31,9 +31,10 @@ from arena.config import ArenaSettings, load_settings
 from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport, run_cycle, with_cycle_params
 from arena.race.dispatch import Dispatcher, ProgressSink
-from arena.race.resilience import OUTAGE_BUDGET_S, is_transient
+from arena.race.resilience import OUTAGE_BUDGET_S, Backoff, first_line, is_transient
 from arena.race.settings import POLICY_MODEL, RaceSettings, race_settings
-from arena.race.tasks import WorkerContext, connector_for, create_task_app, run_workers
+from arena.race.tasks import WorkerContext, connector_for, create_task_app
+from arena.race.workers import run_workers
 from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import LocalKnowledgeBase
@@ -100,6 +101,7 @@ def worker_context(settings: ArenaSettings, race: RaceSettings, store: Store, ca
         limits=settings.runner.limits,
         knowledge=knowledge,
         runtime_dir=settings.runner.runtime_dir,
+        work_dir=settings.runner.work_dir,
     )
 
 
@@ -183,8 +185,13 @@ class Validator:
             if self.race.workers > 0:
                 workers = asyncio.create_task(
                     run_workers(
-                        app, self.race, concurrency=self.race.workers, name=f"validator-{self.hotkey}", stop=stop
-                    )
+                        app,
+                        self.race,
+                        concurrency=self.race.workers,
+                        name=f"validator-{self.hotkey}",
+                        stop=stop,
+                        context=context,
+                    )  # fmt: skip
                 )
             try:
                 dispatcher = Dispatcher(self.store, app, self.race, self.on_progress)
@@ -202,6 +209,7 @@ class Validator:
         """Run or resume one whole cycle; a database outage is waited out (up to ``outage_budget_s`` per
         interruption) and the cycle resumed from the store."""
         failing_since: float | None = None
+        pauses = Backoff(first_s=1.0)
         while True:
             started = time.monotonic()
             try:
@@ -210,10 +218,14 @@ class Validator:
                 now = time.monotonic()
                 if now - started > outage_budget_s or failing_since is None:
                     failing_since = now  # the attempt got somewhere: a new outage, a fresh budget
+                    pauses.reset()
                 if not is_transient(exc) or now - failing_since > outage_budget_s:
                     raise
-                logger.warning("cycle interrupted by the database (%s); resuming from the store", exc)
-                time.sleep(2.0)
+                pause = pauses.next()
+                logger.warning(
+                    "cycle interrupted by the database (%s); resuming from the store in %.1fs", first_line(exc), pause
+                )
+                time.sleep(pause)
 
     def run_forever(self, stop: threading.Event | None = None, *, error_pause_s: float = 60.0) -> None:
         """A cycle every ``cycle_length`` (counted from each cycle's start) until ``stop`` is set."""

@@ -8,7 +8,6 @@ import os
 import shutil
 import signal
 import socket
-import tempfile
 import time
 import uuid
 from datetime import UTC, datetime
@@ -33,6 +32,7 @@ from arena.runner.sandbox import (
 from arena.runner.server import EpisodeSession, build_episode_handler
 from arena.runner.uids import UidLease
 from arena.runner.wire import EpisodeWireServer
+from arena.runner.workdirs import new_episode_folder
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeBackend
 from arena.shop.tools import KNOWLEDGE_TOOLS, SHOP_TOOLS, ShopEnvironment
@@ -62,7 +62,7 @@ class RunnerConfig(BaseModel):
     allowlist: list[str] = ["heuristic-policy"]
     pin: SamplingPin | None = None
     runtime_dir: Path | None = None
-    work_dir: Path | None = None  # where per-episode sockets live (private to the validator)
+    work_dir: Path | None = None  # root of the episode folders (arena.runner.workdirs; default in TMPDIR)
 
 
 class EpisodeRunner:
@@ -104,7 +104,7 @@ class EpisodeRunner:
         public = {"id": problem.id, "intent": problem.intent.value, "query": problem.query}
         session = EpisodeSession(env, public, model, proxy, clock)
 
-        workdir = Path(tempfile.mkdtemp(prefix="episode-", dir=self.config.work_dir))
+        workdir = new_episode_folder(self.config.work_dir)  # swept if this process dies mid-episode
         uid_lease: UidLease | None = None
         try:
             agent_dir = workdir / "agent"

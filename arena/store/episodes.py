@@ -9,7 +9,11 @@ resumes without redoing or losing an episode):
   never wait for each other, the write lock on SQLite (taken at BEGIN).
 - ``complete`` stores the record and its score in one UPDATE, only while the
   episode is unfinished: completing twice is a no-op, and a trigger refuses
-  any change to a done episode.
+  any change to a done episode. It does not ask who holds the lease: a result
+  kept through a store outage is stored by whoever ran it.
+- A lease names the queue job holding it (``lease_job_id``): the same job,
+  retried after a failed try, claims its own lease again, and
+  ``release_leases_of_jobs`` frees the leases of a dead worker's jobs at once.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ class EpisodeInfo(BaseModel):
     status: EpisodeStatus
     worker_id: str | None
     leased_until: datetime | None
+    lease_job_id: int | None = None
     claims: int
     error: str | None
     success: bool | None
@@ -179,16 +184,22 @@ def _filters(cycle, stage, submission_id, status) -> list[ColumnElement[bool]]:
     return filters
 
 
-def _claimable(now: datetime) -> ColumnElement[bool]:
+def _claimable(now: datetime, job_id: int | None = None) -> ColumnElement[bool]:
     expired = and_(Episode.status == EpisodeStatus.running, Episode.leased_until < now)
-    return or_(Episode.status == EpisodeStatus.pending, expired)
+    options = [Episode.status == EpisodeStatus.pending, expired]
+    if job_id is not None:
+        # The job that holds the lease, tried again (its last try raised): nobody else runs the episode.
+        options.append(and_(Episode.status == EpisodeStatus.running, Episode.lease_job_id == job_id))
+    return or_(*options)
 
 
-def _claim(session: Session, target, worker_id: str, lease_s: float, now: datetime | None) -> EpisodeInfo | None:
+def _claim(
+    session: Session, target, worker_id: str, lease_s: float, now: datetime | None, job_id: int | None = None
+) -> EpisodeInfo | None:
     if lease_s <= 0:
         raise StoreError(f"lease_s must be positive (got {lease_s})")
     now = now or utcnow()
-    claimable = _claimable(now)
+    claimable = _claimable(now, job_id)
     statement = (
         update(Episode)
         # The outer condition again: on PostgreSQL a concurrent claim of the same row, once it
@@ -198,6 +209,7 @@ def _claim(session: Session, target, worker_id: str, lease_s: float, now: dateti
             status=EpisodeStatus.running,
             worker_id=worker_id,
             leased_until=now + timedelta(seconds=lease_s),
+            lease_job_id=job_id,
             claims=Episode.claims + 1,
             started_at=now,
         )
@@ -232,10 +244,17 @@ def claim_next(
 
 
 def claim(
-    session: Session, episode_id: int, worker_id: str, lease_s: float, *, now: datetime | None = None
+    session: Session,
+    episode_id: int,
+    worker_id: str,
+    lease_s: float,
+    *,
+    job_id: int | None = None,
+    now: datetime | None = None,
 ) -> EpisodeInfo | None:
-    """Claim one given episode (a task queue job names it); None when it is finished or leased to a live worker."""
-    return _claim(session, lambda _claimable: episode_id, worker_id, lease_s, now)
+    """Claim one given episode for the queue job ``job_id`` that names it; None when it is finished or
+    leased to another live job. The job already holding the lease gets it again (a retried try)."""
+    return _claim(session, lambda _claimable: episode_id, worker_id, lease_s, now, job_id)
 
 
 def extend_lease(
@@ -290,8 +309,9 @@ def fail(session: Session, episode_id: int, reason: str) -> bool:
 def release(session: Session, episode_id: int, *, error: str | None = None) -> bool:
     """Hand a claimed episode back as pending (a transient error); False if it was already finished."""
     return _finish_unfinished(
-        session, episode_id, status=EpisodeStatus.pending, error=error, worker_id=None, leased_until=None
-    )
+        session, episode_id, status=EpisodeStatus.pending, error=error, worker_id=None, leased_until=None,
+        lease_job_id=None,
+    )  # fmt: skip
 
 
 def _finish_unfinished(session: Session, episode_id: int, **values: Any) -> bool:
@@ -313,10 +333,27 @@ def release_expired_leases(session: Session, *, now: datetime | None = None) -> 
     statement = (
         update(Episode)
         .where(Episode.status == EpisodeStatus.running, Episode.leased_until < now)
-        .values(status=EpisodeStatus.pending, worker_id=None, leased_until=None, error="lease expired")
+        .values(
+            status=EpisodeStatus.pending, worker_id=None, leased_until=None, lease_job_id=None, error="lease expired"
+        )
         .execution_options(synchronize_session=False)
     )
     return session.execute(statement).rowcount
+
+
+def release_leases_of_jobs(session: Session, job_ids: Sequence[int], *, reason: str) -> list[int]:
+    """Return to pending the running episodes whose lease one of ``job_ids`` holds (their worker is dead);
+    the episode ids released. An episode claimed meanwhile by another job is left alone."""
+    if not job_ids:
+        return []
+    statement = (
+        update(Episode)
+        .where(Episode.status == EpisodeStatus.running, Episode.lease_job_id.in_(list(job_ids)))
+        .values(status=EpisodeStatus.pending, worker_id=None, leased_until=None, lease_job_id=None, error=reason)
+        .returning(Episode.id)
+        .execution_options(synchronize_session=False)
+    )
+    return sorted(session.execute(statement).scalars())
 
 
 def _require(session: Session, episode_id: int) -> None:

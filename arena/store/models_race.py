@@ -6,6 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Float,
     ForeignKey,
@@ -100,6 +101,8 @@ class Episode(Base):
     )
     worker_id: Mapped[str | None] = mapped_column(String(200))
     leased_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The task queue's job holding the lease: its worker dying releases exactly this lease (migration 0005).
+    lease_job_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
     claims: Mapped[int] = mapped_column(Integer, default=0)  # how often it was handed out (retries = claims - 1)
     error: Mapped[str | None] = mapped_column(Text)
     record: Mapped[dict | None] = mapped_column(JSONType)  # the full EpisodeRecord

@@ -32,6 +32,7 @@ from arena.store.episodes import (
     list_episodes,
     release,
     release_expired_leases,
+    release_leases_of_jobs,
     status_counts,
 )
 from arena.store.judgments import (
@@ -142,6 +143,7 @@ __all__ = [
     "record_weights",
     "release",
     "release_expired_leases",
+    "release_leases_of_jobs",
     "set_status",
     "stages",
     "standings",
