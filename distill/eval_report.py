@@ -58,7 +58,7 @@ class RunComparison(BaseModel):
     n_problems: int
     asr: Interval
     pass_at_1: Interval | None = None
-    pass_at_k: Interval | None = None  # at the largest k the run has
+    pass_at_k: Interval | None = None  # at the k every compared run has samples for
     k: int | None = None
 
 
@@ -97,16 +97,17 @@ def compare_runs(
         high = stats[int(round((1 - tail) * (len(stats) - 1)))]
         return Interval(value=metric(results), low=low, high=high)
 
+    aligned_runs = [(metrics, [{r.id: r for r in results}[i] for i in order]) for metrics, results in runs]
+    samples = [min((len(r.successes) for r in aligned), default=0) for _, aligned in aligned_runs]
+    # One k for every run (the fewest samples any sampled run has): pass@8 beside pass@2 compares nothing.
+    k = min((n for n in samples if n >= 1), default=0)
     table = []
-    for metrics, results in runs:
-        by_id = {r.id: r for r in results}
-        aligned = [by_id[i] for i in order]
-        n = min((len(r.successes) for r in aligned), default=0)
+    for (metrics, aligned), n in zip(aligned_runs, samples, strict=True):
         row = RunComparison(label=metrics.label, n_problems=len(aligned), asr=interval(aligned, _greedy))
         if n >= 1:
             row.pass_at_1 = interval(aligned, _pass_at(1))
-            row.k = n
-            row.pass_at_k = interval(aligned, _pass_at(n))
+            row.k = k
+            row.pass_at_k = interval(aligned, _pass_at(k))
         table.append(row)
     return table
 
@@ -115,15 +116,15 @@ def render_comparison(rows: Sequence[RunComparison], confidence: float = 0.95) -
     def cell(iv: Interval | None) -> str:
         return "-" if iv is None else f"{iv.value:.1%} [{iv.low:.1%}, {iv.high:.1%}]"
 
+    k = next((row.k for row in rows if row.k), None)
     lines = [
         f"Bootstrap {confidence:.0%} intervals over the problems all runs share (paired resampling).",
         "",
-        "| run | problems | ASR | pass@1 | pass@k |",
+        f"| run | problems | ASR | pass@1 | pass@{k or 'k'} |",
         "|---|---:|---:|---:|---:|",
     ]
     for row in rows:
-        k = f"k={row.k}: " if row.k else ""
         lines.append(
-            f"| {row.label} | {row.n_problems} | {cell(row.asr)} | {cell(row.pass_at_1)} | {k}{cell(row.pass_at_k)} |"
+            f"| {row.label} | {row.n_problems} | {cell(row.asr)} | {cell(row.pass_at_1)} | {cell(row.pass_at_k)} |"
         )
     return "\n".join(lines) + "\n"

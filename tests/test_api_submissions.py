@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -30,10 +31,13 @@ import uvicorn
 from sqlalchemy import func, select
 
 from arena.api import create_app
+from arena.api.endpoint import EndpointError, public_endpoint
 from arena.api.settings import ApiSettings
 from arena.chain.local import LocalChain
+from arena.commands.validator import publish_api
 from arena.config import ArenaSettings
-from arena.miner.client import MinerClient, Validator
+from arena.miner.client import MinerClient, MinerClientError, Validator, resolve_validators
+from arena.race.admission import human_wait
 from arena.race.intake import fingerprint
 from arena.store import Store
 from arena.store.models import Miner, Nonce, Submission, SubmissionStatus
@@ -442,3 +446,106 @@ def test_the_miner_client_commits_signs_and_posts(arena, tmp_path):
     with MinerClient(miner) as client:  # the same hotkey again within 12 h: the client surfaces Retry-After
         again = client.post(make_agent(4001), validator)
     assert (again.status_code, again.error) == (429, "rate_limited") and again.retry_after > 0
+
+
+# --- the dry run a miner asks before committing ------------------------------------------------
+
+
+def test_the_admission_dry_run_checks_like_a_submission_and_stores_nothing(arena):
+    wallet = arena.miner(35)
+    code = make_agent(5000)
+
+    def admission(wallet, body: bytes) -> httpx.Response:
+        path = "/v1/submissions/admission"
+        return arena.http.post(path, content=body, headers=signed_headers(wallet, body, arena.receiver, path=path))
+
+    before = row_counts(arena.store)
+    answer = admission(wallet, code)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["admissible"] and answer.json()["sha256"] == hashlib.sha256(code).hexdigest()
+    assert row_counts(arena.store) == before  # not the submission, not the miner, not even the nonce
+    # signed for the admission path, the same headers are no submission (btauth/1 covers the target)
+    headers = signed_headers(wallet, code, arena.receiver, path="/v1/submissions/admission")
+    assert_refused(
+        arena, arena.http.post("/v1/submissions", content=code, headers=headers), 401, "bad_signature", before
+    )
+
+    assert_refused(arena, admission(arena.miner(36, register=False), code), 403, "unregistered_hotkey", before)
+    assert_refused(arena, admission(wallet, b"def helper():\n    return 1\n"), 422, "entrypoint", before)
+    unsigned = arena.http.post("/v1/submissions/admission", content=code)
+    assert_refused(arena, unsigned, 401, "malformed_auth", before)
+
+    stored = arena.post(wallet, code)
+    assert stored.status_code == 201, stored.text
+    before = row_counts(arena.store)
+    # a copy of a stored file is admissible: the dry run never compares copies (it would let miners probe)
+    copier = arena.miner(37)
+    assert admission(copier, code).status_code == 200 and row_counts(arena.store) == before
+    limited = admission(wallet, make_agent(5001))
+    body = assert_refused(arena, limited, 429, "rate_limited", before)
+    assert int(limited.headers["Retry-After"]) == body["retry_after"] > 11 * 3600
+    assert re.search(r"retry in 1[12] h( \d+ min)?$", body["detail"]), body["detail"]  # once, in hours
+    assert body["detail"].count("retry") == 1, body["detail"]
+    assert not re.search(r"\d{2}:\d{2}:\d{2}\.\d+", body["detail"]), body["detail"]  # no raw ISO microseconds
+
+
+def test_a_refused_dry_run_commits_nothing_on_chain(arena, tmp_path):
+    miner = arena.miner(38)
+    first = tmp_path / "first.py"
+    first.write_bytes(make_agent(6000))
+    validator = Validator(hotkey=arena.receiver, url=arena.url)
+    with MinerClient(miner) as client:
+        assert client.submit(first, [validator], chain=arena.chain).all_accepted
+    committed = arena.chain.get_commitment(hotkey_address(miner))
+    second = tmp_path / "second.py"
+    second.write_bytes(make_agent(6001))
+    before = row_counts(arena.store)
+    with MinerClient(miner) as client:
+        result = client.submit(second, [validator], chain=arena.chain)
+    refused = result.receipts[0]
+    assert refused.dry_run and (refused.status_code, refused.error) == (429, "rate_limited")
+    assert result.commitment is None and arena.chain.get_commitment(hotkey_address(miner)) == committed
+    assert row_counts(arena.store) == before
+
+
+def test_waits_are_said_in_hours_and_minutes():
+    assert human_wait(43189) == "11 h 59 min"
+    assert human_wait(7200) == "2 h"
+    assert human_wait(125) == "2 min 5 s"
+    assert human_wait(0.2) == "1 s"
+
+
+# --- where a validator is found, and what it publishes ------------------------------------------
+
+
+def test_a_bare_validator_url_is_resolved_by_its_healthz_hotkey_once_the_chain_confirms_it(arena):
+    assert arena.url not in arena.chain.validator_endpoints().values()  # `arena serve` published nothing
+    assert resolve_validators([arena.url + "/"], arena.chain) == [Validator(hotkey=arena.receiver, url=arena.url)]
+    other_subnet = LocalChain(arena.store.sessions, NETUID + 7)  # the reported hotkey is no validator there
+    with pytest.raises(MinerClientError, match=f"reports hotkey {arena.receiver}, which is not registered on netuid"):
+        resolve_validators([arena.url], other_subnet)
+    miner_only = LocalChain(arena.store.sessions, NETUID + 8)
+    miner_only.register(arena.receiver)  # a uid, but no validator permit
+    with pytest.raises(MinerClientError, match="holds no validator permit"):
+        resolve_validators([arena.url], miner_only)
+
+
+def test_the_endpoint_is_published_after_registration_and_never_as_a_wildcard(arena):
+    chain = LocalChain(arena.store.sessions, NETUID + 9)
+    hotkey = hotkey_address(arena.miners[30])
+    assert publish_api(chain, hotkey, None, "127.0.0.1", 8123) is None  # not registered yet: nothing published
+    assert chain.validator_endpoints() == {}
+    chain.register(hotkey, validator_permit=True)  # what `validator run --api` does before it publishes
+    for wildcard in ("0.0.0.0", "::", ""):
+        assert publish_api(chain, hotkey, None, wildcard, 8123) is None
+    assert chain.validator_endpoints() == {}
+    assert publish_api(chain, hotkey, "https://validator.example.org/", "0.0.0.0", 8123) == (
+        "https://validator.example.org"
+    )
+    assert chain.validator_endpoints() == {hotkey: "https://validator.example.org"}
+    assert public_endpoint(None, "10.1.2.3", 9000) == "http://10.1.2.3:9000"
+    assert public_endpoint(None, "::1", 9000) == "http://[::1]:9000"
+    with pytest.raises(EndpointError, match="ARENA_API__PUBLIC_URL"):
+        public_endpoint(None, "0.0.0.0", 9000)
+    with pytest.raises(EndpointError, match="not an http"):
+        public_endpoint("validator.example.org", "0.0.0.0", 9000)

@@ -4,8 +4,10 @@ save screenshots under test-artifacts/dashboard/."""
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -66,6 +68,48 @@ class Browser:
             self._run(path, f"--screenshot={shot}")
             assert shot.is_file() and shot.stat().st_size > 5_000, f"no screenshot of {path}"
         return self._run(path, "--dump-dom")
+
+    def layout(self, path: str, width: int, screenshot: str) -> dict:
+        """The page rendered in a frame ``width`` px wide (headless windows have a minimum width), measured by a
+        script the test adds to a copy of the served HTML (the page has no script and inline CSS only, so the copy
+        renders as the page does); the frame's report is copied to the outer page's DOM. Plus a screenshot."""
+        html = httpx.get(self.base + path, timeout=30).text
+        assert "</body>" in html
+        self.runs += 1
+        frame = html_lib.escape(html.replace("</body>", MEASURE + "</body>"), quote=True)
+        copy = self.profiles / f"layout-{self.runs}.html"
+        copy.write_text(
+            f'<!doctype html><html><body style="margin:0"><iframe style="border:0;width:{width}px;height:900px" '
+            "onload=\"document.body.setAttribute('data-layout',this.contentDocument.body.getAttribute('data-layout'))\" "
+            f'srcdoc="{frame}"></iframe></body></html>'
+        )
+        size = f"--window-size={width + 40},920"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        shot = ARTIFACTS / f"{screenshot}-{width}.png"
+        shot.unlink(missing_ok=True)
+        self._file(copy, size, f"--screenshot={shot}")
+        assert shot.is_file() and shot.stat().st_size > 5_000, f"no screenshot of {path} at {width} px"
+        dom = self._file(copy, size, "--dump-dom")
+        found = re.search(r'<body[^>]*data-layout="([^"]*)"', dom)
+        assert found, f"the measuring script did not run on {path}"
+        return json.loads(html_lib.unescape(found.group(1)))
+
+    def _file(self, copy: Path, *flags: str) -> str:
+        base, self.base = self.base, ""
+        try:
+            return self._run(copy.as_uri(), *flags)
+        finally:
+            self.base = base
+
+
+# Widths and boxes that spill past the viewport; a box inside a .scroll container scrolls there, not the page.
+MEASURE = """<script>(function(){var w=document.documentElement.clientWidth,spill=[];
+document.querySelectorAll("body *").forEach(function(e){var r=e.getBoundingClientRect();
+if(r.right>w+1&&!(e.parentElement&&e.parentElement.closest(".scroll")))spill.push(e.tagName+"#"+e.id+"."+e.className)});
+function box(sel){var e=document.querySelector(sel);if(!e)return null;var r=e.getBoundingClientRect();
+return {left:r.left,right:r.right,scroll:e.scrollWidth,client:e.clientWidth}}
+document.body.setAttribute("data-layout",JSON.stringify({width:w,page:document.documentElement.scrollWidth,
+spill:spill.slice(0,20),header:box("body > header"),standings:box("#standings"),hotkey:box("#hotkey")}))})();</script>"""
 
 
 def free_port() -> int:
@@ -321,3 +365,83 @@ def test_metrics_cover_episodes_tools_tokens_judge_queue_and_weights(served):
     )
     for status, n in rows(database, "select status, count(*) from submissions group by status"):
         assert second[f'arena_submissions_by_status{{status="{status}"}}'] == n
+
+
+def running_cycle_with_standings(database: Path) -> int:
+    """A cycle still racing, with the qualifying standings a running cycle already holds."""
+    with sqlite3.connect(database) as db:
+        number, suite_id, started = db.execute(
+            "select number + 1, suite_id, started_at from cycles order by number desc limit 1"
+        ).fetchone()
+        db.execute(
+            "insert into cycles (number, suite_id, stage, started_at, params) values (?, ?, 'race', ?, '{}')",
+            (number, suite_id, started),
+        )
+        db.execute(
+            "insert into standings (cycle, submission_id, qualifying_score, is_champion) values (?, 1, 0.5, 0)",
+            (number,),
+        )
+    return number
+
+
+def crashed_episode(database: Path) -> int:
+    """A finished episode whose agent crashed: its record is stored (status done), its termination says crash."""
+    with sqlite3.connect(database) as db:
+        template = db.execute(
+            "select cycle, stage, submission_id, suite_id, problem_id, record, created_at, finished_at from episodes "
+            "where stage = 'qualifying' and status = 'done' and submission_id = 1 order by id limit 1"
+        ).fetchone()
+        record = json.loads(template[5]) | {"termination": "crash", "error": "ZeroDivisionError: division by zero"}
+        cursor = db.execute(
+            "insert into episodes (cycle, stage, submission_id, suite_id, problem_id, attempt, status, claims, "
+            "record, success, rule, created_at, finished_at) values (?, ?, ?, ?, ?, 1, 'done', 1, ?, 0, 0.0, ?, ?)",
+            (*template[:5], json.dumps(record), *template[6:]),
+        )
+        return cursor.lastrowid
+
+
+def test_pages_fit_a_phone_and_a_laptop_and_say_what_users_misread(served):
+    database, browser = served["database"], served["browser"]
+    ranked = api(served, "/v1/leaderboard")["cycle"]
+    running = running_cycle_with_standings(database)
+    crashed = crashed_episode(database)
+    board = api(served, "/v1/leaderboard")
+    assert board["cycle"] == ranked != running  # the running cycle's qualifying standings are no ranking
+    dom = browser.dom("/")
+    ranked_panel = dom.split('id="ranked-cycle"')[1].split("</div>")[0]
+    assert f"Cycle {ranked} (done)" in ranked_panel and f"/cycles/{running}" not in ranked_panel
+    assert f'href="/cycles/{running}"' in dom.split('id="current-cycle"')[1].split("</div>")[0]
+    assert "\U0001f451" not in dom and "<svg" in dom.split('id="standings"')[1]  # the crown draws without a font
+
+    summary = next(e for e in api(served, "/v1/submissions/1/episodes?limit=500")["items"] if e["id"] == crashed)
+    assert summary["status"] == "done" and summary["termination"] == "crash"
+    assert api(served, f"/v1/episodes/{crashed}")["termination"] == "crash"
+    page = browser.dom("/submissions/1")
+    episodes = page.split('id="episodes"')[1].split("</table>")[0]
+    assert "<th>termination</th>" in episodes
+    row = episodes.split(f'href="/episodes/{crashed}"')[1].split("</tr>")[0]
+    assert ">crash</td>" in row
+    dated = next(
+        e["submission_id"]
+        for e in board["entries"]
+        if (embargo := api(served, f"/v1/submissions/{e['submission_id']}")["embargo"])["embargoed"]
+        and embargo["until"]
+    )  # embargoed by the days rule: the one text that carries a date
+    embargo = browser.dom(f"/submissions/{dated}").split('id="source-embargoed"')[1].split("</p>")[0]
+    assert not re.search(r"\d{2}:\d{2}:\d{2}\.\d+", embargo), embargo  # no raw ISO microseconds
+    assert len(re.findall(r"\d{4}-\d{2}-\d{2}", embargo)) == 1, embargo  # the date said once
+    hotkey = api(served, "/v1/submissions/1")["submission"]["hotkey"]
+    assert f'title="{hotkey}"' in page.split('id="hotkey"')[1].split("</div>")[0]
+
+    for width in (390, 1280):
+        for path, name in (("/", "leaderboard"), ("/cycles", "cycles"), (f"/cycles/{ranked}", "cycle"),
+                           ("/submissions/1", "submission"), (f"/episodes/{public_episode(database)}", "episode")):  # fmt: skip
+            measured = browser.layout(path, width, name)
+            assert measured["width"] <= width and measured["page"] <= measured["width"], (path, width, measured)
+            assert not measured["spill"], (path, width, measured["spill"])
+            header = measured["header"]
+            assert header["scroll"] <= header["client"], (path, width, header)
+            if measured["standings"]:
+                assert measured["standings"]["right"] <= measured["width"], (path, width, measured["standings"])
+            if measured["hotkey"]:
+                assert measured["hotkey"]["right"] <= measured["width"], (path, width, measured["hotkey"])

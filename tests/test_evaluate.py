@@ -7,9 +7,10 @@ import json
 import math
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
-from arena.commands.evaluate import app
+from arena.commands.evaluate import app, comparison_table
 from arena.problems.generator import GeneratorConfig, generate
 from arena.problems.partitions import PartitionName, PartitionPlan
 from arena.problems.suites import build_suite
@@ -126,3 +127,33 @@ def test_compare_refuses_a_directory_that_is_not_a_run(tmp_path):
 def test_eval_needs_a_problem_source(tmp_path):
     result = runner.invoke(app, ["--catalog", str(tmp_path), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "--problems" in result.output
+
+
+def test_compare_names_one_k_and_prints_a_table_that_keeps_its_rows_at_80_columns():
+    ids = [f"p{i}" for i in range(20)]
+    eight = [
+        ProblemResult(id=i, intent="product", greedy=n % 2 == 0, successes=[n % 3 == 0] * 8) for n, i in enumerate(ids)
+    ]
+    two = [
+        ProblemResult(id=i, intent="product", greedy=n % 4 == 0, successes=[n % 2 == 0] * 2) for n, i in enumerate(ids)
+    ]
+    runs = [
+        (
+            metrics_from_results(eight, EvalSettings(model="m", samples=8, label="base-model-with-a-long-name"), {}),
+            eight,
+        ),
+        (metrics_from_results(two, EvalSettings(model="m", samples=2, label="sft"), {}), two),
+    ]
+    rows = compare_runs(runs, resamples=200)
+    assert [row.k for row in rows] == [2, 2]  # never pass@8 beside pass@2
+    assert rows[0].pass_at_k.value == pytest.approx(sum(pass_at_k(8, 8 * (n % 3 == 0), 2) for n in range(20)) / 20)
+    assert "pass@2 |" in render_comparison(rows) and "pass@k" not in render_comparison(rows)
+    console = Console(width=80, record=True)
+    console.print(comparison_table(rows, 0.95))
+    text = console.export_text()
+    assert "pass@2" in text and "pass@8" not in text and "|---" not in text
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    for row in rows:  # each run is one line of the table: its label and all its figures together
+        line = next(line for line in lines if line.strip("│ ").startswith(row.label[:12]))
+        assert f"{row.asr.value:.1%}" in line and f"{row.pass_at_k.value:.1%}" in line, text

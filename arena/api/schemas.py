@@ -41,6 +41,17 @@ class SubmissionAccepted(BaseModel):
     )
 
 
+class SubmissionAdmission(BaseModel):
+    """A dry run's answer: this hotkey may submit this file now (nothing was stored, copies were not compared)."""
+
+    admissible: bool = True
+    hotkey: str
+    uid: int
+    sha256: str
+    size: int
+    detail: str = Field(description="What was checked, and what the real submission still checks.")
+
+
 class SubmissionSummary(BaseModel):
     id: int
     hotkey: str
@@ -198,6 +209,9 @@ class EpisodeSummary(BaseModel):
     problem_id: str
     attempt: int
     status: EpisodeStatus
+    termination: str | None = Field(
+        default=None, description="How the agent ended (terminated, returned, timeout, crash, limit); None unrun."
+    )
     visibility: Level
     success: bool | None
     rule: float | None

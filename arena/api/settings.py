@@ -20,6 +20,12 @@ from arena.race.intake import IntakeLimits
 class ApiSettings(BaseModel):
     host: str = Field("127.0.0.1", description="Interface `arena serve` binds (0.0.0.0 to accept remote miners).")
     port: int = Field(8000, ge=0, le=65535, description="Port `arena serve` listens on.")
+    public_url: str | None = Field(
+        None,
+        description="The URL miners reach this API at, which `arena validator run --api` publishes on chain "
+        "(e.g. https://validator.example.org); else http://HOST:PORT of a named bind host. A 0.0.0.0 bind "
+        "without it publishes nothing.",
+    )
     validator_hotkey: str | None = Field(
         None,
         description="This validator's hotkey (ss58): the receiver every signed submission must name. "

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
 from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
 from arena.commands.policy_run import (
@@ -134,10 +135,10 @@ def compare(
     runs: Annotated[list[Path], typer.Argument(help="`arena eval` output directories (base model first).")],
     resamples: Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")] = 2000,
     confidence: Annotated[float, typer.Option("--confidence", min=0.5, max=0.999)] = 0.95,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of the markdown table.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of the table.")] = False,
 ) -> None:
     """Put several evaluation runs side by side, with bootstrap confidence intervals over problems."""
-    from distill.eval_report import compare_runs, render_comparison
+    from distill.eval_report import compare_runs
     from distill.evaluate import EvalRunError, load_run
 
     try:
@@ -148,4 +149,25 @@ def compare(
     if as_json:
         out.print_json(json.dumps([row.model_dump(mode="json") for row in rows]))
     else:
-        out.print(render_comparison(rows, confidence), markup=False, highlight=False)
+        out.print(comparison_table(rows, confidence))
+
+
+def cell(interval) -> str:
+    return "-" if interval is None else f"{interval.value:.1%} [{interval.low:.1%}, {interval.high:.1%}]"
+
+
+def comparison_table(rows, confidence: float) -> Table:
+    """The runs side by side: a rich table (it fits its columns to the terminal; a markdown row would wrap
+    mid-row), with the one k of pass@k in its header."""
+    k = next((row.k for row in rows if row.k), None)
+    table = Table(
+        title=f"bootstrap {confidence:.0%} intervals over the problems all runs share",
+        caption="paired resampling; value [low, high]",
+    )
+    table.add_column("run", overflow="fold")
+    table.add_column("problems", justify="right")
+    for name in ("ASR", "pass@1", f"pass@{k}" if k else "pass@k"):
+        table.add_column(name, justify="right")
+    for row in rows:
+        table.add_row(row.label, str(row.n_problems), cell(row.asr), cell(row.pass_at_1), cell(row.pass_at_k))
+    return table

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -52,13 +53,15 @@ def submit(
     timeout: Annotated[float, typer.Option("--timeout", min=1.0, help="Seconds per HTTP request.")] = 30.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly one JSON object on stdout.")] = False,
 ) -> None:
-    """Commit the agent's sha256 on chain, then sign it with the hotkey and post it to validators.
+    """Ask each validator whether it would take the agent now (a signed dry run), commit its sha256 on chain,
+    then sign it with the hotkey and post it to the validators that would.
 
     Exit status: 0 when every validator accepted, 1 when any refused or was
     unreachable (each answer is reported), 2 when nothing could be sent.
     """
     from arena.chain.bittensor_chain import BittensorChain, ChainAccessError, ChainConfigError
     from arena.miner.client import MinerClient, MinerClientError, read_agent, resolve_validators
+    from arena.race.admission import human_wait
     from arena.wallets import LOCAL_WALLET_DIR, WalletError, load_wallet
 
     try:
@@ -70,7 +73,7 @@ def submit(
         else:
             wallet = load_wallet(wallet_path or NETWORK_WALLET_DIR, wallet_name, wallet_hotkey)
             chain = BittensorChain(network, netuid, wallet)
-        validators = resolve_validators(list(validator_url or []), chain)
+        validators = resolve_validators(list(validator_url or []), chain, timeout=timeout)
         with MinerClient(wallet, timeout=timeout) as client:
             err.print(f"hotkey {client.hotkey}: submitting {agent} to {len(validators)} validator(s)")
             result = client.submit(agent, validators, chain=chain, commit=not no_commit)
@@ -80,15 +83,19 @@ def submit(
         fail(f"local chain database: {str(exc).splitlines()[0]}")
     if result.commitment is not None:
         err.print(f"commitment {result.commitment.data} at block {result.commitment.block}")
+    elif not no_commit and all(r.dry_run for r in result.receipts):
+        err.print("no validator would take the file now: nothing was committed on chain")
     table = Table("validator", "status", "answer", title=f"{agent.name} ({result.sha256[:12]})")
     for receipt in result.receipts:
         status = str(receipt.status_code or "-")
         if receipt.accepted:
             answer = f"[green]accepted[/] id {receipt.submission_id}"
         else:
-            answer = f"[red]{receipt.error or 'refused'}[/]: {receipt.detail}"
-            if receipt.retry_after is not None:
-                answer += f" (retry after {receipt.retry_after} s)"
+            answer = f"[red]{receipt.error or 'refused'}[/]: {escape(receipt.detail)}"
+            if receipt.retry_after is not None and "retry" not in receipt.detail:  # said once, in hours
+                answer += f" (retry in {human_wait(receipt.retry_after)})"
+            if receipt.dry_run:
+                answer += " [dim](dry run: not committed, not posted)[/]"
         table.add_row(f"{receipt.validator.url} ({receipt.validator.hotkey[:8]}…)", status, answer)
     err.print(table)
     if as_json:

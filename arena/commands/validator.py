@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -158,6 +159,7 @@ def _run_validator(
             catalog_path=catalog, on_progress=on_progress,
         )  # fmt: skip
         if api:
+            validator.prepare()  # registers this validator on the local chain: it must hold a uid to publish
             _serve_api(settings, validator, api_host, api_port)
         with progress:
             if once:
@@ -207,12 +209,25 @@ def _serve_api(settings, validator, host: str, port: int) -> None:
     application = create_app(settings, store=validator.store, chain=validator.chain)
     server = uvicorn.Server(uvicorn.Config(application, host=host, port=port, log_level="warning"))
     threading.Thread(target=server.run, name="arena-api", daemon=True).start()
-    url = f"http://{host}:{port}"
+    err.print(f"API on http://{host}:{port}", highlight=False)
+    from arena.api.settings import api_settings
+
+    publish_api(validator.chain, validator.hotkey, api_settings(settings).public_url, host, port)
+
+
+def publish_api(chain, hotkey: str, public_url: str | None, host: str, port: int) -> str | None:
+    """Publish where miners reach the API (never a wildcard bind address); the URL published, or None."""
+    from arena.api.endpoint import EndpointError, public_endpoint, publish
+
     try:
-        validator.chain.publish_endpoint(validator.hotkey, url)
+        url = public_endpoint(public_url, host, port)
+        publish(chain, hotkey, url)
     except Exception as exc:  # publishing is a courtesy to miners; the race does not depend on it
-        err.print(f"[yellow]could not publish the endpoint {url}: {exc}[/]")
-    err.print(f"API on {url}")
+        reason = str(exc) if isinstance(exc, EndpointError) else f"{type(exc).__name__}: {exc}"
+        err.print(f"[yellow]endpoint not published: {escape(reason)}[/]")
+        return None
+    err.print(f"published {url} on netuid {chain.netuid} for {hotkey}", highlight=False)
+    return url
 
 
 def _print_report(report, as_json: bool) -> None:

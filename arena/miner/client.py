@@ -1,6 +1,13 @@
-"""The miner's side of a submission: commit the agent's sha256, then sign and post the file.
+"""The miner's side of a submission: ask each validator whether it would take the file, commit the agent's
+sha256, then sign and post the file.
 
-Order matters: the commitment goes on chain first, because in a copy dispute
+The dry run (``POST /v1/submissions/admission``: signature, registration, rate
+limit, the content checks; no copy check, nothing stored) comes first because
+a commitment costs a fee on a real chain and overwrites the previous one: a
+rate-limited or unregistered hotkey must learn that before it pays. A validator
+without that route (404/405) is simply posted to.
+
+Then order matters: the commitment goes on chain before the post, because in a copy dispute
 the submission whose commitment came first wins, and a hash reveals nothing
 of the code. Re-running with the same file reuses the existing commitment
 (keeping its earlier block) instead of writing a new one.
@@ -28,6 +35,7 @@ from arena.race.intake import check_submission
 from arena.wallets import hotkey_address
 
 SUBMISSIONS_PATH = "/v1/submissions"
+ADMISSION_PATH = "/v1/submissions/admission"  # the dry run: checks, stores nothing
 CONTENT_TYPE = "text/x-python; charset=utf-8"
 AGENT_NAME_HEADER = "X-Arena-Agent-Name"  # cosmetic (not signed): the file name the leaderboard shows
 
@@ -52,6 +60,7 @@ class SubmissionReceipt(BaseModel):
     detail: str = ""
     retry_after: int | None = None  # seconds, from Retry-After
     body: dict[str, Any] = Field(default_factory=dict)
+    dry_run: bool = False  # refused by the admission check: the file was neither committed for it nor posted
 
 
 class SubmissionResult(BaseModel):
@@ -93,9 +102,12 @@ def parse_validator(spec: str) -> tuple[str | None, str]:
     return hotkey, url
 
 
-def resolve_validators(specs: list[str], chain: Chain | None) -> list[Validator]:
-    """The validators to post to: the given ones (hotkeys looked up on chain when not
-    given), else every validator that published an endpoint on the subnet."""
+def resolve_validators(specs: list[str], chain: Chain | None, *, timeout: float = 10.0) -> list[Validator]:
+    """The validators to post to: the given ones, else every validator that published an endpoint on the subnet.
+
+    A bare URL's hotkey is the one published on chain for it, else the one the validator reports at
+    ``/healthz``, trusted only when the chain lists it as a validator of this subnet (a request signed for
+    a hotkey that is no validator would hand the file to whoever answers)."""
     published = chain.validator_endpoints() if chain is not None else {}
     if not specs:
         if not published:
@@ -106,14 +118,29 @@ def resolve_validators(specs: list[str], chain: Chain | None) -> list[Validator]
     validators = []
     for spec in specs:
         hotkey, url = parse_validator(spec)
-        hotkey = hotkey or by_url.get(url)
-        if hotkey is None:
-            raise MinerClientError(
-                f"validator {url}: its hotkey is not published on chain; give it as HOTKEY@{url} "
-                "(the request is signed for that receiver)"
-            )
+        hotkey = hotkey or by_url.get(url) or reported_hotkey(url, chain, timeout)
         validators.append(Validator(hotkey=hotkey, url=url))
     return validators
+
+
+def reported_hotkey(url: str, chain: Chain | None, timeout: float) -> str:
+    """The hotkey the validator at ``url`` reports at /healthz, once the chain confirms it is a validator."""
+    given = f"give it as HOTKEY@{url} (the request is signed for that receiver)"
+    try:
+        answer = httpx.get(url + "/healthz", timeout=timeout)
+        hotkey = answer.json().get("validator_hotkey")
+    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+        raise MinerClientError(f"validator {url}: no hotkey published on chain, and /healthz did not answer "
+                               f"({type(exc).__name__}); {given}") from exc  # fmt: skip
+    if not isinstance(hotkey, str) or not hotkey:
+        raise MinerClientError(f"validator {url}: no hotkey published on chain, and it reports none; {given}")
+    neurons = {n.hotkey: n for n in chain.neurons()} if chain is not None else {}
+    neuron = neurons.get(hotkey)
+    if neuron is None or not neuron.validator_permit:
+        where = f"netuid {chain.netuid}" if chain is not None else "the subnet"
+        state = "holds no validator permit" if neuron is not None else "is not registered"
+        raise MinerClientError(f"validator {url} reports hotkey {hotkey}, which {state} on {where}; {given}")
+    return hotkey
 
 
 def parse_error(response: httpx.Response) -> tuple[str | None, str, dict[str, Any]]:
@@ -175,8 +202,17 @@ class MinerClient:
             return existing
         return chain.commit(self.hotkey, sha256)
 
-    def post(self, code: bytes, validator: Validator, *, agent_name: str = "agent.py") -> SubmissionReceipt:
-        url = httpx.URL(validator.url.rstrip("/") + SUBMISSIONS_PATH)
+    def admit(self, code: bytes, validator: Validator) -> SubmissionReceipt | None:
+        """The validator's dry run: None when it would take the file now (or has no dry run), else its refusal."""
+        receipt = self.post(code, validator, path=ADMISSION_PATH)
+        if receipt.accepted or receipt.status_code in (404, 405):
+            return None
+        return receipt.model_copy(update={"dry_run": True, "submission_id": None})
+
+    def post(
+        self, code: bytes, validator: Validator, *, agent_name: str = "agent.py", path: str = SUBMISSIONS_PATH
+    ) -> SubmissionReceipt:
+        url = httpx.URL(validator.url.rstrip("/") + path)
         target = url.raw_path.decode("ascii")  # path plus ?query, exactly as it goes on the wire
         last_error = ""
         for _attempt in range(self.retries + 1):
@@ -226,15 +262,19 @@ class MinerClient:
         chain: Chain | None = None,
         commit: bool = True,
     ) -> SubmissionResult:
-        """Check the file locally, commit its hash (unless ``commit=False``), post it to every validator."""
+        """Check the file locally, ask each validator's dry run, commit its hash (unless ``commit=False``) when
+        any validator would take it, then post it to those that would."""
         code = read_agent(agent)
         result = SubmissionResult(agent=str(agent), sha256=hashlib.sha256(code).hexdigest(), hotkey=self.hotkey)
-        if commit:
+        refusals = {v.url: self.admit(code, v) for v in validators}
+        admitted = [v for v in validators if refusals[v.url] is None]
+        if commit and admitted:
             if chain is None:
                 raise MinerClientError("committing needs a chain (or pass commit=False)")
             try:
                 result.commitment = self.commit(code, chain)
             except Exception as exc:  # the chain's own errors name the network and the reason
                 raise MinerClientError(f"writing the commitment of {result.sha256} failed: {exc}") from exc
-        result.receipts = [self.post(code, v, agent_name=Path(agent).name) for v in validators]
+        posted = {v.url: self.post(code, v, agent_name=Path(agent).name) for v in admitted}
+        result.receipts = [refusals[v.url] or posted[v.url] for v in validators]
         return result

@@ -135,6 +135,17 @@ def check_rate_limit(last_accepted_at: datetime | None, *, now: datetime, window
         retry_after = max(1, math.ceil(wait))
         raise RateLimitedError(
             f"one accepted submission per {window.total_seconds() / 3600:g} h per hotkey; the last was at "
-            f"{aware(last_accepted_at).isoformat()}; retry in {retry_after} s",
+            f"{aware(last_accepted_at):%Y-%m-%d %H:%M} UTC; retry in {human_wait(retry_after)}",
             retry_after=retry_after,
         )
+
+
+def human_wait(seconds: float) -> str:
+    """A wait as people say it: "11 h 59 min", "42 min 10 s", "30 s" (Retry-After keeps the exact seconds)."""
+    hours, rest = divmod(max(0, math.ceil(seconds)), 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    if minutes:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    return f"{secs} s"

@@ -40,6 +40,11 @@ class EmbargoDecision(BaseModel):
     reason: str
 
 
+def human_time(moment: datetime) -> str:
+    """A moment as people read it, to the minute (the JSON's ``until`` keeps the exact instant)."""
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
 def day_rule_end(submitted_at: datetime, rule: EmbargoRule, stored_until: datetime | None = None) -> datetime:
     until = submitted_at + timedelta(days=rule.days_after_submission)
     return stored_until if stored_until is not None and stored_until > until else until
@@ -60,7 +65,7 @@ def embargo_decision(
             return EmbargoDecision(
                 embargoed=True,
                 until=until,
-                reason=f"submission {submission_id} is embargoed until {until.isoformat()} "
+                reason=f"submission {submission_id} is embargoed until {human_time(until)} "
                 f"({rule.days_after_submission:g} days after submission)",
             )
         return EmbargoDecision(embargoed=False, until=until, reason="the embargo ended")

@@ -31,7 +31,8 @@ def get_episode(episode_id: int, session: ReadSession) -> EpisodeDetail:
         raise not_found(f"episode {episode_id}")  # the same answer as a missing one: held-out leaves no trace
     judgments = repo.versions(session, episode_id) if view.shows_scores else []
     done = [j for j in judgments if j.status is JudgmentStatus.done]
-    summary = episode_summary(info.model_dump(), view.level, done[-1].coefficient if done else None)
+    facts = info.model_dump() | {"termination": (info.record or {}).get("termination")}
+    summary = episode_summary(facts, view.level, done[-1].coefficient if done else None)
     problem = None
     if view.shows_content:
         row = redactor.problem_row(info.suite_id, info.problem_id)

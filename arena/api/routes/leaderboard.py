@@ -11,14 +11,19 @@ from arena.api.deps import ReadSession, not_found
 from arena.api.routes.queries import standing_views, waiting_submissions
 from arena.api.schemas import ErrorBody, Leaderboard, WeightsView
 from arena.store import repositories as repo
-from arena.store.models_race import Standing
+from arena.store.models_race import Cycle, Standing
 
 router = APIRouter(tags=["leaderboard"])
 
 
 def build_leaderboard(session: Session, cycle: int | None = None) -> Leaderboard:
     if cycle is None:
-        cycle = session.execute(select(func.max(Standing.cycle))).scalar_one_or_none()
+        # The latest cycle that finished: a running cycle already holds qualifying standings, not yet a ranking.
+        cycle = session.execute(
+            select(func.max(Standing.cycle))
+            .join(Cycle, Cycle.number == Standing.cycle)
+            .where(Cycle.finished_at.is_not(None))
+        ).scalar_one_or_none()
     info = repo.get_cycle(session, cycle) if cycle is not None else None
     if cycle is not None and info is None:
         raise not_found(f"cycle {cycle}")
@@ -38,7 +43,7 @@ def build_leaderboard(session: Session, cycle: int | None = None) -> Leaderboard
     "/v1/leaderboard",
     response_model=Leaderboard,
     responses={404: {"model": ErrorBody, "description": "No such cycle."}},
-    summary="Standings of the latest ranked cycle (or of ?cycle=N)",
+    summary="Standings of the latest finished cycle (or of ?cycle=N)",
 )
 def leaderboard(session: ReadSession, cycle: int | None = None) -> Leaderboard:
     return build_leaderboard(session, cycle)

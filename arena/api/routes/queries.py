@@ -190,7 +190,7 @@ def episode_summaries(
     total = session.execute(select(func.count()).select_from(Episode).where(*visible)).scalar_one()
     columns = [c for c in Episode.__table__.columns if c.key not in ("record", "outcome")]
     statement = (
-        select(*columns, coefficients.c.coefficient)
+        select(*columns, coefficients.c.coefficient, Episode.record["termination"].as_string().label("termination"))
         .outerjoin(coefficients, coefficients.c.episode_id == Episode.id)
         .where(*visible)
         .order_by(Episode.id)
@@ -215,6 +215,8 @@ def episode_summary(row, level: Level, coefficient: float | None) -> EpisodeSumm
         problem_id=row["problem_id"],
         attempt=row["attempt"],
         status=row["status"],
+        # how it ended is a score-level fact: a crashed episode is "done" (its record is stored) yet scored 0
+        termination=row.get("termination") if scores else None,
         visibility=level,
         success=row["success"] if scores else None,
         rule=row["rule"] if scores else None,

@@ -14,6 +14,11 @@ lock on SQLite) and re-checks what a concurrent request could have changed
 since: the nonce (replay), the hotkey's rate limit and copies of submissions
 stored meanwhile. The whole check runs in a worker thread (the hashing,
 MinHash and database calls are blocking); the event loop only reads the body.
+
+``POST /v1/submissions/admission`` is the dry run a miner asks before it pays
+for a chain commitment: the same signed request and the same checks up to the
+rate limit, then the pure content checks, but never the copy check (it would
+let a miner probe what others submitted) and nothing stored, not even the nonce.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from arena.api.deps import Context
-from arena.api.schemas import ErrorBody, SubmissionAccepted
+from arena.api.schemas import ErrorBody, SubmissionAccepted, SubmissionAdmission
 from arena.api.settings import ApiSettings
 from arena.chain.protocol import Chain, Neuron
 from arena.race.intake import (
@@ -133,15 +138,39 @@ class SubmissionIntake:
         # The verifier refuses a store that forgets nonces sooner than its freshness window.
         self.retention = self.limits.auth_max_age_s + self.limits.auth_allowed_skew_s + 60.0
 
-    def submit(
-        self, headers: Mapping[str, str], body: bytes, method: str, target: str, agent_name: str
-    ) -> SubmissionAccepted:
+    def _caller(self, headers: Mapping[str, str], body: bytes, method: str, target: str):
         if not self.validator_hotkey:
             raise NotAcceptingError("this validator has no hotkey configured (api.validator_hotkey or api.wallet_name)")
-        caller = verify_request(
+        return verify_request(
             dict(headers), body, method, target, self.validator_hotkey,
             PeekedNonces(self.store, self.retention), limits=self.limits,
         )  # fmt: skip
+
+    def _admitted(self, hotkey: str, now: datetime) -> Neuron:
+        """Registration and the rate limit: what decides whether this hotkey may submit at all, now."""
+        neuron = require_registered(hotkey, self._chain("list the subnet's neurons", self.chain.neurons))
+        with self.store.transaction() as session:
+            last = repo.latest_for_hotkey(session, hotkey, statuses=COUNTED)
+        check_rate_limit(last.submitted_at if last else None, now=now, window=self.limits.rate_limit)
+        return neuron
+
+    def admit(self, headers: Mapping[str, str], body: bytes, method: str, target: str) -> SubmissionAdmission:
+        """The dry run: authentication, registration, rate limit, pure content checks; no copy check, no write."""
+        caller = self._caller(headers, body, method, target)
+        neuron = self._admitted(caller.hotkey_ss58, utcnow())
+        check_submission(body, earlier=[], limits=self.limits, hotkey=neuron.hotkey).raise_for_rejection()
+        return SubmissionAdmission(
+            hotkey=neuron.hotkey,
+            uid=neuron.uid,
+            sha256=hashlib.sha256(body).hexdigest(),
+            size=len(body),
+            detail="admissible now; the submission itself still compares it with earlier submissions",
+        )
+
+    def submit(
+        self, headers: Mapping[str, str], body: bytes, method: str, target: str, agent_name: str
+    ) -> SubmissionAccepted:
+        caller = self._caller(headers, body, method, target)
         try:
             accepted = self._checked(caller.hotkey_ss58, caller.nonce_ns, body, agent_name)
         except IntakeError as exc:
@@ -163,12 +192,10 @@ class SubmissionIntake:
         return accepted
 
     def _checked(self, hotkey: str, nonce: int, body: bytes, agent_name: str) -> SubmissionAccepted:
-        neuron = require_registered(hotkey, self._chain("list the subnet's neurons", self.chain.neurons))
         now = utcnow()
+        neuron = self._admitted(hotkey, now)
         with self.store.transaction() as session:
-            last = repo.latest_for_hotkey(session, hotkey, statuses=COUNTED)
             candidates = repo.copy_candidates(session)
-        check_rate_limit(last.submitted_at if last else None, now=now, window=self.limits.rate_limit)
         commitment = self._chain(f"read the commitment of {hotkey}", lambda: self.chain.get_commitment(hotkey))
         block = commitment_block_for(hashlib.sha256(body).hexdigest(), commitment)
         verdict = self._check(body, candidates, hotkey, block, now)
@@ -337,3 +364,16 @@ async def post_submission(request: Request, context: Context) -> SubmissionAccep
         raise
     context.metrics.accepted()
     return accepted
+
+
+@router.post(
+    "/v1/submissions/admission",
+    response_model=SubmissionAdmission,
+    responses=ERRORS,
+    openapi_extra=RAW_BODY,
+    summary="Dry run: may this hotkey submit this file now? (stores nothing, compares no copies)",
+)
+async def post_admission(request: Request, context: Context) -> SubmissionAdmission:
+    intake = context.intake
+    body = await read_body(request, intake.limits.max_bytes)
+    return await run_in_threadpool(intake.admit, request.headers, body, request.method, request_target(request))

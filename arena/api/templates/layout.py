@@ -1,11 +1,11 @@
-"""The page frame and its stylesheet: one small inline CSS, sized for a laptop screen, no scripts."""
+"""The page frame and its stylesheet: one small inline CSS, for a laptop and a phone, no scripts."""
 
 CSS = """
 :root{--fg:#1d2330;--muted:#667085;--line:#d9dee8;--bg:#f6f7fb;--card:#fff;--ok:#127a3d;--bad:#b42318;
 --warn:#9a6700;--accent:#2952cc}
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-header{background:#1d2330;color:#fff;padding:.6rem 1.5rem;display:flex;gap:1.5rem;align-items:baseline}
+header{background:#1d2330;color:#fff;padding:.6rem 1.5rem;display:flex;flex-wrap:wrap;gap:.4rem 1.5rem;align-items:baseline}
 header a{color:#cfd8ff;text-decoration:none}header strong{font-size:1.1rem}
 main{max-width:1280px;margin:0 auto;padding:1rem 1.5rem 3rem}
 h1{font-size:1.45rem;margin:.6rem 0}h2{font-size:1.15rem;margin:1.4rem 0 .5rem}h3{font-size:1rem;margin:.2rem 0}
@@ -28,8 +28,15 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 pre{background:#f2f4f8;border:1px solid var(--line);border-radius:6px;padding:.5rem .7rem;margin:.3rem 0;
 white-space:pre-wrap;word-break:break-word;font-size:.82rem;max-height:28rem;overflow:auto}
 details summary{cursor:pointer;color:var(--accent)}
+.scroll{max-width:100%;overflow-x:auto}
+.name{overflow-wrap:anywhere}.icon{vertical-align:-1px}
+code.hotkey{display:block;font-size:.8rem;overflow-wrap:anywhere;user-select:all}
 .reasoning{font-style:italic;color:#3b4252;margin:.3rem 0}
 .notice{background:#fff7e0;border:1px solid #f0d68a;border-radius:8px;padding:.5rem .9rem;margin:.6rem 0}
+.card,.stat{overflow-wrap:anywhere}
+/* a phone (390 px): less padding, and the standings keep the columns that rank */
+@media (max-width:640px){header{padding:.5rem .8rem;gap:.3rem 1rem}main{padding:.6rem .6rem 2rem}
+th,td{padding:.3rem .35rem;font-size:.85rem}.wide{display:none}.grid{grid-template-columns:1fr}.bar{min-width:60px}}
 """
 
 BASE = (

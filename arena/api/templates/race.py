@@ -1,25 +1,35 @@
 """Templates of the race pages: leaderboard, cycles, one cycle, one submission."""
 
-STANDINGS = """<table id="standings"><thead><tr><th class="num">rank</th><th>agent</th><th>hotkey</th>
-<th class="num">uid</th><th class="num">qualifying</th><th class="num">race score</th><th class="num">success</th>
-<th class="num">judge coefficient</th></tr></thead><tbody>
+# An inline crown: an emoji renders as an empty box where no emoji font is installed.
+CROWN = (
+    '<svg class="icon" aria-hidden="true" viewBox="0 0 24 24" width="12" height="12">'
+    '<path fill="currentColor" d="M2 19h20v2H2zM2 7l5 4 5-7 5 7 5-4-2 10H4z"/></svg>'
+)
+
+STANDINGS = (
+    """<div class="scroll"><table id="standings"><thead><tr><th class="num">rank</th><th>agent</th>
+<th class="wide">hotkey</th><th class="num wide">uid</th><th class="num wide">qualifying</th><th class="num">race score</th>
+<th class="num">success</th><th class="num">judge coefficient</th></tr></thead><tbody>
 {% for row in standings %}<tr>
 <td class="num">{{ row.rank | number }}</td>
-<td><a href="/submissions/{{ row.submission_id }}">{{ row.agent_name }}</a>
-{% if row.is_champion %} <span class="badge ok">👑 champion</span>{% endif %}</td>
-<td class="muted" title="{{ row.hotkey }}">{{ row.hotkey | short }}</td><td class="num">{{ row.uid | number }}</td>
-<td class="num">{{ row.qualifying_score | number }}</td><td class="num">{{ row.race_score | number }}</td>
+<td class="name"><a href="/submissions/{{ row.submission_id }}">{{ row.agent_name }}</a>
+{% if row.is_champion %} <span class="badge ok">"""
+    + CROWN
+    + """ champion</span>{% endif %}</td>
+<td class="muted wide" title="{{ row.hotkey }}">{{ row.hotkey | short }}</td><td class="num wide">{{ row.uid | number }}</td>
+<td class="num wide">{{ row.qualifying_score | number }}</td><td class="num">{{ row.race_score | number }}</td>
 <td class="num">{{ row.success_rate | percent }}</td><td class="num">{{ row.mean_coefficient | number }}</td>
 </tr>{% else %}<tr><td colspan="8" class="muted">no standings yet</td></tr>{% endfor %}
-</tbody></table>"""
+</tbody></table></div>"""
+)
 
-PROGRESS = """<table id="progress"><thead><tr><th>episode stage</th><th class="num">done</th>
+PROGRESS = """<div class="scroll"><table id="progress"><thead><tr><th>episode stage</th><th class="num">done</th>
 <th class="num">failed</th><th class="num">running</th><th class="num">pending</th><th>progress</th></tr></thead><tbody>
 {% for p in progress %}<tr><td>{{ p.stage }}</td><td class="num">{{ p.done }}</td><td class="num">{{ p.failed }}</td>
 <td class="num">{{ p.running }}</td><td class="num">{{ p.pending }}</td>
 <td><div class="bar" title="{{ p.finished }} of {{ p.total }}"><i style="width:{{ p.percent }}%"></i></div>
 <span class="muted">{{ p.finished }} / {{ p.total }}</span></td></tr>
-{% else %}<tr><td colspan="6" class="muted">no episodes scheduled</td></tr>{% endfor %}</tbody></table>"""
+{% else %}<tr><td colspan="6" class="muted">no episodes scheduled</td></tr>{% endfor %}</tbody></table></div>"""
 
 LEADERBOARD = (
     """{% extends "base.html" %}
@@ -32,7 +42,7 @@ LEADERBOARD = (
 · coefficient {{ board.champion.mean_coefficient | number }}</span>{% else %}<b>none yet</b>{% endif %}</div>
 <div class="stat" id="ranked-cycle"><span>ranked cycle</span>{% if board.cycle is not none %}
 <b><a href="/cycles/{{ board.cycle }}">Cycle {{ board.cycle }} ({{ board.stage.value if board.stage else "?" }})</a></b>
-<span>the standings below</span>{% else %}<b>–</b><span>no cycle has been ranked yet</span>{% endif %}</div>
+<span>the latest finished cycle: the standings below</span>{% else %}<b>–</b><span>no cycle has finished yet</span>{% endif %}</div>
 {% if current %}<div class="stat" id="current-cycle"><span>current cycle</span>
 <b><a href="/cycles/{{ current.number }}">{{ current.number }}</a></b>
 <span>stage {{ current.stage.value }} · {{ current_finished }} / {{ current_total }} episodes finished</span></div>{% endif %}
@@ -48,11 +58,11 @@ LEADERBOARD = (
 {% endif %}:{% for uid, w in weight_pairs %} uid {{ uid }} → {{ w | number(4) }}{% if not loop.last %},{% endif %}
 {% endfor %}</p>{% endif %}
 <h2>Waiting to race</h2>
-<table id="waiting"><thead><tr><th>submission</th><th>agent</th><th>hotkey</th><th>submitted</th></tr></thead><tbody>
+<div class="scroll"><table id="waiting"><thead><tr><th>submission</th><th>agent</th><th>hotkey</th><th>submitted</th></tr></thead><tbody>
 {% for s in board.waiting %}<tr><td><a href="/submissions/{{ s.id }}">#{{ s.id }}</a>
 <a class="muted" href="/v1/submissions/{{ s.id }}">json</a></td><td>{{ s.agent_name }}</td>
 <td class="muted" title="{{ s.hotkey }}">{{ s.hotkey | short }}</td><td>{{ s.submitted_at | when }}</td></tr>
-{% else %}<tr><td colspan="4" class="muted">none</td></tr>{% endfor %}</tbody></table>
+{% else %}<tr><td colspan="4" class="muted">none</td></tr>{% endfor %}</tbody></table></div>
 {% endblock %}
 """
 )
@@ -60,10 +70,10 @@ LEADERBOARD = (
 CYCLES = """{% extends "base.html" %}
 {% block title %}Cycles{% endblock %}
 {% block main %}<h1>Cycles</h1>
-<table id="cycles"><thead><tr><th>cycle</th><th>suite</th><th>stage</th><th>started</th><th>finished</th></tr></thead>
+<div class="scroll"><table id="cycles"><thead><tr><th>cycle</th><th>suite</th><th>stage</th><th>started</th><th>finished</th></tr></thead>
 <tbody>{% for c in cycles %}<tr><td><a href="/cycles/{{ c.number }}">{{ c.number }}</a></td><td>{{ c.suite_id }}</td>
 <td>{{ c.stage.value }}</td><td>{{ c.started_at | when }}</td><td>{{ c.finished_at | when }}</td></tr>
-{% else %}<tr><td colspan="5" class="muted">no cycle has started</td></tr>{% endfor %}</tbody></table>
+{% else %}<tr><td colspan="5" class="muted">no cycle has started</td></tr>{% endfor %}</tbody></table></div>
 {% endblock %}
 """
 
@@ -78,12 +88,12 @@ CYCLE = (
 <div class="stat"><span>draw block</span><b>{{ cycle.draw_block | number }}</b>
 <span>{{ (cycle.draw_block_hash or "")[:18] }}</span></div></div>
 <h2>Stages</h2>
-<table id="stages"><thead><tr><th>stage</th><th>started</th><th>finished</th><th>what it produced</th></tr></thead><tbody>
+<div class="scroll"><table id="stages"><thead><tr><th>stage</th><th>started</th><th>finished</th><th>what it produced</th></tr></thead><tbody>
 {% for s in cycle.stages %}<tr><td>{{ s.stage.value }}</td><td>{{ s.started_at | when }}</td>
 <td>{% if s.finished_at %}{{ s.finished_at | when }}{% else %}<span class="warn">running</span>{% endif %}</td>
 <td>{% if s.detail is not none %}<details><summary>detail</summary><pre>{{ s.detail | pretty }}</pre></details>
 {% else %}<span class="muted">withheld until the cycle finishes</span>{% endif %}</td></tr>
-{% else %}<tr><td colspan="4" class="muted">no stage yet</td></tr>{% endfor %}</tbody></table>
+{% else %}<tr><td colspan="4" class="muted">no stage yet</td></tr>{% endfor %}</tbody></table></div>
 <h2>Episodes</h2>"""
     + PROGRESS
     + """<h2>Standings</h2>{% with standings = cycle.standings %}"""
@@ -100,7 +110,7 @@ SUBMISSION = """{% extends "base.html" %}
 {% block title %}{{ sub.agent_name }} (#{{ sub.id }}){% endblock %}
 {% block main %}<h1>{{ sub.agent_name }} <span class="muted">submission #{{ sub.id }}</span>
 <span class="badge {{ 'ok' if sub.status.value == 'accepted' else 'bad' }}">{{ sub.status.value }}</span></h1>
-<div class="grid"><div class="stat"><span>hotkey</span><b style="font-size:.85rem">{{ sub.hotkey }}</b>
+<div class="grid"><div class="stat" id="hotkey"><span>hotkey</span><code class="hotkey" title="{{ sub.hotkey }}">{{ sub.hotkey }}</code>
 <span>uid {{ sub.uid | number }}</span></div>
 <div class="stat"><span>submitted</span><b>{{ sub.submitted_at | when }}</b>
 <span>commitment block {{ sub.commitment_block | number }}</span></div>
@@ -112,28 +122,29 @@ SUBMISSION = """{% extends "base.html" %}
 <h2>Results per intent</h2>
 {% for r in detail.results %}<div class="card results"><h3>cycle <a href="/cycles/{{ r.cycle }}">{{ r.cycle }}</a>,
 {{ r.stage.value }}{% if not r.cycle_finished %} <span class="badge warn">running: progress only</span>{% endif %}</h3>
-<table><thead><tr><th>intent</th><th class="num">episodes</th><th class="num">done</th><th class="num">failed</th>
+<div class="scroll"><table><thead><tr><th>intent</th><th class="num">episodes</th><th class="num">done</th><th class="num">failed</th>
 <th class="num">unfinished</th><th class="num">success</th><th class="num">mean rule</th>
 <th class="num">judge coefficient</th><th class="num">judged</th></tr></thead><tbody>
 {% for i in r.by_intent + [r.total] %}<tr{% if i.intent is none %} style="font-weight:600"{% endif %}>
 <td>{{ i.intent.value if i.intent else "all" }}</td><td class="num">{{ i.episodes }}</td><td class="num">{{ i.done }}</td>
 <td class="num">{{ i.failed }}</td><td class="num">{{ i.unfinished }}</td><td class="num">{{ i.success_rate | percent }}</td>
 <td class="num">{{ i.mean_rule | number }}</td><td class="num">{{ i.mean_coefficient | number }}</td>
-<td class="num">{{ i.judged }}</td></tr>{% endfor %}</tbody></table></div>
+<td class="num">{{ i.judged }}</td></tr>{% endfor %}</tbody></table></div></div>
 {% else %}<p class="muted">no episodes yet</p>{% endfor %}
 {% if detail.standings %}<h2>Standings</h2>{% with standings = detail.standings %}{% include "standings" %}{% endwith %}
 {% endif %}
 <h2>Episodes <span class="muted">({{ episodes | length }} of {{ episode_total }})</span></h2>
-<table id="episodes"><thead><tr><th>episode</th><th>cycle</th><th>stage</th><th>problem</th><th>status</th>
+<div class="scroll"><table id="episodes"><thead><tr><th>episode</th><th>cycle</th><th>stage</th><th>problem</th><th>status</th>
+<th>termination</th>
 <th>shown</th><th class="num">success</th><th class="num">rule</th><th class="num">coefficient</th></tr></thead><tbody>
 {% for e in episodes %}<tr><td><a href="/episodes/{{ e.id }}">#{{ e.id }}</a></td><td>{{ e.cycle }}</td>
 <td>{{ e.stage.value }}</td><td class="muted">{{ e.problem_id }}</td><td>{{ e.status.value }}</td>
+<td{% if e.termination in ("crash", "timeout", "limit") %} class="bad"{% endif %}>{{ e.termination or "–" }}</td>
 <td>{{ e.visibility.value }}</td><td class="num">{{ e.success | number }}</td><td class="num">{{ e.rule | number }}</td>
 <td class="num">{{ e.coefficient | number }}</td></tr>
-{% else %}<tr><td colspan="9" class="muted">none</td></tr>{% endfor %}</tbody></table>
+{% else %}<tr><td colspan="10" class="muted">none</td></tr>{% endfor %}</tbody></table></div>
 <h2>Source</h2>
 {% if source is not none %}<pre id="source">{{ source }}</pre>
-{% else %}<p class="notice" id="source-embargoed">The agent's source is embargoed: {{ detail.embargo.reason }}
-{% if detail.embargo.until %} (until {{ detail.embargo.until | when }}){% endif %}.</p>{% endif %}
+{% else %}<p class="notice" id="source-embargoed">The agent's source is embargoed: {{ detail.embargo.reason }}.</p>{% endif %}
 {% endblock %}
 """
