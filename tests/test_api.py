@@ -465,11 +465,13 @@ def free_port() -> int:
 def test_arena_serve_migrates_the_database_and_serves(tmp_path):
     port = free_port()
     database = tmp_path / "served.db"
-    env = os.environ | {"ARENA_DATABASE_URL": f"sqlite:///{database}", "ARENA_API__VALIDATOR_HOTKEY": "5Validator"}
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_DATABASE_URL"} | {
+        "ARENA_API__VALIDATOR_HOTKEY": "5Validator"
+    }
     command = [sys.executable, "-c", "import typer; from arena.commands.serve import serve; typer.run(serve)"]
-    process = subprocess.Popen(
-        [*command, "--host", "127.0.0.1", "--port", str(port)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True
-    )
+    # --database-url as every other command spells it; the older --host/--port still work, with a note
+    flags = ["--database-url", f"sqlite:///{database}", "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen([*command, *flags], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -487,6 +489,7 @@ def test_arena_serve_migrates_the_database_and_serves(tmp_path):
         process.terminate()
         _, stderr = process.communicate(timeout=30)
     assert "database sqlite:///" in stderr and "receiver hotkey 5Validator" in stderr
+    assert "--host is deprecated; use --api-host" in stderr and "--port is deprecated; use --api-port" in stderr
 
 
 def test_arena_serve_fails_clearly_on_a_bad_database_url(tmp_path, monkeypatch):

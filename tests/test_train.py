@@ -191,3 +191,44 @@ def test_rft_samples_through_the_sandboxed_runner_and_retrains_on_distinct_succe
     rollouts = (tmp_path / "run" / "rollouts.jsonl").read_text().splitlines()
     assert len(rollouts) == 4
     assert (tmp_path / "run" / "final").is_dir()
+
+
+def test_recipe_resume_skips_finished_stages_and_trains_from_the_first_unfinished(tmp_path, monkeypatch):
+    import yaml
+
+    from distill.train import recipe
+    from distill.train.report import StageReport
+
+    root = tmp_path / "run"
+    config = tmp_path / "recipe.yaml"
+    stages = {"sft": {}, "teacher-sft": {}, "kto": {}}
+    config.write_text(yaml.safe_dump({"model": "base-model", "output": str(root), "stages": stages}))
+
+    def finished(name: str, model_in: str) -> StageReport:
+        final = root / name / "final"
+        final.mkdir(parents=True)
+        report = StageReport(stage=name, model_in=model_in, model_out=str(final), examples=1, steps=1, seconds=1.0,
+                             tokens=1, tokens_per_s=1.0, peak_memory_mb=1.0, peak_memory_kind="cpu-rss")  # fmt: skip
+        (root / name / recipe.STAGE_REPORT).write_text(report.model_dump_json())
+        return report
+
+    sft = finished("sft", "base-model")
+    finished("teacher-sft", "some-other-model")  # finished from another input: no longer this recipe's stage
+    trained: list[tuple[str, str, bool]] = []
+
+    def train(stage_config):  # stands in for the trainers (covered in tests/test_train_pipeline.py)
+        trained.append((stage_config.stage, stage_config.model, stage_config.resume))
+        final = stage_config.output / "final"
+        final.mkdir(parents=True, exist_ok=True)
+        return StageReport(stage=stage_config.stage, model_in=stage_config.model, model_out=str(final), examples=1,
+                           steps=2, seconds=1.0, tokens=1, tokens_per_s=1.0, peak_memory_mb=1.0,
+                           peak_memory_kind="cpu-rss")  # fmt: skip
+
+    monkeypatch.setattr(recipe, "run_stage", train)
+    result = recipe.run_recipe(config, {"resume": True})
+    assert trained == [("teacher-sft", sft.model_out, True), ("kto", str(root / "teacher-sft" / "final"), True)]
+    assert [s.stage for s in result.stages] == ["sft", "teacher-sft", "kto"] and result.stages[0] == sft
+    again = recipe.run_recipe(config, {"resume": True})  # everything finished: nothing trains
+    assert len(trained) == 2 and again.final_model == result.final_model
+    recipe.run_recipe(config)  # without --resume every stage trains again
+    assert [t[0] for t in trained[2:]] == ["sft", "teacher-sft", "kto"]

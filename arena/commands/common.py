@@ -17,6 +17,26 @@ err = Console(stderr=True, soft_wrap=True)
 ConfigOption = Annotated[Path | None, typer.Option("--config", help="TOML settings file (else ARENA_CONFIG).")]
 
 
+# `--local` and `--network local` are different chains: one help text each, said the same way everywhere.
+LOCAL_HELP = "Use the arena's own chain kept in the database (no subtensor; not the same as --network local)."
+NETWORK_HELP = (
+    "Bittensor network: finney, test, local (a subtensor node at ws://127.0.0.1:9944, not --local) "
+    "or a ws(s):// endpoint; ignored with --local."
+)
+
+
+def deprecated(old: str, new: str) -> None:
+    """A note for a spelling users may already script: it keeps working, the note names the new one."""
+    err.print(f"[yellow]note:[/] {old} is deprecated; use {new}", highlight=False)
+
+
+def ignored_network(local: bool, network: str, default: str = "finney") -> None:
+    if local and network != default:
+        err.print(
+            f"[yellow]note:[/] --network {network} is ignored with --local (the database's chain)", highlight=False
+        )
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
     raise typer.Exit(code)

@@ -13,13 +13,18 @@ from rich.table import Table
 from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
 from arena.commands.policy_run import (
     POLICY_MODEL,
+    SAMPLES,
     ApiKeyOption,
     BaseUrlOption,
     ConcurrencyOption,
     KnowledgeOption,
     LimitOption,
     ModeOption,
+    ProblemsOption,
+    SamplesOption,
+    SuiteOption,
     UnsafeNoSandboxOption,
+    problems_or_fail,
     score_mode_or_fail,
     upstream_or_fail,
 )
@@ -34,14 +39,14 @@ app = typer.Typer(
 @app.callback()
 def run(
     ctx: typer.Context,
-    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog index directory.")] = None,
-    problems: Annotated[Path | None, typer.Option("--problems", help="Problems JSONL to evaluate on.")] = None,
-    suite: Annotated[Path | None, typer.Option("--suite", help="Suite directory (with --partition).")] = None,
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog index directory. \\[required]")] = None,
+    problems: ProblemsOption = None,
+    suite: SuiteOption = None,
     partition: Annotated[str, typer.Option("--partition", help="Suite partition to evaluate on.")] = "heldout",
     base_url: BaseUrlOption = None,
     model: Annotated[str, typer.Option("--model", help="Model name served at --base-url.")] = POLICY_MODEL,
     api_key: ApiKeyOption = None,
-    samples: Annotated[int, typer.Option("--samples", min=0, help="Sampled runs per problem for pass@k.")] = 8,
+    samples: SamplesOption = SAMPLES,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0, max=2.0)] = 0.7,
     mode: ModeOption = "strict",
     limit: LimitOption = None,
@@ -50,7 +55,8 @@ def run(
         str | None, typer.Option("--label", help="Name of this run in `compare` (default: model).")
     ] = None,
     knowledge: KnowledgeOption = None,
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory.")] = None,
+    # Not typer-required: `arena eval compare` shares this callback. The help says it, and the body checks it.
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory. \\[required]")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the greedy pass and of the built-in policy.")] = 0,
     unsafe_no_sandbox: UnsafeNoSandboxOption = False,
     config: ConfigOption = None,
@@ -59,30 +65,19 @@ def run(
     report.md and records.jsonl (evaluation episodes, never training data) into --out."""
     if ctx.invoked_subcommand is not None:
         return
-    from arena.problems.official import ProblemFileError, load_problems
-    from arena.problems.partitions import PartitionName
-    from arena.problems.suites import Suite, SuiteError
     from arena.runner.sandbox import SandboxUnavailable
     from arena.shop.index import CatalogIndex, CatalogIndexError
     from distill.evaluate import EvalSettings, evaluate
 
-    if catalog is None or out_dir is None:
-        fail("--catalog and --out are required (or use `arena eval compare DIR DIR ...`)")
-    if (problems is None) == (suite is None):
-        fail("give exactly one of --problems FILE or --suite DIR --partition NAME")
+    missing = [flag for flag, value in (("--catalog", catalog), ("--out", out_dir)) if value is None]
+    if missing:
+        fail(f"{' and '.join(missing)} required (or use `arena eval compare DIR DIR ...`)")
     settings = settings_or_fail(config)
     score_mode = score_mode_or_fail(mode)
+    task_list = problems_or_fail(problems, suite, partition)
     try:
         index = CatalogIndex(catalog)
-        if problems is not None:
-            task_list = load_problems(problems)
-        else:
-            try:
-                part = PartitionName(partition)
-            except ValueError:
-                fail(f"--partition must be one of {', '.join(p.value for p in PartitionName)}, not {partition!r}")
-            task_list = Suite(suite).problems(part)
-    except (CatalogIndexError, ProblemFileError, SuiteError, OSError) as exc:
+    except (CatalogIndexError, OSError) as exc:
         fail(str(exc))
     task_list = task_list[:limit]
     if not task_list:

@@ -35,6 +35,38 @@ UnsafeNoSandboxOption = Annotated[
 ]
 
 
+# Where problems come from, spelled the same in `run-agent` and `eval`: a JSONL file, or a suite's partition.
+ProblemsOption = Annotated[
+    Path | None, typer.Option("--problems", help="Problems JSONL (official or generated rows); or --suite.")
+]
+SuiteOption = Annotated[Path | None, typer.Option("--suite", help="Suite directory (with --partition); or --problems.")]
+# One --samples everywhere: episodes per problem for pass@k (eval runs a greedy pass besides).
+SamplesOption = Annotated[
+    int, typer.Option("--samples", min=0, help="Sampled episodes per problem for pass@k (e.g. 8 for pass@8).")
+]
+SAMPLES = 1
+
+
+def problems_or_fail(problems: Path | None, suite: Path | None, partition: str) -> list:
+    """The problems of ``--problems FILE`` or of ``--suite DIR --partition NAME`` (exactly one of them)."""
+    from arena.problems.official import ProblemFileError, load_problems
+    from arena.problems.partitions import PartitionName
+    from arena.problems.suites import Suite, SuiteError
+
+    if (problems is None) == (suite is None):
+        fail("give exactly one of --problems FILE or --suite DIR --partition NAME")
+    try:
+        if problems is not None:
+            return load_problems(problems)
+        try:
+            part = PartitionName(partition)
+        except ValueError:
+            fail(f"--partition must be one of {', '.join(p.value for p in PartitionName)}, not {partition!r}")
+        return Suite(suite).problems(part)
+    except (ProblemFileError, SuiteError, OSError) as exc:
+        fail(str(exc))
+
+
 def score_mode_or_fail(mode: str) -> ScoreMode:
     from arena.scoring.outcome import ScoreMode
 

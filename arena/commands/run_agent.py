@@ -14,13 +14,18 @@ from rich.table import Table
 from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
 from arena.commands.policy_run import (
     POLICY_MODEL,
+    SAMPLES,
     ApiKeyOption,
     BaseUrlOption,
     ConcurrencyOption,
     KnowledgeOption,
     LimitOption,
     ModeOption,
+    ProblemsOption,
+    SamplesOption,
+    SuiteOption,
     UnsafeNoSandboxOption,
+    problems_or_fail,
     score_mode_or_fail,
     upstream_or_fail,
 )
@@ -29,12 +34,14 @@ from arena.commands.policy_run import (
 def run_agent(
     agent: Annotated[Path, typer.Argument(help="The agent file (defines agent_main(problem)).")],
     catalog: Annotated[Path, typer.Option("--catalog", help="Catalog index directory.")],
-    problems: Annotated[Path, typer.Option("--problems", help="Problems JSONL (official or generated rows).")],
+    problems: ProblemsOption = None,
+    suite: SuiteOption = None,
+    partition: Annotated[str, typer.Option("--partition", help="Suite partition to run (with --suite).")] = "public",
     limit: LimitOption = None,
     model: Annotated[str, typer.Option("--model", help="Model name the agent is told to use.")] = POLICY_MODEL,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
-    samples: Annotated[int, typer.Option("--samples", min=1, help="Episodes per problem (for pass@k).")] = 1,
+    samples: SamplesOption = SAMPLES,
     mode: ModeOption = "strict",
     concurrency: ConcurrencyOption = 2,
     knowledge: KnowledgeOption = None,
@@ -44,7 +51,6 @@ def run_agent(
     config: ConfigOption = None,
 ) -> None:
     """Run an agent on problems in the sandbox, score every episode, print ASR and pass@k."""
-    from arena.problems.official import ProblemFileError, load_problems
     from arena.runner.batch import run_batch
     from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
     from arena.runner.sandbox import SandboxUnavailable
@@ -54,10 +60,12 @@ def run_agent(
     score_mode = score_mode_or_fail(mode)
     if not agent.is_file():
         fail(f"agent file {agent} does not exist")
+    if samples < 1:
+        fail("--samples must be at least 1: run-agent has no greedy pass besides its samples")
+    task_list = problems_or_fail(problems, suite, partition)[:limit]
     try:
         index = CatalogIndex(catalog)
-        task_list = load_problems(problems)[:limit]
-    except (CatalogIndexError, ProblemFileError, OSError) as exc:
+    except (CatalogIndexError, OSError) as exc:
         fail(str(exc))
     knowledge_base, registry = upstream_or_fail(catalog, knowledge, model, base_url, api_key, seed)
     if unsafe_no_sandbox:
@@ -90,7 +98,8 @@ def run_agent(
             )  # fmt: skip
         )
         asyncio.run(registry.aclose())
-    table = Table(title=f"{agent.name} on {problems.name} ({score_mode.value} mode, {samples} sample(s) each)")
+    source_name = problems.name if problems is not None else f"{suite.name} {partition}"
+    table = Table(title=f"{agent.name} on {source_name} ({score_mode.value} mode, {samples} sample(s) each)")
     for column in ("intent", "episodes", "ASR"):
         table.add_column(column, justify="left" if column == "intent" else "right")
     for intent, part in summary.asr.by_intent.items():

@@ -1,6 +1,6 @@
 """`arena serve`: the validator's HTTP API (submissions, leaderboard, cycles, episodes) with uvicorn.
 
-The database is ``ARENA_DATABASE_URL`` (default ``sqlite:///./arena.db``),
+The database is ``--database-url`` or ``ARENA_DATABASE_URL`` (default ``sqlite:///./arena.db``),
 brought to the latest schema first unless ``api.apply_migrations`` is off.
 Everything else is the ``[api]`` settings group (``ARENA_API__*``).
 """
@@ -11,17 +11,33 @@ from typing import Annotated
 
 import typer
 
-from arena.commands.common import ConfigOption, err, fail, settings_or_fail
+from arena.commands.common import ConfigOption, deprecated, err, fail, settings_or_fail
 
 
 def serve(
-    host: Annotated[str | None, typer.Option("--host", help="Interface to bind (default api.host, 127.0.0.1).")] = None,
-    port: Annotated[
-        int | None, typer.Option("--port", min=0, max=65535, help="Port to listen on (default api.port, 8000).")
+    api_host: Annotated[
+        str | None, typer.Option("--api-host", help="Interface to bind (default api.host, 127.0.0.1).")
     ] = None,
+    api_port: Annotated[
+        int | None, typer.Option("--api-port", min=0, max=65535, help="Port to listen on (default api.port, 8000).")
+    ] = None,
+    database_url: Annotated[
+        str | None,
+        typer.Option("--database-url", envvar="ARENA_DATABASE_URL", help="The store (default sqlite:///./arena.db)."),
+    ] = None,
+    host: Annotated[str | None, typer.Option("--host", hidden=True, help="Deprecated: --api-host.")] = None,
+    port: Annotated[int | None, typer.Option("--port", min=0, max=65535, hidden=True, help="Deprecated.")] = None,
     config: ConfigOption = None,
 ) -> None:
-    """Serve the validator API: signed submissions, leaderboard (also as HTML at /), cycles, episodes, /metrics."""
+    """Serve the validator API: signed submissions, leaderboard (also as HTML at /), cycles, episodes, /metrics.
+
+    --api-host/--api-port are spelled as in `arena validator run --api`; the older --host/--port still work."""
+    if host is not None:
+        deprecated("--host", "--api-host")
+        api_host = api_host or host
+    if port is not None:
+        deprecated("--port", "--api-port")
+        api_port = port if api_port is None else api_port
     import uvicorn
     from sqlalchemy.exc import SQLAlchemyError
 
@@ -33,7 +49,7 @@ def serve(
     settings = settings_or_fail(config)
     api = api_settings(settings)
     try:
-        store = open_store()
+        store = open_store(database_url)
         if api.apply_migrations:
             upgrade_database(store.engine)
         elif current_revision(store.engine) != head_revision():
@@ -53,4 +69,4 @@ def serve(
 
     configure_logging(settings.log_level, settings.log_format)
     # log_config=None: uvicorn keeps the handlers configured above (JSON lines when log_format is json).
-    uvicorn.run(app, host=host or api.host, port=api.port if port is None else port, log_config=None)
+    uvicorn.run(app, host=api_host or api.host, port=api.port if api_port is None else api_port, log_config=None)

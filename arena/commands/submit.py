@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from sqlalchemy.exc import SQLAlchemyError
 
-from arena.commands.common import err, fail
+from arena.commands.common import LOCAL_HELP, NETWORK_HELP, err, fail, ignored_network
 from arena.commands.local_chain import open_local_chain
 
 NETWORK_WALLET_DIR = Path("~/.bittensor/wallets")  # the bittensor convention, for real keys only
@@ -20,9 +20,7 @@ NETWORK_WALLET_DIR = Path("~/.bittensor/wallets")  # the bittensor convention, f
 def submit(
     agent: Annotated[Path, typer.Argument(metavar="AGENT_FILE", help="The agent file (defines agent_main(problem)).")],
     netuid: Annotated[int, typer.Option("--netuid", min=1, help="The subnet's id.")],
-    network: Annotated[
-        str, typer.Option("--network", help="finney, test, local or a ws(s):// endpoint (ignored with --local).")
-    ] = "finney",
+    network: Annotated[str, typer.Option("--network", help=NETWORK_HELP)] = "finney",
     wallet_name: Annotated[str, typer.Option("--wallet.name", help="Wallet (coldkey) name.")] = "default",
     wallet_hotkey: Annotated[str, typer.Option("--wallet.hotkey", help="Hotkey that signs and commits.")] = "default",
     wallet_path: Annotated[
@@ -36,9 +34,7 @@ def submit(
             help="A validator API as URL or HOTKEY@URL; repeatable. Default: every endpoint validators published on chain.",
         ),
     ] = None,
-    local: Annotated[
-        bool, typer.Option("--local", help="Use the local chain kept in the database instead of Bittensor.")
-    ] = False,
+    local: Annotated[bool, typer.Option("--local", help=LOCAL_HELP)] = False,
     database_url: Annotated[
         str | None,
         typer.Option(
@@ -64,6 +60,7 @@ def submit(
     from arena.race.admission import human_wait
     from arena.wallets import LOCAL_WALLET_DIR, WalletError, load_wallet
 
+    ignored_network(local, network)
     try:
         read_agent(agent)  # fail before touching keys or the chain
         if local:

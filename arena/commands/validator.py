@@ -17,7 +17,16 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
+from arena.commands.common import (
+    LOCAL_HELP,
+    NETWORK_HELP,
+    ConfigOption,
+    err,
+    fail,
+    ignored_network,
+    out,
+    settings_or_fail,
+)
 from arena.logs import configure_logging
 
 app = typer.Typer(help="Run the validator's race cycle.", no_args_is_help=True)
@@ -29,7 +38,7 @@ def validator_group() -> None:
 
 
 NetuidOption = Annotated[int | None, typer.Option("--netuid", min=1, help="The subnet's id (default: race.netuid).")]
-NetworkOption = Annotated[str, typer.Option("--network", help="finney, test, local or ws(s)://; unused with --local.")]
+NetworkOption = Annotated[str, typer.Option("--network", help=NETWORK_HELP)]
 WalletName = Annotated[str, typer.Option("--wallet.name", help="Validator wallet (coldkey) name.")]
 WalletHotkey = Annotated[str, typer.Option("--wallet.hotkey", help="Validator hotkey name.")]
 WalletPath = Annotated[
@@ -43,7 +52,7 @@ DatabaseOption = Annotated[
     str | None,
     typer.Option("--database-url", envvar="ARENA_DATABASE_URL", help="The store (default sqlite:///./arena.db)."),
 ]
-LocalOption = Annotated[bool, typer.Option("--local", help="Use the local chain kept in the database.")]
+LocalOption = Annotated[bool, typer.Option("--local", help=LOCAL_HELP)]
 OnceOption = Annotated[bool, typer.Option("--once", help="Run (or resume) one cycle, print it, exit.")]
 SuiteOption = Annotated[Path | None, typer.Option("--suite", help="Suite directory to race (default: race.suite_dir).")]
 CatalogOption = Annotated[Path | None, typer.Option("--catalog", help="Catalog index (default: catalog.path).")]
@@ -55,8 +64,10 @@ WorkersOption = Annotated[
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print each finished cycle as one JSON object on stdout.")]
 ApiOption = Annotated[bool, typer.Option("--api/--no-api", help="Serve the validator API in this process.")]
-ApiHost = Annotated[str, typer.Option("--api-host", help="Interface the API binds.")]
-ApiPort = Annotated[int, typer.Option("--api-port", min=0, max=65535, help="Port the API listens on.")]
+ApiHost = Annotated[str | None, typer.Option("--api-host", help="Interface the API binds (default api.host).")]
+ApiPort = Annotated[
+    int | None, typer.Option("--api-port", min=0, max=65535, help="Port the API listens on (default api.port).")
+]
 
 
 def validator_command(*, serve_api: bool, doc: str):
@@ -78,8 +89,8 @@ def validator_command(*, serve_api: bool, doc: str):
         workers: WorkersOption = None,
         as_json: JsonOption = False,
         api: ApiOption = serve_api,
-        api_host: ApiHost = "127.0.0.1",
-        api_port: ApiPort = 8000,
+        api_host: ApiHost = None,
+        api_port: ApiPort = None,
         config: ConfigOption = None,
     ) -> None:
         _run_validator(**locals())
@@ -112,8 +123,8 @@ def _run_validator(
     workers: int | None,
     as_json: bool,
     api: bool,
-    api_host: str,
-    api_port: int,
+    api_host: str | None,
+    api_port: int | None,
     config: Path | None,
 ) -> None:
     """The command's body."""
@@ -126,6 +137,7 @@ def _run_validator(
 
     settings = settings_or_fail(config)
     configure_logging(settings.log_level, settings.log_format)
+    ignored_network(local, network)
     try:
         race = race_settings(settings, race_config)
     except RaceSettingsError as exc:
@@ -159,8 +171,11 @@ def _run_validator(
             catalog_path=catalog, on_progress=on_progress,
         )  # fmt: skip
         if api:
+            from arena.api.settings import api_settings
+
+            bind = api_settings(settings)
             validator.prepare()  # registers this validator on the local chain: it must hold a uid to publish
-            _serve_api(settings, validator, api_host, api_port)
+            _serve_api(settings, validator, api_host or bind.host, bind.port if api_port is None else api_port)
         with progress:
             if once:
                 report = validator.run_once()

@@ -1,5 +1,10 @@
 """`recipe`: the configured stages in order, each from the previous stage's ``final`` checkpoint,
-then a run report (table, loss-curve PNG, JSON)."""
+then a run report (table, loss-curve PNG, JSON).
+
+Each finished stage leaves ``stage.json`` (its report) beside its ``final``
+checkpoint. ``--resume`` skips a stage that left both and started from the
+model the recipe would give it now; the first stage that did not finish resumes
+from its newest checkpoint, and every later stage trains."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from distill.train.config import load_stage_config, stage_names
+from distill.train.config import StageConfig, load_stage_config, stage_names
 from distill.train.report import StageReport, plot_losses, render_run_report
 from distill.train.stages import run_stage
 
@@ -18,6 +23,20 @@ class RecipeResult(BaseModel):
     final_model: str
     report: str
     stages: list[StageReport]
+
+
+STAGE_REPORT = "stage.json"  # written once the stage saved its final checkpoint
+
+
+def finished_stage(config: StageConfig) -> StageReport | None:
+    """The report of this stage's earlier finished run, when it trained from the same model; else None."""
+    try:
+        report = StageReport.model_validate_json((config.output / STAGE_REPORT).read_text())
+    except (OSError, ValueError):
+        return None
+    if report.model_in != config.model or not Path(report.model_out).is_dir():
+        return None  # its input changed, or its final checkpoint is gone: train it again
+    return report
 
 
 def run_recipe(path: Path, overrides: dict[str, Any] | None = None) -> RecipeResult:
@@ -30,7 +49,10 @@ def run_recipe(path: Path, overrides: dict[str, Any] | None = None) -> RecipeRes
     for name in names:
         stage_overrides = overrides | {"model": model, "output": root / name}
         config = load_stage_config(path, name, stage_overrides)
-        report = run_stage(config)
+        report = finished_stage(config) if config.resume else None
+        if report is None:
+            report = run_stage(config)
+            (config.output / STAGE_REPORT).write_text(report.model_dump_json(indent=2))
         reports.append(report)
         model = report.model_out
     plot = plot_losses(reports, root / "loss.png")

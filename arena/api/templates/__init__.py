@@ -4,10 +4,12 @@ package-data entry and no build step; autoescape is on, so every value from the 
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from functools import cache
 
 from jinja2 import DictLoader, Environment, StrictUndefined
+from markupsafe import Markup, escape
 
 from arena.api.templates import episode, layout, race
 
@@ -52,10 +54,16 @@ def _short(value: str, keep: int = 12) -> str:
     return value if len(value) <= keep + 2 else value[:keep] + "…"
 
 
+def _breakable(value: object) -> Markup:
+    """Escaped, with a line-break opportunity after each ``_ . - /``: a long file name wraps at its parts
+    on a phone instead of widening its table (or breaking mid-word)."""
+    return Markup(re.sub(r"([_./-])", r"\1<wbr>", str(escape(value))))
+
+
 @cache
 def environment() -> Environment:
     env = Environment(loader=DictLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True)
-    env.filters.update(short=_short, number=_number, percent=_percent, when=_when, pretty=_pretty)
+    env.filters.update(breakable=_breakable, short=_short, number=_number, percent=_percent, when=_when, pretty=_pretty)
     return env
 
 

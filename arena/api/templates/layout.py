@@ -29,14 +29,14 @@ pre{background:#f2f4f8;border:1px solid var(--line);border-radius:6px;padding:.5
 white-space:pre-wrap;word-break:break-word;font-size:.82rem;max-height:28rem;overflow:auto}
 details summary{cursor:pointer;color:var(--accent)}
 .scroll{max-width:100%;overflow-x:auto}
-.name{overflow-wrap:anywhere}.icon{vertical-align:-1px}
+.name{overflow-wrap:break-word}.icon{vertical-align:-1px}
 code.hotkey{display:block;font-size:.8rem;overflow-wrap:anywhere;user-select:all}
 .reasoning{font-style:italic;color:#3b4252;margin:.3rem 0}
 .notice{background:#fff7e0;border:1px solid #f0d68a;border-radius:8px;padding:.5rem .9rem;margin:.6rem 0}
-.card,.stat{overflow-wrap:anywhere}
+.stat{overflow-wrap:anywhere}table{overflow-wrap:normal}.badge{white-space:nowrap}
 /* a phone (390 px): less padding, and the standings keep the columns that rank */
-@media (max-width:640px){header{padding:.5rem .8rem;gap:.3rem 1rem}main{padding:.6rem .6rem 2rem}
-th,td{padding:.3rem .35rem;font-size:.85rem}.wide{display:none}.grid{grid-template-columns:1fr}.bar{min-width:60px}}
+@media (max-width:640px){header{padding:.5rem .8rem;gap:.3rem 1rem}main{padding:.5rem .5rem 2rem}
+th,td{padding:.25rem .25rem;font-size:.8rem}.wide{display:none}.grid{grid-template-columns:1fr}.bar{min-width:60px}}
 """
 
 BASE = (

@@ -12,7 +12,7 @@ STANDINGS = (
 <th class="num">success</th><th class="num">judge coefficient</th></tr></thead><tbody>
 {% for row in standings %}<tr>
 <td class="num">{{ row.rank | number }}</td>
-<td class="name"><a href="/submissions/{{ row.submission_id }}">{{ row.agent_name }}</a>
+<td class="name"><a href="/submissions/{{ row.submission_id }}">{{ row.agent_name | breakable }}</a>
 {% if row.is_champion %} <span class="badge ok">"""
     + CROWN
     + """ champion</span>{% endif %}</td>
