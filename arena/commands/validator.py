@@ -267,5 +267,5 @@ def _print_report(report, as_json: bool) -> None:
         out.file.flush()
 
 
-if __name__ == "__main__":  # `python -m arena.commands.validator run ...`, until the lead registers it
+if __name__ == "__main__":  # `python -m arena.commands.validator run ...`: the same as `arena validator run`
     app()

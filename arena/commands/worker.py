@@ -92,5 +92,5 @@ async def _serve(settings, race, store, catalog_path: Path, concurrency: int, na
         await context.judge.aclose()
 
 
-if __name__ == "__main__":  # `python -m arena.commands.worker`, until the lead registers `arena worker`
+if __name__ == "__main__":  # `python -m arena.commands.worker`: the same as `arena worker`
     typer.run(worker)
