@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -353,6 +354,8 @@ def test_arena_submit_local_prints_one_json_object(fresh):
     assert report["commitment"]["data"] == hashlib.sha256(agent_path("shortcut").read_bytes()).hexdigest()
     refused = CliRunner().invoke(app, args)  # the same hotkey again: rate limited, exit status 1
     assert refused.exit_code == 1 and json.loads(refused.stdout)["receipts"][0]["error"] == "rate_limited"
+    report = refused.stderr  # the human table: the wait said once, in hours, not twice in seconds
+    assert report.count("retry") == 1 and re.search(r"retry\s+in\s+1[12]\s+h", report), report
 
 
 def test_arena_submit_fails_clearly_without_a_wallet(fresh, tmp_path):
