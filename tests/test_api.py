@@ -26,7 +26,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from arena.api import create_app
+from arena.api.settings import ApiSettings
 from arena.chain.local import LocalChain
+from arena.config import ArenaSettings
 from arena.problems.draw import record_draw, retire
 from arena.problems.model import Difficulty, Intent, Problem, ProductReward
 from arena.problems.partitions import PartitionName, PartitionPlan
@@ -557,3 +559,30 @@ def test_arena_suite_fetch_downloads_and_verifies_the_public_suite(world, suite_
     assert "run-agent" in result.stderr
     unreachable = CliRunner().invoke(app, ["suite", "fetch", "--validator-url", "http://127.0.0.1:9", "--out", "x"])
     assert unreachable.exit_code == 2 and "cannot reach the validator" in unreachable.stderr
+
+
+# --- the validator's API and its endpoint ----------------------------------------------------------
+
+
+def test_validator_run_api_registers_before_it_publishes_and_never_publishes_a_wildcard(suite_dir, tmp_path):
+    from arena.commands.validator import start_api
+    from arena.race.settings import RaceSettings
+    from arena.race.validator import Validator
+
+    race = RaceSettings(suite_dir=suite_dir[0], workers=1, validator_hotkey="5ValidatorOfThisTest")
+    url = f"sqlite:///{tmp_path / 'validator.db'}"
+    servers = []
+    try:
+        wildcard = Validator(ArenaSettings(), race=race, database_url=url)
+        assert wildcard.chain.neurons() == []  # a fresh local chain: the hotkey holds no uid yet
+        servers.append(start_api(ArenaSettings(), wildcard, "0.0.0.0", 0))
+        assert [n.hotkey for n in wildcard.chain.neurons()] == ["5ValidatorOfThisTest"]  # registered first
+        assert wildcard.chain.validator_endpoints() == {}  # 0.0.0.0 is no address a miner can dial
+        settings = ArenaSettings(api=ApiSettings(public_url="https://validator.example.org/"))
+        public = Validator(settings, race=race, database_url=url)
+        servers.append(start_api(settings, public, "0.0.0.0", 0))
+        assert public.chain.validator_endpoints() == {"5ValidatorOfThisTest": "https://validator.example.org"}
+    finally:
+        for server in servers:
+            if server is not None:
+                server.should_exit = True

@@ -174,8 +174,7 @@ def _run_validator(
             from arena.api.settings import api_settings
 
             bind = api_settings(settings)
-            validator.prepare()  # registers this validator on the local chain: it must hold a uid to publish
-            _serve_api(settings, validator, api_host or bind.host, bind.port if api_port is None else api_port)
+            start_api(settings, validator, api_host or bind.host, bind.port if api_port is None else api_port)
         with progress:
             if once:
                 report = validator.run_once()
@@ -212,22 +211,25 @@ def _wallet_hotkey(path: Path, name: str, hotkey: str) -> str:
         fail(str(exc))
 
 
-def _serve_api(settings, validator, host: str, port: int) -> None:
-    """The submission API in a daemon thread of this process, when the API package is installed."""
+def start_api(settings, validator, host: str, port: int):
+    """The submission API in a daemon thread of this process (when the API package is installed), then its
+    endpoint on chain. The validator is prepared first: that registers it on the local chain, and a hotkey
+    without a uid cannot publish. Returns the uvicorn server (None when not served)."""
     try:
         from arena.api.app import create_app
+        from arena.api.settings import api_settings
     except ImportError as exc:
         err.print(f"[yellow]API not served: {exc}[/]")
-        return
+        return None
     import uvicorn
 
+    validator.prepare()
     application = create_app(settings, store=validator.store, chain=validator.chain)
     server = uvicorn.Server(uvicorn.Config(application, host=host, port=port, log_level="warning"))
     threading.Thread(target=server.run, name="arena-api", daemon=True).start()
     err.print(f"API on http://{host}:{port}", highlight=False)
-    from arena.api.settings import api_settings
-
     publish_api(validator.chain, validator.hotkey, api_settings(settings).public_url, host, port)
+    return server
 
 
 def publish_api(chain, hotkey: str, public_url: str | None, host: str, port: int) -> str | None:
