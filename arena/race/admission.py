@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from bittensor import http_auth
 
 from arena.chain.protocol import Neuron
+from arena.race.embargo import human_time
 from arena.race.intake_limits import IntakeLimits, aware
 
 
@@ -135,7 +136,7 @@ def check_rate_limit(last_accepted_at: datetime | None, *, now: datetime, window
         retry_after = max(1, math.ceil(wait))
         raise RateLimitedError(
             f"one accepted submission per {window.total_seconds() / 3600:g} h per hotkey; the last was at "
-            f"{aware(last_accepted_at):%Y-%m-%d %H:%M} UTC; retry in {human_wait(retry_after)}",
+            f"{human_time(aware(last_accepted_at))}; retry in {human_wait(retry_after)}",
             retry_after=retry_after,
         )
 
