@@ -87,9 +87,8 @@ class Browser:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         shot = ARTIFACTS / f"{screenshot}-{width}.png"
         shot.unlink(missing_ok=True)
-        self._file(copy, size, f"--screenshot={shot}")
+        dom = self._file(copy, size, f"--screenshot={shot}", "--dump-dom")  # one run: the DOM and the picture
         assert shot.is_file() and shot.stat().st_size > 5_000, f"no screenshot of {path} at {width} px"
-        dom = self._file(copy, size, "--dump-dom")
         found = re.search(r'<body[^>]*data-layout="([^"]*)"', dom)
         assert found, f"the measuring script did not run on {path}"
         return json.loads(html_lib.unescape(found.group(1)))
