@@ -153,6 +153,20 @@ def test_a_cycle_without_challengers_keeps_the_champion_unraced(two_validators):
     assert (second.weights.uids, second.weights.weights) == ([uid_of[champion_hotkey]], [1.0])
 
 
+def test_forever_mode_reports_each_finished_cycle(two_validators):
+    import threading
+
+    validator, first, _ = two_validators["b"]
+    stop, reports = threading.Event(), []
+
+    def on_cycle(report) -> None:
+        reports.append(report)
+        stop.set()  # one cycle is enough: the loop waits for the next one on this event
+
+    validator.run_forever(stop, on_cycle=on_cycle)
+    assert [r.cycle for r in reports] == [first.cycle + 1]
+
+
 def test_an_unreachable_judge_leaves_judgments_pending_and_episodes_excluded(race_world, tmp_path):  # noqa: F811
     catalog, template = race_world
     dead = f"http://127.0.0.1:{_free_port()}/v1"  # nothing listens here

@@ -51,6 +51,6 @@ def serve(
     )
     from arena.logs import configure_logging
 
-    configure_logging(settings.log_level, settings.log_format)
+    configure_logging(settings.log_level, settings.log_format, libraries=settings.log_libraries_level)
     # log_config=None: uvicorn keeps the handlers configured above (JSON lines when log_format is json).
     uvicorn.run(app, host=host or api.host, port=api.port if port is None else port, log_config=None)

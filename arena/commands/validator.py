@@ -124,7 +124,7 @@ def _run_validator(
     from arena.store import StoreError
 
     settings = settings_or_fail(config)
-    configure_logging(settings.log_level, settings.log_format)
+    configure_logging(settings.log_level, settings.log_format, libraries=settings.log_libraries_level)
     try:
         race = race_settings(settings, race_config)
     except RaceSettingsError as exc:
@@ -166,7 +166,7 @@ def _run_validator(
                 return
             stop = threading.Event()
             try:
-                validator.run_forever(stop)
+                validator.run_forever(stop, on_cycle=lambda report: _print_report(report, as_json))
             except KeyboardInterrupt:
                 stop.set()
     except (ValidatorError, RaceError, StoreError, ValueError) as exc:

@@ -19,6 +19,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -227,14 +228,26 @@ class Validator:
                 )
                 time.sleep(pause)
 
-    def run_forever(self, stop: threading.Event | None = None, *, error_pause_s: float = 60.0) -> None:
-        """A cycle every ``cycle_length`` (counted from each cycle's start) until ``stop`` is set."""
+    def run_forever(
+        self,
+        stop: threading.Event | None = None,
+        *,
+        error_pause_s: float = 60.0,
+        on_cycle: Callable[[CycleReport], None] | None = None,
+    ) -> None:
+        """A cycle every ``cycle_length`` (counted from each cycle's start) until ``stop`` is set.
+        ``on_cycle`` gets each finished cycle's report (the command prints its summary)."""
         stop = stop or threading.Event()
         while not stop.is_set():
             try:
                 report = self.run_once()
                 next_start = report.started_at + self.race.cycle_length
                 wait = (next_start - datetime.now(UTC)).total_seconds()
+                if on_cycle is not None:
+                    on_cycle(report)
+                logger.info(
+                    "cycle %d finished; the next starts at %s", report.cycle, next_start.isoformat(timespec="seconds")
+                )
             except Exception:
                 logger.exception("the cycle failed; trying again in %.0fs", error_pause_s)
                 wait = error_pause_s
