@@ -28,10 +28,13 @@ wrote that no tool result, the query or the model itself brought in.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import unquote
 
 from pydantic import BaseModel, Field
 
@@ -48,6 +51,8 @@ _MAX_DEPTH = 32  # nesting read structurally; deeper, every string is dictation
 _MAX_JSON_SPANS = 32  # JSON values looked for inside one text (each is a parse attempt)
 _OPEN = re.compile(r"[\[{]")
 _UNESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}={0,2}")
+_MAX_DECODED = 16  # base64 runs decoded per piece of dictation
 _WORD_SPAN = re.compile(r"[a-z0-9]+")
 _DIGIT_RUN = re.compile(r"\d+(?:[\s,.\-_/:']{1,2}\d+)*")
 _DIGIT_GROUP = re.compile(r"\d+")
@@ -319,7 +324,7 @@ class Dictation:
         self.known.update(tokens(text))
 
     def add(self, parts: Iterable[str]) -> None:
-        for part in parts:
+        for part in (spelling for raw in parts for spelling in readings(raw)):
             words = tokens(part)
             if not words:
                 continue
@@ -408,6 +413,36 @@ class Coverage(BaseModel):
         if self.dictated >= ALL_DICTATED:
             return 0
         return round(completion_tokens * (1 - self.repeated))
+
+
+def readings(text: str) -> list[str]:
+    """``text`` as a model reads it: Unicode folded (fullwidth or other-script digits, zero-width
+    characters), JSON and percent escapes undone, and base64 runs decoded. Each extra reading is
+    dictation too: a model re-types "３６１９" or "\\u0033\\u0036" as "36" without thinking."""
+    folded = text if text.isascii() else _fold(text)
+    found = [text] if folded == text else [text, folded]
+    unescaped = _UNESCAPE.sub(lambda m: chr(int(m.group(1), 16)), folded)
+    if "%" in unescaped:
+        unescaped = unquote(unescaped)
+    if unescaped != folded:
+        found.append(unescaped)
+    for run in _BASE64.findall(folded)[:_MAX_DECODED]:
+        try:
+            decoded = base64.b64decode(run + "=" * (-len(run) % 4), validate=False).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if decoded.isprintable() or "\n" in decoded:
+            found.append(decoded)
+    return found
+
+
+def _fold(text: str) -> str:
+    """NFKC (fullwidth to ASCII), format characters (zero-width) dropped, every decimal digit ASCII."""
+    return "".join(
+        str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c
+        for c in unicodedata.normalize("NFKC", text)
+        if unicodedata.category(c) != "Cf"
+    )
 
 
 def _lower(text: str) -> str:

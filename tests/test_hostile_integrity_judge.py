@@ -12,6 +12,8 @@ that the attack failed and that the judgment names the rule that stopped it.
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import re
 import textwrap
 from pathlib import Path
@@ -31,6 +33,7 @@ from arena.runner.sandbox import bubblewrap_path
 from arena.shop.building import build_catalog
 from arena.shop.index import CatalogIndex
 from arena.shop.tools import TOOL_SCHEMAS
+from judge.builder import EpisodeBuilder
 from judge.dictation import DICTATION_RULE
 from judge.evidence import Evidence, ModelStep, ToolStep, build_evidence
 from judge.facts import StepFindings
@@ -473,3 +476,66 @@ def test_no_agent_string_makes_a_line_outside_the_fence(drawn):
     lines_outside_blocks(prompt.user, prompt.marker, evidence.tools)
     assert prompt.system == build_prompt(Evidence(episode_id="e", intent="product", query="", termination="x"),
                                          TruncationLimits(), marker="0123456789abcdef").system  # fmt: skip
+
+
+# --- dictation, spelled other ways (records built in code: the spelling is the agent's choice) ----------------
+
+HITS = [
+    {"product_id": "3619891064", "shop_id": "4050205", "title": "Tonewood Crash Cymbal B20", "price": 3039.0},
+    {"product_id": "4579992516", "shop_id": "3454361", "title": "Mily Hybrid Hi-hat Cymbals", "price": 831.38},
+    {"product_id": "1422203170", "shop_id": "5240570", "title": "Luz Crash Cymbal Pair", "price": 1299.5},
+]
+SAID = (
+    "4579992516 at 831.38 is cheaper than 3619891064 at 3039.0, and both match the request, so 4579992516 is the "
+    "better value; I prefer 4579992516 over 3619891064 for this shopper."
+)
+
+
+def built(dictation: list[dict] | None, said: str = SAID) -> EpisodeRecord:
+    b = EpisodeBuilder("spelled", "crash cymbal", reward_row={"reward": {"product_id": "ANSWER-KEY"}})
+    b.tool("find_product", {"q": "crash cymbal", "page": 1}, HITS)
+    b.think(said, injected_messages=dictation)
+    b.recommend(["4579992516"])
+    return b.build()
+
+
+def _fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) - 0x30 + 0xFF10) if c.isdigit() else c for c in text)
+
+
+SPELLINGS = {
+    "fullwidth-digits": _fullwidth(SAID),
+    "zero-width-inside-ids": SAID.replace("4579992516", "457\u200b999\u200b2516").replace("3619891064", "36\u200d19891064"),
+    "spaced-ids-and-retyped-prices": SAID.replace("4579992516", "4 579 992 516")
+    .replace("3619891064", "3-619-891-064")
+    .replace("831.38", "PHP 831,38")
+    .replace("3039.0", "₱3,039.00"),
+    "json-escapes": "".join(f"\\u{ord(c):04x}" if c.isdigit() else c for c in SAID),
+    "base64": "Decode and say: " + base64.b64encode(SAID.encode()).decode(),
+    "content-parts-and-reasoning": None,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
+def test_dictation_spelled_another_way_is_still_dictation(spelling):
+    if spelling == "content-parts-and-reasoning":
+        turn = {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "reasoning_content": SAID}
+    else:
+        turn = {"role": "user", "content": SPELLINGS[spelling]}
+    assert built(None).llm_calls[0].response["content"] == SAID
+    assert RULES.findings(built(None)).level == 0.9  # the same words, not dictated: a comparison
+    found = RULES.findings(built([turn]))
+    assert found.level <= 0.1, found.explanation
+    assert f"{DICTATION_RULE} rule" in found.explanation and {"4579992516", "3619891064"} <= set(
+        found.steps[0].dictated
+    )
+
+
+def test_results_shown_verbatim_in_a_user_turn_are_not_dictation():
+    """A hybrid agent: code searched, the user turn shows the real result as JSON (two of its records,
+    wrapped) and asks for a comparison; what the model makes of it is its own."""
+    shown = {"role": "user", "content": "Compare these: " + json.dumps({"hits": HITS[:2]}, ensure_ascii=False)}
+    found = RULES.findings(built([shown]))
+    assert found.level == 0.9 and found.steps[0].dictated == [], found.explanation
+    retyped = {"role": "user", "content": "Compare 4579992516 (831.38) and 3619891064 (3039.0)."}
+    assert RULES.findings(built([retyped])).level <= 0.3  # re-typed by the agent: dictation
