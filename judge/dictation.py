@@ -32,7 +32,7 @@ import base64
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import unquote
 
@@ -101,19 +101,17 @@ def _flat(value: Any) -> list[str]:
     return out
 
 
-def _strings(value: Any) -> list[str]:
-    """The string values in ``value`` (keys left out), without recursion."""
-    out: list[str] = []
+def _strings(value: Any) -> Iterator[str]:
+    """The string values in ``value`` (keys left out), without recursion, lazily."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            out.append(item)
+            yield item
         elif isinstance(item, dict):
             stack += list(item.values())
         elif isinstance(item, list):
             stack += item
-    return out
 
 
 def is_echo(arguments: Any, result: Any) -> bool:
@@ -123,27 +121,29 @@ def is_echo(arguments: Any, result: Any) -> bool:
     return all(s.strip().lower() in given for s in _strings(result))
 
 
+# The validator's own tool schemas (what arena.sdk.tool_schemas() hands the agent): not the agent's text.
+_SCHEMAS = frozenset(_canonical(schema) for schema in openai_tool_schemas(list(TOOL_SCHEMAS)))
+
+
 class TrustedText:
     """What reaches the model in a request without the agent having written it (grows over an episode)."""
 
     def __init__(self, query: str) -> None:
         self.query = query.strip()
-        self.values: set[str] = set()  # canonical JSON of trusted results and of their records
+        self._values: set[str] = set()  # canonical JSON of trusted results and of their records
+        self._unread: list[Any] = []  # results not in _values yet (most requests never need it)
         self.whole: set[str] = set()  # normalised text of each trusted result
         self.texts: list[str] = []
         self._blob = ""
         self.own: set[str] = set()  # the model's own outputs, stripped
         self.own_arguments: set[str] = set()  # canonical JSON of the tool arguments the model emitted
-        self.schemas = {_canonical(schema) for schema in openai_tool_schemas(list(TOOL_SCHEMAS))}
 
     def add_result(self, call: ToolCallRecord) -> None:
         if not call.ok or call.result is None:
             return
         if is_echo(call.arguments, call.result) and _canonical(call.arguments) not in self.own_arguments:
             return  # the agent's own arguments handed back; those the model emitted are its own words
-        self.values.add(_canonical(call.result))
-        if isinstance(call.result, list):
-            self.values.update(_canonical(item) for item in call.result)
+        self._unread.append(call.result)
         text = _norm(json.dumps(call.result, ensure_ascii=False, default=str))
         self.whole.add(text)
         self.texts.append(text)
@@ -185,7 +185,7 @@ class TrustedText:
                 continue
             if key == "tools" and isinstance(value, list):
                 for entry in value:
-                    if _canonical(entry) not in self.schemas:
+                    if _canonical(entry) not in _SCHEMAS:
                         parts += self._value(entry)
             elif isinstance(value, dict | list | str):
                 # Top-level numbers and flags (max_tokens, temperature, seed) steer sampling: no text the model reads.
@@ -217,10 +217,22 @@ class TrustedText:
                 parts += self._value(item, "", depth + 1)
         return parts
 
+    @property
+    def values(self) -> set[str]:
+        for result in self._unread:
+            self._values.add(_canonical(result))
+            if isinstance(result, list):
+                self._values.update(_canonical(item) for item in result)
+        self._unread.clear()
+        return self._values
+
     def _is_result(self, value: Any) -> bool:
+        if not isinstance(value, list | dict) or (isinstance(value, dict) and "role" in value):
+            return False  # a message is never a result
+        values = self.values
         if isinstance(value, list):
-            return bool(value) and all(_canonical(item) in self.values for item in value)
-        return isinstance(value, dict) and _canonical(value) in self.values
+            return bool(value) and all(_canonical(item) in values for item in value)
+        return _canonical(value) in values
 
     def text(self, text: str) -> list[str]:
         """One string of the request: [] when the agent did not write it, else its dictated pieces."""
