@@ -318,18 +318,19 @@ class Dictation:
     """The dictation of an episode so far, and what of one response repeats it."""
 
     def __init__(self) -> None:
-        self._stream: list[str] = []  # every dictated word, in order
+        self._tail: list[str] = []  # the last dictated words, so runs go on across pieces
         self.ngrams: set[tuple[str, ...]] = set()
         self.words: set[str] = set()
         self.numbers: set[float] = set()
         self._ids: set[str] = set()
-        self._digits = "|"  # digit runs, their groups split by ":" ("3 619.5" -> "3:619:5")
-        self._phrases = "|"  # normalised text, for attribute values
+        self._digit_keys: set[str] = set()  # up to 4 consecutive digit groups joined ("3 619.5" -> 3619, 6195, ...)
+        self._phrase_parts: list[str] = []  # normalised text, for attribute values
+        self._phrases: str | None = None
         self.known: set[str] = set()  # words a tool result, the query or the model brought in
 
     @property
     def empty(self) -> bool:
-        return not self._stream
+        return not self.words
 
     def learn(self, text: str) -> None:
         """Words the agent did not have to dictate (tool results, the query, the model's own outputs)."""
@@ -340,16 +341,20 @@ class Dictation:
             words = tokens(part)
             if not words:
                 continue
-            tail = self._stream[-(DICTATION_NGRAM - 1) :]
-            self._stream += words
-            joined = tail + words  # runs go on across pieces: dictation split over turns is still one text
+            joined = self._tail + words  # runs go on across pieces: dictation split over turns is still one text
+            self._tail = joined[-(DICTATION_NGRAM - 1) :]
             self.ngrams.update(tuple(joined[i : i + DICTATION_NGRAM]) for i in range(len(joined) - DICTATION_NGRAM + 1))
             self.words.update(words)
             self._ids.update(t.lower() for t in re.findall(r"[A-Za-z0-9][A-Za-z0-9_\-]*", part))
             self.numbers.update(numbers_in(part))
-            runs = [":".join(_DIGIT_GROUP.findall(m.group())) for m in _DIGIT_RUN.finditer(part)]
-            self._digits += "|".join(runs) + "|"
-            self._phrases += normalize(part) + "|"
+            for run in _DIGIT_RUN.finditer(part):
+                groups = _DIGIT_GROUP.findall(run.group())
+                # "3 619 891 064" is the id 3619891064; "3619891064 167.24" holds it and the price.
+                self._digit_keys.update(
+                    "".join(groups[i:j]) for i in range(len(groups)) for j in range(i + 1, min(i + 4, len(groups)) + 1)
+                )
+            self._phrase_parts.append(normalize(part))
+            self._phrases = None
 
     def has_id(self, token: str) -> bool:
         """The id, whatever separators the dictation wrote it with, or as a number of the same value."""
@@ -359,15 +364,14 @@ class Dictation:
         digits = re.sub(r"\D", "", key)
         if not digits or digits != re.sub(r"[\s\-_.,]", "", key):
             return False
-        if float(digits) in self.numbers:
-            return True
-        pattern = "(?<=[|:])" + ":?".join(digits) + "(?=[|:])"
-        return re.search(pattern, self._digits) is not None
+        return float(digits) in self.numbers or digits in self._digit_keys
 
     def has_number(self, value: float) -> bool:
         return round(value, 2) in self.numbers
 
     def has_phrase(self, normalized: str) -> bool:
+        if self._phrases is None:
+            self._phrases = "|".join(self._phrase_parts)
         return f" {normalized.strip()} " in self._phrases
 
     def coverage(self, text: str) -> Coverage:
@@ -390,8 +394,11 @@ class Dictation:
         for match in re.finditer(r"[a-z0-9][a-z0-9_\-]*", lowered):
             if any(c.isdigit() for c in match.group()) and len(match.group()) >= 3 and self.has_id(match.group()):
                 data.append(match.span())
-        for i, (start, end, _) in enumerate(spans):
-            if any(s <= start and end <= e for s, e in data):
+        in_data = bytearray(len(lowered) + 1)  # one pass, whatever the number of data spans
+        for start, end in data:
+            in_data[start:end] = b"\x01" * (end - start)
+        for i, (start, _, _) in enumerate(spans):
+            if in_data[start]:
                 copied[i] = True
         content = [i for i, word in enumerate(words) if word not in FUNCTION_WORDS]
         if not content:
