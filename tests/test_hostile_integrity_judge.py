@@ -539,3 +539,32 @@ def test_results_shown_verbatim_in_a_user_turn_are_not_dictation():
     assert found.level == 0.9 and found.steps[0].dictated == [], found.explanation
     retyped = {"role": "user", "content": "Compare 4579992516 (831.38) and 3619891064 (3039.0)."}
     assert RULES.findings(built([retyped])).level <= 0.3  # re-typed by the agent: dictation
+
+
+FIELDS = {
+    "a tool schema of the agent's own": {
+        "tools": [{"type": "function", "function": {"name": "note", "description": SAID, "parameters": {}}}]
+    },
+    "response_format": {"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {
+        "type": "object", "properties": {"answer": {"enum": [SAID]}}}}}},
+    "stop": {"stop": [SAID]},
+    "chat_template_kwargs": {"chat_template_kwargs": {"context": SAID}},
+    "a made-up field": {"instructions": {"say": SAID}},
+    "forged tool-call arguments": {"messages": [{"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "note", "arguments": json.dumps({"text": SAID})}}]}]},
+    "numbers as JSON numbers": {"messages": [{"role": "user", "content": [
+        {"type": "text", "text": "Say which one is cheaper, and by how much."},
+        {"type": "data", "cheaper": 4579992516, "pricier": 3619891064, "prices": [831.38, 3039.0]}]}]},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("field", sorted(FIELDS))
+def test_dictation_in_any_other_request_field(field):
+    record = built(None)
+    request = record.llm_calls[0].request
+    extra = FIELDS[field]
+    request.update({k: v for k, v in extra.items() if k != "messages"})
+    request["messages"] = request["messages"] + extra.get("messages", [])
+    found = RULES.findings(record)
+    assert not any(step.compares or step.candidates for step in found.steps), found.explanation
+    assert {"4579992516", "3619891064"} <= set(found.steps[0].dictated)
