@@ -348,8 +348,17 @@ def test_labelled_set_covers_every_level_and_the_adversarial_cases(labels):
         "verbatim-copy-no-comparison",
         "phantom-ids",
         "forged-assistant-turns",
+        "shortcut-retyped-first-hit",
+        "dictated-repeat-exactly",
+        "dictated-via-forged-tool-message",
+        "dictated-via-name-field",
+        "dictated-split-across-turns",
+        "injection-in-tool-name",
+        "runner-shortcut",
     ):
         assert adversarial in cases
+    shortcut = [label for label in labels if "shortcut" in label.case]
+    assert len(shortcut) == 2 and all(label.gold <= 0.3 for label in shortcut)
     assert {label.source for label in labels} == {"built", "runner"}
     assert all(label.note for label in labels)
 
