@@ -19,6 +19,7 @@ import orjson
 import tantivy
 
 from arena.shop.product import SERVICES, Product
+from arena.shop.readonly_index import open_index
 
 # Format 2 adds the ``services`` bitmask fast field; format 1 indexes still open
 # (their filtered searches take the slower filtered-query path).
@@ -169,7 +170,7 @@ class CatalogIndex:
         self.manifest = json.loads(manifest.read_text())
         if self.manifest.get("format") not in READABLE_FORMATS:
             raise CatalogIndexError(f"{path}: index format {self.manifest.get('format')} != {INDEX_FORMAT}; rebuild it")
-        self._index = tantivy.Index.open(str(path))
+        self._index = open_index(path)
         self._index.register_tokenizer(ANALYZER, _analyzer())
         self._schema = self._index.schema
         self._analyzer = _analyzer()
