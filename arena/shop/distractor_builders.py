@@ -23,11 +23,11 @@ from arena.scoring.similarity import (
     TitleSimilarity,
     normalize_title,
 )
+from arena.shop.pack_ids import IdAllocator
 from arena.shop.product import Product
 from arena.shop.taskpack_gold import (
     GENERIC_CATEGORY,
     IMAGE_HOST,
-    IdAllocator,
     ValueVocabulary,
     leaf_for,
     listing_texts,
