@@ -224,6 +224,7 @@ def test_no_id_shape_tells_gold_from_the_rest(official):
         "product id in 250M bands": lambda r: int(r["product_id"]) // 250_000_000,
         "shop id length": lambda r: len(r["shop_id"]),
         "product url digits": lambda r: len(re.sub(r"\D", "", r["product_url"])),
+        "price with cents": lambda r: round(r["price"] * 100) % 100 != 0,
     }
     for name, shape in shapes.items():
         shares = gold_share_by(records, gold, shape)
