@@ -21,12 +21,15 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import SimpleNamespace
+from urllib.parse import quote
 
 import bittensor as bt
 import httpx
 import numpy as np
 import pytest
 import uvicorn
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from arena.api import create_app
@@ -456,3 +459,44 @@ def test_the_miner_client_commits_signs_and_posts(arena, tmp_path):
     with MinerClient(miner) as client:  # the same hotkey again within 12 h: the client surfaces Retry-After
         again = client.post(make_agent(4001), validator)
     assert (again.status_code, again.error) == (429, "rate_limited") and again.retry_after > 0
+
+
+# --- bad input, property-tested ------------------------------------------------------------------
+
+GARBAGE = st.one_of(
+    st.sampled_from(["", "0", "-1", "99999999999999999999", "9223372036854775808", "0x", "nan", " ", "x" * 3000]),
+    st.integers(min_value=-(10**30), max_value=10**30).map(str),
+    st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=100),  # what a header can carry
+)
+
+
+def test_garbage_in_a_submission_request_answers_the_documented_error_and_stores_nothing(arena):
+    wallet = arena.miner(30)
+    code = make_agent(3001)
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+    @given(
+        field=st.sampled_from(["X-Bittensor-Version", "X-Bittensor-Hotkey", "X-Bittensor-Nonce", "X-Bittensor-Signature",
+                               "X-Bittensor-Receiver", "X-Bittensor-Crypto", "X-Arena-Agent-Name", "query"]),
+        value=GARBAGE,
+        body=st.one_of(st.just(code), st.binary(max_size=300)),
+    )  # fmt: skip
+    def check(field: str, value: str, body: bytes) -> None:
+        before = row_counts(arena.store)
+        headers = signed_headers(wallet, code, arena.receiver)
+        target = "/v1/submissions"
+        if field == "query":
+            target += "?" + (quote(value, safe="=&") or "x")  # not signed: the signature covers the query
+        elif field == "X-Arena-Agent-Name":
+            headers[field] = value.strip()  # (h11 refuses to send surrounding whitespace)
+            body = b"\0"  # the unsigned name header must not make a bad file pass
+        else:
+            headers = {k: v for k, v in headers.items() if k.lower() != field.lower()} | {field: value.strip()}
+        response = arena.http.post(target, content=body, headers=headers)
+        assert response.status_code < 500, response.text[:300]
+        answer = response.json()
+        if response.status_code != 201:  # a mutation that changes nothing signed (say, an explicit default) may pass
+            assert isinstance(answer["error"], str) and isinstance(answer["detail"], str), answer
+            assert row_counts(arena.store) == before
+
+    check()
