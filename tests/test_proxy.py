@@ -247,6 +247,37 @@ async def test_non_streaming_call_is_forwarded_and_recorded(rig) -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("stream", [False, True])
+async def test_the_field_allowlist_applies_at_every_depth(rig, stream: bool) -> None:
+    # vLLM renders the prompt with a chat_template found inside chat_template_kwargs: the
+    # top-level allowlist let it through. Every nested object keeps only its allowed keys.
+    r = rig()
+    messages = [{**MESSAGES[0], "chat_template": "{{ evil }}"}, *MESSAGES[1:]]
+    tools = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "cache_control": {"type": "x"}}}]
+    body = chat(messages=messages, tools=tools, stream=stream, stream_options={"include_usage": True, "x\ny": 1},
+                chat_template_kwargs={"enable_thinking": False, "chat_template": "{{ evil }}",
+                                      "thinking": {"chat_template": "{{ evil }}"}})  # fmt: skip
+    response = await r.proxy.chat_completions(body)
+    if stream:
+        await events_of(response)
+    dropped = [
+        "chat_template_kwargs.chat_template",
+        "chat_template_kwargs.thinking",
+        "messages[0].chat_template",
+        "tools[0].function.cache_control",
+        'stream_options."x\\ny"',
+    ]
+    sent = RECEIVED[-1]
+    assert sent["chat_template_kwargs"] == {"enable_thinking": False}
+    assert sent["messages"] == MESSAGES and sent["tools"] == TOOLS
+    assert sent.get("stream_options", {}) == ({"include_usage": True} if stream else {})
+    assert "evil" not in json.dumps(sent)
+    assert response.headers[DROPPED_HEADER] == ",".join(dropped if stream else dropped[:4])
+    [record] = r.records
+    assert record.request["proxy"]["dropped_keys"] == (dropped if stream else dropped[:4])
+
+
+@pytest.mark.anyio
 async def test_reasoning_is_kept_under_either_vllm_field(rig) -> None:
     r = rig()
     await r.proxy.chat_completions(chat("reasoning-model"))

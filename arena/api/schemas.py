@@ -21,7 +21,12 @@ class ErrorBody(BaseModel):
     detail: str = Field(description="What was wrong, naming the offending value.")
     retry_after: int | None = Field(None, description="Seconds to wait (also in the Retry-After header).")
     line: int | None = Field(None, description="Line of the agent file at fault (syntax, UTF-8).")
-    collides_with: dict[str, Any] | None = Field(None, description="The earlier submission a copy collides with.")
+    collides_with: dict[str, Any] | None = Field(
+        None, description="The earlier submission a copy collides with, only when it is the caller's own."
+    )
+    copy_refusals_left: int | None = Field(
+        None, description="After a copy refusal: how many more the hotkey may get in the next 24 h."
+    )
     embargo_until: datetime | None = Field(None, description="When the source becomes available, when known.")
     until_cycle: int | None = Field(None, description="The cycle whose end lifts a champion's embargo.")
 

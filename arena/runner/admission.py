@@ -2,7 +2,7 @@
 exact request sent upstream.
 
 The agent is untrusted, so the proxy, not the agent, decides what reaches the
-upstream (a fixed set of OpenAI chat parameters; see ``FORWARDED_KEYS``), which
+upstream (a fixed shape of OpenAI chat parameters, see ``request_fields``), which
 models may be used (the race's allowlist) and how much may be spent (the
 episode's call and token budgets). A refusal is a ``CallFailure`` carrying the
 status and OpenAI error code the agent gets.
@@ -17,20 +17,11 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arena.runner.record import EpisodeLimits, TokenUsage
+from arena.runner.request_fields import REQUEST_SHAPE, STREAM_OPTIONS_SHAPE, allowed_fields, forwarded_fields
 from arena.runner.upstreams import CallFailure, Upstream, UpstreamRegistry
 
-# OpenAI chat parameters, plus the vLLM sampling extras a reasoning agent reasonably tunes
-# (chat_template_kwargs carries Qwen3's enable_thinking). Anything else is dropped, because
-# it either leaks identity or state upstream (user, metadata, store, service_tier) or reaches
-# server internals an agent has no business in (vLLM's chat_template, priority, lora/kv params).
-FORWARDED_KEYS = frozenset(
-    {
-        "messages", "tools", "tool_choice", "parallel_tool_calls", "response_format",
-        "max_tokens", "max_completion_tokens", "temperature", "top_p", "seed", "stop", "n",
-        "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs", "reasoning_effort",
-        "top_k", "min_p", "repetition_penalty", "chat_template_kwargs",
-    }
-)  # fmt: skip
+# The fields that reach the upstream, at every depth: arena/runner/request_fields.py.
+FORWARDED_KEYS = frozenset(REQUEST_SHAPE)
 SET_BY_PROXY = frozenset({"model", "stream", "stream_options"})
 
 
@@ -188,12 +179,12 @@ class Admission:
         room = self.budget.completion_room() // n
         if room < 1:
             raise self.budget.completion_exhausted()
-        payload = {key: value for key, value in body.items() if key in FORWARDED_KEYS}
+        payload, dropped = forwarded_fields(body, SET_BY_PROXY)
         plan = Plan(
             upstream=upstream,
             payload=payload,
             changes={},
-            dropped=sorted(key for key in body if key not in FORWARDED_KEYS | SET_BY_PROXY),
+            dropped=dropped,
             stream=bool(head.stream),
             agent_wants_usage=bool((head.stream_options or {}).get("include_usage")),
             injected_cap=False,
@@ -207,7 +198,8 @@ class Admission:
         if plan.stream:
             # Usage must come back for the budget even when the agent did not ask for it.
             payload["stream"] = True
-            payload["stream_options"] = {**(head.stream_options or {}), "include_usage": True}
+            options = allowed_fields(head.stream_options or {}, STREAM_OPTIONS_SHAPE, "stream_options", plan.dropped)
+            payload["stream_options"] = {**options, "include_usage": True}
         call.upstream = upstream.name
         call.request = {key: value for key, value in payload.items() if key not in SET_BY_PROXY}
         if plan.dropped or plan.changes:

@@ -101,7 +101,10 @@ class EpisodeRunner:
         env = ShopEnvironment(self.catalog, knowledge=self.knowledge, allowed=allowed)
         llm_calls = []
         proxy = InferenceProxy(self.registry, self.config.allowlist, limits, llm_calls.append, clock, self.config.pin)
-        public = {"id": problem.id, "intent": problem.intent.value, "query": problem.query}
+        # The agent's id for this episode is random: the problem's content id hashes the reward, and
+        # an agent that saw it could test guessed rewards against it (see docs/security.md).
+        episode_id = f"e-{uuid.uuid4().hex[:16]}"
+        public = {"id": episode_id, "intent": problem.intent.value, "query": problem.query}
         session = EpisodeSession(env, public, model, proxy, clock)
 
         workdir = new_episode_folder(self.config.work_dir)  # swept if this process dies mid-episode
@@ -151,7 +154,7 @@ class EpisodeRunner:
 
         termination, limit_hit, error = classify(result, env.state.terminated)
         record = EpisodeRecord(
-            episode_id=f"e-{uuid.uuid4().hex[:16]}",
+            episode_id=episode_id,
             problem=ProblemRef(
                 id=problem.id,
                 intent=problem.intent.value,

@@ -3,9 +3,10 @@
 Each takes a ``Session`` and leaves committing to the caller (``Store.transaction()``
 or ``arena.store.transaction``), so several calls compose into one atomic write.
 The functions live in one module per domain: ``submissions``, ``suites``,
-``cycles``, ``episodes``, ``judgments``, ``standings``, ``nonces``.
+``cycles``, ``episodes``, ``judgments``, ``standings``, ``nonces``, ``copy_refusals``.
 """
 
+from arena.store.copy_refusals import add_copy_refusal, copy_refusals_since
 from arena.store.cycles import (
     CycleInfo,
     StageInfo,
@@ -102,6 +103,7 @@ __all__ = [
     "SuiteImport",
     "SuiteInfo",
     "WeightsInfo",
+    "add_copy_refusal",
     "add_submission",
     "add_version",
     "begin_stage",
@@ -114,6 +116,7 @@ __all__ = [
     "close_intake",
     "complete",
     "copy_candidates",
+    "copy_refusals_since",
     "ensure_episode",
     "ensure_episodes",
     "ensure_miner",
