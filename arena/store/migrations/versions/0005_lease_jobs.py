@@ -1,7 +1,7 @@
 """Episode leases name the queue job that holds them.
 
 Revision ID: 0005
-Revises: 0003
+Revises: 0004
 Create Date: 2026-12-01
 
 A worker whose heartbeat stopped is dead: the dispatcher releases the leases
