@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from distill.train.config import load_stage_config, stage_names
+from distill.train.data import StageSkipped
 from distill.train.report import StageReport, plot_losses, render_run_report
 from distill.train.stages import run_stage
 
@@ -30,7 +31,10 @@ def run_recipe(path: Path, overrides: dict[str, Any] | None = None) -> RecipeRes
     for name in names:
         stage_overrides = overrides | {"model": model, "output": root / name}
         config = load_stage_config(path, name, stage_overrides)
-        report = run_stage(config)
+        try:
+            report = run_stage(config)
+        except StageSkipped as skipped:  # nothing to learn from: the next stage starts from this stage's input
+            report = StageReport.skipped_stage(name, model, str(skipped))
         reports.append(report)
         model = report.model_out
     plot = plot_losses(reports, root / "loss.png")
