@@ -18,12 +18,15 @@ from typing import Any
 import anyio
 import httpx
 import openai
+import orjson
 import pytest
 import uvicorn
 from fastapi import FastAPI, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 import arena.sdk as sdk
+from arena.runner.admission import TEMPLATE_TOKENS
+from arena.runner.limits import LimitLog
 from arena.runner.proxy import DROPPED_HEADER, InferenceProxy, SamplingPin
 from arena.runner.record import EpisodeLimits, LLMCallRecord
 from arena.runner.server import EpisodeSession, build_episode_handler
@@ -169,13 +172,14 @@ async def rig():
         pin: SamplingPin | None = None,
         context_length: int | None = None,
         extra: list[Upstream] = (),
+        limit_log: LimitLog | None = None,
     ) -> Rig:
         upstream = Upstream(name="test-upstream", base_url="http://upstream/v1", models=SERVED, api_key="k-1",
                             context_length=context_length)  # fmt: skip
         registry = UpstreamRegistry([upstream, *extra], {"test-upstream": httpx.ASGITransport(app=UPSTREAM)})
         registries.append(registry)
         allowlist = ALLOWED + [m for u in extra for m in u.models]
-        return Rig(registry, allowlist, limits or EpisodeLimits(), pin=pin)
+        return Rig(registry, allowlist, limits or EpisodeLimits(), pin=pin, limit_log=limit_log)
 
     RECEIVED.clear()
     yield make
@@ -398,13 +402,57 @@ async def test_call_budget_refuses_with_429_after_n_calls(rig) -> None:
 
 
 @pytest.mark.anyio
-async def test_prompt_token_budget_refuses_once_spent(rig) -> None:
-    r = rig(EpisodeLimits(prompt_tokens=15))
-    assert (await r.proxy.chat_completions(chat())).status_code == 200  # 11 used: under 15, so one more starts
-    assert (await r.proxy.chat_completions(chat())).status_code == 200  # 22 used
+async def test_prompt_token_budget_reserves_a_bound_and_settles_on_usage(rig) -> None:
+    """Each call holds an upper bound of its prompt (its bytes and the template's tokens) while
+    it is admitted, and is charged what the upstream reports (11) once answered."""
+    bound = len(orjson.dumps({"messages": MESSAGES})) + TEMPLATE_TOKENS
+    r = rig(EpisodeLimits(prompt_tokens=bound + 22))
+    for _ in range(3):  # 0, 11, 22 used: the bound still fits
+        assert (await r.proxy.chat_completions(chat())).status_code == 200
     response = await r.proxy.chat_completions(chat())
     assert response.status_code == 429 and error_of(response)["code"] == "prompt_token_budget_exhausted"
-    assert "22 of 15" in error_of(response)["message"]
+    assert (
+        f"up to {bound} prompt tokens and {bound - 11} of {bound + 22} are left (33 used"
+        in error_of(response)["message"]
+    )
+    assert len(RECEIVED) == 3 and r.proxy.tokens_used.prompt_tokens == 33
+
+
+@pytest.mark.anyio
+async def test_concurrent_prompts_cannot_outspend_the_budget(rig) -> None:
+    """Calls in flight hold their prompt bound: however many arrive at once, the prompts
+    forwarded fit the budget, and what settles frees room for later calls."""
+    bound = len(orjson.dumps({"messages": MESSAGES, "max_tokens": 5})) + TEMPLATE_TOKENS
+    r = rig(EpisodeLimits(prompt_tokens=2 * bound + 5, llm_calls_in_flight=64))
+    statuses: list[int] = []
+
+    async def send() -> None:
+        statuses.append((await r.proxy.chat_completions(chat("pause", max_tokens=5))).status_code)
+
+    async with anyio.create_task_group() as group:
+        for _ in range(10):
+            group.start_soon(send)
+    assert sorted(statuses) == [200] * 2 + [429] * 8 and len(RECEIVED) == 2
+    assert (await r.proxy.chat_completions(chat())).status_code == 200  # 22 used: one bound fits again
+
+
+@pytest.mark.anyio
+async def test_calls_in_flight_are_bounded_per_episode(rig) -> None:
+    log = LimitLog(lambda: 1.5)
+    r = rig(EpisodeLimits(llm_calls_in_flight=2), limit_log=log)
+    statuses: list[int] = []
+
+    async def send() -> None:
+        statuses.append((await r.proxy.chat_completions(chat("pause", max_tokens=5))).status_code)
+
+    async with anyio.create_task_group() as group:
+        for _ in range(5):
+            group.start_soon(send)
+    assert sorted(statuses) == [200, 200, 429, 429, 429] and len(RECEIVED) == 2
+    refused = [record for record in r.records if record.status_code == 429]
+    assert all("at most 2 LLM calls in flight" in record.error for record in refused)
+    assert [(hit.limit, hit.count) for hit in log.hits()] == [("llm_calls_in_flight", 3)]
+    assert (await r.proxy.chat_completions(chat())).status_code == 200  # the first two have settled
 
 
 @pytest.mark.anyio

@@ -6,6 +6,13 @@ upstream (a fixed set of OpenAI chat parameters; see ``FORWARDED_KEYS``), which
 models may be used (the race's allowlist) and how much may be spent (the
 episode's call and token budgets). A refusal is a ``CallFailure`` carrying the
 status and OpenAI error code the agent gets.
+
+Budgets hold for calls in flight too: a call reserves, before it is forwarded,
+the most it can spend (its completion cap, and an upper bound of its prompt
+tokens), and settles on the usage the upstream reports. The prompt bound is the
+request's JSON bytes plus the chat template's own tokens: a byte-level BPE
+token covers at least one byte of text, and the JSON around the text is
+longer than the template's markers around each message.
 """
 
 from __future__ import annotations
@@ -32,6 +39,9 @@ FORWARDED_KEYS = frozenset(
     }
 )  # fmt: skip
 SET_BY_PROXY = frozenset({"model", "stream", "stream_options"})
+# The chat template's fixed text (a default system prompt, the tool-use preamble) in tokens,
+# over what the request's bytes already bound.
+TEMPLATE_TOKENS = 512
 
 
 class SamplingPin(BaseModel):
@@ -71,6 +81,8 @@ class Call:
     request: dict[str, Any] = field(default_factory=dict)
     upstream: str | None = None
     reserved: int = 0  # completion tokens held for this call while it is in flight
+    reserved_prompt: int = 0  # the prompt tokens it may use, held likewise
+    in_flight: bool = False
     sent: float | None = None  # perf_counter when the request left for the upstream
     answered: float | None = None  # perf_counter when the upstream's last byte arrived
     recorded: bool = False
@@ -102,22 +114,49 @@ class Budget:
         self.forwarded = 0
         self.used = TokenUsage()
         self.reserved = 0
+        self.reserved_prompt = 0
+        self.in_flight = 0
 
     def completion_room(self) -> int:
-        """Refuses a call that starts with a budget already spent; returns the completion
-        tokens left once calls in flight have their reservations."""
+        """Refuses a call that starts with a budget already spent, or one too many in
+        flight; returns the completion tokens left once calls in flight have their reservations."""
         limits, used = self.limits, self.used
         if self.forwarded >= limits.llm_calls:
             raise CallFailure(
-                429, "llm_call_budget_exhausted", f"LLM call budget exhausted: {limits.llm_calls} calls already made"
+                429,
+                "llm_call_budget_exhausted",
+                f"LLM call budget exhausted: {limits.llm_calls} calls already made",
+                limit="llm_calls",
             )
         if used.prompt_tokens >= limits.prompt_tokens:
             raise CallFailure(
                 429,
                 "prompt_token_budget_exhausted",
                 f"prompt-token budget exhausted: {used.prompt_tokens} of {limits.prompt_tokens} used",
+                limit="prompt_tokens",
+            )
+        if self.in_flight >= limits.llm_calls_in_flight:
+            raise CallFailure(
+                429,
+                "llm_calls_in_flight",
+                f"at most {limits.llm_calls_in_flight} LLM calls in flight at once",
+                limit="llm_calls_in_flight",
             )
         return limits.completion_tokens - used.completion_tokens - self.reserved
+
+    def check_prompt(self, bound: int) -> None:
+        """Refuses a call whose prompt could outspend what calls in flight leave of the budget."""
+        limits, used = self.limits, self.used
+        left = limits.prompt_tokens - used.prompt_tokens - self.reserved_prompt
+        if bound > left:
+            raise CallFailure(
+                429,
+                "prompt_token_budget_exhausted",
+                f"prompt-token budget: this call may take up to {bound} prompt tokens and {max(left, 0)} of "
+                f"{limits.prompt_tokens} are left ({used.prompt_tokens} used, {self.reserved_prompt} reserved "
+                "by calls in flight)",
+                limit="prompt_tokens",
+            )
 
     def completion_exhausted(self) -> CallFailure:
         return CallFailure(
@@ -125,12 +164,15 @@ class Budget:
             "completion_token_budget_exhausted",
             f"completion-token budget exhausted: {self.used.completion_tokens} of {self.limits.completion_tokens} "
             f"used, {self.reserved} reserved by calls in flight",
+            limit="completion_tokens",
         )
 
-    def hold(self, call: Call, tokens: int) -> None:
+    def hold(self, call: Call, tokens: int, prompt_tokens: int) -> None:
         self.forwarded += 1
+        self.in_flight += 1
         self.reserved += tokens
-        call.reserved = tokens
+        self.reserved_prompt += prompt_tokens
+        call.reserved, call.reserved_prompt, call.in_flight = tokens, prompt_tokens, True
 
     def settle(self, call: Call, usage: TokenUsage) -> None:
         """Charges what the call spent and releases what it held."""
@@ -138,7 +180,10 @@ class Budget:
         self.used.completion_tokens += usage.completion_tokens
         self.used.total_tokens += usage.total_tokens
         self.reserved -= call.reserved
-        call.reserved = 0
+        self.reserved_prompt -= call.reserved_prompt
+        self.in_flight -= call.in_flight
+        call.reserved = call.reserved_prompt = 0
+        call.in_flight = False
 
 
 class Admission:
@@ -155,7 +200,9 @@ class Admission:
 
     def admit(self, call: Call, body: Any) -> Plan:
         """``body``: the parsed JSON, or the raw request bytes (then invalid JSON is a 400 here)."""
+        body_bytes: int | None = None
         if isinstance(body, bytes | bytearray | str):
+            body_bytes = len(body.encode() if isinstance(body, str) else body)
             call.request = {"body_chars": len(body)}
             try:
                 body = orjson.loads(body)
@@ -189,6 +236,10 @@ class Admission:
         if room < 1:
             raise self.budget.completion_exhausted()
         payload = {key: value for key, value in body.items() if key in FORWARDED_KEYS}
+        if body_bytes is None:  # handed parsed: what is forwarded bounds the prompt
+            body_bytes = len(orjson.dumps(payload, default=str))
+        prompt_bound = body_bytes + TEMPLATE_TOKENS
+        self.budget.check_prompt(prompt_bound)
         plan = Plan(
             upstream=upstream,
             payload=payload,
@@ -212,7 +263,7 @@ class Admission:
         call.request = {key: value for key, value in payload.items() if key not in SET_BY_PROXY}
         if plan.dropped or plan.changes:
             call.request["proxy"] = {"dropped_keys": plan.dropped, "changed": plan.changes}
-        self.budget.hold(call, reserve)
+        self.budget.hold(call, reserve, prompt_bound)
         return plan
 
     def _cap_max_tokens(self, plan: Plan, room: int) -> int:

@@ -22,6 +22,7 @@ import orjson
 
 from arena.runner.admission import FORWARDED_KEYS, Admission, Budget, Call, Plan, SamplingPin
 from arena.runner.answers import StreamAssembler, completion_record, estimate_usage, parse_usage
+from arena.runner.limits import LimitLog
 from arena.runner.record import EpisodeLimits, LLMCallRecord, TokenUsage
 from arena.runner.upstreams import (
     CallFailure,
@@ -57,11 +58,13 @@ class InferenceProxy:
         on_call: Callable[[LLMCallRecord], None],
         clock: Callable[[], float],
         pin: SamplingPin | None = None,
+        limit_log: LimitLog | None = None,
     ) -> None:
         self._registry = registry
         self._limits = limits
         self._on_call = on_call
         self._clock = clock
+        self._limit_log = limit_log or LimitLog(clock)
         self._budget = Budget(limits)
         self._admission = Admission(registry, allowlist, self._budget, pin)
         self._next_index = 0
@@ -103,7 +106,8 @@ class InferenceProxy:
         """A request whose body was over the server's limit: refused, and recorded like any other."""
         call = self._arrive()
         call.request = {"body_bytes_over": limit_bytes}
-        return self._refuse(call, CallFailure(413, "request_too_large", f"request body over {limit_bytes} bytes"))
+        message = f"request body over {limit_bytes} bytes"
+        return self._refuse(call, CallFailure(413, "request_too_large", message, limit="llm_body_bytes"))
 
     def _arrive(self) -> Call:
         started = time.perf_counter()
@@ -113,6 +117,8 @@ class InferenceProxy:
         return call
 
     def _refuse(self, call: Call, refusal: CallFailure) -> Reply:
+        if refusal.limit is not None:
+            self._limit_log.hit(refusal.limit, refusal.message)
         self._record(call, refusal.status, None, TokenUsage(), refusal.message)
         headers = {"x-should-retry": "false"} if refusal.status in _NO_RETRY else {}
         return Reply(refusal.status, orjson.dumps(refusal.body()), headers)

@@ -192,9 +192,10 @@ class CallFailure(Exception):
     """How a call ends when it ends in an error: the HTTP status and OpenAI error code
     the agent gets, and the message both the agent and the record read."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, limit: str | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+        self.limit = limit  # the EpisodeLimits field that refused the call, if a bound did
 
     def body(self) -> dict[str, Any]:
         kind = _ERROR_TYPES.get(self.status, "upstream_error")
