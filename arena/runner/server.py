@@ -35,7 +35,7 @@ _TOOL_POOL = ThreadPoolExecutor(max_workers=TOOL_THREADS, thread_name_prefix="ar
 # with an error is as if it had not been made. recommend_product and terminate answer in a few bytes.
 _READ_ONLY_TOOLS = frozenset({"find_product", "view_product_information", "web_search"})
 _LIMIT_NAMES = frozenset(EpisodeLimits.model_fields)
-_REFUSAL_RECORD_BYTES = 512  # what a refused call costs the record at most (its arguments are left out)
+_RECORD_RESERVE = 512  # left of tool_record_bytes below which no call is executed (a small answer fits)
 
 
 class EpisodeSession:
@@ -75,7 +75,7 @@ class EpisodeSession:
                 self.limit_log.hit("tool_calls", f"tool call {name!r} refused: {limits.tool_calls} calls already made")
                 return _reply_body(_refusal(name, "tool_calls", f"tool-call limit: {limits.tool_calls} calls made"))
             at = self.clock()
-            if self.tool_record_bytes + _REFUSAL_RECORD_BYTES > limits.tool_record_bytes:
+            if self.tool_record_bytes + _RECORD_RESERVE > limits.tool_record_bytes:
                 result = _refusal(name, "tool_record_bytes", self._record_spent())
                 self._record(result, at, 0.0, _reply_body(result))
                 return _reply_body(result)
@@ -104,7 +104,12 @@ class EpisodeSession:
         # In the tool pool's thread: the environment's work and the answer's encoding.
         started = time.perf_counter()
         result = self.env.call(name, arguments)
-        body = _reply_body(result)
+        try:
+            body = _reply_body(result)
+        except (TypeError, ValueError):  # arguments orjson cannot write (an integer over 64 bits)
+            result = ToolResult.model_construct(name=result.name, arguments={}, ok=False, result=None,
+                                                error="the arguments cannot be encoded as JSON", notice=None)  # fmt: skip
+            body = _reply_body(result)
         limit = self.limits.tool_result_bytes
         if len(body) > limit and result.name in _READ_ONLY_TOOLS:
             message = f"the answer is {len(body)} bytes, over the {limit}-byte limit; ask for fewer products"
@@ -119,15 +124,21 @@ class EpisodeSession:
         return f"record limit: {self.tool_record_bytes} of {self.limits.tool_record_bytes} bytes of tool calls kept"
 
     def _record(self, result: ToolResult, at: float, duration_ms: float, body: bytes) -> None:
-        self.tool_record_bytes += len(body)
-        if result.refused in _LIMIT_NAMES:
-            self.limit_log.hit(result.refused, result.error or result.refused)
+        name, arguments = result.name, result.arguments
+        if result.refused is None:
+            self.tool_record_bytes += len(body)
+        else:
+            # A refused call is kept in outline (its name, the refusal), so refusals, at most
+            # ``tool_calls`` of them, cost the record a few hundred bytes each, whatever was sent.
+            name, arguments = name[:200], {}
+            if result.refused in _LIMIT_NAMES:
+                self.limit_log.hit(result.refused, result.error or result.refused)
         # model_construct: ToolResult has just validated every field, a second pass would only cost.
         self.tool_calls.append(
             ToolCallRecord.model_construct(
                 index=len(self.tool_calls),
-                name=result.name,
-                arguments=result.arguments,
+                name=name,
+                arguments=arguments,
                 ok=result.ok,
                 result=result.result,
                 error=result.error,
