@@ -75,7 +75,7 @@ class EpisodeSession:
                 self.limit_log.hit("tool_calls", f"tool call {name!r} refused: {limits.tool_calls} calls already made")
                 return _reply_body(_refusal(name, "tool_calls", f"tool-call limit: {limits.tool_calls} calls made"))
             at = self.clock()
-            if self.tool_record_bytes + _RECORD_RESERVE > limits.tool_record_bytes:
+            if name in _READ_ONLY_TOOLS and self.tool_record_bytes + _RECORD_RESERVE > limits.tool_record_bytes:
                 result = _refusal(name, "tool_record_bytes", self._record_spent())
                 self._record(result, at, 0.0, _reply_body(result))
                 return _reply_body(result)
@@ -111,11 +111,13 @@ class EpisodeSession:
                                                 error="the arguments cannot be encoded as JSON", notice=None)  # fmt: skip
             body = _reply_body(result)
         limit = self.limits.tool_result_bytes
-        if len(body) > limit and result.name in _READ_ONLY_TOOLS:
+        if result.refused is not None or result.name not in _READ_ONLY_TOOLS:
+            pass  # refusals are recorded in outline; the other tools answer in a few bytes
+        elif len(body) > limit:
             message = f"the answer is {len(body)} bytes, over the {limit}-byte limit; ask for fewer products"
             result = _refusal(result.name, "tool_result_bytes", message)
             body = _reply_body(result)
-        elif self.tool_record_bytes + len(body) > self.limits.tool_record_bytes and result.name in _READ_ONLY_TOOLS:
+        elif self.tool_record_bytes + len(body) > self.limits.tool_record_bytes:
             result = _refusal(result.name, "tool_record_bytes", self._record_spent())
             body = _reply_body(result)
         return result, body, round((time.perf_counter() - started) * 1000, 3)

@@ -1,0 +1,26 @@
+"""Hostile: tool calls past every bound: too many ids, a huge body, a huge answer, too
+many calls, and calls after terminate."""
+
+import json
+
+import arena.sdk as sdk
+
+
+def call(name, **arguments):
+    try:
+        sdk.tool(name, **arguments)
+        return "ok"
+    except sdk.ToolError as exc:
+        return str(exc)[:60]
+
+
+def agent_main(problem):
+    spec = json.loads(problem["query"])
+    print("IDS", call("view_product_information", product_ids=",".join(["1001"] * spec["ids"])))
+    print("BODY", call("view_product_information", product_ids=",".join(["1001"] * 100_000)))
+    print("ANSWER", call("view_product_information", product_ids=["1001", "1002", "3000"] * 6))
+    for _ in range(spec["calls"]):
+        call("find_product", q="widget gadget", page=1)
+    print("TERMINATE", call("terminate", status="success"))
+    after = [call("find_product", q="x" * 10_000, page=1) for _ in range(40)]
+    print("AFTER", sorted(set(after)))
