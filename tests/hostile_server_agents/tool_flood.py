@@ -19,8 +19,13 @@ def agent_main(problem):
     print("IDS", call("view_product_information", product_ids=",".join(["1001"] * spec["ids"])))
     print("BODY", call("view_product_information", product_ids=",".join(["1001"] * 100_000)))
     print("ANSWER", call("view_product_information", product_ids=["1001", "1002", "3000"] * 6))
+    hits = sdk.tool("find_product", q=spec.get("q", "widget gadget"), page=1)
+    view = [str(h["product_id"]) for h in hits] * 10
     for _ in range(spec["calls"]):
-        call("find_product", q="widget gadget", page=1)
+        if "view_ids" in spec:  # the heaviest call the bounds allow, over and over
+            call("view_product_information", product_ids=view[: spec["view_ids"]])
+        else:
+            call("find_product", q="widget gadget", page=1)
     print("TERMINATE", call("terminate", status="success"))
     after = [call("find_product", q="x" * 10_000, page=1) for _ in range(40)]
     print("AFTER", sorted(set(after)))
