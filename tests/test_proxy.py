@@ -817,3 +817,16 @@ def test_sdk_openai_client_over_its_own_socket_transport(proxy_server: ProxyServ
         assert wait_for_records(proxy_server, 6) == [200, 200, 499, 200, 403, 200]  # the slow one, unheard
     finally:
         client.close()
+
+
+@pytest.mark.anyio
+async def test_refusals_past_the_bound_are_counted_not_recorded(rig) -> None:
+    log = LimitLog(lambda: 1.5)
+    r = rig(EpisodeLimits(llm_refusals=3), limit_log=log)
+    for _ in range(10):
+        response = await r.proxy.chat_completions(chat("not-allowed"))
+        assert response.status_code == 403  # answered as always
+    assert [record.index for record in r.records] == [0, 1, 2]
+    assert (await r.proxy.chat_completions(chat())).status_code == 200
+    assert [record.index for record in r.records] == [0, 1, 2, 3]  # no gap where refusals went unrecorded
+    assert {hit.limit: hit.count for hit in log.hits()} == {"llm_refusals": 7}

@@ -68,6 +68,7 @@ class InferenceProxy:
         self._budget = Budget(limits)
         self._admission = Admission(registry, allowlist, self._budget, pin)
         self._next_index = 0
+        self._refusals = 0  # refused calls recorded
 
     @property
     def calls_forwarded(self) -> int:
@@ -88,11 +89,12 @@ class InferenceProxy:
     async def chat_completions(self, body: Any) -> Reply | StreamReply:
         """``body``: the parsed JSON, or the raw request bytes (then invalid JSON is a 400 here)."""
         call = self._arrive()
+        plan: Plan | None = None
         try:
             plan = self._admission.admit(call, body)
             return await self._forward(call, plan)
         except CallFailure as refusal:
-            return self._refuse(call, refusal)
+            return self._refuse(call, refusal, by_proxy=plan is None)
         except Exception as exc:  # a proxy bug must still answer in OpenAI shape and leave a record
             logger.exception("inference proxy failed on LLM call %d", call.index)
             refusal = CallFailure(500, "proxy_error", f"internal proxy error: {type(exc).__name__}: {exc}")
@@ -116,12 +118,24 @@ class InferenceProxy:
         self._next_index += 1
         return call
 
-    def _refuse(self, call: Call, refusal: CallFailure) -> Reply:
+    def _refuse(self, call: Call, refusal: CallFailure, by_proxy: bool = True) -> Reply:
+        """``by_proxy``: refused before forwarding (not an upstream's failure)."""
         if refusal.limit is not None:
             self._limit_log.hit(refusal.limit, refusal.message)
-        self._record(call, refusal.status, None, TokenUsage(), refusal.message)
         headers = {"x-should-retry": "false"} if refusal.status in _NO_RETRY else {}
-        return Reply(refusal.status, orjson.dumps(refusal.body()), headers)
+        reply = Reply(refusal.status, orjson.dumps(refusal.body()), headers)
+        if by_proxy:
+            # The budgets count forwarded calls only, so a loop on refusals is bounded here:
+            # past ``llm_refusals`` of them a refusal is counted, not recorded.
+            if self._refusals >= self._limits.llm_refusals:
+                self._limit_log.hit("llm_refusals", f"LLM call refused unrecorded: {refusal.message}")
+                if call.index == self._next_index - 1:
+                    self._next_index -= 1  # admission never awaits: this was the latest arrival
+                call.recorded = True
+                return reply
+            self._refusals += 1
+        self._record(call, refusal.status, None, TokenUsage(), refusal.message)
+        return reply
 
     # --- forwarding ----------------------------------------------------------------------------------
 

@@ -134,6 +134,9 @@ class EpisodeLimits(BaseModel):
         16 * 1024**2, gt=0, description="Bytes of tool-call arguments and results kept in one episode's record."
     )
     llm_calls_in_flight: int = Field(4, gt=0, description="Inference calls of one episode in flight at once.")
+    llm_refusals: int = Field(
+        256, ge=0, description="Inference calls refused by the proxy kept in the record; later ones are counted."
+    )
 
 
 class LimitHit(BaseModel):
