@@ -5,8 +5,8 @@ For every class of attack: the bound that stopped it is named in the attacker's
 record (``limits_hit``), the validator's memory stayed within ``MEMORY_BOUND``
 (the runner process's peak RSS over the run of the pair), and the honest
 neighbour's record equals that of a solo run. Each attack is sized just past the
-test-sized bounds below; unbounded, each would have held several times
-``MEMORY_BOUND`` (see ``UNBOUNDED``). ``benchmarks/hostile.py`` runs the same
+test-sized bounds below; unbounded, the socket attacks would have held 40 MiB
+and 30 MB, over twice ``MEMORY_BOUND``. ``benchmarks/hostile.py`` runs the same
 agents at production bounds.
 """
 
@@ -60,7 +60,6 @@ ATTACKS = {
     # 7 concurrent calls (7 connections, the bound is 8) of 5,000 prompt tokens each: 35,000 against 12,000.
     "prompt_flood": {"calls": 7, "prompt_chars": 5000},
 }
-UNBOUNDED = {"socket_hoarder": 40 * MIB, "unread_pipeliner": 30 * MIB}  # what the attack would hold
 MEMORY_BOUND = 16 * MIB
 EXPECTED_LIMITS = {
     "socket_hoarder": {"connections", "buffered_bytes"},

@@ -27,8 +27,9 @@ from arena.runner.wire import EpisodeWireServer, Handler, Reply, WireBounds
 from arena.shop.tools import ShopEnvironment, ToolResult
 
 MALFORMED_BODY = "<malformed request body>"
-# Tool work runs here, off the event loop every episode shares: one episode's heavy call delays
-# only its own next call (one at a time per episode), never another episode's socket.
+# The read-only tools' work (searches, lookups, encoding their answers) runs here, off the event
+# loop every episode shares: one episode's heavy call delays only its own next call (one at a
+# time per episode), never another episode's socket. The hand-off costs tens of microseconds.
 TOOL_THREADS = min(8, os.cpu_count() or 1)
 _TOOL_POOL = ThreadPoolExecutor(max_workers=TOOL_THREADS, thread_name_prefix="arena-tool")
 # Tools whose result may be withheld when too large: they change nothing, so a call answered
@@ -69,16 +70,19 @@ class EpisodeSession:
         if self.first_tool_call_s is None:
             self.first_tool_call_s = self.clock()
         async with self._turn:
-            limits = self.limits
-            if len(self.tool_calls) >= limits.tool_calls:
-                # Over the cap nothing more is recorded, only counted: the record stays bounded.
-                self.limit_log.hit("tool_calls", f"tool call {name!r} refused: {limits.tool_calls} calls already made")
-                return _reply_body(_refusal(name, "tool_calls", f"tool-call limit: {limits.tool_calls} calls made"))
+            if self._over_call_limit(name):
+                return _reply_body(
+                    _refusal(name, "tool_calls", f"tool-call limit: {self.limits.tool_calls} calls made")
+                )
             at = self.clock()
-            if name in _READ_ONLY_TOOLS and self.tool_record_bytes + _RECORD_RESERVE > limits.tool_record_bytes:
+            if name in _READ_ONLY_TOOLS and self.tool_record_bytes + _RECORD_RESERVE > self.limits.tool_record_bytes:
                 result = _refusal(name, "tool_record_bytes", self._record_spent())
                 self._record(result, at, 0.0, _reply_body(result))
                 return _reply_body(result)
+            if name not in _READ_ONLY_TOOLS:  # recommend, terminate, unknown names: a few microseconds
+                result, body, duration_ms = self._execute(name, arguments)
+                self._record(result, at, duration_ms, body)
+                return body
             work = asyncio.get_running_loop().run_in_executor(_TOOL_POOL, self._execute, name, arguments)
             try:
                 result, body, duration_ms = await asyncio.shield(work)
@@ -94,11 +98,16 @@ class EpisodeSession:
         """A tool call whose body was over ``tool_body_bytes``: recorded, refused, never parsed."""
         result = _refusal(name, "tool_body_bytes", f"tool-call body over {limit} bytes")
         body = _reply_body(result)
-        if len(self.tool_calls) >= self.limits.tool_calls:
-            self.limit_log.hit("tool_calls", f"tool call {name!r} refused: {self.limits.tool_calls} calls already made")
-        else:
+        if not self._over_call_limit(name):
             self._record(result, self.clock(), 0.0, body)
         return body
+
+    def _over_call_limit(self, name: str) -> bool:
+        # Over the cap nothing more is recorded, only counted: the record stays bounded.
+        if len(self.tool_calls) < self.limits.tool_calls:
+            return False
+        self.limit_log.hit("tool_calls", f"tool call {name[:200]!r} refused: {self.limits.tool_calls} calls made")
+        return True
 
     def _execute(self, name: str, arguments: Any) -> tuple[ToolResult, bytes, float]:
         # In the tool pool's thread: the environment's work and the answer's encoding.
