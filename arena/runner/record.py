@@ -123,7 +123,10 @@ class EpisodeLimits(BaseModel):
         16 * 1024**2, gt=0, description="Request bytes held for one episode, summed over its connections."
     )
     unsent_bytes: int = Field(
-        4 * 1024**2, gt=0, description="Answer bytes queued unread on one connection before it is no longer read."
+        4 * 1024**2,
+        gt=0,
+        description="Answer bytes queued unread over the episode's connections (split evenly, at least 64 KiB "
+        "each); past its share a connection is no longer read.",
     )
     tool_body_bytes: int = Field(64 * 1024, gt=0, description="Largest request body of a tool call.")
     llm_body_bytes: int = Field(4 * 1024**2, gt=0, description="Largest request body of an inference call.")

@@ -41,6 +41,9 @@ logger = logging.getLogger(__name__)
 _REASONS = {status.value: status.phrase.encode() for status in HTTPStatus}
 
 
+_MIN_UNSENT = 64 * 1024  # asyncio's own default high-water mark
+
+
 def _ignore(limit: str, detail: str) -> None:
     pass
 
@@ -53,7 +56,7 @@ class WireBounds:
 
     connections: int = 64  # open at once; one more is answered 429 and closed
     buffered_bytes: int = 64 * 1024 * 1024  # request bytes held over all connections
-    unsent_bytes: int = 4 * 1024 * 1024  # answers queued unread on one connection before it is not read
+    unsent_bytes: int = 4 * 1024 * 1024  # answers queued unread over all connections (split evenly)
     body_limit: Callable[[str, str], int] | None = None  # (method, path) -> largest body; MAX_BODY_BYTES
     on_limit: Callable[[str, str], None] = _ignore
 
@@ -115,8 +118,9 @@ class _Connection(asyncio.Protocol):
             self._refuse(429, f"at most {bounds.connections} connections at once", "connections")
             return
         self._server.connections.add(self)
-        # Past this many unsent bytes pause_writing is called, and no further request is answered.
-        self._transport.set_write_buffer_limits(high=bounds.unsent_bytes)
+        # Past this many unsent bytes pause_writing is called, and no further request is answered:
+        # the episode's bound split over as many connections as it may open.
+        self._transport.set_write_buffer_limits(high=max(_MIN_UNSENT, bounds.unsent_bytes // bounds.connections))
 
     def data_received(self, data: bytes) -> None:
         if self._closed:
@@ -193,8 +197,8 @@ class _Connection(asyncio.Protocol):
             # pipelines waits in its own socket buffer, not in the validator's memory.
             self._busy = self._draining = True
             self._transport.pause_reading()
-            limit = self._server.bounds.unsent_bytes
-            self._server.bounds.on_limit("unsent_bytes", f"a connection was paused: over {limit} answer bytes unread")
+            high = self._transport.get_write_buffer_limits()[1]
+            self._server.bounds.on_limit("unsent_bytes", f"a connection was paused: over {high} answer bytes unread")
             return
         try:
             request = self._reader.read(self._buffer)
