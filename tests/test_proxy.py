@@ -113,6 +113,14 @@ async def _stream(body: dict):
 def upstream_app(received: list[dict]) -> FastAPI:
     app = FastAPI()
 
+    @app.post("/tokenize")
+    async def tokenize(request: Request) -> Response:
+        body = await request.json()
+        TOKENIZED.append(body)
+        if str(body["messages"][-1].get("content")).startswith("tokenizer-down"):
+            return JSONResponse({"error": "down"}, 500)
+        return JSONResponse({"count": USAGE["prompt_tokens"], "max_model_len": CONTEXT, "tokens": [1] * 11})
+
     @app.post("/v1/chat/completions")
     async def chat(request: Request) -> Response:
         body = await request.json()
@@ -139,6 +147,7 @@ def upstream_app(received: list[dict]) -> FastAPI:
 
 
 RECEIVED: list[dict] = []
+TOKENIZED: list[dict] = []
 UPSTREAM = upstream_app(RECEIVED)
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -173,15 +182,17 @@ async def rig():
         context_length: int | None = None,
         extra: list[Upstream] = (),
         limit_log: LimitLog | None = None,
+        tokenize_url: str | None = None,
     ) -> Rig:
         upstream = Upstream(name="test-upstream", base_url="http://upstream/v1", models=SERVED, api_key="k-1",
-                            context_length=context_length)  # fmt: skip
+                            context_length=context_length, tokenize_url=tokenize_url)  # fmt: skip
         registry = UpstreamRegistry([upstream, *extra], {"test-upstream": httpx.ASGITransport(app=UPSTREAM)})
         registries.append(registry)
         allowlist = ALLOWED + [m for u in extra for m in u.models]
         return Rig(registry, allowlist, limits or EpisodeLimits(), pin=pin, limit_log=limit_log)
 
     RECEIVED.clear()
+    TOKENIZED.clear()
     yield make
     for registry in registries:
         await registry.aclose()
@@ -416,6 +427,22 @@ async def test_prompt_token_budget_reserves_a_bound_and_settles_on_usage(rig) ->
         in error_of(response)["message"]
     )
     assert len(RECEIVED) == 3 and r.proxy.tokens_used.prompt_tokens == 33
+
+
+@pytest.mark.anyio
+async def test_a_prompt_whose_bytes_do_not_fit_is_counted_by_the_upstreams_tokenizer(rig) -> None:
+    bound = len(orjson.dumps({"messages": MESSAGES})) + TEMPLATE_TOKENS
+    r = rig(EpisodeLimits(prompt_tokens=bound - 1), tokenize_url="http://upstream/tokenize")
+    assert (await r.proxy.chat_completions(chat())).status_code == 200  # counted 11 (+16): it fits
+    assert TOKENIZED == [{"model": "tool-model", "messages": MESSAGES, "add_generation_prompt": True}]
+    assert r.proxy.tokens_used.prompt_tokens == 11 and len(RECEIVED) == 1
+    down = [{"role": "user", "content": "tokenizer-down" + " x" * bound}]
+    response = await r.proxy.chat_completions({"model": "tool-model", "messages": down})
+    assert response.status_code == 429 and error_of(response)["code"] == "prompt_token_budget_exhausted"
+    assert len(RECEIVED) == 1 and r.proxy.calls_forwarded == 1  # the byte bound stood: not sent, not counted
+    r = rig(EpisodeLimits(), tokenize_url="http://upstream/tokenize")
+    assert (await r.proxy.chat_completions(chat())).status_code == 200
+    assert len(TOKENIZED) == 2  # a bound that fits is not worth a round trip
 
 
 @pytest.mark.anyio

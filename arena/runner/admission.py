@@ -12,7 +12,8 @@ the most it can spend (its completion cap, and an upper bound of its prompt
 tokens), and settles on the usage the upstream reports. The prompt bound is the
 request's JSON bytes plus the chat template's own tokens: a byte-level BPE
 token covers at least one byte of text, and the JSON around the text is
-longer than the template's markers around each message.
+longer than the template's markers around each message. When that bound does
+not fit and the upstream has a tokenizer endpoint, its count is the bound.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ SET_BY_PROXY = frozenset({"model", "stream", "stream_options"})
 # The chat template's fixed text (a default system prompt, the tool-use preamble) in tokens,
 # over what the request's bytes already bound.
 TEMPLATE_TOKENS = 512
+TOKENIZED_MARGIN = 16  # over an upstream tokenizer's count: the completion's own start markers
 
 
 class SamplingPin(BaseModel):
@@ -97,6 +99,8 @@ class Plan:
     stream: bool
     agent_wants_usage: bool
     injected_cap: bool  # max_tokens is the proxy's, not the agent's
+    prompt_bound: int = 0  # the prompt tokens the request's bytes bound
+    count_prompt: bool = False  # the bound does not fit: the upstream's tokenizer is to count the prompt
 
     def change(self, key: str, value: Any) -> None:
         agent = self.changes.get(key, {}).get("agent", self.payload.get(key))
@@ -144,19 +148,36 @@ class Budget:
             )
         return limits.completion_tokens - used.completion_tokens - self.reserved
 
+    def prompt_left(self) -> int:
+        return self.limits.prompt_tokens - self.used.prompt_tokens - self.reserved_prompt
+
     def check_prompt(self, bound: int) -> None:
         """Refuses a call whose prompt could outspend what calls in flight leave of the budget."""
-        limits, used = self.limits, self.used
-        left = limits.prompt_tokens - used.prompt_tokens - self.reserved_prompt
+        if bound > self.prompt_left():
+            raise self._prompt_refusal(bound, self.prompt_left())
+
+    def reprice(self, call: Call, bound: int) -> None:
+        """Replaces a held call's prompt reservation by a better bound, or refuses the call."""
+        left = self.prompt_left() + call.reserved_prompt
         if bound > left:
-            raise CallFailure(
-                429,
-                "prompt_token_budget_exhausted",
-                f"prompt-token budget: this call may take up to {bound} prompt tokens and {max(left, 0)} of "
-                f"{limits.prompt_tokens} are left ({used.prompt_tokens} used, {self.reserved_prompt} reserved "
-                "by calls in flight)",
-                limit="prompt_tokens",
-            )
+            raise self._prompt_refusal(bound, left)
+        self.reserved_prompt += bound - call.reserved_prompt
+        call.reserved_prompt = bound
+
+    def withdraw(self, call: Call) -> None:
+        """A held call refused before it was sent: it counts as no call made."""
+        self.forwarded -= 1
+
+    def _prompt_refusal(self, bound: int, left: int) -> CallFailure:
+        limits, used = self.limits, self.used
+        return CallFailure(
+            429,
+            "prompt_token_budget_exhausted",
+            f"prompt-token budget: this call may take up to {bound} prompt tokens and {max(left, 0)} of "
+            f"{limits.prompt_tokens} are left ({used.prompt_tokens} used, {self.reserved_prompt} reserved "
+            "by calls in flight)",
+            limit="prompt_tokens",
+        )
 
     def completion_exhausted(self) -> CallFailure:
         return CallFailure(
@@ -238,8 +259,12 @@ class Admission:
         payload = {key: value for key, value in body.items() if key in FORWARDED_KEYS}
         if body_bytes is None:  # handed parsed: what is forwarded bounds the prompt
             body_bytes = len(orjson.dumps(payload, default=str))
-        prompt_bound = body_bytes + TEMPLATE_TOKENS
-        self.budget.check_prompt(prompt_bound)
+        prompt_bound = held_prompt = body_bytes + TEMPLATE_TOKENS
+        count_prompt = upstream.tokenize_url is not None and 0 < self.budget.prompt_left() < prompt_bound
+        if count_prompt:
+            # The upstream's tokenizer will tell; until it has, the call holds all that is left.
+            held_prompt = self.budget.prompt_left()
+        self.budget.check_prompt(held_prompt)
         plan = Plan(
             upstream=upstream,
             payload=payload,
@@ -248,6 +273,8 @@ class Admission:
             stream=bool(head.stream),
             agent_wants_usage=bool((head.stream_options or {}).get("include_usage")),
             injected_cap=False,
+            prompt_bound=prompt_bound,
+            count_prompt=count_prompt,
         )
         for key in ("temperature", "seed"):
             value = getattr(self.pin, key)
@@ -263,7 +290,7 @@ class Admission:
         call.request = {key: value for key, value in payload.items() if key not in SET_BY_PROXY}
         if plan.dropped or plan.changes:
             call.request["proxy"] = {"dropped_keys": plan.dropped, "changed": plan.changes}
-        self.budget.hold(call, reserve, prompt_bound)
+        self.budget.hold(call, reserve, held_prompt)
         return plan
 
     def _cap_max_tokens(self, plan: Plan, room: int) -> int:

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import httpx
 import orjson
 
-from arena.runner.admission import FORWARDED_KEYS, Admission, Budget, Call, Plan, SamplingPin
+from arena.runner.admission import FORWARDED_KEYS, TOKENIZED_MARGIN, Admission, Budget, Call, Plan, SamplingPin
 from arena.runner.answers import StreamAssembler, completion_record, estimate_usage, parse_usage
 from arena.runner.limits import LimitLog
 from arena.runner.record import EpisodeLimits, LLMCallRecord, TokenUsage
@@ -30,6 +30,7 @@ from arena.runner.upstreams import (
     UpstreamRegistry,
     close,
     context_overflow,
+    count_prompt_tokens,
     fetch_chat,
     open_chat,
     stream_events,
@@ -89,12 +90,15 @@ class InferenceProxy:
     async def chat_completions(self, body: Any) -> Reply | StreamReply:
         """``body``: the parsed JSON, or the raw request bytes (then invalid JSON is a 400 here)."""
         call = self._arrive()
-        plan: Plan | None = None
+        admitted = False
         try:
             plan = self._admission.admit(call, body)
+            if plan.count_prompt:
+                await self._count_prompt(call, plan)
+            admitted = True
             return await self._forward(call, plan)
         except CallFailure as refusal:
-            return self._refuse(call, refusal, by_proxy=plan is None)
+            return self._refuse(call, refusal, by_proxy=not admitted)
         except Exception as exc:  # a proxy bug must still answer in OpenAI shape and leave a record
             logger.exception("inference proxy failed on LLM call %d", call.index)
             refusal = CallFailure(500, "proxy_error", f"internal proxy error: {type(exc).__name__}: {exc}")
@@ -138,6 +142,17 @@ class InferenceProxy:
         return reply
 
     # --- forwarding ----------------------------------------------------------------------------------
+
+    async def _count_prompt(self, call: Call, plan: Plan) -> None:
+        """The prompt's byte bound did not fit: the upstream's tokenizer counts it (the call
+        holds what is left meanwhile), and the call goes on only if that count fits."""
+        link = self._registry.link(plan.upstream.name)
+        count = await count_prompt_tokens(link, plan.upstream.tokenize_url, plan.payload, call.deadline)
+        try:
+            self._budget.reprice(call, plan.prompt_bound if count is None else count + TOKENIZED_MARGIN)
+        except CallFailure:
+            self._budget.withdraw(call)
+            raise
 
     async def _forward(self, call: Call, plan: Plan) -> Reply | StreamReply:
         headers = {DROPPED_HEADER: ",".join(plan.dropped)} if plan.dropped else {}
