@@ -54,7 +54,8 @@ ATTACKS = {
     "socket_hoarder": {"connections": 40, "body": 1 * MIB, "hold_s": 0.8},
     # 10,000 pipelined GET /episode (~3 KB answers each), none read.
     "unread_pipeliner": {"requests": 10_000, "hold_s": 0.8},
-    # 30 ids, a 500 KB body, an 18-id answer over 2 KiB, 30 searches, 40 calls after terminate.
+    # 30 ids, a 500 KB body, an 18-id answer over 2 KiB, 30 searches, 40 calls after terminate
+    # (half of them over the body limit).
     "tool_flood": {"ids": 30, "calls": 30},
     "raising_tools": {},
     # 7 concurrent calls (7 connections, the bound is 8) of 5,000 prompt tokens each: 35,000 against 12,000.
@@ -184,6 +185,8 @@ def test_tool_floods_are_refused_and_the_record_stays_small(runs) -> None:
     out = record.stdout_tail
     assert "IDS at most 20 product ids per call, got 30" in out and "BODY tool-call body over 16384 bytes" in out
     assert "ANSWER the answer is" in out and "TERMINATE ok" in out
+    # Small or over the body limit alike, until the call limit: then only counted.
+    assert "AFTER ['the episode has terminated', 'tool-call limit: 40 calls made']" in out
     assert len(record.tool_calls) == LIMITS.tool_calls
     refused = [c.refused for c in record.tool_calls]
     assert refused[:3] == ["tool_ids", "tool_body_bytes", "tool_result_bytes"] and "terminated" in refused

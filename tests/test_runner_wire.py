@@ -476,6 +476,7 @@ async def test_tool_calls_over_the_limit_and_after_terminate_are_refused(catalog
     assert all(not a["ok"] for a in answers)
     assert [c.refused for c in session.tool_calls] == [None] + ["terminated"] * 4
     assert hits_of(session) == {"tool_calls": 36}
+    assert orjson.loads(session.refuse_body("find_product", 10))["error"] == "the episode has terminated"
     assert len(orjson.dumps([c.model_dump() for c in session.tool_calls])) < 300 * 1024
 
 

@@ -75,10 +75,15 @@ class EpisodeSession:
                     _refusal(name, "tool_calls", f"tool-call limit: {self.limits.tool_calls} calls made")
                 )
             at = self.clock()
-            if name in _READ_ONLY_TOOLS and self.tool_record_bytes + _RECORD_RESERVE > self.limits.tool_record_bytes:
-                result = _refusal(name, "tool_record_bytes", self._record_spent())
-                self._record(result, at, 0.0, _reply_body(result))
-                return _reply_body(result)
+            refusal = None
+            if self.env.state.terminated:
+                refusal = _refusal(name, "terminated", "the episode has terminated")
+            elif name in _READ_ONLY_TOOLS and self.tool_record_bytes + _RECORD_RESERVE > self.limits.tool_record_bytes:
+                refusal = _refusal(name, "tool_record_bytes", self._record_spent())
+            if refusal is not None:
+                body = _reply_body(refusal)
+                self._record(refusal, at, 0.0, body)
+                return body
             if name not in _READ_ONLY_TOOLS:  # recommend, terminate, unknown names: a few microseconds
                 result, body, duration_ms = self._execute(name, arguments)
                 self._record(result, at, duration_ms, body)
@@ -96,7 +101,10 @@ class EpisodeSession:
 
     def refuse_body(self, name: str, limit: int) -> bytes:
         """A tool call whose body was over ``tool_body_bytes``: recorded, refused, never parsed."""
-        result = _refusal(name, "tool_body_bytes", f"tool-call body over {limit} bytes")
+        if self.env.state.terminated:  # after terminate every call is refused as such, whatever its size
+            result = _refusal(name, "terminated", "the episode has terminated")
+        else:
+            result = _refusal(name, "tool_body_bytes", f"tool-call body over {limit} bytes")
         body = _reply_body(result)
         if not self._over_call_limit(name):
             self._record(result, self.clock(), 0.0, body)

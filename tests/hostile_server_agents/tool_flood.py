@@ -27,5 +27,5 @@ def agent_main(problem):
         else:
             call("find_product", q="widget gadget", page=1)
     print("TERMINATE", call("terminate", status="success"))
-    after = [call("find_product", q="x" * 10_000, page=1) for _ in range(40)]
+    after = [call("find_product", q="x" * size, page=1) for size in (1_000, 40_000) * 20]
     print("AFTER", sorted(set(after)))
