@@ -137,7 +137,7 @@ def effect(name: str, record: EpisodeRecord) -> str:
             f"bounds: connections {LIMITS.connections}, buffered_bytes {LIMITS.buffered_bytes / MIB:.0f} MiB, "
             f"llm_body_bytes {LIMITS.llm_body_bytes / MIB:.0f} MiB"
         )
-    return f"bound: unsent_bytes {LIMITS.unsent_bytes / MIB:.0f} MiB per connection"
+    return f"bound: unsent_bytes {LIMITS.unsent_bytes / MIB:.0f} MiB over the episode's connections"
 
 
 async def main_async() -> None:
@@ -176,7 +176,8 @@ async def main_async() -> None:
         hits = ", ".join(f"{h.limit} x{h.count}" for h in attacker.limits_hit) or "none"
         same = "equal" if essence(neighbour) == essence(solo) else "DIFFERENT"
         print(
-            f"{name}: runner RSS +{growth / MIB:.1f} MiB, event-loop stall max {worst[0] * 1000:.1f} ms, {wall:.1f} s"
+            f"{name}: runner RSS +{growth / MIB:.1f} MiB, event-loop stall max {worst[0] * 1000:.1f} ms "
+            f"(of which a GC pass {pauses.worst * 1000:.1f} ms), {wall:.1f} s for the pair"
         )
         print(f"  {effect(name, attacker)}")
         print(f"  limits named in the record: {hits}; attacker ended {attacker.termination.value}")

@@ -134,7 +134,7 @@ class EpisodeLimits(BaseModel):
     tool_ids: int = Field(50, gt=0, description="Product ids in one view_product_information/recommend_product call.")
     tool_result_bytes: int = Field(1024**2, gt=0, description="Largest encoded answer of one tool call.")
     tool_record_bytes: int = Field(
-        16 * 1024**2, gt=0, description="Bytes of tool-call arguments and results kept in one episode's record."
+        8 * 1024**2, gt=0, description="Bytes of tool-call arguments and results kept in one episode's record."
     )
     llm_calls_in_flight: int = Field(4, gt=0, description="Inference calls of one episode in flight at once.")
     llm_refusals: int = Field(
