@@ -157,9 +157,9 @@ async def main_async() -> None:
     print("72.8 MB in 8.2 s, other episodes frozen 19.6 s; 1,000,300 prompt tokens forwarded against 400,000\n")
     pauses = GcPauses()
     for name, (agent, spec) in ATTACKS.items():
-        pauses.worst = 0.0
         problem = parse_row({"query": json.dumps(spec), "reward": {"product_id": "1", "title": ["x"]}})
         gc.collect()
+        pauses.worst = 0.0  # after our own collection: only those during the pair count
         Path("/proc/self/clear_refs").write_text("5")
         before = rss("VmRSS")
         stop, worst = asyncio.Event(), [0.0]
