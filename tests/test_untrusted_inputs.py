@@ -5,6 +5,7 @@ or any JSON give a result or a structured error, the call is recorded, never a 5
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import orjson
 import pytest
@@ -203,3 +204,56 @@ def test_admission_admits_or_refuses_any_body(body, as_bytes: bool, raw: bytes) 
         assert plan.payload["model"] == "m" and isinstance(plan.payload["messages"], list)
         assert call.reserved <= 100 and call.reserved_prompt <= 2000
         orjson.dumps(call.request)
+
+
+# --- the real socket ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def socket_server(catalog, loop, tmp_path_factory):
+    """One episode server on a real Unix socket (test-sized bounds), for every example."""
+    from arena.runner.server import build_episode_server
+
+    limits = EpisodeLimits(tool_body_bytes=256, llm_body_bytes=512, connections=4, tool_calls=10_000)
+    session = EpisodeSession(ShopEnvironment(catalog), {"id": "p"}, "m", None, lambda: 0.0, limits)
+    session.proxy = _NoUpstream()
+    server = build_episode_server(session)
+    path = tmp_path_factory.mktemp("sock") / "arena.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(8)
+    loop.run_until_complete(server.start(listener))
+    yield path, session
+    loop.run_until_complete(server.close())
+
+
+class _NoUpstream:
+    """The proxy's two entry points, answering as a refusing proxy would (no upstream here)."""
+
+    def chat_completions(self, body):
+        return Reply(429, b'{"error": {"code": "test"}}')
+
+    def refuse_oversized(self, limit):
+        return Reply(413, b'{"error": {"code": "request_too_large"}}')
+
+    async def models(self):
+        return {"object": "list", "data": []}
+
+
+@EXAMPLES
+@given(raw=raw_requests() | st.binary(max_size=300), tail=st.sampled_from([b"", b"GET /episode HTTP/1.1\r\n\r\n"]))
+def test_the_socket_answers_any_bytes_without_a_500(socket_server, loop, raw: bytes, tail: bytes) -> None:
+    path, session = socket_server
+
+    async def exchange() -> bytes:
+        reader, writer = await asyncio.open_unix_connection(str(path))
+        writer.write(raw + tail)
+        await writer.drain()
+        writer.write_eof()  # the server takes the end of what we send as a hang-up and closes
+        answer = await reader.read()
+        writer.close()
+        return answer
+
+    answer = loop.run_until_complete(asyncio.wait_for(exchange(), 30))
+    statuses = [int(line.split()[1]) for line in answer.split(b"\r\n") if line.startswith(b"HTTP/1.1 ")]
+    assert 500 not in statuses and all(100 <= status < 600 for status in statuses)
