@@ -28,6 +28,7 @@ from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
 from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
+from arena.scoring.outcome import ScoreMode, score_problem
 
 AGENTS = Path(__file__).parent / "hostile_server_agents"
 MODEL = "heuristic-policy"
@@ -111,9 +112,15 @@ def runs(catalog) -> tuple[EpisodeRecord, dict[str, Pair]]:
     honest = AgentSource.from_path(AGENTS / "honest.py")
     honest_problem = parse_row({"query": "a red widget gadget", "reward": {"product_id": "1001", "title": ["widget"]}})
 
+    def scored(record: EpisodeRecord) -> EpisodeRecord:
+        # As the race scores an episode: the outcome of the last recommendation.
+        outcome = score_problem(honest_problem, record.final_recommendation, catalog, mode=ScoreMode.strict)
+        record.outcome = outcome.model_dump(mode="json")
+        return record
+
     async def go() -> tuple[EpisodeRecord, dict[str, Pair]]:
         try:
-            solo = await runner.run(honest, honest_problem, MODEL)  # also warms the runner's caches
+            solo = scored(await runner.run(honest, honest_problem, MODEL))  # also warms the runner's caches
             pairs = {}
             for name, spec in ATTACKS.items():
                 problem = parse_row({"query": json.dumps(spec), "reward": {"product_id": "1001", "title": ["w"]}})
@@ -124,7 +131,7 @@ def runs(catalog) -> tuple[EpisodeRecord, dict[str, Pair]]:
                     runner.run(AgentSource.from_path(AGENTS / f"{name}.py"), problem, MODEL),
                     runner.run(honest, honest_problem, MODEL),
                 )
-                pairs[name] = Pair(attacker, neighbour, rss_bytes("VmHWM") - before)
+                pairs[name] = Pair(attacker, scored(neighbour), rss_bytes("VmHWM") - before)
             return solo, pairs
         finally:
             await registry.aclose()
@@ -143,6 +150,7 @@ def essence(record: EpisodeRecord) -> dict:
         "final_recommendation": record.final_recommendation,
         "terminate_status": record.terminate_status,
         "termination": record.termination,
+        "outcome": record.outcome,
         "limits_hit": record.limits_hit,
         "stdout": record.stdout_tail,
     }
@@ -158,6 +166,7 @@ def test_the_honest_solo_run_is_what_it_should_be(runs) -> None:
         "terminate",
     ]
     assert [c.status_code for c in solo.llm_calls] == [200] and solo.limits_hit == []
+    assert solo.outcome["answered"] and solo.final_recommendation
 
 
 @pytest.mark.parametrize("attack", list(ATTACKS))

@@ -420,7 +420,13 @@ async def test_a_connection_that_never_reads_its_answers_is_no_longer_read(tmp_p
         reader, writer = await served.connect()
         pipelined = 2000  # 64 MB of answers if every one were answered
         writer.write(b"GET /a HTTP/1.1\r\n\r\n" * pipelined)
-        await anyio.sleep(0.3)
+        with anyio.fail_after(20):
+            while not hits:  # until the server stops answering on this connection
+                await anyio.sleep(0.01)
+        answered_then = len(answered)
+        for _ in range(10):  # turns of the loop: nothing more is answered while nothing is read
+            await anyio.sleep(0.01)
+        assert len(answered) == answered_then
         [connection] = served.server.connections
         queued = connection._transport.get_write_buffer_size()
         # What the socket's kernel buffers took, plus the bound, plus one answer: not all 2,000.
