@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from arena.problems.model import Intent, Problem
 from arena.runner.boot import EXIT_CRASH, EXIT_MEMORY, EXIT_NO_ENTRY
+from arena.runner.limits import LimitLog
 from arena.runner.process import ProcessResult, run_process
 from arena.runner.proxy import InferenceProxy, SamplingPin, UpstreamRegistry
 from arena.runner.record import AgentRef, EpisodeLimits, EpisodeRecord, ProblemRef, ResourceUsage, Termination
@@ -29,9 +30,8 @@ from arena.runner.sandbox import (
     sandbox_environment,
     unsafe_command,
 )
-from arena.runner.server import EpisodeSession, build_episode_handler
+from arena.runner.server import EpisodeSession, build_episode_server
 from arena.runner.uids import UidLease
-from arena.runner.wire import EpisodeWireServer
 from arena.runner.workdirs import new_episode_folder
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeBackend
@@ -98,14 +98,17 @@ class EpisodeRunner:
         started_at = datetime.now(UTC).isoformat()
         clock = lambda: time.perf_counter() - started_wall  # noqa: E731
         allowed = KNOWLEDGE_TOOLS if problem.intent is Intent.knowledge and self.knowledge else SHOP_TOOLS
-        env = ShopEnvironment(self.catalog, knowledge=self.knowledge, allowed=allowed)
+        env = ShopEnvironment(self.catalog, knowledge=self.knowledge, allowed=allowed, max_ids=limits.tool_ids)
         llm_calls = []
-        proxy = InferenceProxy(self.registry, self.config.allowlist, limits, llm_calls.append, clock, self.config.pin)
+        limit_log = LimitLog(clock)
+        proxy = InferenceProxy(
+            self.registry, self.config.allowlist, limits, llm_calls.append, clock, self.config.pin, limit_log
+        )
         # The agent's id for this episode is random: the problem's content id hashes the reward, and
         # an agent that saw it could test guessed rewards against it (see docs/security.md).
         episode_id = f"e-{uuid.uuid4().hex[:16]}"
         public = {"id": episode_id, "intent": problem.intent.value, "query": problem.query}
-        session = EpisodeSession(env, public, model, proxy, clock)
+        session = EpisodeSession(env, public, model, proxy, clock, limits, limit_log)
 
         workdir = new_episode_folder(self.config.work_dir)  # swept if this process dies mid-episode
         uid_lease: UidLease | None = None
@@ -122,7 +125,7 @@ class EpisodeRunner:
             listener.bind(str(socket_path))
             os.chmod(socket_path, 0o666)  # the agent's unprivileged uid must be able to connect
             listener.listen(64)
-            server = EpisodeWireServer(build_episode_handler(session))
+            server = build_episode_server(session)
             await server.start(listener)
             server_ready_s = clock()
             process_start_s = clock()
@@ -176,6 +179,7 @@ class EpisodeRunner:
             exit_code=result.exit_code,
             signal=result.signal,
             error=error,
+            limits_hit=limit_log.hits(),
             stdout_tail=result.stdout_tail,
             stderr_tail=result.stderr_tail,
             usage=ResourceUsage(

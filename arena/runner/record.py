@@ -70,6 +70,9 @@ class ToolCallRecord(BaseModel):
     notice: str | None = None
     at_s: float  # seconds since the episode started
     duration_ms: float
+    # Set when the call was refused without being executed: the EpisodeLimits field that refused
+    # it (e.g. "tool_ids", "tool_record_bytes"), or "terminated" for a call after terminate.
+    refused: str | None = None
 
 
 class TokenUsage(BaseModel):
@@ -113,6 +116,40 @@ class EpisodeLimits(BaseModel):
     prompt_tokens: int = Field(400_000, ge=0, description="Prompt tokens per episode, summed over calls.")
     completion_tokens: int = Field(64_000, ge=0, description="Completion tokens per episode, summed over calls.")
     llm_call_timeout_s: float = Field(120.0, gt=0, description="Timeout of one inference call.")
+    # --- the episode server, tools and proxy: each bound refuses only the episode's own request
+    # and is named in EpisodeRecord.limits_hit (docs/security.md).
+    connections: int = Field(16, gt=0, description="Connections the agent may hold open on its socket at once.")
+    buffered_bytes: int = Field(
+        16 * 1024**2, gt=0, description="Request bytes held for one episode, summed over its connections."
+    )
+    unsent_bytes: int = Field(
+        4 * 1024**2,
+        gt=0,
+        description="Answer bytes queued unread over the episode's connections (split evenly, at least 64 KiB "
+        "each); past its share a connection is no longer read.",
+    )
+    tool_body_bytes: int = Field(64 * 1024, gt=0, description="Largest request body of a tool call.")
+    llm_body_bytes: int = Field(4 * 1024**2, gt=0, description="Largest request body of an inference call.")
+    tool_calls: int = Field(256, ge=0, description="Tool calls kept in the record; later calls are refused, counted.")
+    tool_ids: int = Field(50, gt=0, description="Product ids in one view_product_information/recommend_product call.")
+    tool_result_bytes: int = Field(1024**2, gt=0, description="Largest encoded answer of one tool call.")
+    tool_record_bytes: int = Field(
+        8 * 1024**2, gt=0, description="Bytes of tool-call arguments and results kept in one episode's record."
+    )
+    llm_calls_in_flight: int = Field(4, gt=0, description="Inference calls of one episode in flight at once.")
+    llm_refusals: int = Field(
+        256, ge=0, description="Inference calls refused by the proxy kept in the record; later ones are counted."
+    )
+
+
+class LimitHit(BaseModel):
+    """A bound of the episode server, tools or proxy that refused part of the episode: once
+    per limit, however often it was hit, so hitting it cannot grow the record."""
+
+    limit: str  # the EpisodeLimits field
+    count: int = 1
+    first_at_s: float  # seconds since the episode started
+    detail: str  # what the first hit refused
 
 
 class ResourceUsage(BaseModel):
@@ -141,6 +178,7 @@ class EpisodeRecord(BaseModel):
     signal: int | None = None
     error: str | None = None  # the crash's traceback tail, or why the runner stopped it
     validator_fault: ValidatorFault | None = None  # the validator's failure, not the agent's (see ValidatorFault)
+    limits_hit: list[LimitHit] = Field(default_factory=list)  # bounds of the server, tools and proxy that refused
     stdout_tail: str = ""
     stderr_tail: str = ""
     usage: ResourceUsage = Field(default_factory=ResourceUsage)

@@ -46,6 +46,9 @@ class Upstream(BaseModel):
     # whose prompt + max_tokens exceeds it, so the proxy only injects a max_tokens cap when
     # the remaining completion budget is smaller than this (else no completion can exceed it).
     context_length: int | None = Field(default=None, ge=1)
+    # vLLM's tokenizer endpoint (e.g. "http://127.0.0.1:8000/tokenize"), when it has one: a prompt
+    # whose byte bound does not fit the prompt budget left is counted there before it is refused.
+    tokenize_url: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _key_from_environment(self) -> Upstream:
@@ -207,9 +210,10 @@ class CallFailure(Exception):
     """How a call ends when it ends in an error: the HTTP status and OpenAI error code
     the agent gets, and the message both the agent and the record read."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, limit: str | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+        self.limit = limit  # the EpisodeLimits field that refused the call, if a bound did
 
     def body(self) -> dict[str, Any]:
         kind = _ERROR_TYPES.get(self.status, "upstream_error")
@@ -333,3 +337,22 @@ async def stream_events(
             message = error_message(data.encode())
             raise CallFailure(502, "upstream_error", f"upstream {upstream} failed mid-stream: {message}")
         yield data, chunk
+
+
+async def count_prompt_tokens(link: UpstreamLink, url: str, payload: dict[str, Any], deadline: float) -> int | None:
+    """The chat prompt's token count from vLLM's ``/tokenize`` (the chat template applied, as the
+    completion will be), or None when it cannot be had: the caller's own bound then stands."""
+    body = {key: payload[key] for key in ("model", "messages", "tools", "chat_template_kwargs") if key in payload}
+    body["add_generation_prompt"] = True
+    request = httpx.Request("POST", url, headers=link.headers, content=orjson.dumps(body), extensions=_TIMEOUTS)
+    try:
+        async with asyncio.timeout(min(_left(deadline), 10.0)):
+            response = await link.transport.handle_async_request(request)
+            try:
+                raw = await _read_body(response)
+            finally:
+                await close(response)
+        count = orjson.loads(raw).get("count") if response.status_code == 200 else None
+    except Exception:  # a tokenizer that is down or odd costs the agent only the exactness
+        return None
+    return count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else None
