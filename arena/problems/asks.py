@@ -44,12 +44,14 @@ from arena.problems.synonyms import CANONICAL
 
 # Sentence ends, list separators and list markers: "(1) A ...; (2) A ..." and bulleted lines
 # become one unit per item, so items can be reordered or re-framed.
-_UNITS = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+|;\s*|\(\d{1,2}\)|(?:^|\s)\d{1,2}[.)]\s+(?=[A-Za-z])|^\s*[-*•·]\s+")
+_UNITS = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+|;\s*|\(\d{1,2}\)|(?:^|(?<=[\s;:.]))\d{1,2}\)\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.MULTILINE)
 
+_PARAGRAPHS = re.compile(r"\n\s*\n")
+_VOUCHER_PARAGRAPH = re.compile(r"\b(?:vouchers?|coupons?)\b", re.IGNORECASE)
 _VOUCHER_CUE = re.compile(
     r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
-    r"cap|capped|applies|apply|rules?|promo code)\b|%",
+    r"cap of|capped|a cap|applies|apply|rules?|promo code)\b|%",
     re.IGNORECASE,
 )
 # A sentence that asks: request verbs in their asking forms, modal wishes, questions.
@@ -57,12 +59,16 @@ _REQUEST_CUE = re.compile(
     r"\?|\b(?:show|find|looking|look for|search|searching|seeking|want|need|needs|buy|purchase|get me|"
     r"recommend|prefer|preferably|ideally|should|must|has to|have to|would like|i'd like|we'd like|"
     r"help me|do you have|is there|are there|can you|could you|please|sells?|offers?|carry|carries|stocks?|"
+    r"get|hoping|hope to|wish|goal|shop for|"
     r"priced|costing|costs?|pesos?|php|₱)\b",
     re.IGNORECASE,
 )
 # First-person narrative: a sentence with one of these and no request cue is context.
+# A sentence of personal narrative opens with one of these ("My sister moved ...", "Last weekend
+# we ..."); a list item ("a red mug for my sister") does not, and so is never taken for context.
 _NARRATIVE = re.compile(
-    r"\b(?:my|our|we|we're|we've|i've|i'm|i was|i had|i am|me|us|last|ago|yesterday|recently|since|ever)\b",
+    r"^(?:my|our|we|we're|we've|i|i've|i'm|i was|i had|i am|last|yesterday|recently|honestly|a bit of background|"
+    r"quick story|things have been|life|money|by the way|fun fact|funny enough|long story short)\b",
     re.IGNORECASE,
 )
 
@@ -72,6 +78,8 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TRAILING_ZEROS = re.compile(r"(?<=\d)\.0+\b")
 _KILO = re.compile(r"\b(\d+(?:\.\d+)?)\s?k\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# "First, ... Second, ..." list words (text2num writes "1st", "2nd"): the list frame, not a constraint.
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _DASH_RANGE = re.compile(r"(\d)\s*[-–—]\s*(?=\d)")
 _DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
 
@@ -94,7 +102,14 @@ _PRICE_PHRASES = sorted(
     key=lambda pair: -len(pair[0]),
 )
 _RANGE = re.compile(
-    r"\b(?:between|from|range of|ranging from)?\s*(\d+(?:\.\d+)?)\s*(?:-|to|and|–|—)\s*(\d+(?:\.\d+)?)\b"
+    r"\b(?:between|from|range of|ranging from)?\s*(\d+(?:\.\d+)?)\s*(?:to|and|up to|through|till|until)\s*"
+    r"(\d+(?:\.\d+)?)\b"
+)
+# Currency words go before the phrases are read: "from 654 to Php 960" is a range.
+_CURRENCY_WORDS = sorted(
+    (f" {w} " for w in ("php", "pesos", "peso", "philippine pesos", "philippine peso", "phil peso")),
+    key=len,
+    reverse=True,
 )
 _DIRECTIONS = ("gt", "lt", "btw")
 
@@ -107,14 +122,14 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "delivered for free", "delivery for free", "complimentary shipping", "complimentary delivery",
         "no-cost shipping", "no cost shipping", "no-cost delivery", "no cost delivery", "zero shipping fee",
         "no shipping fee", "no shipping fees", "no delivery fee", "without shipping fees", "shipping is free",
-        "delivery is free", "free ship", "free postage", "shipping included",
+        "delivery is free", "free ship", "free postage",
     ),
     "COD": (
         "cash on delivery", "cash-on-delivery", "pay on delivery", "payable on delivery", "payment on delivery",
         "pay upon delivery", "pay when it arrives", "cod", "c.o.d",
     ),
     "official": (
-        "lazmall", "laz mall", "official store", "official shop", "official seller", "official stores",
+        "official lazmall store", "official lazmall", "lazmall store", "lazmall", "laz mall", "official store", "official shop", "official seller", "official stores",
         "official brand store", "flagship store",
     ),
     "flashsale": ("lazflash", "laz flash", "flash sale", "flash deal", "flash deals", "flash sales"),
@@ -130,9 +145,16 @@ _SPLIT = str.maketrans(
 )
 # Multi-word and hyphenated synonym entries, joined before the text is split into words.
 _JOINED = sorted(
-    ((f" {w.replace('-', ' ')} ", f" {c} ") for w, c in CANONICAL.items() if " " in w or "-" in w),
+    (
+        (f" {w.replace('-', ' ')}{plural} ", f" {c} ")
+        for w, c in CANONICAL.items()
+        if " " in w or "-" in w
+        for plural in ("", "s")
+    ),
     key=lambda pair: -len(pair[0]),
 )
+# "women's" -> "women", "LazMall's" -> "lazmall": a possessive is its noun.
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 # Words every request uses and that name no constraint: function words, request and shop
 # verbs, question frames, generic nouns ("options", "products"), currency, constraint labels
 # ("made of", "in the colour ...": the value is the constraint, the label is not).
@@ -156,7 +178,9 @@ FRAME_WORDS = frozenset(
     good great nice best quality high-quality decent proper suitable perfect right ideal
     go going went come coming see seeing know tell list listing listed following include including
     contain containing containers additionally lastly finally firstly secondly moreover besides while
-    interest interested""".split()
+    interest interested chance philippine through within deal deals promo service services perk perks
+    benefit benefits option via goal hope hoping wish id ive ill im dont cant wont next lastly several
+    specifically support supports supported supporting compatible""".split()
 )
 # Words kept as constraints although frame-like: "fit" in "baggy fit" is a value with its adjective;
 # these are the few labels official attribute values end with.
@@ -178,7 +202,8 @@ def _digits(text: str) -> str:
     from text_to_num import alpha2digit
 
     if any(c.isalpha() for c in text):
-        text = alpha2digit(text, "en", threshold=0)
+        # "₱ninety-seven": the symbol must not glue to the number word.
+        text = alpha2digit(text.replace("₱", "₱ "), "en", threshold=0)
     if "," in text:
         text = _THOUSANDS.sub("", text)
     if ".0" in text:
@@ -228,7 +253,8 @@ def _split_units(text: str) -> list[str]:
 
 def _normalised(unit: str) -> str:
     """Lower case, numbers as digits, "5-10" as "5 to 10", punctuation split off (a decimal point kept)."""
-    text = _DASH_RANGE.sub(r"\1 to ", _digits(unit).lower())
+    text = _DASH_RANGE.sub(r"\1 to ", _digits(unit).lower()).replace("%", " percent ")
+    text = _POSSESSIVE.sub("", text)
     text = _DECIMAL_POINT.sub("\x00", text).translate(_SPLIT).replace("\x00", ".")
     return " " + " ".join(text.split()) + " "
 
@@ -261,7 +287,7 @@ def _read_unit(unit: str) -> tuple[str, str]:
     """(kind, normalised text) of one sentence: kind is voucher, context or request."""
     if _VOUCHER_CUE.search(unit):
         return "voucher", _normalised(unit)
-    if _NARRATIVE.search(unit) and not _REQUEST_CUE.search(unit) and not _service_in(_normalised(unit)):
+    if _NARRATIVE.match(unit) and not _REQUEST_CUE.search(unit) and not _service_in(_normalised(unit)):
         return "context", ""
     return "request", _normalised(unit)
 
@@ -273,14 +299,26 @@ def _service_in(padded: str) -> bool:
 def _read_text(query: str) -> Ask:
     request: list[str] = []
     voucher: list[str] = []
-    has_voucher = bool(_VOUCHER_CUE.search(query)) and re.search(r"voucher|coupon|budget|discount", query, re.I)
-    for unit in _split_units(query):
-        kind, padded = _read_unit(unit)
-        if kind == "voucher" and has_voucher:
-            voucher.append(padded)
-        elif kind != "context":
-            request.append(padded)
+    paragraphs = [p for p in _PARAGRAPHS.split(query) if p.strip()]
+    for paragraph in paragraphs:
+        if _VOUCHER_PARAGRAPH.search(paragraph):
+            # The paragraph naming the voucher states its terms and the budget, however worded.
+            voucher.extend(_normalised(unit) for unit in _split_units(paragraph))
+            continue
+        if len(paragraphs) > 1 and not _REQUEST_CUE.search(paragraph) and not _service_in(_normalised(paragraph)):
+            continue  # a paragraph that asks for nothing (life story, thanks) is context
+        for unit in _split_units(paragraph):
+            kind, padded = _read_unit(unit)
+            # Sentence by sentence only in a one-paragraph query: when the voucher has its
+            # own paragraph, "a snapback cap" elsewhere is an item, not the voucher's cap.
+            if kind == "voucher" and len(paragraphs) == 1 and _VOUCHER_PARAGRAPH.search(query):
+                voucher.append(padded)
+            elif kind != "context":
+                request.append(padded)
     padded = " " + " ".join(" ".join(request).split()) + " "
+    for word in _CURRENCY_WORDS:
+        while word in padded:
+            padded = padded.replace(word, " ")
     services = set()
     for phrase, service in _SERVICE_LOOKUP:
         if phrase in padded:
@@ -300,7 +338,7 @@ def _read_text(query: str) -> Ask:
     directions.update(w for w in words if w in _DIRECTIONS)
     numbers = sorted(w for w in words if _NUMBER.fullmatch(w) and w != "1")
     tokens = [w if _NUMBER.fullmatch(w) else _lemma(w) for w in words]
-    concepts = sorted({t for t in tokens if t not in _STOP and not _NUMBER.fullmatch(t)})
+    concepts = sorted({t for t in tokens if t not in _STOP and not _NUMBER.fullmatch(t) and not _ORDINAL.fullmatch(t)})
     return Ask(
         concepts=tuple(concepts),
         numbers=tuple(numbers),
@@ -315,9 +353,9 @@ def _voucher_terms(sentences: list[str]) -> tuple[str, ...]:
     if not sentences:
         return ()
     text = " ".join(sentences)
-    scope = "shop" if re.search(r"\b(?:same|one|single|a) (?:shop|store|seller)\b|\bshop voucher\b", text) else "all"
-    kind = "percent" if re.search(r"\b\d+(?:\.\d+)? (?:percent|per cent)\b|%", text) else "fixed"
-    numbers = sorted(w for w in text.split() if _NUMBER.fullmatch(w))
+    scope = "shop" if re.search(r"\b(?:same|one|1|single|a) (?:shop|store|seller)\b|\bshop voucher\b", text) else "all"
+    kind = "percent" if re.search(r"\b(?:percent|per cent|percentage)\b", text) else "fixed"
+    numbers = sorted(w for w in text.split() if _NUMBER.fullmatch(w) and w != "1")
     return (scope, kind, *numbers)
 
 

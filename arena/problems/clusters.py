@@ -190,6 +190,8 @@ def assign_clusters(problems: Sequence[Problem], config: ClusterConfig | None = 
 def _signature_links(ordered: Sequence[Problem]) -> Iterator[tuple[int, int, str]]:
     first: dict[str, int] = {}
     for i, problem in enumerate(ordered):
+        if not problem.rewards and problem.knowledge is None:
+            continue  # a query-only problem has no gold: its signature would be every other's
         signature = problem_signature(problem)
         if signature in first:
             yield first[signature], i, f"signature {signature[:12]}"

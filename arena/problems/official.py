@@ -43,15 +43,29 @@ def infer_intent(row: dict) -> Intent:
     return Intent.product
 
 
-def parse_row(row: dict, source: str = "") -> Problem:
-    """Turn one row into a Problem; raises ValueError with the reason."""
+def parse_row(row: dict, source: str = "", *, query_only: bool = False) -> Problem:
+    """Turn one row into a Problem; raises ValueError with the reason.
+
+    ``query_only`` accepts a row without a reward (a request as a shopper would type it,
+    with its ``intent``): the leak-cluster guard then reads its constraints from the text.
+    """
     if not isinstance(row, dict):
         raise ValueError("row is not a JSON object")
     query = row.get("query")
     if not isinstance(query, str) or not query.strip():
         raise ValueError("missing or empty 'query'")
     if "reward" not in row:
-        raise ValueError("missing 'reward'")
+        if not query_only or "intent" not in row:
+            raise ValueError("missing 'reward'")
+        return Problem(
+            id=str(row.get("id") or content_id(row)),
+            intent=Intent.parse(str(row["intent"])),
+            query=query,
+            difficulty=Difficulty(row.get("difficulty") or Difficulty.easy),
+            source=source,
+            cluster_id=str(row["cluster_id"]) if row.get("cluster_id") is not None else None,
+            extra={k: v for k, v in row.items() if k not in _OWN_KEYS},
+        )
     intent = infer_intent(row)
     reward = row["reward"]
     rewards: list[ProductReward] = []
