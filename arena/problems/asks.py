@@ -44,7 +44,7 @@ from arena.problems.synonyms import CANONICAL
 
 # Sentence ends, list separators and list markers: "(1) A ...; (2) A ..." and bulleted lines
 # become one unit per item, so items can be reordered or re-framed.
-_UNITS = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+|;\s*|\(\d{1,2}\)|(?:^|(?<=[\s;:.]))\d{1,2}\)\s+")
+_UNITS = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|\(\d{1,2}\)|(?<=[\s;:.])\d{1,2}\)\s+")
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.MULTILINE)
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
@@ -74,9 +74,19 @@ _NARRATIVE = re.compile(
 
 # --- number and money forms ------------------------------------------------------------------
 
+# Every word text2num turns into digits: it runs only on a text that has one (it costs ~25 us,
+# a set lookup of the words ~2 us).
+_NUMBER_WORDS = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
+    seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million
+    billion first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth
+    fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth thirtieth fortieth fiftieth
+    sixtieth seventieth eightieth ninetieth hundredth thousandth""".split()
+)
+_TWO = re.compile(r"\btwo\b")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TRAILING_ZEROS = re.compile(r"(?<=\d)\.0+\b")
-_KILO = re.compile(r"\b(\d+(?:\.\d+)?)\s?k\b", re.IGNORECASE)
+_KILO = re.compile(r"(\d+(?:\.\d+)?) ?k\b")  # on lower-cased text
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # "First, ... Second, ..." list words (text2num writes "1st", "2nd"): the list frame, not a constraint.
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
@@ -90,19 +100,23 @@ _DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
 _AT_MOST = (
     "no more than|not more than|not exceeding|not over|at most|at the most|up to|less than|lower than|"
     "cheaper than|below|under|maximum of|maximum|max|or less|or lower|or below|and below|and under|"
-    "within a budget of|tops|capped at|no higher than|not above|a maximum price of"
+    "within a budget of|tops|capped at|no higher than|not above|a maximum price of|no pricier than|"
+    "less expensive than|not pricier than|or cheaper|and cheaper|at maximum|"
+    "wont cost more than|doesnt cost more than|does not cost more than|shouldnt cost more than|"
+    "should not cost more than|no more expensive than|not more expensive than"
 )
 _AT_LEAST = (
     "more than|greater than|higher than|at least|above|over|exceeding|starting at|starting from|"
     "starts at|from a minimum of|minimum of|minimum|min|or more|or higher|or above|and above|and up|"
-    "and over|upwards of|no less than|not less than|not below|beyond"
+    "and over|upwards of|upward of|no less than|not less than|not below|beyond|more expensive than|pricier than|"
+    "costlier than|and upwards|and more|at minimum|minimally"
 )
 _PRICE_PHRASES = sorted(
     [(f" {p} ", f" {tok} ") for phrases, tok in ((_AT_MOST, "lt"), (_AT_LEAST, "gt")) for p in phrases.split("|")],
     key=lambda pair: -len(pair[0]),
 )
 _RANGE = re.compile(
-    r"\b(?:between|from|range of|ranging from)?\s*(\d+(?:\.\d+)?)\s*(?:to|and|up to|through|till|until)\s*"
+    r"\b(?:between|from|range of|ranging from|anywhere from|somewhere between|within)?\s*(\d+(?:\.\d+)?)\s*(?:to|and|up to|through|till|until)\s*"
     r"(\d+(?:\.\d+)?)\b"
 )
 # Currency words go before the phrases are read: "from 654 to Php 960" is a range.
@@ -154,7 +168,7 @@ _JOINED = sorted(
     key=lambda pair: -len(pair[0]),
 )
 # "women's" -> "women", "LazMall's" -> "lazmall": a possessive is its noun.
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+_POSSESSIVE = re.compile(r"['’]s\b")
 # Words every request uses and that name no constraint: function words, request and shop
 # verbs, question frames, generic nouns ("options", "products"), currency, constraint labels
 # ("made of", "in the colour ...": the value is the constraint, the label is not).
@@ -180,7 +194,11 @@ FRAME_WORDS = frozenset(
     contain containing containers additionally lastly finally firstly secondly moreover besides while
     interest interested chance philippine through within deal deals promo service services perk perks
     benefit benefits option via goal hope hoping wish id ive ill im dont cant wont next lastly several
-    specifically support supports supported supporting compatible""".split()
+    specifically support supports supported supporting compatible
+    after hunt hunting lookout love trying try require required requires obtain acquire locate spot grab
+    pick happen know anyone someone somebody got wonder wondering searching mind appreciate appreciated
+    thanks pls plz kindly hoping interested currently possibly maybe perhaps ideally actually
+    first second third fourth fifth sixth""".split()
 )
 # Words kept as constraints although frame-like: "fit" in "baggy fit" is a value with its adjective;
 # these are the few labels official attribute values end with.
@@ -201,14 +219,20 @@ def _digits(text: str) -> str:
     """Numbers written as words become digits; "1,500" -> "1500", "112.00" -> "112", "1.5k" -> "1500"."""
     from text_to_num import alpha2digit
 
-    if any(c.isalpha() for c in text):
+    if not _NUMBER_WORDS.isdisjoint(text.translate(_SPLIT).split()):  # text is lower-cased
         # "₱ninety-seven": the symbol must not glue to the number word.
-        text = alpha2digit(text.replace("₱", "₱ "), "en", threshold=0)
+        # The default threshold leaves lone "one" / "two" as words (threshold 0 also turns
+        # "chrome os" into "chrome 0"); "two" is mapped below, "one" is no constraint.
+        text = alpha2digit(text.replace("₱", "₱ "), "en")
+    if "two" in text:
+        text = _TWO.sub("2", text)
     if "," in text:
         text = _THOUSANDS.sub("", text)
     if ".0" in text:
         text = _TRAILING_ZEROS.sub("", text)
-    if "k" in text or "K" in text:
+    if "dozen" in text:
+        text = text.replace("half a dozen", "6").replace("a dozen", "12").replace("dozen", "12")
+    if "k" in text:
         text = _KILO.sub(lambda m: _format(float(m.group(1)) * 1000), text)
     return text
 
@@ -253,9 +277,14 @@ def _split_units(text: str) -> list[str]:
 
 def _normalised(unit: str) -> str:
     """Lower case, numbers as digits, "5-10" as "5 to 10", punctuation split off (a decimal point kept)."""
-    text = _DASH_RANGE.sub(r"\1 to ", _digits(unit).lower()).replace("%", " percent ")
-    text = _POSSESSIVE.sub("", text)
-    text = _DECIMAL_POINT.sub("\x00", text).translate(_SPLIT).replace("\x00", ".")
+    text = _digits(unit.lower()).replace("%", " percent ")
+    if "-" in text or "–" in text or "—" in text:
+        text = _DASH_RANGE.sub(r"\1 to ", text)
+    if "'" in text or "’" in text:
+        text = _POSSESSIVE.sub("", text)
+    if "." in text:
+        text = _DECIMAL_POINT.sub("\x00", text)
+    text = text.translate(_SPLIT).replace("\x00", ".")
     return " " + " ".join(text.split()) + " "
 
 
@@ -282,14 +311,13 @@ def _constraints_only(reward) -> dict:
     return canonical
 
 
-@lru_cache(maxsize=4096)
-def _read_unit(unit: str) -> tuple[str, str]:
-    """(kind, normalised text) of one sentence: kind is voucher, context or request."""
-    if _VOUCHER_CUE.search(unit):
-        return "voucher", _normalised(unit)
+def _unit_kind(unit: str, voucher_possible: bool) -> str:
+    """voucher, context or request: what one sentence of a paragraph does."""
+    if voucher_possible and _VOUCHER_CUE.search(unit):
+        return "voucher"
     if _NARRATIVE.match(unit) and not _REQUEST_CUE.search(unit) and not _service_in(_normalised(unit)):
-        return "context", ""
-    return "request", _normalised(unit)
+        return "context"
+    return "request"
 
 
 def _service_in(padded: str) -> bool:
@@ -303,19 +331,21 @@ def _read_text(query: str) -> Ask:
     for paragraph in paragraphs:
         if _VOUCHER_PARAGRAPH.search(paragraph):
             # The paragraph naming the voucher states its terms and the budget, however worded.
-            voucher.extend(_normalised(unit) for unit in _split_units(paragraph))
+            voucher.append(paragraph)
             continue
         if len(paragraphs) > 1 and not _REQUEST_CUE.search(paragraph) and not _service_in(_normalised(paragraph)):
             continue  # a paragraph that asks for nothing (life story, thanks) is context
+        # Sentence by sentence only in a one-paragraph query: when the voucher has its
+        # own paragraph, "a snapback cap" elsewhere is an item, not the voucher's cap.
+        voucher_possible = len(paragraphs) == 1 and _VOUCHER_PARAGRAPH.search(query) is not None
         for unit in _split_units(paragraph):
-            kind, padded = _read_unit(unit)
-            # Sentence by sentence only in a one-paragraph query: when the voucher has its
-            # own paragraph, "a snapback cap" elsewhere is an item, not the voucher's cap.
-            if kind == "voucher" and len(paragraphs) == 1 and _VOUCHER_PARAGRAPH.search(query):
-                voucher.append(padded)
+            kind = _unit_kind(unit, voucher_possible)
+            if kind == "voucher":
+                voucher.append(unit)
             elif kind != "context":
-                request.append(padded)
-    padded = " " + " ".join(" ".join(request).split()) + " "
+                request.append(unit)
+    # Units are normalised together (one number-word pass), kept apart by a line break each.
+    padded = _normalised("\n".join(request))
     for word in _CURRENCY_WORDS:
         while word in padded:
             padded = padded.replace(word, " ")
@@ -336,9 +366,16 @@ def _read_text(query: str) -> Ask:
             padded = padded.replace(phrase, token)
     words = padded.split()
     directions.update(w for w in words if w in _DIRECTIONS)
-    numbers = sorted(w for w in words if _NUMBER.fullmatch(w) and w != "1")
-    tokens = [w if _NUMBER.fullmatch(w) else _lemma(w) for w in words]
-    concepts = sorted({t for t in tokens if t not in _STOP and not _NUMBER.fullmatch(t) and not _ORDINAL.fullmatch(t)})
+    numeric = [w[0].isdigit() and _NUMBER.fullmatch(w) is not None for w in words]
+    numbers = sorted(w for w, is_number in zip(words, numeric, strict=True) if is_number and w != "1")
+    tokens = [w if is_number else _lemma(w) for w, is_number in zip(words, numeric, strict=True)]
+    concepts = sorted(
+        {
+            t
+            for t, is_number in zip(tokens, numeric, strict=True)
+            if not is_number and t not in _STOP and not (t[0].isdigit() and _ORDINAL.fullmatch(t))
+        }
+    )
     return Ask(
         concepts=tuple(concepts),
         numbers=tuple(numbers),
@@ -349,13 +386,13 @@ def _read_text(query: str) -> Ask:
     )
 
 
-def _voucher_terms(sentences: list[str]) -> tuple[str, ...]:
-    if not sentences:
+def _voucher_terms(parts: list[str]) -> tuple[str, ...]:
+    if not parts:
         return ()
-    text = " ".join(sentences)
+    text = _normalised(_BULLET.sub("\n", "\n".join(parts)))
     scope = "shop" if re.search(r"\b(?:same|one|1|single|a) (?:shop|store|seller)\b|\bshop voucher\b", text) else "all"
     kind = "percent" if re.search(r"\b(?:percent|per cent|percentage)\b", text) else "fixed"
-    numbers = sorted(w for w in text.split() if _NUMBER.fullmatch(w) and w != "1")
+    numbers = sorted(w for w in text.split() if w[0].isdigit() and _NUMBER.fullmatch(w) and w != "1")
     return (scope, kind, *numbers)
 
 
