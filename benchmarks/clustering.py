@@ -64,10 +64,13 @@ REWORDINGS = (
 
 
 def reword(query: str) -> str:
+    # Whole words only: "over" -> "above" must not turn "cover" into "cabove" (a word the
+    # request does not have, which the guard rightly reads as another request).
     text, done = query.lower(), 0
     for old, new in REWORDINGS:
-        if old in text and done < 2:
-            text, done = text.replace(old, new, 1), done + 1
+        pattern = re.compile(r"\b" + re.escape(old) + r"\b")
+        if done < 2 and pattern.search(text):
+            text, done = pattern.sub(new, text, count=1), done + 1
     return text
 
 

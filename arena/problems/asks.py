@@ -31,10 +31,10 @@ from __future__ import annotations
 import hashlib
 import re
 import string
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import orjson
-from pydantic import BaseModel, ConfigDict
 
 from arena.problems.model import Problem
 from arena.problems.signature import canonical_reward
@@ -198,7 +198,7 @@ FRAME_WORDS = frozenset(
     after hunt hunting lookout love trying try require required requires obtain acquire locate spot grab
     pick happen know anyone someone somebody got wonder wondering searching mind appreciate appreciated
     thanks pls plz kindly hoping interested currently possibly maybe perhaps ideally actually
-    first second third fourth fifth sixth""".split()
+    first second third fourth fifth sixth between""".split()
 )
 # Words kept as constraints although frame-like: "fit" in "baggy fit" is a value with its adjective;
 # these are the few labels official attribute values end with.
@@ -244,11 +244,14 @@ def _format(value: float) -> str:
 # --- the ask ---------------------------------------------------------------------------------
 
 
-class Ask(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Ask:
     """A problem's canonical constraint set. ``text_key`` hashes the text part; the reward
-    part (``reward``, ``voucher``, ``fact``) is None for a query-only problem."""
+    part (``reward``, ``voucher``, ``fact``) is None for a query-only problem.
 
-    model_config = ConfigDict(frozen=True)
+    A slotted dataclass, not a pydantic model: the guard builds one per problem (100k in
+    the benchmark) from values it made itself, so validation would only cost time and memory.
+    """
 
     concepts: tuple[str, ...]  # sorted set of canonical content words of the request
     numbers: tuple[str, ...]  # sorted multiset of the request's numbers
@@ -265,8 +268,10 @@ class Ask(BaseModel):
         return self.reward is None and self.voucher is None and self.fact is None
 
     def text_key(self) -> str:
-        """Equal for two texts that state the same constraints, whatever their wording."""
-        parts = (self.concepts, self.numbers, self.directions, self.services, self.voucher_text)
+        """Equal for two texts that state the same constraints, whatever their wording. Price
+        directions and services are left out: :func:`asks_agree` compares them where a reward
+        does not state them exactly."""
+        parts = (self.concepts, self.numbers, self.voucher_text)
         return hashlib.sha256(orjson.dumps(parts)).hexdigest()
 
 
@@ -301,7 +306,7 @@ def read_ask(problem: Problem) -> Ask:
         v = problem.voucher
         terms = (v.voucher_type, v.threshold, v.discount_type, v.face_value, v.discount, v.cap, v.budget)
         voucher = hashlib.sha256(orjson.dumps([None if t is None else str(t) for t in terms])).hexdigest()
-    return text_part.model_copy(update={"reward": reward, "voucher": voucher, "fact": fact})
+    return replace(text_part, reward=reward, voucher=voucher, fact=fact)
 
 
 def _constraints_only(reward) -> dict:
@@ -329,8 +334,9 @@ def _read_text(query: str) -> Ask:
     voucher: list[str] = []
     paragraphs = [p for p in _PARAGRAPHS.split(query) if p.strip()]
     for paragraph in paragraphs:
-        if _VOUCHER_PARAGRAPH.search(paragraph):
-            # The paragraph naming the voucher states its terms and the budget, however worded.
+        if len(paragraphs) > 1 and _VOUCHER_PARAGRAPH.search(paragraph):
+            # The paragraph naming the voucher states its terms and the budget, however worded;
+            # a one-paragraph query is read sentence by sentence below.
             voucher.append(paragraph)
             continue
         if len(paragraphs) > 1 and not _REQUEST_CUE.search(paragraph) and not _service_in(_normalised(paragraph)):

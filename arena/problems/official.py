@@ -109,8 +109,9 @@ def parse_row(row: dict, source: str = "", *, query_only: bool = False) -> Probl
     return problem
 
 
-def iter_problems(path: str | Path) -> Iterator[Problem]:
-    """Stream problems from a JSONL file; a bad row raises ProblemFileError with its line."""
+def iter_problems(path: str | Path, *, query_only: bool = False) -> Iterator[Problem]:
+    """Stream problems from a JSONL file; a bad row raises ProblemFileError with its line.
+    ``query_only`` accepts rows without a reward (see :func:`parse_row`)."""
     path = Path(path)
     with path.open("rb") as handle:
         for lineno, raw in enumerate(handle, start=1):
@@ -118,13 +119,13 @@ def iter_problems(path: str | Path) -> Iterator[Problem]:
                 continue
             try:
                 row = orjson.loads(raw)
-                yield parse_row(row, source=path.name)
+                yield parse_row(row, source=path.name, query_only=query_only)
             except (orjson.JSONDecodeError, ValueError) as exc:
                 raise ProblemFileError(str(path), lineno, str(exc)) from None
 
 
-def load_problems(*paths: str | Path) -> list[Problem]:
+def load_problems(*paths: str | Path, query_only: bool = False) -> list[Problem]:
     problems: list[Problem] = []
     for path in paths:
-        problems.extend(iter_problems(path))
+        problems.extend(iter_problems(path, query_only=query_only))
     return problems
