@@ -212,3 +212,23 @@ def test_official_tasks_as_query_only_problems_stay_900_apart():
     official = load_problems(*sorted(official_dir().glob("*.jsonl")))
     bare = [parse_row({"id": p.id, "query": p.query, "intent": p.intent.value}, query_only=True) for p in official]
     assert len(cluster_problems(bare).members()) == len(official)
+
+
+def test_each_synonym_belongs_to_one_group():
+    from arena.problems.synonyms import GROUPS
+
+    words = Counter(word for group in GROUPS for word in group)
+    assert [w for w, n in words.items() if n > 1] == []
+
+
+def test_query_only_rows_load_and_write_back_without_a_reward(tmp_path):
+    rows = [{"id": "q1", "query": "Show me markers in a pack of 12.", "intent": "product"}, {"id": "q2", "query": "x"}]
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(rows[0]) + "\n")
+    (problem,) = load_problems(path, query_only=True)
+    assert problem.rewards == [] and problem.knowledge is None
+    assert problem.to_row() == {**rows[0], "difficulty": "easy"}
+    with pytest.raises(ValueError, match="missing 'reward'"):
+        parse_row(rows[1], query_only=True)  # no intent: not a query-only row
+    with pytest.raises(ValueError, match="missing 'reward'"):
+        parse_row(rows[0])  # only where the caller accepts them

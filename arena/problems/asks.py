@@ -84,6 +84,11 @@ _NUMBER_WORDS = frozenset(
     sixtieth seventieth eightieth ninetieth hundredth thousandth""".split()
 )
 _TWO = re.compile(r"\btwo\b")
+# A number word hyphened to a unit; "twenty-two" keeps its hyphen (a digit word follows).
+_WORD_HYPHEN = re.compile(
+    r"\b((?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|"
+    r"fifty|sixty|seventy|eighty|ninety|hundred|thousand))-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)"
+)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TRAILING_ZEROS = re.compile(r"(?<=\d)\.0+\b")
 _KILO = re.compile(r"(\d+(?:\.\d+)?) ?k\b")  # on lower-cased text
@@ -223,7 +228,8 @@ def _digits(text: str) -> str:
         # "₱ninety-seven": the symbol must not glue to the number word.
         # The default threshold leaves lone "one" / "two" as words (threshold 0 also turns
         # "chrome os" into "chrome 0"); "two" is mapped below, "one" is no constraint.
-        text = alpha2digit(text.replace("₱", "₱ "), "en")
+        text = _WORD_HYPHEN.sub(r"\1 ", text.replace("₱", "₱ "))  # "twelve-inch" -> "twelve inch"
+        text = alpha2digit(text, "en")
     if "two" in text:
         text = _TWO.sub("2", text)
     if "," in text:
