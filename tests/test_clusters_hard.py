@@ -151,6 +151,17 @@ SAME = [
     ("Find a shop that offers these items: (1) A red mug priced above 50 PHP; (2) A wooden tray with free "
      "shipping.", "Is there one store selling all of these?\n- A wooden tray with free shipping\n- A red mug "
      "priced above 50 PHP"),
+    # Beyond the list: other number and currency forms, other asides.
+    ("Show me a rice cooker priced under 1500 PHP.", "Show me a rice cooker priced under 1.5 thousand pesos."),
+    ("Show me a rice cooker priced under 2500 PHP.", "Show me a rice cooker priced under PHP2,500.00."),
+    ("Show me a rice cooker priced under 2500 PHP.", "Is there a rice cooker under P2500?"),
+    ("Looking for a 12 inch heavy-duty rubber wheel.", "I need a twelve-inch rubber wheel, heavy duty please."),
+    ("Looking for a wallet under 500 PHP.", "Looking for a wallet under 500 PHP. Thanks in advance, I really need "
+     "this before my trip next week!"),
+    ("Looking for a wallet under 500 PHP.", "So my dog chewed up my wallet yesterday. Anyway, looking for a wallet "
+     "under 500 PHP."),
+    ("Looking for a fuel injector that comes with complimentary shipping.", "I'd love a fuel injector that ships "
+     "for free."),
 ]  # fmt: skip
 APART = [
     ("Show me vktech cordless drills priced above 500 PHP.", "Show me makita cordless drills priced above 500 PHP."),
@@ -167,6 +178,13 @@ APART = [
     ("Find a shop that offers these items: (1) A red mug priced above 50 PHP; (2) A wooden tray with free "
      "shipping.", "Find a shop that offers these items: (1) A blue mug priced above 50 PHP; (2) A wooden tray "
      "with free shipping."),
+    ("Show me running shoes in size 8.", "Show me running shoes in size 9."),
+    ("Find a phone case for iPhone 12.", "Find a phone case for iPhone 13."),
+    ("Show me men's watches with LazMall service.", "Show me women's watches with LazMall service."),
+    ("Show me cotton socks for kids.", "Show me wool socks for kids."),
+    ("I want a blue backpack with cash on delivery.", "I want a blue backpack with free shipping."),
+    ("Show me large dog beds.", "Show me small dog beds."),
+    ("Show me a 1.5L water bottle.", "Show me a 2L water bottle."),
 ]  # fmt: skip
 
 

@@ -54,21 +54,24 @@ _VOUCHER_CUE = re.compile(
     r"cap of|capped|a cap|applies|apply|rules?|promo code)\b|%",
     re.IGNORECASE,
 )
-# A sentence that asks: request verbs in their asking forms, modal wishes, questions.
+# A sentence that asks: request verbs in their asking forms, wishes, questions, prices.
+# "looking forward" or "recommended this app" are not asks; "I need a" / "I want" are.
 _REQUEST_CUE = re.compile(
-    r"\?|\b(?:show|find|looking|look for|search|searching|seeking|want|need|needs|buy|purchase|get me|"
-    r"recommend|prefer|preferably|ideally|should|must|has to|have to|would like|i'd like|we'd like|"
-    r"help me|do you have|is there|are there|can you|could you|please|sells?|offers?|carry|carries|stocks?|"
-    r"get|hoping|hope to|wish|goal|shop for|"
-    r"priced|costing|costs?|pesos?|php|₱)\b",
+    r"\?|\b(?:show|find|looking for|look for|searching for|search for|seeking|hunting for|in need of|"
+    r"i want|we want|i need|we need|i'd like|i would like|we'd like|we would like|i'd love|i would love|"
+    r"buy|purchase|get me|recommend|prefer|preferably|ideally|should|must|has to|have to|"
+    r"help me|do you have|is there|are there|can you|could you|can i|please|sells?|offers?|carry|carries|"
+    r"stocks?|hoping to (?:get|buy|find)|shop for|priced|costing|costs?|pesos?|php|₱)\b",
     re.IGNORECASE,
 )
-# First-person narrative: a sentence with one of these and no request cue is context.
-# A sentence of personal narrative opens with one of these ("My sister moved ...", "Last weekend
-# we ..."); a list item ("a red mug for my sister") does not, and so is never taken for context.
+# A sentence of personal narrative opens with one of these ("My sister moved ...", "So last
+# weekend we ...", "Thanks in advance ..."); a list item ("a red mug for my sister") does not,
+# and so is never taken for context. Such a sentence is context only when it asks nothing.
 _NARRATIVE = re.compile(
-    r"^(?:my|our|we|we're|we've|i|i've|i'm|i was|i had|i am|last|yesterday|recently|honestly|a bit of background|"
-    r"quick story|things have been|life|money|by the way|fun fact|funny enough|long story short)\b",
+    r"^(?:(?:so|well|anyway|oh|okay|ok|and|but|honestly|funny enough|fun fact|by the way|btw|long story short|"
+    r"quick story|a bit of background|background),?\s+)?"
+    r"(?:my|our|we|we're|we've|i|i've|i'm|i was|i had|i am|last|yesterday|recently|honestly|things have been|"
+    r"life|money|thanks|thank you|cheers|appreciate|quick story|a bit of background)\b",
     re.IGNORECASE,
 )
 
@@ -92,6 +95,9 @@ _WORD_HYPHEN = re.compile(
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _TRAILING_ZEROS = re.compile(r"(?<=\d)\.0+\b")
 _KILO = re.compile(r"(\d+(?:\.\d+)?) ?k\b")  # on lower-cased text
+_THOUSAND = re.compile(r"(\d+(?:\.\d+)?) thousand\b")  # "1.5 thousand" (text2num leaves "1.5" alone)
+# "PHP2,500", "P500", "₱500": a currency prefix glued to the amount.
+_GLUED_CURRENCY = re.compile(r"\b(?:php|p)(?=\d)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # "First, ... Second, ..." list words (text2num writes "1st", "2nd"): the list frame, not a constraint.
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
@@ -203,7 +209,7 @@ FRAME_WORDS = frozenset(
     after hunt hunting lookout love trying try require required requires obtain acquire locate spot grab
     pick happen know anyone someone somebody got wonder wondering searching mind appreciate appreciated
     thanks pls plz kindly hoping interested currently possibly maybe perhaps ideally actually
-    first second third fourth fifth sixth between""".split()
+    first second third fourth fifth sixth between so well anyway oh btw""".split()
 )
 # Words kept as constraints although frame-like: "fit" in "baggy fit" is a value with its adjective;
 # these are the few labels official attribute values end with.
@@ -224,6 +230,8 @@ def _digits(text: str) -> str:
     """Numbers written as words become digits; "1,500" -> "1500", "112.00" -> "112", "1.5k" -> "1500"."""
     from text_to_num import alpha2digit
 
+    if "thousand" in text:  # before text2num, which would read "1.5 thousand" as "1.5 1000"
+        text = _THOUSAND.sub(lambda m: _format(float(m.group(1)) * 1000), text)
     if not _NUMBER_WORDS.isdisjoint(text.translate(_SPLIT).split()):  # text is lower-cased
         # "₱ninety-seven": the symbol must not glue to the number word.
         # The default threshold leaves lone "one" / "two" as words (threshold 0 also turns
@@ -232,6 +240,8 @@ def _digits(text: str) -> str:
         text = alpha2digit(text, "en")
     if "two" in text:
         text = _TWO.sub("2", text)
+    if "p" in text:
+        text = _GLUED_CURRENCY.sub("php ", text)
     if "," in text:
         text = _THOUSANDS.sub("", text)
     if ".0" in text:
@@ -331,6 +341,10 @@ def _unit_kind(unit: str, voucher_possible: bool) -> str:
     return "request"
 
 
+def _asks_something(text: str) -> bool:
+    return _REQUEST_CUE.search(text) is not None or _service_in(_normalised(text))
+
+
 def _service_in(padded: str) -> bool:
     return any(phrase in padded for phrase, _ in _SERVICE_LOOKUP)
 
@@ -339,14 +353,18 @@ def _read_text(query: str) -> Ask:
     request: list[str] = []
     voucher: list[str] = []
     paragraphs = [p for p in _PARAGRAPHS.split(query) if p.strip()]
+    # How many paragraphs ask something (the voucher's aside): a lone request is never dropped.
+    asking = 0
+    if len(paragraphs) > 1:
+        asking = sum(1 for p in paragraphs if not _VOUCHER_PARAGRAPH.search(p) and _asks_something(p))
     for paragraph in paragraphs:
         if len(paragraphs) > 1 and _VOUCHER_PARAGRAPH.search(paragraph):
             # The paragraph naming the voucher states its terms and the budget, however worded;
             # a one-paragraph query is read sentence by sentence below.
             voucher.append(paragraph)
             continue
-        if len(paragraphs) > 1 and not _REQUEST_CUE.search(paragraph) and not _service_in(_normalised(paragraph)):
-            continue  # a paragraph that asks for nothing (life story, thanks) is context
+        if asking > 0 and not _asks_something(paragraph):
+            continue  # a paragraph that asks for nothing (life story, thanks) beside one that asks is context
         # Sentence by sentence only in a one-paragraph query: when the voucher has its
         # own paragraph, "a snapback cap" elsewhere is an item, not the voucher's cap.
         voucher_possible = len(paragraphs) == 1 and _VOUCHER_PARAGRAPH.search(query) is not None
