@@ -185,6 +185,11 @@ APART = [
     ("I want a blue backpack with cash on delivery.", "I want a blue backpack with free shipping."),
     ("Show me large dog beds.", "Show me small dog beds."),
     ("Show me a 1.5L water bottle.", "Show me a 2L water bottle."),
+    # A shop task is its sub-requests, not one bag of words: values swapped between items.
+    ("Find a shop that offers these items: (1) A red mug priced above 50 PHP; (2) A blue plate.",
+     "Find a shop that offers these items: (1) A blue mug priced above 50 PHP; (2) A red plate."),
+    ("Find a shop that offers these items: (1) A red mug priced above 50 PHP; (2) A blue plate priced above 80 PHP.",
+     "Find a shop that offers these items: (1) A red mug priced above 80 PHP; (2) A blue plate priced above 50 PHP."),
 ]  # fmt: skip
 
 

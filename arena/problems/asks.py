@@ -36,7 +36,7 @@ from functools import lru_cache
 
 import orjson
 
-from arena.problems.model import Problem
+from arena.problems.model import Intent, Problem
 from arena.problems.signature import canonical_reward
 from arena.problems.synonyms import CANONICAL
 
@@ -278,6 +278,9 @@ class Ask:
     reward: str | None = None  # digest of the gold constraints, gold ids and titles left out
     voucher: str | None = None  # digest of the reward's voucher terms
     fact: str | None = None  # the knowledge answer, lower-cased
+    # A shop task's sentences (its sub-requests), each as its sorted concepts and numbers:
+    # "a red mug; a blue plate" and "a blue mug; a red plate" share one bag of words.
+    items: tuple[tuple[str, ...], ...] = ()
 
     @property
     def query_only(self) -> bool:
@@ -311,7 +314,7 @@ def _normalised(unit: str) -> str:
 
 def read_ask(problem: Problem) -> Ask:
     """The problem's :class:`Ask` (see the module docstring for what is read from where)."""
-    text_part = _read_text(problem.query)
+    text_part = _read_text(problem.query, itemised=problem.intent is Intent.shop)
     reward = voucher = fact = None
     if problem.knowledge is not None:
         fact = " ".join(problem.knowledge.knowledge_attribute.lower().split())
@@ -349,7 +352,12 @@ def _service_in(padded: str) -> bool:
     return any(phrase in padded for phrase, _ in _SERVICE_LOOKUP)
 
 
-def _read_text(query: str) -> Ask:
+# Joins the request's sentences in one normalised text and splits them apart again after.
+_UNIT_MARK = "zqunitqz"
+
+
+def _read_text(query: str, itemised: bool = False) -> Ask:
+    """The text part of an ask; ``itemised`` (shop tasks) also keeps what each sentence asks."""
     request: list[str] = []
     voucher: list[str] = []
     paragraphs = [p for p in _PARAGRAPHS.split(query) if p.strip()]
@@ -375,7 +383,7 @@ def _read_text(query: str) -> Ask:
             elif kind != "context":
                 request.append(unit)
     # Units are normalised together (one number-word pass), kept apart by a line break each.
-    padded = _normalised("\n".join(request))
+    padded = _normalised(f" {_UNIT_MARK} ".join(request))
     for word in _CURRENCY_WORDS:
         while word in padded:
             padded = padded.replace(word, " ")
@@ -403,16 +411,28 @@ def _read_text(query: str) -> Ask:
         {
             t
             for t, is_number in zip(tokens, numeric, strict=True)
-            if not is_number and t not in _STOP and not (t[0].isdigit() and _ORDINAL.fullmatch(t))
+            if not is_number and t not in _STOP and t != _UNIT_MARK and not (t[0].isdigit() and _ORDINAL.fullmatch(t))
         }
     )
+    concepts_set = set(concepts)
+    items: list[tuple[str, ...]] = []
+    if itemised:
+        unit: set[str] = set()
+        for t, is_number in zip([*tokens, _UNIT_MARK], [*numeric, False], strict=True):
+            if t == _UNIT_MARK:
+                if unit:
+                    items.append(tuple(sorted(unit)))
+                unit = set()
+            elif is_number or t in concepts_set:
+                unit.add(t)
     return Ask(
         concepts=tuple(concepts),
         numbers=tuple(numbers),
         directions=tuple(sorted(directions)),
         services=tuple(sorted(services)),
         voucher_text=_voucher_terms(voucher),
-        tokens=tuple(t for t in tokens if t not in _STOP or t in _DIRECTIONS),
+        tokens=tuple(t for t in tokens if (t not in _STOP or t in _DIRECTIONS) and t != _UNIT_MARK),
+        items=tuple(sorted(items)),
     )
 
 
@@ -448,7 +468,9 @@ def concepts_match(a: Ask, b: Ask) -> bool:
     ("organiser" / "organizer" when no table lists it); any other word of one that the other
     lacks is a constraint it does not state (another brand, noun or value)."""
     if a.concepts == b.concepts:
-        return True
+        # Two shop tasks listing as many sub-requests must ask each the same; listed another
+        # way (one sentence against bullets) only the whole bag can be compared.
+        return not (len(a.items) == len(b.items) >= 2 and a.items != b.items)
     only_a = sorted(set(a.concepts) - set(b.concepts))
     only_b = sorted(set(b.concepts) - set(a.concepts))
     if len(only_a) != len(only_b):

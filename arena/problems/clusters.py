@@ -306,7 +306,8 @@ def _constraint_links(asks: Sequence[Ask]) -> Iterator[tuple[int, int, str]]:
         heads: list[int] = []  # one member per distinct reward part seen so far
         # Members with a reward first, so that the query-only ones join a head, never become one.
         for i in sorted(groups[key], key=lambda i: (asks[i].query_only, i)):
-            head = next((h for h in heads if asks_agree(asks[h], asks[i])), None)
+            # Equal keys mean equal concepts; concepts_match also compares a shop task's items.
+            head = next((h for h in heads if asks_agree(asks[h], asks[i]) and concepts_match(asks[h], asks[i])), None)
             if head is None:
                 heads.append(i)
             else:
