@@ -75,13 +75,20 @@ def reword(query: str) -> str:
 
 
 def reorder(query: str, rng: random.Random) -> str:
+    """Clauses shuffled within each sentence or list item: a constraint moved to another item of a
+    shop task would ask another problem (the guard compares shop tasks item by item)."""
     head, sep, tail = query.partition("\n\n")
-    parts = re.split(r", (?:and )?| and ", head)
+    segments = re.split(r"(; |(?<=\.) )", head)
+    return "".join(_reorder_clauses(segment, rng) for segment in segments) + sep + tail
+
+
+def _reorder_clauses(segment: str, rng: random.Random) -> str:
+    parts = re.split(r", (?:and )?| and ", segment)
     if len(parts) < 3:
-        return query
+        return segment
     rest = parts[1:]
     rng.shuffle(rest)
-    return ", ".join([parts[0], *rest]) + sep + tail
+    return ", ".join([parts[0], *rest])
 
 
 def edit(query: str, n: int, rng: random.Random, vocabulary: list[str]) -> str:
