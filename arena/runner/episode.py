@@ -6,7 +6,6 @@ import asyncio
 import hashlib
 import os
 import shutil
-import signal
 import socket
 import tempfile
 import time
@@ -17,10 +16,20 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from arena.problems.model import Intent, Problem
-from arena.runner.boot import EXIT_CRASH, EXIT_MEMORY, EXIT_NO_ENTRY
+from arena.runner.accounting import EpisodeCgroup, TreeMonitor
+from arena.runner.boot import EXIT_CRASH, EXIT_NO_ENTRY
 from arena.runner.process import ProcessResult, run_process
 from arena.runner.proxy import InferenceProxy, SamplingPin, UpstreamRegistry
-from arena.runner.record import AgentRef, EpisodeLimits, EpisodeRecord, ProblemRef, ResourceUsage, Termination
+from arena.runner.record import (
+    AgentRef,
+    EpisodeLimits,
+    EpisodeRecord,
+    FaultKind,
+    ProblemRef,
+    ResourceUsage,
+    Termination,
+    ValidatorFault,
+)
 from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
 from arena.runner.sandbox import (
     SANDBOX_AGENT,
@@ -28,9 +37,12 @@ from arena.runner.sandbox import (
     require_bubblewrap,
     rlimit_setter,
     sandbox_environment,
+    sandbox_preexec,
     unsafe_command,
+    write_proc_masks,
 )
 from arena.runner.server import EpisodeSession, build_episode_handler
+from arena.runner.syscall_filter import compile_filter, filter_fd
 from arena.runner.uids import UidLease
 from arena.runner.wire import EpisodeWireServer
 from arena.shop.index import CatalogIndex
@@ -63,6 +75,9 @@ class RunnerConfig(BaseModel):
     pin: SamplingPin | None = None
     runtime_dir: Path | None = None
     work_dir: Path | None = None  # where per-episode sockets live (private to the validator)
+    # Benchmark-only switch (benchmarks/episode.py): False runs the sandbox without the syscall
+    # filter, the bounded /tmp, the /proc masks, the CPU monitor and the status channel.
+    defences: bool = True
 
 
 class EpisodeRunner:
@@ -81,6 +96,8 @@ class EpisodeRunner:
         self.knowledge = knowledge
         if self.config.sandbox:
             require_bubblewrap()
+        # Compiled once: each episode's bubblewrap reads it from a descriptor of its own.
+        self.syscall_filter = compile_filter() if self.config.sandbox and self.config.defences else None
         self.runtime = ensure_runtime(self.config.runtime_dir)
         self._runtime_checked = time.monotonic()
 
@@ -106,6 +123,9 @@ class EpisodeRunner:
 
         workdir = Path(tempfile.mkdtemp(prefix="episode-", dir=self.config.work_dir))
         uid_lease: UidLease | None = None
+        defended = self.config.defences
+        cgroup = EpisodeCgroup.create() if defended else None
+        fds: list[int] = []
         try:
             agent_dir = workdir / "agent"
             agent_dir.mkdir()
@@ -122,34 +142,65 @@ class EpisodeRunner:
             server = EpisodeWireServer(build_episode_handler(session))
             await server.start(listener)
             server_ready_s = clock()
+            status_fd = os.pipe() if defended else None  # run_process closes both ends
+            pass_fds = (status_fd[1],) if status_fd is not None else ()
+            private_tmp = None
             process_start_s = clock()
             if self.config.sandbox:
                 uid_lease = UidLease()
+                seccomp_fd = filter_fd(self.syscall_filter) if self.syscall_filter is not None else None
+                if seccomp_fd is not None:
+                    fds.append(seccomp_fd)
+                    pass_fds += (seccomp_fd,)
+                if defended and os.geteuid() == 0:
+                    private_tmp = workdir / "tmp"  # the runner's own tmpfs: bounded in inodes too
+                    private_tmp.mkdir()
                 argv = bubblewrap_command(
-                    runtime=self._fresh_runtime(), agent_dir=agent_dir, socket_path=socket_path, uid=uid_lease.uid
+                    runtime=self._fresh_runtime(),
+                    agent_dir=agent_dir,
+                    socket_path=socket_path,
+                    uid=uid_lease.uid,
+                    limits=limits if defended else None,
+                    seccomp_fd=seccomp_fd,
+                    status_fd=status_fd[1] if status_fd is not None else None,
+                    private_tmp=private_tmp,
+                    proc_masks=write_proc_masks(workdir / "proc", limits) if defended else None,
                 )
                 process_env = None
             else:
                 argv = unsafe_command(runtime=self._fresh_runtime(), agent_file=agent_dir / "agent.py")
-                process_env = sandbox_environment(str(socket_path)) | {"PATH": os.environ.get("PATH", "")}
+                process_env = sandbox_environment(str(socket_path), status_fd[1] if status_fd else None) | {
+                    "PATH": os.environ.get("PATH", "")
+                }
+            monitor = (
+                TreeMonitor(cpu_limit_s=limits.cpu_s, on_cpu_limit=lambda: None, cgroup=cgroup) if defended else None
+            )
+            preexec = sandbox_preexec(limits, cgroup=cgroup, private_tmp=private_tmp) if defended else None
             result = await asyncio.to_thread(
                 run_process,
                 argv,
                 wall_s=limits.wall_s,
                 output_bytes=limits.output_bytes,
-                preexec=rlimit_setter(limits),
+                preexec=preexec or rlimit_setter(limits),
                 env=process_env,
                 cwd=str(workdir) if not self.config.sandbox else None,
+                monitor=monitor,
+                status_fd=status_fd,
+                pass_fds=pass_fds,
             )
             # The agent has exited: calls still in flight are cancelled and recorded as hung up.
             await server.close()
             listener.close()
         finally:
+            for fd in fds:
+                os.close(fd)
+            if cgroup is not None:
+                cgroup.remove()
             if uid_lease is not None:
                 uid_lease.release()  # the sandbox's pid namespace is gone: no process of that uid is left
             shutil.rmtree(workdir, ignore_errors=True)
 
-        termination, limit_hit, error = classify(result, env.state.terminated)
+        termination, limit_hit, error, fault = classify(result, env.state.terminated, limits)
         record = EpisodeRecord(
             episode_id=f"e-{uuid.uuid4().hex[:16]}",
             problem=ProblemRef(
@@ -173,6 +224,7 @@ class EpisodeRunner:
             exit_code=result.exit_code,
             signal=result.signal,
             error=error,
+            validator_fault=fault,
             stdout_tail=result.stdout_tail,
             stderr_tail=result.stderr_tail,
             usage=ResourceUsage(
@@ -180,6 +232,15 @@ class EpisodeRunner:
                 cpu_user_s=result.cpu_user_s,
                 cpu_system_s=result.cpu_system_s,
                 max_rss_kib=result.max_rss_kib,
+                peak_tasks=result.peak.tasks,
+                peak_vm_bytes=result.peak.vm_peak_bytes,
+                peak_open_files=result.peak.open_files,
+                tmp_bytes_used=limits.tmp_bytes - result.peak.tmp_bytes_free
+                if result.peak.tmp_bytes_free is not None
+                else 0,
+                tmp_inodes_used=limits.tmp_inodes - result.peak.tmp_inodes_free
+                if result.peak.tmp_inodes_free is not None
+                else 0,
             ),  # fmt: skip
             limits=limits,
             timings={
@@ -199,51 +260,69 @@ class EpisodeRunner:
         return record
 
 
-_SIGNAL_LIMITS = {signal.SIGXCPU: "cpu", signal.SIGXFSZ: "file_size"}
+# How close to a bound a measured peak must come for the bound to be named.
+MEMORY_NEAR_BOUND = 0.8  # of the address space: the failed allocation itself is never seen
+_NEAR_BOUND_COUNT = 2  # processes / descriptors: the runner and the refusal race by a few
+_TMP_FULL_BYTES = 64 * 1024  # tmpfs refuses whole pages: "full" is a few pages from the size
 
 
-def classify(result: ProcessResult, terminated: bool) -> tuple[Termination, str | None, str | None]:
-    """How the episode ended, from the process's fate (not from anything the agent said)."""
+def classify(
+    result: ProcessResult, terminated: bool, limits: EpisodeLimits | None = None
+) -> tuple[Termination, str | None, str | None, ValidatorFault | None]:
+    """How the episode ended, from validator-side facts only: the runner's own kills,
+    boot's status channel, the exit status and the peaks the runner measured. Nothing
+    the agent printed decides it: a traceback saying MemoryError, or an exit code that
+    says so, is a crash unless the runner measured the memory at its bound."""
+    limits = limits or EpisodeLimits()
     stderr = result.stderr_tail
+    if result.agent_started is False:
+        detail = f"the sandbox ended before the agent started: {_last_line(stderr) or 'no output'}"
+        return Termination.crash, None, detail, ValidatorFault(kind=FaultKind.sandbox, detail=detail)
     if result.signal is None and result.exit_code is not None and 128 < result.exit_code <= 128 + 64:
         # bubblewrap reports its child's death by signal N as exit status 128 + N.
         result.signal, result.exit_code = result.exit_code - 128, None
     if result.timed_out:
-        return Termination.timeout, "wall_clock", "killed at the wall-clock limit"
+        return Termination.timeout, "wall_clock", "killed at the wall-clock limit", None
     if result.output_exceeded:
-        return Termination.limit, "output", "killed for flooding stdout/stderr"
-    if result.signal is not None:
-        limit = _SIGNAL_LIMITS.get(result.signal)
-        if limit:
-            return Termination.limit, limit, f"killed by {signal.Signals(result.signal).name}"
-        if result.signal == signal.SIGKILL and "MemoryError" in stderr:
-            return Termination.limit, "memory", "killed after running out of memory"
-        return Termination.crash, None, f"killed by signal {result.signal}"
-    if result.exit_code == EXIT_MEMORY:
-        return Termination.limit, "memory", "MemoryError at the memory limit"
-    if result.exit_code == EXIT_CRASH:
-        limit = _limit_from_traceback(stderr)
+        return Termination.limit, "output", "killed for flooding stdout/stderr", None
+    if result.cpu_limit_hit:
+        return Termination.limit, "cpu", f"killed at the episode's CPU bound ({limits.cpu_s} s)", None
+    reported = result.reported_exit is not None
+    exit_code = result.reported_exit if reported else result.exit_code
+    death = None if reported else result.signal  # after its report, the runner's kill ended it
+    if death is not None or exit_code not in (0, None):
+        limit = measured_limit(result, limits)
         if limit is not None:
-            return Termination.limit, limit, _last_line(stderr)
-        if terminated:
-            return Termination.terminated, None, _last_line(stderr)
-        return Termination.crash, None, _last_line(stderr)
-    if result.exit_code == EXIT_NO_ENTRY:
-        return Termination.crash, None, _last_line(stderr)
-    if result.exit_code not in (0, None):
-        return Termination.crash, None, f"exit code {result.exit_code}: {_last_line(stderr)}"
-    return (Termination.terminated if terminated else Termination.returned), None, None
+            return Termination.limit, limit, f"stopped at the {limit} bound (as the validator measured it)", None
+    if death is not None:
+        return Termination.crash, None, f"killed by signal {death}"[:500], None
+    if exit_code == EXIT_CRASH or (exit_code not in (0, None) and reported):
+        return (Termination.terminated if terminated else Termination.crash), None, _last_line(stderr), None
+    if exit_code == EXIT_NO_ENTRY:
+        return Termination.crash, None, _last_line(stderr), None
+    if exit_code not in (0, None):
+        return Termination.crash, None, f"exit code {exit_code}: {_last_line(stderr)}", None
+    return (Termination.terminated if terminated else Termination.returned), None, None, None
 
 
-def _limit_from_traceback(stderr: str) -> str | None:
-    if "MemoryError" in stderr:
+def measured_limit(result: ProcessResult, limits: EpisodeLimits) -> str | None:
+    """The bound the runner's measurements show the agent at, if any (kernel figures:
+    CPU time, free space and inodes of its /tmp, VmPeak, task and descriptor counts)."""
+    peak = result.peak
+    if result.cpu_user_s + result.cpu_system_s >= limits.cpu_s:
+        return "cpu"
+    if peak.tmp_bytes_free is not None and peak.tmp_bytes_free < min(_TMP_FULL_BYTES, limits.tmp_bytes // 2):
+        return "tmp_bytes"
+    if peak.tmp_inodes_free is not None and peak.tmp_inodes_free < _NEAR_BOUND_COUNT:
+        return "tmp_inodes"
+    if peak.vm_peak_bytes >= MEMORY_NEAR_BOUND * limits.memory_bytes:
         return "memory"
-    if "BlockingIOError" in stderr and "Resource temporarily unavailable" in stderr:
-        return "processes"  # fork/thread creation refused at RLIMIT_NPROC
-    if "File too large" in stderr:
-        return "file_size"
-    if "Too many open files" in stderr:
+    if peak.tasks >= limits.processes - _NEAR_BOUND_COUNT:
+        return "processes"
+    if peak.open_files >= limits.open_files - _NEAR_BOUND_COUNT:
         return "open_files"
+    if peak.largest_tmp_file >= limits.file_size_bytes:
+        return "file_size"
     return None
 
 
@@ -252,4 +331,4 @@ def _last_line(text: str) -> str | None:
     return lines[-1][:500] if lines else None
 
 
-__all__ = ["AgentSource", "EpisodeRunner", "RunnerConfig", "SANDBOX_AGENT", "classify"]
+__all__ = ["AgentSource", "EpisodeRunner", "RunnerConfig", "SANDBOX_AGENT", "classify", "measured_limit"]

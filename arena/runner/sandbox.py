@@ -13,10 +13,18 @@ capabilities bind uid 0. So, as root, bubblewrap starts the agent through
 episode, see arena/runner/uids.py, so episodes do not share a process count) with every capability and the
 bounding set dropped and no_new_privs set. Run as a normal user, bubblewrap's
 user namespace does the same job.
+
+On both paths a seccomp filter (arena/runner/syscall_filter.py) refuses new
+namespaces, mounts, ptrace and the rest of the kernel's riskier calls; the
+private ``/tmp`` is the only writable place and it is bounded in bytes and,
+as root, in inodes (a tmpfs the runner mounts in a mount namespace of the
+sandbox's own, so it dies with the sandbox); host-wide /proc files that would
+let one episode watch another (memory, load, pressure) are masked.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import shutil
@@ -26,10 +34,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.runner.accounting import EpisodeCgroup
 from arena.runner.record import EpisodeLimits
 
 SANDBOX_SOCKET = "/run/arena.sock"
 SANDBOX_AGENT = "/agent/agent.py"
+STATUS_FD_ENV = "ARENA_STATUS_FD"
+# Host-wide figures another episode moves: masked by empty (or synthetic) files.
+MASKED_PROC_FILES = ("meminfo", "vmstat", "zoneinfo", "buddyinfo", "pagetypeinfo", "slabinfo", "swaps",
+                     "loadavg", "pressure/cpu", "pressure/io", "pressure/memory", "pressure/irq")  # fmt: skip
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or pass --unsafe-no-sandbox for local development only"
 
 
@@ -81,15 +94,27 @@ def bubblewrap_command(
     socket_path: Path,
     uid: int,
     python: PythonLayout | None = None,
+    limits: EpisodeLimits | None = None,
+    seccomp_fd: int | None = None,
+    status_fd: int | None = None,
+    private_tmp: Path | None = None,
+    proc_masks: Path | None = None,
 ) -> list[str]:
-    """The full argv: bwrap, its mounts, then (as root) setpriv, then python."""
+    """The full argv: bwrap, its mounts, then (as root) setpriv, then python.
+
+    ``private_tmp`` is a tmpfs the runner mounted (as root, with an inode bound) to
+    bind as /tmp; without it bubblewrap makes the tmpfs, bounded in bytes by
+    ``limits.tmp_bytes``. ``seccomp_fd`` holds the compiled filter; ``status_fd`` is
+    the channel boot reports its start and end on; ``proc_masks`` the folder of
+    :func:`write_proc_masks`."""
     bwrap = require_bubblewrap()
     python = python or PythonLayout.detect()
     as_root = os.geteuid() == 0
     py = f"/opt/python/lib/python{python.version}"
     argv = [bwrap, "--unshare-net", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
     if not as_root:
-        argv += ["--unshare-user", "--cap-drop", "ALL"]
+        # --disable-userns: no user namespace can be made inside this one (the filter refuses it too).
+        argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     argv += ["--die-with-parent", "--new-session", "--hostname", "sandbox"]
     # System libraries only; /etc, /home, /root, /var, /srv, /mnt stay invisible.
     # Folders bubblewrap creates on its own are 0700: the agent's uid could not traverse them.
@@ -108,21 +133,37 @@ def bubblewrap_command(
         if python.libpython.name != soname:
             argv += ["--symlink", python.libpython.name, f"/opt/python/lib/{soname}"]
     argv += ["--ro-bind", str(python.stdlib), py]
-    # The interpreter's own site-packages (and a venv's) must stay out of sight.
-    argv += ["--perms", "0755", "--tmpfs", f"{py}/site-packages"]
-    argv += ["--ro-bind", str(runtime / "site"), "/opt/site", "--ro-bind", str(runtime / "sdk"), "/opt/sdk"]
-    argv += ["--ro-bind", str(agent_dir), "/agent"]
-    argv += ["--bind", str(socket_path), SANDBOX_SOCKET]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
-    argv += ["--clearenv"]
-    for key, value in sandbox_environment(SANDBOX_SOCKET).items():
-        argv += ["--setenv", key, value]
-    argv += ["--chdir", "/tmp"]
     if as_root:
         setpriv = shutil.which("setpriv")
         if setpriv is None:
             raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
         argv += ["--ro-bind", setpriv, "/opt/python/bin/setpriv"]
+    # The interpreter's own site-packages (and a venv's) must stay out of sight.
+    argv += ["--perms", "0755", "--tmpfs", f"{py}/site-packages", "--remount-ro", f"{py}/site-packages"]
+    argv += ["--ro-bind", str(runtime / "site"), "/opt/site", "--ro-bind", str(runtime / "sdk"), "/opt/sdk"]
+    argv += ["--ro-bind", str(agent_dir), "/agent"]
+    argv += ["--bind", str(socket_path), SANDBOX_SOCKET]
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    if proc_masks is not None:
+        for name in MASKED_PROC_FILES:
+            if (proc_masks / name).is_file() and Path("/proc", name).exists():
+                argv += ["--ro-bind", str(proc_masks / name), f"/proc/{name}"]
+    if private_tmp is not None:
+        argv += ["--bind", str(private_tmp), "/tmp"]
+    else:
+        if limits is not None:
+            argv += ["--size", str(limits.tmp_bytes)]
+        argv += ["--perms", "1777", "--tmpfs", "/tmp"]
+    # Read-only from here: the root and /dev are tmpfs mounts too, writable (and
+    # unbounded) to the agent on the user-namespace path, where it owns them.
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+    argv += ["--clearenv"]
+    for key, value in sandbox_environment(SANDBOX_SOCKET, status_fd).items():
+        argv += ["--setenv", key, value]
+    argv += ["--chdir", "/tmp"]
+    if as_root:
         # The command bubblewrap runs: setpriv, which drops to the agent's uid, then python.
         argv += [
             "/opt/python/bin/setpriv",
@@ -139,13 +180,33 @@ def bubblewrap_command(
     return argv
 
 
+def write_proc_masks(folder: Path, limits: EpisodeLimits) -> Path:
+    """Files bound over host-wide /proc entries: empty ones, and a meminfo that
+    shows the episode's own memory bound instead of the host's (and no Shmem)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pressure").mkdir(exist_ok=True)
+    for name in MASKED_PROC_FILES:
+        (folder / name).write_text("")
+    kib = limits.memory_bytes // 1024
+    (folder / "meminfo").write_text(
+        f"MemTotal:       {kib} kB\nMemFree:        {kib} kB\nMemAvailable:   {kib} kB\n"
+        "Buffers:               0 kB\nCached:                0 kB\nShmem:                 0 kB\n"
+        "SwapTotal:             0 kB\nSwapFree:              0 kB\n"
+    )
+    (folder / "loadavg").write_text("0.00 0.00 0.00 1/1 1\n")
+    for path in [folder, folder / "pressure", *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o444)
+    return folder
+
+
 def unsafe_command(*, runtime: Path, agent_file: Path) -> list[str]:
     """No sandbox at all: for local development of a trusted agent only."""
     return [sys.executable, "-I", "-S", "-B", str(runtime / "sdk" / "boot.py"), str(agent_file), str(runtime)]
 
 
-def sandbox_environment(socket: str) -> dict[str, str]:
-    return {
+def sandbox_environment(socket: str, status_fd: int | None = None) -> dict[str, str]:
+    status = {STATUS_FD_ENV: str(status_fd)} if status_fd is not None else {}
+    return status | {
         "ARENA_SOCKET": socket,
         "HOME": "/tmp",
         "PATH": "/opt/python/bin",
@@ -158,12 +219,50 @@ def sandbox_environment(socket: str) -> dict[str, str]:
     }
 
 
+_libc = ctypes.CDLL(None, use_errno=True)
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+
+
+def sandbox_preexec(
+    limits: EpisodeLimits, *, cgroup: EpisodeCgroup | None = None, private_tmp: Path | None = None
+) -> Callable[[], None]:
+    """A preexec function for bubblewrap's process: joins the episode's cgroup,
+    mounts the bounded private /tmp (root only) and applies the rlimits; the
+    agent inherits all three. Everything it needs is prepared here, before the fork."""
+    tmp_target = str(private_tmp).encode() if private_tmp is not None else None
+    tmp_options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777".encode()
+    rlimits = rlimit_setter(limits)
+
+    def apply() -> None:
+        if cgroup is not None:
+            cgroup.enter()
+        if tmp_target is not None:
+            # A mount namespace of bubblewrap's own: the tmpfs is invisible to the host's
+            # mount table and is freed when the sandbox's last process exits.
+            _check(_libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+            _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
+            _check(_libc.mount(b"tmpfs", tmp_target, b"tmpfs", _MS_NOSUID | _MS_NODEV, tmp_options), "mount tmpfs")
+        rlimits()
+
+    return apply
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
 def rlimit_setter(limits: EpisodeLimits) -> Callable[[], None]:
-    """A preexec function applying the limits; children (and the agent) inherit them."""
+    """A preexec function applying the limits; children (and the agent) inherit them.
+
+    RLIMIT_CPU is only a backstop, a second past the bound: the runner's monitor
+    (arena/runner/accounting.py) holds the episode's total CPU to ``cpu_s``."""
 
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s + 1, limits.cpu_s + 5))
         resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_bytes, limits.file_size_bytes))
