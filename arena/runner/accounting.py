@@ -48,6 +48,8 @@ class TreeSample:
     open_files: int = 0  # most descriptors one process held
     tmp_bytes_free: int | None = None  # of the private /tmp, when a process could show it
     tmp_inodes_free: int | None = None
+    tmp_bytes_used: int = 0
+    tmp_inodes_used: int = 0
     largest_tmp_file: int = 0
     pids: list[int] = field(default_factory=list)
 
@@ -232,6 +234,8 @@ def _sample_tmp(pid: int, sample: TreeSample) -> bool:
         return False
     sample.tmp_bytes_free = stats.f_bavail * stats.f_frsize
     sample.tmp_inodes_free = stats.f_favail
+    sample.tmp_bytes_used = (stats.f_blocks - stats.f_bfree) * stats.f_frsize
+    sample.tmp_inodes_used = stats.f_files - stats.f_ffree
     largest, seen = 0, 0
     try:
         for _, _, files, dir_fd in os.fwalk(tmp):
@@ -286,6 +290,8 @@ class TreeMonitor(threading.Thread):
             peak.vm_peak_bytes = max(peak.vm_peak_bytes, current.vm_peak_bytes)
             peak.open_files = max(peak.open_files, current.open_files)
             peak.largest_tmp_file = max(peak.largest_tmp_file, current.largest_tmp_file)
+            peak.tmp_bytes_used = max(peak.tmp_bytes_used, current.tmp_bytes_used)
+            peak.tmp_inodes_used = max(peak.tmp_inodes_used, current.tmp_inodes_used)
             for name in ("tmp_bytes_free", "tmp_inodes_free"):
                 seen, now = getattr(peak, name), getattr(current, name)
                 if now is not None:

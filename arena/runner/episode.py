@@ -33,6 +33,7 @@ from arena.runner.record import (
 from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
 from arena.runner.sandbox import (
     SANDBOX_AGENT,
+    arguments_by_descriptor,
     bubblewrap_command,
     require_bubblewrap,
     rlimit_setter,
@@ -166,6 +167,10 @@ class EpisodeRunner:
                     private_tmp=private_tmp,
                     proc_masks=write_proc_masks(workdir / "proc", limits) if defended else None,
                 )
+                if defended:
+                    argv, args_fd = arguments_by_descriptor(argv)
+                    fds.append(args_fd)
+                    pass_fds += (args_fd,)
                 process_env = None
             else:
                 argv = unsafe_command(runtime=self._fresh_runtime(), agent_file=agent_dir / "agent.py")
@@ -235,12 +240,8 @@ class EpisodeRunner:
                 peak_tasks=result.peak.tasks,
                 peak_vm_bytes=result.peak.vm_peak_bytes,
                 peak_open_files=result.peak.open_files,
-                tmp_bytes_used=limits.tmp_bytes - result.peak.tmp_bytes_free
-                if result.peak.tmp_bytes_free is not None
-                else 0,
-                tmp_inodes_used=limits.tmp_inodes - result.peak.tmp_inodes_free
-                if result.peak.tmp_inodes_free is not None
-                else 0,
+                tmp_bytes_used=result.peak.tmp_bytes_used,
+                tmp_inodes_used=result.peak.tmp_inodes_used,
             ),  # fmt: skip
             limits=limits,
             timings={

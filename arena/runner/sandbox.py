@@ -139,7 +139,9 @@ def bubblewrap_command(
             raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
         argv += ["--ro-bind", setpriv, "/opt/python/bin/setpriv"]
     # The interpreter's own site-packages (and a venv's) must stay out of sight.
-    argv += ["--perms", "0755", "--tmpfs", f"{py}/site-packages", "--remount-ro", f"{py}/site-packages"]
+    for packages in ("site-packages", "dist-packages"):
+        if (python.stdlib / packages).is_dir():
+            argv += ["--perms", "0755", "--tmpfs", f"{py}/{packages}", "--remount-ro", f"{py}/{packages}"]
     argv += ["--ro-bind", str(runtime / "site"), "/opt/site", "--ro-bind", str(runtime / "sdk"), "/opt/sdk"]
     argv += ["--ro-bind", str(agent_dir), "/agent"]
     argv += ["--bind", str(socket_path), SANDBOX_SOCKET]
@@ -162,7 +164,7 @@ def bubblewrap_command(
     argv += ["--clearenv"]
     for key, value in sandbox_environment(SANDBOX_SOCKET, status_fd).items():
         argv += ["--setenv", key, value]
-    argv += ["--chdir", "/tmp"]
+    argv += ["--chdir", "/tmp", "--"]  # the options end here (see arguments_by_descriptor)
     if as_root:
         # The command bubblewrap runs: setpriv, which drops to the agent's uid, then python.
         argv += [
@@ -178,6 +180,17 @@ def bubblewrap_command(
         argv += ["--no-new-privs", "--"]
     argv += ["/opt/python/bin/python3", "-I", "-S", "-B", "/opt/sdk/boot.py", SANDBOX_AGENT]
     return argv
+
+
+def arguments_by_descriptor(argv: list[str]) -> tuple[list[str], int]:
+    """``bwrap --args FD``: bubblewrap reads its options from a descriptor, so the
+    sandbox's pid 1 (bubblewrap) shows no host paths in /proc/1/cmdline, only the
+    command, whose paths are the sandbox's own."""
+    end = argv.index("--")
+    fd = os.memfd_create("arena-bwrap-args", os.MFD_CLOEXEC)
+    os.write(fd, b"".join(arg.encode() + b"\0" for arg in argv[1:end]))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return [argv[0], "--args", str(fd), *argv[end:]], fd
 
 
 def write_proc_masks(folder: Path, limits: EpisodeLimits) -> Path:
