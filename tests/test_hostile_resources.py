@@ -167,6 +167,11 @@ def test_host_wide_figures_and_host_paths_are_masked(runs):
     assert out.split("== /proc/vmstat\n")[1].startswith("\n")  # empty
     cmdline = out.split("== /proc/1/cmdline\n")[1]
     assert "--args" in cmdline and str(REPO) not in cmdline and "/tmp/" not in cmdline and "/root" not in cmdline
+    # Only the linked libraries: no system Python packages, browsers or JVM under /usr/lib.
+    listing = {line.split()[1]: line for line in out.splitlines() if line.startswith("LIST ")}
+    for absent in ("python3", "jvm", "chromium", "libX11"):
+        assert absent not in listing["/usr/lib"] and absent not in listing.get("/usr/lib/x86_64-linux-gnu", "")
+    assert "libc.so.6" in out and "IMPORTS ok" in out  # what the interpreter links is all there
 
 
 def test_a_sandbox_that_fails_before_the_agent_starts_is_the_validators_fault(catalog, tmp_path):

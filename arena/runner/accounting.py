@@ -163,7 +163,27 @@ def _prune_stale(parent: Path) -> None:
 
 
 def _descendants(root: int) -> list[int]:
-    """The living processes under ``root`` (itself included), from /proc."""
+    """The living processes under ``root`` (itself included), from /proc: through each
+    task's ``children`` list (work in proportion to the tree), else a scan of all of /proc."""
+    if not os.path.exists(f"/proc/{root}/task/{root}/children"):
+        return _descendants_by_scan(root)
+    tree, stack, seen = [], [root], {root}
+    while stack:
+        pid = stack.pop()
+        tree.append(pid)
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # gone meanwhile
+        for tid in tasks:
+            for child in (_read(f"/proc/{pid}/task/{tid}/children") or "").split():
+                if int(child) not in seen:
+                    seen.add(int(child))
+                    stack.append(int(child))
+    return tree
+
+
+def _descendants_by_scan(root: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():

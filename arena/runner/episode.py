@@ -166,6 +166,7 @@ class EpisodeRunner:
                     status_fd=status_fd[1] if status_fd is not None else None,
                     private_tmp=private_tmp,
                     proc_masks=write_proc_masks(workdir / "proc", limits) if defended else None,
+                    only_linked_libraries=defended,
                 )
                 if defended:
                     argv, args_fd = arguments_by_descriptor(argv)

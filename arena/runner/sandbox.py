@@ -25,9 +25,12 @@ let one episode watch another (memory, load, pressure) are masked.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
+import re
 import resource
 import shutil
+import subprocess
 import sys
 import sysconfig
 from collections.abc import Callable
@@ -99,6 +102,7 @@ def bubblewrap_command(
     status_fd: int | None = None,
     private_tmp: Path | None = None,
     proc_masks: Path | None = None,
+    only_linked_libraries: bool = False,
 ) -> list[str]:
     """The full argv: bwrap, its mounts, then (as root) setpriv, then python.
 
@@ -106,7 +110,8 @@ def bubblewrap_command(
     bind as /tmp; without it bubblewrap makes the tmpfs, bounded in bytes by
     ``limits.tmp_bytes``. ``seccomp_fd`` holds the compiled filter; ``status_fd`` is
     the channel boot reports its start and end on; ``proc_masks`` the folder of
-    :func:`write_proc_masks`."""
+    :func:`write_proc_masks`; ``only_linked_libraries`` binds the libraries of
+    :func:`shared_libraries` instead of all of /usr/lib."""
     bwrap = require_bubblewrap()
     python = python or PythonLayout.detect()
     as_root = os.geteuid() == 0
@@ -119,11 +124,23 @@ def bubblewrap_command(
     # System libraries only; /etc, /home, /root, /var, /srv, /mnt stay invisible.
     # Folders bubblewrap creates on its own are 0700: the agent's uid could not traverse them.
     argv += ["--perms", "0755", "--dir", "/usr"]
-    argv += ["--ro-bind", "/usr/lib", "/usr/lib", "--symlink", "usr/lib", "/lib"]
-    if Path("/usr/lib64").is_dir():
-        argv += ["--ro-bind", "/usr/lib64", "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
-    elif Path("/lib64").is_dir():
-        argv += ["--ro-bind", "/lib64", "/lib64"]
+    libraries = shared_libraries(python, runtime) if only_linked_libraries else None
+    if libraries is not None:
+        # Only the libraries the interpreter, its extension modules and the allowed
+        # packages link: not the rest of /usr/lib (other Pythons' packages, browsers, a JVM).
+        for folder in sorted({str(Path(dest).parent) for dest in libraries}, key=len):
+            argv += ["--perms", "0755", "--dir", folder]
+        for dest, source in sorted(libraries.items()):
+            argv += ["--ro-bind", source, dest]
+        argv += ["--symlink", "usr/lib", "/lib"]
+        if any(dest.startswith("/usr/lib64/") for dest in libraries):
+            argv += ["--symlink", "usr/lib64", "/lib64"]
+    else:
+        argv += ["--ro-bind", "/usr/lib", "/usr/lib", "--symlink", "usr/lib", "/lib"]
+        if Path("/usr/lib64").is_dir():
+            argv += ["--ro-bind", "/usr/lib64", "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
+        elif Path("/lib64").is_dir():
+            argv += ["--ro-bind", "/lib64", "/lib64"]
     for folder in ("/opt", "/opt/python", "/opt/python/bin", "/opt/python/lib", "/run", "/agent"):
         argv += ["--perms", "0755", "--dir", folder]
     argv += ["--ro-bind", str(python.executable), "/opt/python/bin/python3"]
@@ -180,6 +197,53 @@ def bubblewrap_command(
         argv += ["--no-new-privs", "--"]
     argv += ["/opt/python/bin/python3", "-I", "-S", "-B", "/opt/sdk/boot.py", SANDBOX_AGENT]
     return argv
+
+
+_LDD_LINE = re.compile(r"^\s*(?:(\S+) => )?(/\S+) \(0x[0-9a-f]+\)$")
+# Loaded with dlopen by the C library itself (thread cancellation, unwinding), so ldd never lists it.
+_DLOPENED = ("libgcc_s.so.1",)
+# Extension modules for terminals and windows: no agent has either, and they pull in X11 and Tk.
+_INTERACTIVE = ("_tkinter", "_curses", "readline")
+
+
+@functools.cache
+def shared_libraries(python: PythonLayout, runtime: Path) -> dict[str, str] | None:
+    """Sandbox path -> host file of every shared library the interpreter, its
+    extension modules and the runtime's packages link (ldd's closure), bound at
+    the loader's default folders under /usr. None when ldd is missing or a
+    library lives outside /usr and /lib* (then /usr/lib is bound whole).
+    Computed once per runner process: about a hundred ldd runs."""
+    ldd = shutil.which("ldd")
+    if ldd is None:
+        return None
+    own = {python.executable.parent.parent, runtime}
+    modules = [m for m in Path(python.stdlib, "lib-dynload").glob("*.so") if not m.name.startswith(_INTERACTIVE)]
+    setpriv = shutil.which("setpriv")  # the root path's first command
+    objects = [python.executable, *([Path(setpriv)] if setpriv else []), *sorted(modules)]
+    objects += sorted(Path(runtime, "site").rglob("*.so"))
+    found: dict[str, str] = {}
+    for start in range(0, len(objects), 64):
+        batch = [str(o) for o in objects[start : start + 64]]
+        done = subprocess.run([ldd, *batch], capture_output=True, text=True, check=False, timeout=60)
+        for line in done.stdout.splitlines():
+            match = _LDD_LINE.match(line)
+            if match is None:
+                continue
+            name, path = match.group(1), Path(match.group(2))
+            real = Path(os.path.realpath(path))
+            if any(real.is_relative_to(folder) for folder in own):
+                continue  # libpython and the packages' own libraries are bound with them
+            folder = Path(os.path.realpath(path.parent))
+            if not folder.is_relative_to("/usr"):
+                return None
+            found[str(folder / (name or path.name))] = str(real)
+    if not found:
+        return None
+    libc_folder = next((Path(d).parent for d in found if Path(d).name == "libc.so.6"), None)
+    for name in _DLOPENED:
+        if libc_folder is not None and (libc_folder / name).exists():
+            found[str(libc_folder / name)] = os.path.realpath(libc_folder / name)
+    return found
 
 
 def arguments_by_descriptor(argv: list[str]) -> tuple[list[str], int]:

@@ -13,3 +13,13 @@ def show(path, limit=4000):
 def agent_main(problem):
     for path in ("/proc/meminfo", "/proc/vmstat", "/proc/loadavg", "/proc/pressure/memory", "/proc/1/cmdline"):
         show(path)
+    import os
+
+    for folder in ("/usr/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib64"):
+        try:
+            print("LIST", folder, sorted(os.listdir(folder)))
+        except OSError as exc:
+            print("LIST", folder, type(exc).__name__)
+    import ssl  # noqa: E401, F401 - the stdlib's linked modules load
+
+    print("IMPORTS ok")
