@@ -1,4 +1,13 @@
-"""Hostile: looks at host-wide figures and the host's paths from inside."""
+"""Hostile: looks at host-wide figures, the host's paths and libraries from inside."""
+
+import bz2
+import ctypes
+import lzma
+import os
+import sqlite3
+import ssl
+import uuid
+import zlib
 
 
 def show(path, limit=4000):
@@ -13,13 +22,12 @@ def show(path, limit=4000):
 def agent_main(problem):
     for path in ("/proc/meminfo", "/proc/vmstat", "/proc/loadavg", "/proc/pressure/memory", "/proc/1/cmdline"):
         show(path)
-    import os
-
     for folder in ("/usr/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib64"):
         try:
             print("LIST", folder, sorted(os.listdir(folder)))
         except OSError as exc:
             print("LIST", folder, type(exc).__name__)
-    import ssl  # noqa: E401, F401 - the stdlib's linked modules load
-
+    # The stdlib's modules that link system libraries all loaded (at the top) and work.
+    assert ssl.create_default_context() and sqlite3.connect(":memory:") and ctypes.CDLL(None)
+    assert zlib.compress(b"x") and lzma.compress(b"x") and bz2.compress(b"x") and uuid.uuid4()
     print("IMPORTS ok")
