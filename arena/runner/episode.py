@@ -39,8 +39,8 @@ from arena.runner.sandbox import (
     rlimit_setter,
     sandbox_environment,
     sandbox_preexec,
+    shared_proc_masks,
     unsafe_command,
-    write_proc_masks,
 )
 from arena.runner.server import EpisodeSession, build_episode_handler
 from arena.runner.syscall_filter import compile_filter, filter_fd
@@ -165,7 +165,7 @@ class EpisodeRunner:
                     seccomp_fd=seccomp_fd,
                     status_fd=status_fd[1] if status_fd is not None else None,
                     private_tmp=private_tmp,
-                    proc_masks=write_proc_masks(workdir / "proc", limits) if defended else None,
+                    proc_masks=shared_proc_masks(self.runtime, limits) if defended else None,
                     only_linked_libraries=defended,
                 )
                 if defended:

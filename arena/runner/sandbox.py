@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
 import os
 import re
 import resource
@@ -33,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,8 +46,9 @@ SANDBOX_SOCKET = "/run/arena.sock"
 SANDBOX_AGENT = "/agent/agent.py"
 STATUS_FD_ENV = "ARENA_STATUS_FD"
 # Host-wide figures another episode moves: masked by empty (or synthetic) files.
-MASKED_PROC_FILES = ("meminfo", "vmstat", "zoneinfo", "buddyinfo", "pagetypeinfo", "slabinfo", "swaps",
-                     "loadavg", "pressure/cpu", "pressure/io", "pressure/memory", "pressure/irq")  # fmt: skip
+# (slabinfo and pagetypeinfo are root's only: the agent cannot read them anyway.)
+MASKED_PROC_FILES = ("meminfo", "vmstat", "zoneinfo", "buddyinfo", "swaps", "loadavg",
+                     "pressure/cpu", "pressure/io", "pressure/memory", "pressure/irq")  # fmt: skip
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or pass --unsafe-no-sandbox for local development only"
 
 
@@ -124,17 +127,13 @@ def bubblewrap_command(
     # System libraries only; /etc, /home, /root, /var, /srv, /mnt stay invisible.
     # Folders bubblewrap creates on its own are 0700: the agent's uid could not traverse them.
     argv += ["--perms", "0755", "--dir", "/usr"]
-    libraries = shared_libraries(python, runtime) if only_linked_libraries else None
+    libraries = linked_library_tree(python, runtime) if only_linked_libraries else None
     if libraries is not None:
         # Only the libraries the interpreter, its extension modules and the allowed
         # packages link: not the rest of /usr/lib (other Pythons' packages, browsers, a JVM).
-        for folder in sorted({str(Path(dest).parent) for dest in libraries}, key=len):
-            argv += ["--perms", "0755", "--dir", folder]
-        for dest, source in sorted(libraries.items()):
-            argv += ["--ro-bind", source, dest]
-        argv += ["--symlink", "usr/lib", "/lib"]
-        if any(dest.startswith("/usr/lib64/") for dest in libraries):
-            argv += ["--symlink", "usr/lib64", "/lib64"]
+        argv += ["--ro-bind", str(libraries / "lib"), "/usr/lib", "--symlink", "usr/lib", "/lib"]
+        if (libraries / "lib64").is_dir():
+            argv += ["--ro-bind", str(libraries / "lib64"), "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
     else:
         argv += ["--ro-bind", "/usr/lib", "/usr/lib", "--symlink", "usr/lib", "/lib"]
         if Path("/usr/lib64").is_dir():
@@ -246,6 +245,42 @@ def shared_libraries(python: PythonLayout, runtime: Path) -> dict[str, str] | No
     return found
 
 
+def linked_library_tree(python: PythonLayout, runtime: Path) -> Path | None:
+    """A folder mirroring /usr with only :func:`shared_libraries` in it, under the
+    runtime: two binds instead of one per library (each costs the sandbox's start).
+    Named by the libraries' paths, sizes and times, so an upgraded system library
+    gives a new tree at the next episode; built aside and renamed into place.
+    Checked per episode (a few stats): a rebuilt runtime folder has none yet."""
+    libraries = shared_libraries(python, runtime)
+    if libraries is None:
+        return None
+    digest = hashlib.sha256()
+    for dest, source in sorted(libraries.items()):
+        stat = os.stat(source)
+        digest.update(f"{dest}\0{source}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    target = runtime / f"system-libs-{digest.hexdigest()[:16]}"
+    if target.is_dir():
+        return target
+    staging = Path(tempfile.mkdtemp(prefix=".building-libs-", dir=runtime))
+    try:
+        for dest, source in libraries.items():
+            copy = staging / Path(dest).relative_to("/usr")
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy)
+        for path in [staging, *staging.rglob("*")]:
+            path.chmod(0o755)  # world-readable (and the loader wants libraries executable)
+        try:
+            staging.rename(target)
+        except OSError:
+            if not target.is_dir():
+                raise
+            shutil.rmtree(staging, ignore_errors=True)  # another runner built it first
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
 def arguments_by_descriptor(argv: list[str]) -> tuple[list[str], int]:
     """``bwrap --args FD``: bubblewrap reads its options from a descriptor, so the
     sandbox's pid 1 (bubblewrap) shows no host paths in /proc/1/cmdline, only the
@@ -274,6 +309,20 @@ def write_proc_masks(folder: Path, limits: EpisodeLimits) -> Path:
     for path in [folder, folder / "pressure", *folder.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o444)
     return folder
+
+
+def shared_proc_masks(runtime: Path, limits: EpisodeLimits) -> Path:
+    """The masks for this memory bound, written once under the runtime and reused by
+    every episode (writing them per episode cost more than the binds themselves)."""
+    target = runtime / f"proc-masks-{limits.memory_bytes}"
+    if not (target / "meminfo").is_file():
+        staging = Path(tempfile.mkdtemp(prefix=".building-masks-", dir=runtime))
+        write_proc_masks(staging, limits)
+        try:
+            staging.rename(target)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)  # another runner wrote it first
+    return target
 
 
 def unsafe_command(*, runtime: Path, agent_file: Path) -> list[str]:
