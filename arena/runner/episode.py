@@ -33,8 +33,10 @@ from arena.runner.record import (
 from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
 from arena.runner.sandbox import (
     SANDBOX_AGENT,
+    PythonLayout,
     arguments_by_descriptor,
     bubblewrap_command,
+    linked_library_tree,
     require_bubblewrap,
     rlimit_setter,
     sandbox_environment,
@@ -101,6 +103,9 @@ class EpisodeRunner:
         self.syscall_filter = compile_filter() if self.config.sandbox and self.config.defences else None
         self.runtime = ensure_runtime(self.config.runtime_dir)
         self._runtime_checked = time.monotonic()
+        if self.syscall_filter is not None:
+            # The library closure (ldd, about a second) here, not on the event loop at the first episode.
+            linked_library_tree(PythonLayout.detect(), self.runtime)
 
     def _fresh_runtime(self) -> Path:
         # Hourly, re-ensure the runtime: that marks it in use (runtimes unused for a week are
@@ -201,7 +206,7 @@ class EpisodeRunner:
             for fd in fds:
                 os.close(fd)
             if cgroup is not None:
-                cgroup.remove()
+                await asyncio.to_thread(cgroup.remove)  # it may wait for the last processes to go
             if uid_lease is not None:
                 uid_lease.release()  # the sandbox's pid namespace is gone: no process of that uid is left
             shutil.rmtree(workdir, ignore_errors=True)
