@@ -160,8 +160,13 @@ def test_namespaces_mounts_and_the_kernels_riskier_calls_are_refused_as_root(run
     _assert_kernel_surface_refused(runs["kernel_surface"])
 
 
+def _assert_only_tmp_is_writable(out: str) -> None:
+    assert "WRITABLE" not in out and out.count("READ-ONLY") == 9, out
+
+
 def test_host_wide_figures_and_host_paths_are_masked(runs):
     out = runs["host_view"].stdout_tail
+    _assert_only_tmp_is_writable(out)
     meminfo = out.split("== /proc/meminfo\n")[1].split("==")[0]
     assert f"MemTotal:       {LIMITS.memory_bytes // 1024} kB" in meminfo and "Shmem:                 0 kB" in meminfo
     assert out.split("== /proc/vmstat\n")[1].startswith("\n")  # empty
@@ -211,7 +216,9 @@ NON_ROOT_SCRIPT = textwrap.dedent(
     problem = parse_row({"query": "widget", "reward": {"product_id": "1001", "title": ["widget"]}})
 
     async def main():
-        records = await asyncio.gather(*(runner.run(AgentSource.from_path(a), problem, "heuristic-policy") for a in agents))
+        # One at a time: on this path every episode and the validator share one uid, so one
+        # RLIMIT_NPROC budget (see docs/security.md, "Known to remain").
+        records = [await runner.run(AgentSource.from_path(a), problem, "heuristic-policy") for a in agents]
         print(json.dumps([r.model_dump(mode="json") for r in records]))
 
     asyncio.run(main())
@@ -228,7 +235,7 @@ def test_the_user_namespace_path_refuses_the_same_and_bounds_tmp():
     site = next(Path(p) for p in sys.path if p.endswith("site-packages") and Path(p, "pydantic").is_dir())
     work = Path(tempfile.mkdtemp(prefix="arena-nonroot-"))  # pytest's own folders are root's only
     os.chown(work, 65534, 65534)
-    agents = [HOSTILE / "kernel_surface.py", HOSTILE / "tmp_bytes.py", HONEST]
+    agents = [HOSTILE / "kernel_surface.py", HOSTILE / "tmp_bytes.py", HOSTILE / "host_view.py", HONEST]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "PYTHONPATH": f"{REPO}:{site}", "PYTHONDONTWRITEBYTECODE": "1"}
     try:
         done = subprocess.run(
@@ -239,8 +246,11 @@ def test_the_user_namespace_path_refuses_the_same_and_bounds_tmp():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     assert done.returncode == 0, done.stderr[-3000:]
-    kernel, tmp_bytes, honest = (EpisodeRecord.model_validate(r) for r in json.loads(done.stdout))
+    kernel, tmp_bytes, host_view, honest = (EpisodeRecord.model_validate(r) for r in json.loads(done.stdout))
     _assert_kernel_surface_refused(kernel)
+    # There the agent owns the sandbox's root, /dev and folders bubblewrap made: all read-only.
+    assert host_view.termination is Termination.returned, (host_view.error, host_view.stderr_tail[-2000:])
+    _assert_only_tmp_is_writable(host_view.stdout_tail)
     assert (tmp_bytes.termination, tmp_bytes.limit_hit) == (Termination.limit, "tmp_bytes"), tmp_bytes.error
     assert int(tmp_bytes.stdout_tail.split()[1]) <= LIMITS.tmp_bytes
     assert honest.termination is Termination.terminated and honest.tool_calls[0].ok

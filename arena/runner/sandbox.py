@@ -358,7 +358,11 @@ def sandbox_preexec(
     agent inherits all three. Everything it needs is prepared here, before the fork."""
     tmp_target = str(private_tmp).encode() if private_tmp is not None else None
     tmp_options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777".encode()
-    rlimits = rlimit_setter(limits)
+    # Not root, the agent runs as the validator's own uid, and RLIMIT_NPROC counts all of
+    # that uid's tasks: the validator's threads (several per running episode) would eat the
+    # agent's budget, down to bubblewrap failing to start. They are added on top.
+    own_tasks = len(os.listdir("/proc/self/task")) if os.geteuid() != 0 else 0
+    rlimits = rlimit_setter(limits, extra_tasks=own_tasks)
 
     def apply() -> None:
         if cgroup is not None:
@@ -380,7 +384,7 @@ def _check(result: int, what: str) -> None:
         raise OSError(code, f"{what}: {os.strerror(code)}")
 
 
-def rlimit_setter(limits: EpisodeLimits) -> Callable[[], None]:
+def rlimit_setter(limits: EpisodeLimits, extra_tasks: int = 0) -> Callable[[], None]:
     """A preexec function applying the limits; children (and the agent) inherit them.
 
     RLIMIT_CPU is only a backstop, a second past the bound: the runner's monitor
@@ -389,7 +393,8 @@ def rlimit_setter(limits: EpisodeLimits) -> Callable[[], None]:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s + 1, limits.cpu_s + 5))
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+        nproc = limits.processes + extra_tasks
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_bytes, limits.file_size_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

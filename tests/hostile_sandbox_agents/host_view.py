@@ -27,6 +27,13 @@ def agent_main(problem):
             print("LIST", folder, sorted(os.listdir(folder)))
         except OSError as exc:
             print("LIST", folder, type(exc).__name__)
+    for folder in ("/", "/dev", "/dev/shm", "/run", "/opt", "/opt/site", "/agent", "/usr/lib", "/proc"):
+        try:
+            with open(os.path.join(folder, "planted"), "w") as handle:
+                handle.write("x")
+            print("WRITABLE", folder)
+        except OSError as exc:
+            print("READ-ONLY", folder, type(exc).__name__)
     # The stdlib's modules that link system libraries all loaded (at the top) and work.
     assert ssl.create_default_context() and sqlite3.connect(":memory:") and ctypes.CDLL(None)
     assert zlib.compress(b"x") and lzma.compress(b"x") and bz2.compress(b"x") and uuid.uuid4()
