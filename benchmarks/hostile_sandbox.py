@@ -8,13 +8,12 @@ overshoot past the bound does not depend on the bound's size). Each attack runs
 once with the defences on and once off (``RunnerConfig.defences``, benchmark-only);
 the /tmp attackers are capped at twice the bound so the "off" run cannot take the
 host's memory. Printed per class: the attacker's effect, the bound, the record's
-label, and the validator's RSS growth over the run.
+label, and the validator's peak RSS during the run over its RSS before it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import resource
 import sys
 import tempfile
 from pathlib import Path
@@ -33,8 +32,18 @@ AGENTS = REPO / "tests" / "hostile_sandbox_agents"
 MIB = 1024**2
 
 
-def rss() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def peak_rss_since_reset() -> int:
+    """The validator's peak RSS since the last call (VmHWM, reset through clear_refs)."""
+    with open("/proc/self/status") as handle:
+        peak = next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmHWM:"))
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")
+    return peak
+
+
+def current_rss() -> int:
+    with open("/proc/self/status") as handle:
+        return next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmRSS:"))
 
 
 def label(record: EpisodeRecord) -> str:
@@ -82,9 +91,10 @@ async def main_async() -> None:
     ]  # fmt: skip
     for cls, agent, query, limits_name, effect, bound in rows:
         for on in (True, False):
-            before = rss()
+            peak_rss_since_reset()
+            before = current_rss()
             record = await attack(runners[(on, limits_name)], agent, query)
-            growth = (rss() - before) / MIB
+            growth = (peak_rss_since_reset() - before) / MIB
             try:
                 got = effect(record)
             except (IndexError, ValueError):

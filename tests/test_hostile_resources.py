@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -33,7 +32,7 @@ from arena.scoring import ScoreMode, score_problem
 HOSTILE = Path(__file__).parent / "hostile_sandbox_agents"
 HONEST = Path(__file__).parent / "race_agents" / "first_hit.py"
 REPO = Path(__file__).resolve().parents[1]
-# The validator's own growth over every attack of this module (RSS high-water mark).
+# The validator's peak RSS during the attacks, over its RSS before them.
 VALIDATOR_GROWTH_BOUND = 96 * 1024**2
 
 if bubblewrap_path() is None:
@@ -47,6 +46,20 @@ FORGERIES = ["print-only", "raise-memory-error", "exit-code", "status-channel", 
 REFUSED = ["unshare", "setns", "mount", "umount2", "pivot_root", "ptrace", "keyctl", "add_key", "bpf",
            "perf_event_open", "userfaultfd", "kexec_load", "kexec_file_load", "init_module", "finit_module",
            "delete_module", "io_uring_setup", "open_tree", "fsopen", "process_vm_readv", "clone", "clone3"]  # fmt: skip
+
+
+def peak_rss_since_reset() -> int:
+    """The validator's peak RSS since the last call (VmHWM, reset through clear_refs)."""
+    with open("/proc/self/status") as handle:
+        peak = next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmHWM:"))
+    with open("/proc/self/clear_refs", "w") as handle:
+        handle.write("5")
+    return peak
+
+
+def current_rss() -> int:
+    with open("/proc/self/status") as handle:
+        return next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmRSS:"))
 
 
 def _problem(query: str = "widget"):
@@ -77,7 +90,8 @@ def runs(catalog) -> dict:
 
     async def run_all() -> dict:
         out: dict = {"solo": await runner.run(honest, _problem(), "heuristic-policy")}
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        peak_rss_since_reset()
+        before = current_rss()
         groups = [
             {n: hostile(n) for n in ("tmp_bytes", "tmp_inodes", "kernel_surface", "host_view")},
             {"cpu_spread": hostile("cpu_spread")},
@@ -88,7 +102,7 @@ def runs(catalog) -> dict:
             results = await asyncio.gather(runner.run(honest, _problem(), "heuristic-policy"), *group.values())
             out["neighbours"].append(results[0])
             out.update(zip(group, results[1:], strict=True))
-        out["validator_growth"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+        out["validator_growth"] = peak_rss_since_reset() - before  # peak during the attacks, over the start
         return out
 
     return asyncio.run(run_all())
