@@ -16,9 +16,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from arena.problems.model import Intent, Problem
-from arena.runner.accounting import EpisodeCgroup, TreeMonitor
 from arena.runner.boot import EXIT_CRASH, EXIT_NO_ENTRY
-from arena.runner.process import ProcessResult, run_process
+from arena.runner.launch import SandboxLaunch
+from arena.runner.process import ProcessResult
 from arena.runner.proxy import InferenceProxy, SamplingPin, UpstreamRegistry
 from arena.runner.record import (
     AgentRef,
@@ -31,22 +31,9 @@ from arena.runner.record import (
     ValidatorFault,
 )
 from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
-from arena.runner.sandbox import (
-    SANDBOX_AGENT,
-    PythonLayout,
-    arguments_by_descriptor,
-    bubblewrap_command,
-    linked_library_tree,
-    require_bubblewrap,
-    rlimit_setter,
-    sandbox_environment,
-    sandbox_preexec,
-    shared_proc_masks,
-    unsafe_command,
-)
+from arena.runner.sandbox import SANDBOX_AGENT, PythonLayout, linked_library_tree, require_bubblewrap
 from arena.runner.server import EpisodeSession, build_episode_handler
-from arena.runner.syscall_filter import compile_filter, filter_fd
-from arena.runner.uids import UidLease
+from arena.runner.syscall_filter import compile_filter
 from arena.runner.wire import EpisodeWireServer
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeBackend
@@ -128,10 +115,7 @@ class EpisodeRunner:
         session = EpisodeSession(env, public, model, proxy, clock)
 
         workdir = Path(tempfile.mkdtemp(prefix="episode-", dir=self.config.work_dir))
-        uid_lease: UidLease | None = None
-        defended = self.config.defences
-        cgroup = EpisodeCgroup.create() if defended else None
-        fds: list[int] = []
+        launch: SandboxLaunch | None = None
         try:
             agent_dir = workdir / "agent"
             agent_dir.mkdir()
@@ -148,67 +132,24 @@ class EpisodeRunner:
             server = EpisodeWireServer(build_episode_handler(session))
             await server.start(listener)
             server_ready_s = clock()
-            status_fd = os.pipe() if defended else None  # run_process closes both ends
-            pass_fds = (status_fd[1],) if status_fd is not None else ()
-            private_tmp = None
             process_start_s = clock()
-            if self.config.sandbox:
-                uid_lease = UidLease()
-                seccomp_fd = filter_fd(self.syscall_filter) if self.syscall_filter is not None else None
-                if seccomp_fd is not None:
-                    fds.append(seccomp_fd)
-                    pass_fds += (seccomp_fd,)
-                if defended and os.geteuid() == 0:
-                    private_tmp = workdir / "tmp"  # the runner's own tmpfs: bounded in inodes too
-                    private_tmp.mkdir()
-                argv = bubblewrap_command(
-                    runtime=self._fresh_runtime(),
-                    agent_dir=agent_dir,
-                    socket_path=socket_path,
-                    uid=uid_lease.uid,
-                    limits=limits if defended else None,
-                    seccomp_fd=seccomp_fd,
-                    status_fd=status_fd[1] if status_fd is not None else None,
-                    private_tmp=private_tmp,
-                    proc_masks=shared_proc_masks(self.runtime, limits) if defended else None,
-                    only_linked_libraries=defended,
-                )
-                if defended:
-                    argv, args_fd = arguments_by_descriptor(argv)
-                    fds.append(args_fd)
-                    pass_fds += (args_fd,)
-                process_env = None
-            else:
-                argv = unsafe_command(runtime=self._fresh_runtime(), agent_file=agent_dir / "agent.py")
-                process_env = sandbox_environment(str(socket_path), status_fd[1] if status_fd else None) | {
-                    "PATH": os.environ.get("PATH", "")
-                }
-            monitor = (
-                TreeMonitor(cpu_limit_s=limits.cpu_s, on_cpu_limit=lambda: None, cgroup=cgroup) if defended else None
+            launch = SandboxLaunch(
+                limits=limits,
+                runtime=self._fresh_runtime(),
+                workdir=workdir,
+                agent_dir=agent_dir,
+                socket_path=socket_path,
+                sandbox=self.config.sandbox,
+                defences=self.config.defences,
+                syscall_filter=self.syscall_filter,
             )
-            preexec = sandbox_preexec(limits, cgroup=cgroup, private_tmp=private_tmp) if defended else None
-            result = await asyncio.to_thread(
-                run_process,
-                argv,
-                wall_s=limits.wall_s,
-                output_bytes=limits.output_bytes,
-                preexec=preexec or rlimit_setter(limits),
-                env=process_env,
-                cwd=str(workdir) if not self.config.sandbox else None,
-                monitor=monitor,
-                status_fd=status_fd,
-                pass_fds=pass_fds,
-            )
+            result = await asyncio.to_thread(launch.run)
             # The agent has exited: calls still in flight are cancelled and recorded as hung up.
             await server.close()
             listener.close()
         finally:
-            for fd in fds:
-                os.close(fd)
-            if cgroup is not None:
-                await asyncio.to_thread(cgroup.remove)  # it may wait for the last processes to go
-            if uid_lease is not None:
-                uid_lease.release()  # the sandbox's pid namespace is gone: no process of that uid is left
+            if launch is not None:
+                await asyncio.to_thread(launch.close)  # the uid, the cgroup, the descriptors
             shutil.rmtree(workdir, ignore_errors=True)
 
         termination, limit_hit, error, fault = classify(result, env.state.terminated, limits)
