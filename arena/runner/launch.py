@@ -49,62 +49,53 @@ class SandboxLaunch:
         self.cgroup: EpisodeCgroup | None = None
         self.status_fd: tuple[int, int] | None = None
         try:
-            self._prepare(runtime, workdir, agent_dir, socket_path, sandbox, defences, syscall_filter)
+            self.cgroup = EpisodeCgroup.create() if defences else None
+            self.status_fd = os.pipe() if defences else None
+            status_write = self.status_fd[1] if self.status_fd is not None else None
+            pass_fds = [status_write] if status_write is not None else []
+            private_tmp = None
+            self.env: dict[str, str] | None = None
+            self.cwd: str | None = None
+            if sandbox:
+                self.uid_lease = UidLease()
+                seccomp_fd = self._hold(filter_fd(syscall_filter)) if syscall_filter is not None else None
+                if defences and os.geteuid() == 0:
+                    private_tmp = workdir / "tmp"  # the runner's own tmpfs: bounded in inodes too
+                    private_tmp.mkdir()
+                self.argv = bubblewrap_command(
+                    runtime=runtime,
+                    agent_dir=agent_dir,
+                    socket_path=socket_path,
+                    uid=self.uid_lease.uid,
+                    limits=limits if defences else None,
+                    seccomp_fd=seccomp_fd,
+                    status_fd=status_write,
+                    private_tmp=private_tmp,
+                    proc_masks=shared_proc_masks(runtime, limits) if defences else None,
+                    only_linked_libraries=defences,
+                )
+                if defences:
+                    self.argv, args_fd = arguments_by_descriptor(self.argv)
+                    self._hold(args_fd)
+                pass_fds += self._fds
+            else:
+                self.argv = unsafe_command(runtime=runtime, agent_file=agent_dir / "agent.py")
+                self.env = sandbox_environment(str(socket_path), status_write) | {"PATH": os.environ.get("PATH", "")}
+                self.cwd = str(workdir)
+            self.pass_fds = tuple(pass_fds)
+            self.monitor = (
+                TreeMonitor(cpu_limit_s=limits.cpu_s, on_cpu_limit=lambda: None, cgroup=self.cgroup)
+                if defences
+                else None
+            )
+            self.preexec = (
+                sandbox_preexec(limits, cgroup=self.cgroup, private_tmp=private_tmp)
+                if defences
+                else rlimit_setter(limits)
+            )
         except BaseException:
             self.close()
             raise
-
-    def _prepare(
-        self,
-        runtime: Path,
-        workdir: Path,
-        agent_dir: Path,
-        socket_path: Path,
-        sandbox: bool,
-        defences: bool,
-        syscall_filter: bytes | None,
-    ) -> None:
-        limits = self.limits
-        self.cgroup = EpisodeCgroup.create() if defences else None
-        self.status_fd = os.pipe() if defences else None
-        status_write = self.status_fd[1] if self.status_fd is not None else None
-        pass_fds = [status_write] if status_write is not None else []
-        private_tmp = None
-        self.env: dict[str, str] | None = None
-        self.cwd: str | None = None
-        if sandbox:
-            self.uid_lease = UidLease()
-            seccomp_fd = self._hold(filter_fd(syscall_filter)) if syscall_filter is not None else None
-            if defences and os.geteuid() == 0:
-                private_tmp = workdir / "tmp"  # the runner's own tmpfs: bounded in inodes too
-                private_tmp.mkdir()
-            self.argv = bubblewrap_command(
-                runtime=runtime,
-                agent_dir=agent_dir,
-                socket_path=socket_path,
-                uid=self.uid_lease.uid,
-                limits=limits if defences else None,
-                seccomp_fd=seccomp_fd,
-                status_fd=status_write,
-                private_tmp=private_tmp,
-                proc_masks=shared_proc_masks(runtime, limits) if defences else None,
-                only_linked_libraries=defences,
-            )
-            if defences:
-                self.argv, args_fd = arguments_by_descriptor(self.argv)
-                self._hold(args_fd)
-            pass_fds += self._fds
-        else:
-            self.argv = unsafe_command(runtime=runtime, agent_file=agent_dir / "agent.py")
-            self.env = sandbox_environment(str(socket_path), status_write) | {"PATH": os.environ.get("PATH", "")}
-            self.cwd = str(workdir)
-        self.pass_fds = tuple(pass_fds)
-        self.monitor = (
-            TreeMonitor(cpu_limit_s=limits.cpu_s, on_cpu_limit=lambda: None, cgroup=self.cgroup) if defences else None
-        )
-        self.preexec = (
-            sandbox_preexec(limits, cgroup=self.cgroup, private_tmp=private_tmp) if defences else rlimit_setter(limits)
-        )
 
     def _hold(self, fd: int) -> int:
         self._fds.append(fd)
