@@ -23,7 +23,10 @@ from pathlib import Path
 import pytest
 
 from arena.problems.official import parse_row
-from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.runner.accounting import TreeSample
+from arena.runner.boot import EXIT_CRASH, EXIT_MEMORY
+from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig, classify
+from arena.runner.process import ProcessResult
 from arena.runner.proxy import UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, FaultKind, Termination
 from arena.runner.sandbox import bubblewrap_path
@@ -269,3 +272,31 @@ def test_the_user_namespace_path_refuses_the_same_and_bounds_tmp():
     assert int(tmp_bytes.stdout_tail.split()[1]) <= LIMITS.tmp_bytes
     assert honest.termination is Termination.terminated and honest.tool_calls[0].ok
     assert honest.usage.cpu_user_s + honest.usage.cpu_system_s > 0  # measured from /proc, not wait4's zero
+
+
+def _result(**kw) -> ProcessResult:
+    base = dict(exit_code=None, signal=None, timed_out=False, output_exceeded=False, stdout_tail="",
+                stderr_tail="MemoryError\nOSError: [Errno 24] Too many open files", wall_s=1.0, agent_started=True)  # fmt: skip
+    return ProcessResult(**(base | kw))
+
+
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        # the exit code boot gives a MemoryError, with and without the memory measured at its bound
+        (_result(reported_exit=EXIT_MEMORY), (Termination.crash, None)),
+        (_result(reported_exit=EXIT_MEMORY, final=TreeSample(vm_peak_bytes=LIMITS.memory_bytes)), (Termination.limit, "memory")),
+        # a peak from long ago does not name the limit when the last look shows none
+        (_result(reported_exit=EXIT_CRASH, peak=TreeSample(tasks=LIMITS.processes), final=TreeSample(tasks=1)), (Termination.crash, None)),
+        (_result(reported_exit=EXIT_CRASH, final=TreeSample(open_files=LIMITS.open_files)), (Termination.limit, "open_files")),
+        # killed by a signal without a report: the run's peaks are all there is
+        (_result(signal=9, peak=TreeSample(tasks=LIMITS.processes)), (Termination.limit, "processes")),
+        (_result(signal=24), (Termination.crash, None)),  # SIGXCPU with no CPU used
+        (_result(signal=24, cpu_user_s=LIMITS.cpu_s), (Termination.limit, "cpu")),
+        (_result(exit_code=EXIT_MEMORY), (Termination.crash, None)),  # os._exit(5) skips boot's report
+        (_result(cpu_limit_hit=True, reported_exit=0), (Termination.limit, "cpu")),
+    ],
+)  # fmt: skip
+def test_the_label_follows_measurements_not_claims(result, expected):
+    termination, limit, _, fault = classify(result, False, LIMITS)
+    assert (termination, limit) == expected and fault is None

@@ -287,6 +287,7 @@ class TreeMonitor(threading.Thread):
         self.cpu_limit_s, self.on_cpu_limit, self.cgroup = cpu_limit_s, on_cpu_limit, cgroup
         self.root_pid: int | None = None
         self.peak = TreeSample()
+        self.final: TreeSample | None = None
         self.cpu_limit_hit = False
         self._stop_event = threading.Event()
         self._lock = threading.Lock()
@@ -328,8 +329,9 @@ class TreeMonitor(threading.Thread):
             self.sample(deep=count % self.DEEP_EVERY == 0)
 
     def settle(self) -> None:
-        """One last, full sample: called when the sandbox reports its end, before it is killed."""
-        self.sample(deep=True)
+        """One last, full sample: called when the sandbox reports its end, before it is killed.
+        It is what the limit name is decided from (the peaks may be from long before)."""
+        self.final = self.sample(deep=True)
 
     def stop(self) -> None:
         self._stop_event.set()

@@ -255,8 +255,9 @@ def classify(
 
 def measured_limit(result: ProcessResult, limits: EpisodeLimits) -> str | None:
     """The bound the runner's measurements show the agent at, if any (kernel figures:
-    CPU time, free space and inodes of its /tmp, VmPeak, task and descriptor counts)."""
-    peak = result.peak
+    CPU time, free space and inodes of its /tmp, VmPeak, task and descriptor counts):
+    from the last look when boot reported its end, else the peaks of the whole run."""
+    peak = result.final or result.peak
     if result.cpu_user_s + result.cpu_system_s >= limits.cpu_s:
         return "cpu"
     if peak.tmp_bytes_free is not None and peak.tmp_bytes_free < min(_TMP_FULL_BYTES, limits.tmp_bytes // 2):

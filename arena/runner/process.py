@@ -40,6 +40,7 @@ class ProcessResult:
     agent_started: bool | None = None  # boot reported its start (None: no status channel)
     reported_exit: int | None = None  # boot's exit code, reported before the runner's last look
     peak: TreeSample = field(default_factory=TreeSample)
+    final: TreeSample | None = None  # the last full look, taken when boot reported its end
 
 
 class _CappedReader(threading.Thread):
@@ -148,11 +149,11 @@ def run_process(
             stream.close()
     if status_reader is not None:
         status_reader.join(timeout=5)
-    peak = TreeSample()
+    peak, final = TreeSample(), None
     cpu_user, cpu_system = usage.ru_utime, usage.ru_stime
     if monitor is not None:
         monitor.stop()
-        peak = monitor.peak
+        peak, final = monitor.peak, monitor.final
         cpu_user, cpu_system = max(cpu_user, peak.cpu_user_s), max(cpu_system, peak.cpu_system_s)
     return ProcessResult(
         exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
@@ -170,6 +171,7 @@ def run_process(
         agent_started=status_reader.started if status_reader is not None else None,
         reported_exit=status_reader.exit_code if status_reader is not None and flags["reported"] else None,
         peak=peak,
+        final=final,
     )
 
 
