@@ -105,10 +105,18 @@ class LLMCallRecord(BaseModel):
 class EpisodeLimits(BaseModel):
     wall_s: float = Field(300.0, gt=0, description="Wall-clock limit of one episode; the whole process tree is killed.")
     memory_bytes: int = Field(4 * 1024**3, gt=0, description="Address-space limit of the agent (RLIMIT_AS).")
-    cpu_s: int = Field(300, gt=0, description="CPU-seconds limit of the agent (RLIMIT_CPU).")
+    cpu_s: int = Field(
+        300, gt=0, description="CPU-seconds of the whole episode, all its processes together (measured by the runner)."
+    )
     processes: int = Field(64, gt=0, description="Processes and threads of the agent's uid (RLIMIT_NPROC).")
     open_files: int = Field(256, gt=0, description="Open file descriptors (RLIMIT_NOFILE).")
     file_size_bytes: int = Field(64 * 1024**2, gt=0, description="Largest file the agent may write (RLIMIT_FSIZE).")
+    tmp_bytes: int = Field(
+        256 * 1024**2, gt=0, description="Bytes of the agent's private /tmp (a tmpfs, in host memory)."
+    )
+    tmp_inodes: int = Field(
+        4096, gt=0, description="Files and folders in the private /tmp (enforced when the validator runs as root)."
+    )
     output_bytes: int = Field(
         64 * 1024, gt=0, description="Tail of stdout and of stderr kept; 256x this kills the agent."
     )
@@ -153,10 +161,17 @@ class LimitHit(BaseModel):
 
 
 class ResourceUsage(BaseModel):
+    """Measured by the runner from outside the sandbox (arena/runner/accounting.py)."""
+
     wall_s: float = 0.0
-    cpu_user_s: float = 0.0
+    cpu_user_s: float = 0.0  # of every process of the episode, alive or dead
     cpu_system_s: float = 0.0
     max_rss_kib: int = 0
+    peak_tasks: int = 0  # most processes and threads of the agent seen at once
+    peak_vm_bytes: int = 0  # largest address space one of its processes reached
+    peak_open_files: int = 0  # most descriptors one process held (sampled)
+    tmp_bytes_used: int = 0  # of the private /tmp, at its fullest as sampled
+    tmp_inodes_used: int = 0
 
 
 class EpisodeRecord(BaseModel):
