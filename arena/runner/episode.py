@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from arena.problems.model import Intent, Problem
 from arena.runner.boot import EXIT_CRASH, EXIT_MEMORY, EXIT_NO_ENTRY
+from arena.runner.faults import boot_fault
 from arena.runner.process import ProcessResult, run_process
 from arena.runner.proxy import InferenceProxy, SamplingPin, UpstreamRegistry
 from arena.runner.record import AgentRef, EpisodeLimits, EpisodeRecord, ProblemRef, ResourceUsage, Termination
@@ -196,6 +197,7 @@ class EpisodeRunner:
                 ),
             },
         )
+        record.validator_fault = record.validator_fault or boot_fault(session.booted_s is not None, result.exit_code, result.signal, result.timed_out)  # fmt: skip
         return record
 
 

@@ -36,6 +36,9 @@ class EpisodeSession:
         self.clock = clock
         self.tool_calls: list[ToolCallRecord] = []
         self.first_tool_call_s: float | None = None
+        # The boot handshake: the sandbox's boot code asks for the episode before it loads any agent code,
+        # so a session never asked means the agent never started (arena.runner.faults.boot_fault).
+        self.booted_s: float | None = None
 
     def call_tool(self, name: str, arguments: Any) -> ToolResult:
         at = self.clock()
@@ -78,6 +81,8 @@ def build_episode_handler(session: EpisodeSession) -> Handler:
 
     def episode() -> Reply:
         nonlocal episode_body
+        if session.booted_s is None:
+            session.booted_s = session.clock()
         if episode_body is None:  # fixed for the episode: encoded once
             episode_body = _json({"problem": session.public_problem, "model": session.model,
                                   "tools": session.env.schemas()})  # fmt: skip

@@ -60,6 +60,8 @@ class EpisodeInfo(BaseModel):
     leased_until: datetime | None
     claims: int
     error: str | None
+    fault_kind: str | None = None  # the validator-side failure last hit (arena.runner.record.FaultKind)
+    fault_charged: bool | None = None  # that failure was charged to the submission (the canary ran clean)
     success: bool | None
     rule: float | None
     outcome: dict | None
@@ -282,16 +284,35 @@ def complete(session: Session, episode_id: int, record: BaseModel | Mapping, out
     return False
 
 
-def fail(session: Session, episode_id: int, reason: str) -> bool:
-    """Give up on an episode for good (``reason`` kept); False if it was already finished."""
-    return _finish_unfinished(session, episode_id, status=EpisodeStatus.failed, error=reason, finished_at=utcnow())
-
-
-def release(session: Session, episode_id: int, *, error: str | None = None) -> bool:
-    """Hand a claimed episode back as pending (a transient error); False if it was already finished."""
+def fail(
+    session: Session, episode_id: int, reason: str, *, fault_kind: str | None = None, charged: bool | None = None
+) -> bool:
+    """Give up on an episode for good (``reason`` kept, with the validator fault that ended it, if one did,
+    and whether that fault was charged to the submission); False if it was already finished."""
+    faults = _fault_values(fault_kind, charged)
     return _finish_unfinished(
-        session, episode_id, status=EpisodeStatus.pending, error=error, worker_id=None, leased_until=None
+        session, episode_id, status=EpisodeStatus.failed, error=reason, finished_at=utcnow(), **faults
     )
+
+
+def release(
+    session: Session,
+    episode_id: int,
+    *,
+    error: str | None = None,
+    fault_kind: str | None = None,
+    charged: bool | None = None,
+) -> bool:
+    """Hand a claimed episode back as pending (a transient error, or a validator fault to retry); False if it
+    was already finished."""
+    faults = _fault_values(fault_kind, charged)
+    return _finish_unfinished(
+        session, episode_id, status=EpisodeStatus.pending, error=error, worker_id=None, leased_until=None, **faults
+    )
+
+
+def _fault_values(fault_kind: str | None, charged: bool | None) -> dict[str, Any]:
+    return {} if fault_kind is None else {"fault_kind": str(fault_kind), "fault_charged": charged}
 
 
 def _finish_unfinished(session: Session, episode_id: int, **values: Any) -> bool:
