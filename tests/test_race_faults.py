@@ -117,7 +117,28 @@ def test_a_broken_sandbox_halts_the_cycle_and_the_command_exits_with_the_fix(rac
     assert stages[CycleStage.qualifying]["halted"]["kind"] == "sandbox"
     assert CycleStage.promotion not in stages and CycleStage.weights not in stages
     assert_decided_nothing(store, suite_dir, 2)
+    assert_shown(store, "sandbox", episodes[0].id)
     store.dispose()
+
+
+def assert_shown(store: Store, kind: str, episode_id: int) -> None:
+    """The dashboard explains the halt and the fault; /metrics counts both."""
+    from fastapi.testclient import TestClient
+
+    from arena.api.app import create_app
+    from tests.test_api_submissions import app_settings
+
+    with TestClient(create_app(app_settings(), store=store, chain=LocalChain(store.sessions))) as client:
+        cycle = client.get("/cycles/2").text
+        assert 'id="halt"' in cycle and f"({kind} fault)" in cycle and "Fix:" in cycle
+        assert f"halted: {kind}" in client.get("/cycles").text
+        assert 'id="halted"' in client.get("/").text
+        assert client.get("/v1/cycles/2").json()["halt"]["kind"] == kind
+        episode = client.get(f"/episodes/{episode_id}").text
+        assert 'id="fault"' in episode and "never scored against the" in episode
+        metrics = client.get("/metrics").text
+    assert f'arena_validator_faults{{charged="false",final="true",kind="{kind}"}} 2.0' in metrics
+    assert f'arena_cycles_halted{{kind="{kind}"}} 1.0' in metrics
 
 
 def test_a_dead_model_server_halts_the_cycle_and_charges_no_miner(race_world, tmp_path):  # noqa: F811
@@ -182,4 +203,12 @@ def test_an_agent_that_breaks_its_runs_is_charged_and_an_all_zero_race_crowns_no
     assert (report.weights.uids, report.weights.weights) == ([0], [1.0])  # all to the burn uid, the owner's
     assert [n.hotkey for n in validator.chain.neurons() if n.uid == 0] == ["owner"]
     assert [e.event for e in Suite(race.suite_dir).read_ledger().events] == [EventKind.revealed, EventKind.retired]
+    from fastapi.testclient import TestClient
+
+    from arena.api.app import create_app
+    from tests.test_api_submissions import app_settings
+
+    with TestClient(create_app(app_settings(), store=store, chain=validator.chain)) as client:
+        page = client.get("/cycles/1").text
+    assert 'id="promotion"' in page and "a race score of 0 crowns nobody" in page and 'id="halt"' not in page
     validator.close()
