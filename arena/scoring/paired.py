@@ -158,7 +158,7 @@ def _bounds(
     if all(d == differences[0] for d in differences):
         return _round(differences[0]), _round(differences[0])  # every resample has this mean
     rng = random.Random(seed)
-    means = sorted(math.fsum(differences[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    means = sorted(math.fsum(rng.choices(differences, k=n)) / n for _ in range(resamples))
     low_index = max(0, math.floor((1.0 - confidence) * resamples) - 1)
     high_index = min(resamples - 1, math.ceil(confidence * resamples))
     return _round(means[low_index]), _round(means[high_index])
