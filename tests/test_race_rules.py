@@ -334,3 +334,17 @@ def test_the_last_good_weights_are_re_sent_every_interval_while_waiting(tmp_path
     validator.race = RaceSettings(weights_interval=timedelta(minutes=10))
     validator.resend_weights = lambda: sent.append("resent")
     assert validator.wait_resending(Instant(), 35 * 60) == 3 and len(sent) == 3
+
+
+def test_the_evidence_rule_picks_the_right_agent_in_simulated_races_where_the_old_margin_rule_guesses():
+    import random
+
+    from benchmarks.race_power import one_race
+
+    rng = random.Random(3)
+    races = 25
+    better = [one_race(0.30, 60, 2, rng, seed=f"0x{r:04x}") for r in range(races)]
+    equal = [one_race(0.0, 20, 2, rng, seed=f"0x{r:04x}") for r in range(races)]
+    assert sum(new for _, new in better) >= 0.9 * races  # a clearly better challenger wins
+    assert sum(new for _, new in equal) <= 0.1 * races  # an equal one almost never takes the title
+    assert sum(old for old, _ in equal) > sum(new for _, new in equal)  # where the fixed margin crowned luck
