@@ -30,7 +30,7 @@ def leaderboard(stdout: str) -> dict[str, tuple[str, float | None]]:
     """agent -> (rank, race score) from the printed table."""
     table = {}
     for line in stdout.splitlines():
-        cells = [c.strip() for c in line.strip("│ ").split("│")]
+        cells = [c.strip() for c in line.strip()[1:-1].split("│")]
         if len(cells) == 7 and cells[1] in ("tool_calling", "search_loop", "shortcut"):
             table[cells[1]] = (cells[0], None if cells[3] == "-" else float(cells[3]))
     return table
@@ -72,3 +72,25 @@ def test_demo_runs_a_whole_race_and_continues_on_rerun(tmp_path):
     # Nobody new came: the last decided weights stand, runners-up included.
     assert next(line for line in second.stdout.splitlines() if line.startswith("weights")) == weights_line
     assert "catalog reusing" in second.stderr and "suite reusing" in second.stderr
+
+
+def test_a_demo_whose_cycle_halts_fails_with_the_fix(monkeypatch, tmp_path):
+    """What `arena demo` does with a halted cycle (the race side is tests/test_race_faults.py)."""
+    from typer.testing import CliRunner
+
+    import arena.demo
+    from arena.cli import app
+    from arena.race.halt import FIXES
+
+    halt = {"stage": "qualifying", "kind": "sandbox", "reason": "2 episode(s) failed on a sandbox fault that the "
+            "canary hit too", "submissions": [1, 2], "episodes": 2, "canary_failed": True, "fix": FIXES["sandbox"]}  # fmt: skip
+
+    def halted(settings, out_dir, plan, console):
+        return arena.demo.DemoResult(cycle=1, champion=None, standings=[], weights={}, rejected_copy=None, funnel={},
+                                     paths={}, halt=halt)  # fmt: skip
+
+    monkeypatch.setattr(arena.demo, "run_demo", halted)
+    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path)])
+    assert result.exit_code == 3, result.output
+    assert "cycle 1 halted at qualifying (sandbox)" in result.output
+    assert "fix: install bubblewrap" in result.output and "Leaderboard" not in result.output
