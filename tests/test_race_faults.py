@@ -137,7 +137,7 @@ def assert_shown(store: Store, kind: str, episode_id: int) -> None:
         episode = client.get(f"/episodes/{episode_id}").text
         assert 'id="fault"' in episode and "never scored against the" in episode
         metrics = client.get("/metrics").text
-    assert f'arena_validator_faults{{charged="false",final="true",kind="{kind}"}} 2.0' in metrics
+    assert f'arena_validator_faults{{charged="false",kind="{kind}",outcome="given_up"}} 2.0' in metrics
     assert f'arena_cycles_halted{{kind="{kind}"}} 1.0' in metrics
 
 

@@ -142,13 +142,12 @@ class StoreCollector(Collector):
         validator_faults = GaugeMetricFamily(
             "arena_validator_faults",
             "Episodes that hit a validator-side failure, by kind; charged: the canary ran clean (the failure followed "
-            "the submission); final: given up on (else retried and finished).",
-            labels=["kind", "charged", "final"],
+            "the submission); outcome: given_up (failed), record_stood (done, charged), retrying.",
+            labels=["kind", "charged", "outcome"],
         )
+        outcomes = {EpisodeStatus.failed: "given_up", EpisodeStatus.done: "record_stood"}
         for kind, charged, status, n in sorted(faults, key=lambda row: (row[0], str(row[1]), row[2].value)):
-            validator_faults.add_metric(
-                [kind, str(bool(charged)).lower(), str(status is EpisodeStatus.failed).lower()], n
-            )
+            validator_faults.add_metric([kind, str(bool(charged)).lower(), outcomes.get(status, "retrying")], n)
         yield validator_faults
         yield _gauge("arena_cycles_halted", "Cycles halted undecided (the validator could not measure), by kind.",
                      "kind", halts)  # fmt: skip

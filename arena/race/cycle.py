@@ -133,8 +133,13 @@ class CycleContext:
 
 
 def _faulted(store: Store, number: int, stage: EpisodeStage) -> list[FaultedEpisode]:
+    """Episodes given up on for a fault, and those whose record stood despite one (charged)."""
     with store.transaction() as session:
-        failed = repo.list_episodes(session, cycle=number, stage=stage, status=EpisodeStatus.failed)
+        failed = [
+            e
+            for e in repo.list_episodes(session, cycle=number, stage=stage)
+            if e.status in (EpisodeStatus.failed, EpisodeStatus.done)
+        ]
     return [
         FaultedEpisode(
             episode_id=e.id,

@@ -8,9 +8,10 @@ A stage halts when
 
 - an episode was given up on a validator fault that the canary shared (the reference agent failed on
   the same sandbox and model server too: ``fault_charged`` is false), or
-- validator faults hit at least ``fault_halt_fraction`` of the stage's submissions, and at least two
-  (one failure that follows one submission across workers and retries is that submission's: it is
-  charged, counts 0, and halts nothing), or
+- validator faults hit at least ``fault_halt_fraction`` of the stage's submissions, and at least two,
+  even where the canary ran clean each time (a model server failing under load, say: the records that
+  stood on a charged upstream fault count here too). One failure that follows one submission across
+  workers and retries is that submission's: it is charged, counts 0, and halts nothing, or
 - the judge was down: episodes left unjudged whose judge canary failed too (``JUDGE_OUTAGE`` in the
   judgment's reason), or unjudged episodes spread over that fraction of the submissions.
 """

@@ -156,9 +156,12 @@ def _extend(store: Store, episode_id: int, worker_id: str, lease_s: float) -> bo
         return repo.extend_lease(session, episode_id, worker_id, lease_s)
 
 
-def _complete(store: Store, episode_id: int, record: EpisodeRecord, outcome) -> bool:
+def _complete(
+    store: Store, episode_id: int, record: EpisodeRecord, outcome, fault: ValidatorFault | None = None
+) -> bool:
     with store.transaction() as session:
-        return repo.complete(session, episode_id, record, outcome)
+        kind = None if fault is None else fault.kind.value
+        return repo.complete(session, episode_id, record, outcome, fault_kind=kind, charged=True if kind else None)
 
 
 def _give_back(
@@ -201,6 +204,7 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int) -> str:
     job: _EpisodeInput | None = None
     record: EpisodeRecord | None = None
     canary: CanaryResult | None = None
+    standing_fault: ValidatorFault | None = None
     try:
         try:
             job = await in_thread(_episode_input, ctx.store, claimed)
@@ -220,12 +224,13 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int) -> str:
             # The model server answered the reference agent on the same problem right after: the failed calls
             # were this agent's own doing. Its record stands (no retry: a retry would be a free re-roll).
             logger.info("episode %d: upstream failures, but the canary ran clean: the record stands", episode_id)
+            standing_fault = fault  # stored with the record: a fault that follows the submission, charged
         else:
             return await _fault(ctx, claimed, fault, canary)
     assert job is not None and record is not None
     outcome = score_problem(job.problem, record.final_recommendation, ctx.catalog, mode=ScoreMode.strict)
     record.outcome = outcome.model_dump(mode="json")
-    stored = await in_thread(_complete, ctx.store, episode_id, record, outcome)
+    stored = await in_thread(_complete, ctx.store, episode_id, record, outcome, standing_fault)
     logger.info(
         "episode %d %s (%s, success=%s)", episode_id, "stored" if stored else "already stored",
         record.termination.value, outcome.success,

@@ -254,11 +254,21 @@ def extend_lease(
     return session.execute(statement).rowcount == 1
 
 
-def complete(session: Session, episode_id: int, record: BaseModel | Mapping, outcome: BaseModel | Mapping) -> bool:
+def complete(
+    session: Session,
+    episode_id: int,
+    record: BaseModel | Mapping,
+    outcome: BaseModel | Mapping,
+    *,
+    fault_kind: str | None = None,
+    charged: bool | None = None,
+) -> bool:
     """Store an episode's record and outcome score together; True if stored, False if it was already finished.
 
     ``outcome`` is an ``OutcomeScore`` (or its JSON): its ``success`` and ``rule``
-    are kept in their own columns for ranking without parsing JSON.
+    are kept in their own columns for ranking without parsing JSON. ``fault_kind``:
+    the record stands although the validator saw a fault in it (charged to the
+    submission: the canary ran clean); without it an earlier try's fault is cleared.
     """
     record_json, outcome_json = jsonable(record), jsonable(outcome)
     if not isinstance(outcome_json, dict) or "success" not in outcome_json or "rule" not in outcome_json:
@@ -275,6 +285,8 @@ def complete(session: Session, episode_id: int, record: BaseModel | Mapping, out
             finished_at=utcnow(),
             leased_until=None,
             error=None,
+            fault_kind=None if fault_kind is None else str(fault_kind),
+            fault_charged=charged if fault_kind is not None else None,
         )
         .execution_options(synchronize_session=False)
     )

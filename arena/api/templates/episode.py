@@ -10,8 +10,9 @@ submission <a href="/submissions/{{ ep.submission_id }}">#{{ ep.submission_id }}
 · attempt {{ ep.attempt }} · <a href="/v1/episodes/{{ ep.id }}">JSON</a></p>
 {% if ep.redaction %}<p class="notice" id="redaction">Withheld: {{ ep.redaction }}.</p>{% endif %}
 {% if ep.fault_kind %}<p class="notice" id="fault">Validator fault ({{ ep.fault_kind }}):
-{% if ep.fault_charged %}the reference canary ran clean on the same sandbox, so this failure follows the submission
-and is charged to it (counts 0).{% else %}the canary failed too: the validator's failure, never scored against the
+{% if ep.fault_charged %}the reference canary ran clean on the same sandbox and model server, so this failure follows
+the submission and is charged to it{% if ep.status.value == "done" %} (its record stands and is scored){% else %}
+(counts 0){% endif %}.{% else %}the canary failed too: the validator's failure, never scored against the
 miner.{% endif %}{% if ep.error %} {{ ep.error }}{% endif %}</p>{% endif %}
 <div class="grid">
 <div class="stat"><span>outcome (rule score)</span><b>{{ ep.rule | number }}</b><span>success {{ ep.success | number }}</span></div>
