@@ -212,3 +212,33 @@ def test_an_agent_that_breaks_its_runs_is_charged_and_an_all_zero_race_crowns_no
         page = client.get("/cycles/1").text
     assert 'id="promotion"' in page and "a race score of 0 crowns nobody" in page and 'id="halt"' not in page
     validator.close()
+
+
+def test_the_canary_runs_clean_on_a_working_sandbox_and_fails_on_a_dead_model_server(race_world, tmp_path):  # noqa: F811
+    import asyncio
+
+    from arena.problems.partitions import PartitionName
+    from arena.race.settings import RaceSettings
+    from arena.race.validator import open_catalog, upstream_registry
+    from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+    from arena.runner.faults import CANARY_NAME, CANARY_SOURCE, canary_verdict
+    from arena.runner.proxy import UpstreamRegistry
+
+    catalog_dir, template = race_world
+    catalog, _ = open_catalog(catalog_dir)
+    problem = Suite(template).problems(PartitionName.public)[0]
+    canary = AgentSource(name=CANARY_NAME, code=CANARY_SOURCE)
+    dead = Upstream(name="vllm", base_url=f"http://127.0.0.1:{_free_port()}/v1", models=["heuristic-policy"])
+
+    async def run(registry) -> tuple[bool, str]:
+        runner = EpisodeRunner(catalog, registry, RunnerConfig(allowlist=["heuristic-policy"]))
+        try:
+            verdict = canary_verdict(await runner.run(canary, problem, "heuristic-policy"))
+        finally:
+            await registry.aclose()
+        return verdict.ok, verdict.detail
+
+    assert asyncio.run(run(upstream_registry(RaceSettings()))) == (True, "the canary ran clean on the same sandbox "
+                                                                        "and model server")  # fmt: skip
+    ok, detail = asyncio.run(run(UpstreamRegistry([dead])))
+    assert not ok and detail.startswith("upstream:") and "HTTP 502" in detail
