@@ -313,8 +313,44 @@ def _verdict(draft: Draft, probe: SearchProbe, query: str | None = None):
 
 def test_solvability_keeps_an_honest_candidate(catalog5k, probe, sources):
     draft = _draft(catalog5k, next(r for r in sources if r["intent"] == "product"))
+    # The product's whole title names it: no other listing passes the title check in one mode but not the other.
+    draft.needs[0].noun = draft.needs[0].product.title.lower()
     verdict = _verdict(draft, probe)
     assert verdict.ok and verdict.ranks and verdict.ranks[0] is not None
+
+
+def _succeeds(problem, product, mode) -> bool:
+    from arena.shop.catalog import InMemoryCatalog
+
+    return score_problem(problem, [product.product_id], InMemoryCatalog([product]), mode=mode).success
+
+
+def test_solvability_rejects_a_problem_whose_strict_answer_is_luck(catalog5k, probe, sources):
+    from arena.problems.solvability import NOT_UNIQUE
+
+    # Three title words and no constraint: where another listing with those words ranks above the gold and
+    # passes official mode but not strict, which one an agent recommends is luck.
+    rejected = 0
+    for row in (r for r in sources if r["intent"] == "product"):
+        draft = _draft(catalog5k, row)
+        verdict = _verdict(draft, probe)
+        if verdict.reason != NOT_UNIQUE:
+            continue
+        rejected += 1
+        problem = assemble(draft, render_query(draft), seed=0)
+        query = honest_queries(draft.needs[0])[0]
+        above = catalog5k.bm25(query.q, query.filters, verdict.ranks[0] - 1)
+        noun = set(draft.needs[0].noun.split())
+        assert any(
+            noun <= set(p.title.lower().split())
+            and _succeeds(problem, p, ScoreMode.official)
+            and not _succeeds(problem, p, ScoreMode.strict)
+            for p in above
+        )
+        # Named by its whole title, the same product is a fair question again.
+        draft.needs[0].noun = draft.needs[0].product.title.lower()
+        assert _verdict(draft, probe).reason != NOT_UNIQUE
+    assert rejected >= 1
 
 
 @pytest.mark.parametrize(

@@ -154,6 +154,11 @@ class CycleSummary(BaseModel):
     draw_block: int | None
     draw_block_hash: str | None
     finished_at: datetime | None
+    halt: dict[str, Any] | None = Field(
+        None,
+        description="Why the cycle stopped undecided (the validator could not measure): stage, kind, reason, the "
+        "submissions hit, the fix. Nothing was promoted and the last good weights were re-sent.",
+    )
 
 
 class StageView(BaseModel):
@@ -217,6 +222,14 @@ class EpisodeDetail(EpisodeSummary):
     record: dict[str, Any] | None = Field(description="The full EpisodeRecord (every tool and LLM call).")
     outcome: dict[str, Any] | None = Field(description="The OutcomeScore.")
     error: str | None
+    fault_kind: str | None = Field(
+        None, description="The validator-side failure the episode last hit (sandbox, upstream, judge, store, runner)."
+    )
+    fault_charged: bool | None = Field(
+        None,
+        description="Whether that failure was charged to the submission (the canary ran clean on the same "
+        "sandbox: the failure follows the submission); false: the validator's, never the miner's.",
+    )
     judgments: list[JudgmentView]
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from arena.problems.model import Intent, Problem
 from arena.runner.boot import EXIT_CRASH, EXIT_NO_ENTRY
+from arena.runner.faults import boot_fault
 from arena.runner.launch import SandboxLaunch
 from arena.runner.limits import LimitLog
 from arena.runner.process import ProcessResult
@@ -212,6 +213,7 @@ class EpisodeRunner:
                 ),
             },
         )
+        record.validator_fault = record.validator_fault or boot_fault(session.booted_s is not None, result.exit_code, result.signal, result.timed_out)  # fmt: skip
         return record
 
 

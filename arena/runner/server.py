@@ -63,6 +63,9 @@ class EpisodeSession:
         self.tool_record_bytes = 0  # the record's share spent on tool calls (their encoded answers)
         self.first_tool_call_s: float | None = None
         self._turn = asyncio.Lock()  # one tool call at a time: the record's order is the execution order
+        # The boot handshake: the sandbox's boot code asks for the episode before it loads any agent code,
+        # so a session never asked means the agent never started (arena.runner.faults.boot_fault).
+        self.booted_s: float | None = None
 
     async def call_tool(self, name: str, arguments: Any) -> bytes:
         """Executes and records one call; returns the answer's JSON body. Never raises
@@ -197,6 +200,8 @@ def build_episode_handler(session: EpisodeSession) -> Handler:
 
     def episode() -> Reply:
         nonlocal episode_body
+        if session.booted_s is None:
+            session.booted_s = session.clock()
         if episode_body is None:  # fixed for the episode: encoded once
             episode_body = _json({"problem": session.public_problem, "model": session.model,
                                   "tools": session.env.schemas()})  # fmt: skip

@@ -54,6 +54,8 @@ def get_episode(episode_id: RowId, session: ReadSession) -> EpisodeDetail:
         record=info.record if view.shows_content else None,
         outcome=info.outcome if view.shows_content else None,
         error=info.error if view.shows_content else None,
+        fault_kind=info.fault_kind,
+        fault_charged=info.fault_charged,
         judgments=[
             JudgmentView(
                 version=j.version,
