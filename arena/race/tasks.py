@@ -35,8 +35,8 @@ from procrastinate.testing import InMemoryConnector
 from sqlalchemy.engine import make_url
 
 from arena.problems.model import Problem
-from arena.race.held_results import HeldResult, HeldResults, held
 from arena.race.halt import JUDGE_OUTAGE
+from arena.race.held_results import HeldResult, HeldResults, held
 from arena.race.resilience import in_thread
 from arena.race.settings import RaceSettings
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
