@@ -1,6 +1,8 @@
 """Hostile agents against the episode server, tools and proxy, at production bounds.
 
-    .venv/bin/python benchmarks/hostile.py
+    .venv/bin/python benchmarks/hostile.py [--server-only]
+
+(then the sandbox classes of benchmarks/hostile_sandbox.py, in the same run)
 
 Each class of attack (the agents of tests/hostile_server_agents, sized as the
 issue measured them on main) runs in the real sandbox next to an honest episode,
@@ -188,7 +190,15 @@ async def main_async() -> None:
 
 
 def main() -> None:
+    """Every class of issue 14 in one run: the server, tool and proxy attacks here, then the sandbox's
+    (benchmarks/hostile_sandbox.py: /tmp, CPU, kernel calls, /proc), each next to its bound."""
     asyncio.run(main_async())
+    if "--server-only" not in sys.argv:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import hostile_sandbox
+
+        print("\n== the sandbox's bounds (benchmarks/hostile_sandbox.py) ==")
+        hostile_sandbox.main()
 
 
 if __name__ == "__main__":
