@@ -76,6 +76,11 @@ class ArenaSettings(BaseSettings):
         description="Folder with the official ShoppingBench task files.",
     )
     log_level: str = Field("INFO", description="Python logging level for arena commands.")
+    log_libraries_level: str = Field(
+        "WARNING",
+        description="Logging level of third-party libraries (procrastinate, httpx, psycopg, ...); "
+        "DEBUG or INFO to see their chatter.",
+    )
     log_format: Literal["text", "json"] = Field(
         "text", description="Log lines of the validator, workers and API: text, or JSON with episode/submission ids."
     )

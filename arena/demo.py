@@ -3,14 +3,21 @@
 1. a small synthetic catalog and its index (with a knowledge corpus);
 2. generated problems of all four intents, clustered into a versioned suite;
 3. the store (``./arena.db`` by default) migrated, the suite imported, a
-   LocalChain with a validator and four miners whose hotkeys live in a
-   wallet folder under the demo directory (never ``~/.bittensor``);
+   LocalChain with the subnet owner at uid 0 (the burn uid: what no miner
+   earned goes there, never to the validator), a validator and four miners
+   whose hotkeys live in a wallet folder under the demo directory (never
+   ``~/.bittensor``);
 4. the reference agents submitted, signed, over real HTTP to the validator's
    API, plus a renamed copy of one of them, which the API must reject;
 5. one full cycle in real sandboxes with the built-in offline policy:
    qualifying, race, judging, scoring, promotion, weights on the LocalChain;
-6. the leaderboard, the champion, the weight vector, and the corpus exported
+6. the leaderboard, the champion (or "undecided": the demo's small draw
+   cannot always tell agents apart, and then it says so), the promotion
+   decision with its interval, the weight vector, and the corpus exported
    from the store with its funnel.
+
+A cycle that halts (the validator could not measure: no bubblewrap, a dead
+model server or judge) makes ``arena demo`` fail with the fix to apply.
 
 Every step reuses what an earlier run left: re-running continues the race
 from the database (a new cycle) instead of failing.
@@ -25,7 +32,7 @@ import time
 from pathlib import Path
 
 import uvicorn
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -35,20 +42,34 @@ from arena.config import ArenaSettings
 AGENTS_DIR = Path(__file__).resolve().parent / "agents"
 MINERS = ("tool_calling", "search_loop", "shortcut")
 COPYCAT = "copycat"
+OWNER = "owner"  # registered first: uid 0, the burn uid
 
 
 class DemoPlan(BaseModel):
     products: int = 3000
     seed: int = 7
-    problems: int = 48
-    public: int = 6
-    draw_size: int = 6
+    problems: int = 96
+    public: int | None = None  # default: a sixth of the problems (at least 6)
+    draw_size: int | None = None  # default: half of the problems (the bank may hold fewer: then all of it)
     attempts: int = 1
+
+    @model_validator(mode="after")
+    def _sizes(self) -> DemoPlan:
+        # Paired decisions need problems: the larger the draw, the smaller the gap the demo can resolve
+        # (docs/race.md). Episodes of the reference agents take about a second each, so half the
+        # problems is affordable; what the draw cannot resolve the demo reports as undecided.
+        if self.public is None:
+            self.public = max(6, self.problems // 6)
+        if self.draw_size is None:
+            self.draw_size = max(6, self.problems // 2)
+        return self
 
 
 class DemoResult(BaseModel):
     cycle: int
     champion: str | None
+    decision: dict = {}  # the promotion stage's detail (verdict, reason, interval)
+    halt: dict | None = None  # the cycle halted: why, and the fix
     standings: list[dict]
     weights: dict[int, float]
     rejected_copy: str | None
@@ -77,7 +98,7 @@ def run_demo(settings: ArenaSettings, out_dir: Path, plan: DemoPlan, console: Co
     rejected = submit_agents(settings, store, chain, wallets, out_dir, console)
 
     report = run_cycle(settings, store, chain, validator_hotkey, suite_dir, catalog_dir, plan, console)
-    funnel = export_corpus(database_url, out_dir / "corpus", console)
+    funnel = export_corpus(database_url, out_dir / "corpus", console) if report.halt is None else {}
     names = submission_names(store)
     standings = [
         {"submission": names.get(s.submission_id, str(s.submission_id)), **s.model_dump(exclude={"submission_id"})}
@@ -88,6 +109,8 @@ def run_demo(settings: ArenaSettings, out_dir: Path, plan: DemoPlan, console: Co
     return DemoResult(
         cycle=report.cycle,
         champion=names.get(report.champion_id) if report.champion_id is not None else None,
+        decision=report.stages.get("promotion", {}),
+        halt=report.halt.model_dump() if report.halt is not None else None,
         standings=standings,
         weights=weights,
         rejected_copy=rejected,
@@ -143,7 +166,7 @@ def ensure_wallets(wallet_dir: Path, chain) -> dict[str, str]:
     from arena.wallets import ensure_wallet, hotkey_address
 
     addresses = {}
-    for name in ("validator", *MINERS, COPYCAT):
+    for name in (OWNER, "validator", *MINERS, COPYCAT):
         address = hotkey_address(ensure_wallet(wallet_dir, name))
         chain.register(address, validator_permit=name == "validator")
         addresses[name] = address
@@ -260,6 +283,12 @@ def submission_names(store) -> dict[int, str]:
 
 
 def print_result(result: DemoResult, console: Console) -> None:
+    if result.halt is not None:
+        halt = result.halt
+        console.print(f"[bold red]cycle {result.cycle} halted[/] at {halt['stage']} ({halt['kind']}): {halt['reason']}")
+        console.print("nothing was promoted and no new weights were set: the validator could not measure")
+        console.print(f"fix: {halt['fix']}")
+        return
     table = Table(title=f"Leaderboard after cycle {result.cycle}")
     for column in ("rank", "agent", "qualifying", "race", "success", "coef", "champion"):
         table.add_column(column, no_wrap=True)
@@ -270,7 +299,14 @@ def print_result(result: DemoResult, console: Console) -> None:
             "yes" if row.get("is_champion") else "",
         )  # fmt: skip
     console.print(table)
-    console.print(f"champion: [bold]{result.champion or 'none yet'}[/]")
+    decision = result.decision
+    verdict = decision.get("verdict")
+    if result.champion is None:
+        console.print(f"champion: [bold]{'undecided' if verdict == 'undecided' else 'nobody'}[/]")
+    else:
+        console.print(f"champion: [bold]{result.champion.removesuffix('.py')}[/]")
+    if decision.get("reason"):
+        console.print(f"decision ({verdict or 'kept'}): {decision['reason']}")
     console.print("weights (uid -> weight): " + ", ".join(f"{u}: {w:.3f}" for u, w in sorted(result.weights.items())))
     if result.rejected_copy:
         console.print(f"the copied agent was rejected: {result.rejected_copy}")

@@ -39,9 +39,19 @@ class TextFormatter(logging.Formatter):
         return f"{text} [{context}]" if context else text
 
 
-def configure_logging(level: str = "INFO", fmt: str = "text", stream=None) -> None:
+# Libraries that log a line per job, request or connection at INFO: a validator's cycle
+# would drown in them ("procrastinate.jobs: Deferred 1 job" 130 times a cycle).
+LIBRARIES = ("procrastinate", "httpx", "httpcore", "psycopg", "alembic", "uvicorn", "asyncio", "urllib3",
+             "bittensor", "websockets", "filelock", "datasets", "transformers")  # fmt: skip
+
+
+def configure_logging(level: str = "INFO", fmt: str = "text", stream=None, *, libraries: str = "WARNING") -> None:
+    """The root at ``level``; the chatty libraries at ``libraries`` (never more verbose than ``level``)."""
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    quiet = max(logging.getLevelName(level.upper()), logging.getLevelName(libraries.upper()))
+    for name in LIBRARIES:
+        logging.getLogger(name).setLevel(quiet)

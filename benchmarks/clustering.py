@@ -64,21 +64,31 @@ REWORDINGS = (
 
 
 def reword(query: str) -> str:
+    # Whole words only: "over" -> "above" must not turn "cover" into "cabove" (a word the
+    # request does not have, which the guard rightly reads as another request).
     text, done = query.lower(), 0
     for old, new in REWORDINGS:
-        if old in text and done < 2:
-            text, done = text.replace(old, new, 1), done + 1
+        pattern = re.compile(r"\b" + re.escape(old) + r"\b")
+        if done < 2 and pattern.search(text):
+            text, done = pattern.sub(new, text, count=1), done + 1
     return text
 
 
 def reorder(query: str, rng: random.Random) -> str:
+    """Clauses shuffled within each sentence or list item: a constraint moved to another item of a
+    shop task would ask another problem (the guard compares shop tasks item by item)."""
     head, sep, tail = query.partition("\n\n")
-    parts = re.split(r", (?:and )?| and ", head)
+    segments = re.split(r"(; |(?<=\.) )", head)
+    return "".join(_reorder_clauses(segment, rng) for segment in segments) + sep + tail
+
+
+def _reorder_clauses(segment: str, rng: random.Random) -> str:
+    parts = re.split(r", (?:and )?| and ", segment)
     if len(parts) < 3:
-        return query
+        return segment
     rest = parts[1:]
     rng.shuffle(rest)
-    return ", ".join([parts[0], *rest]) + sep + tail
+    return ", ".join([parts[0], *rest])
 
 
 def edit(query: str, n: int, rng: random.Random, vocabulary: list[str]) -> str:

@@ -13,6 +13,10 @@
    proxy measures it (``LLMCallRecord.upstream_ms``, request sent to last byte
    received, so the client hop counts as upstream) is printed alongside.
 3. 8 concurrent episodes on this machine: all finish without error.
+4. The sandbox's defences (syscall filter, bounded /tmp, /proc masks, the CPU
+   monitor, boot's status channel) on and off (``RunnerConfig.defences``, a
+   benchmark-only switch), interleaved: the sandbox start, the whole episode's
+   wall time and the 30-step runner overhead (target: start and wall within 10%).
 """
 
 from __future__ import annotations
@@ -143,7 +147,47 @@ async def main_async(n: int) -> None:
     bad = [r.termination for r in records if r.termination.value != "terminated"]
     print(f"8 concurrent 30-step episodes: {wall:.1f} s wall, {len(records) - len(bad)}/8 terminated normally"
           + (f", others: {bad}" if bad else ""))  # fmt: skip
+    await defences_on_and_off(catalog, registry, problem, n)
     await registry.aclose()
+
+
+async def defences_on_and_off(catalog, registry, problem, n: int) -> None:
+    limits = EpisodeLimits(wall_s=120)
+    runners = {
+        on: EpisodeRunner(catalog, registry, RunnerConfig(limits=limits, allowlist=["bench"], defences=on))
+        for on in (True, False)
+    }
+    first = AgentSource.from_path(AGENTS / "first_call.py")
+    steps = AgentSource.from_path(AGENTS / "thirty_steps_raw.py")
+    starts: dict[bool, list[float]] = {True: [], False: []}
+    walls: dict[bool, list[float]] = {True: [], False: []}
+    overheads: dict[bool, list[float]] = {True: [], False: []}
+    for on in (True, False):
+        await runners[on].run(first, problem, "bench")  # warm
+    for _ in range(n):
+        for on in (True, False):  # interleaved: the machine's load falls on both alike
+            record = await runners[on].run(first, problem, "bench")
+            starts[on].append(record.timings["start_to_first_tool_call_ms"])
+            walls[on].append(record.usage.wall_s * 1000)
+    for _ in range(3):
+        for on in (True, False):
+            record = await runners[on].run(steps, problem, "bench")
+            calls = record.llm_calls
+            step = calls[-1].at_s - calls[0].at_s
+            tool_work = sum(t.duration_ms for t in record.tool_calls[:29]) / 1000
+            overheads[on].append((step - sum(c.upstream_ms for c in calls[:-1]) / 1000 - tool_work) / step)
+    for label, figures in (("sandbox start -> first tool call", starts), ("whole episode wall", walls)):
+        on, off = pct(figures[True], 0.5), pct(figures[False], 0.5)
+        # Paired by round (each round runs both back to back): the median of the differences
+        # is the least disturbed by a busy machine; the minimum shows the cost without noise.
+        paired = statistics.median(a - b for a, b in zip(figures[True], figures[False], strict=True))
+        best_on, best_off = min(figures[True]), min(figures[False])
+        print(f"defences on/off, {label}: p50 {on:.1f} vs {off:.1f} ms ({(on - off) / off:+.1%}), "
+              f"paired median {paired:+.1f} ms ({paired / off:+.1%}), "
+              f"best {best_on:.1f} vs {best_off:.1f} ms ({(best_on - best_off) / best_off:+.1%}); target < 10%")  # fmt: skip
+    on, off = statistics.median(overheads[True]), statistics.median(overheads[False])
+    print(f"defences on/off, 30-step runner overhead: {on:.1%} vs {off:.1%} of step time "
+          f"({(on - off) * 100:+.1f} points)")  # fmt: skip
 
 
 def main() -> None:

@@ -90,6 +90,9 @@ def write_card(out: Path, summary: ExportSummary) -> None:
         "",
         *(["## Warnings", "", *(f"- {w}" for w in summary.warnings), ""] if summary.warnings else []),
         *([f"Not written (no rows): {', '.join(f'`{n}.jsonl`' for n in summary.empty)}.", ""] if summary.empty else []),
+        f"`problems.jsonl`: the {summary.train_problems} problems of the train split, rewards included (what rft and "
+        "grpo sample on; never an eval or held-out problem).",
+        "",
         "## Funnel",
         "",
         *_table(

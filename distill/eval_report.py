@@ -4,7 +4,11 @@ The intervals resample *problems* (not episodes) with replacement: problems
 differ far more than the runs of one problem, so the problem is the unit of
 uncertainty. Runs being compared are resampled with the same draws (a paired
 bootstrap) over the problems they share, so two checkpoints on one partition
-are compared on equal footing.
+are compared on equal footing. Each run after the first also gets its greedy
+success *difference* from the first run, problem by problem, with the race's
+one-sided paired test (``arena.scoring.paired``: the bootstrap bound and the
+sign test on the problems where the two differ): "better" or "worse" only when
+the evidence says so at the confidence, else "undecided".
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel
 
 from arena.scoring.metrics import pass_at_k
+from arena.scoring.paired import PairedComparison, confidently_better, confidently_worse
+from arena.scoring.paired import compare as paired_compare
 from distill.evaluate import EvalMetrics, ProblemResult
 
 
@@ -60,6 +66,8 @@ class RunComparison(BaseModel):
     pass_at_1: Interval | None = None
     pass_at_k: Interval | None = None  # at the k every compared run has samples for
     k: int | None = None
+    vs_first: PairedComparison | None = None  # greedy success minus the first run's, paired by problem
+    verdict: str | None = None  # "better", "worse" or "undecided" than the first run, at the confidence
 
 
 def _greedy(results: Sequence[ProblemResult]) -> float:
@@ -102,14 +110,40 @@ def compare_runs(
     # One k for every run (the fewest samples any sampled run has): pass@8 beside pass@2 compares nothing.
     k = min((n for n in samples if n >= 1), default=0)
     table = []
+    first: list[float] = []
     for (metrics, aligned), n in zip(aligned_runs, samples, strict=True):
+        greedy = [float(r.greedy) for r in aligned]
         row = RunComparison(label=metrics.label, n_problems=len(aligned), asr=interval(aligned, _greedy))
         if n >= 1:
             row.pass_at_1 = interval(aligned, _pass_at(1))
             row.k = k
             row.pass_at_k = interval(aligned, _pass_at(k))
+        if table:
+            row.vs_first = paired_compare(
+                greedy, first, seed=f"eval-{seed}", confidence=confidence, resamples=resamples
+            )
+            row.verdict = (
+                "better"
+                if confidently_better(row.vs_first)
+                else "worse"
+                if confidently_worse(row.vs_first)
+                else "undecided"
+            )
+        else:
+            first = greedy
         table.append(row)
     return table
+
+
+def versus(row: RunComparison, emphasis: str = "**") -> str:
+    """The run's greedy success against the first run's: paired difference, interval, counts, verdict."""
+    if row.vs_first is None:
+        return "-"
+    d = row.vs_first
+    return (
+        f"{d.mean_difference:+.1%} [{d.lower:+.1%}, {d.upper:+.1%}], {d.a_better} better / {d.b_better} "
+        f"worse: {emphasis}{row.verdict}{emphasis}"
+    )
 
 
 def render_comparison(rows: Sequence[RunComparison], confidence: float = 0.95) -> str:
@@ -120,11 +154,12 @@ def render_comparison(rows: Sequence[RunComparison], confidence: float = 0.95) -
     lines = [
         f"Bootstrap {confidence:.0%} intervals over the problems all runs share (paired resampling).",
         "",
-        f"| run | problems | ASR | pass@1 | pass@{k or 'k'} |",
-        "|---|---:|---:|---:|---:|",
+        f"| run | problems | ASR | pass@1 | pass@{k or 'k'} | ASR vs the first run (paired, one-sided) |",
+        "|---|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         lines.append(
-            f"| {row.label} | {row.n_problems} | {cell(row.asr)} | {cell(row.pass_at_1)} | {cell(row.pass_at_k)} |"
+            f"| {row.label} | {row.n_problems} | {cell(row.asr)} | {cell(row.pass_at_1)} | {cell(row.pass_at_k)} "
+            f"| {versus(row)} |"
         )
     return "\n".join(lines) + "\n"

@@ -35,6 +35,7 @@ from distill.structure import FilterConfig, structural_verdicts
 
 FORMATS = ("jsonl", "parquet", "hf")
 FILES = ("train", "eval", "subtask", "rejected", "kto")
+PROBLEMS_FILE = "problems.jsonl"  # the train problems, rewards included: what rft and grpo sample on
 DEFAULT_EVAL_FRACTION = 0.1
 DEFAULT_MAX_AGENT_SHARE = 0.5
 
@@ -95,6 +96,7 @@ class ExportSummary(BaseModel):
     extras: list[str] = Field(default_factory=list)  # written beyond JSONL (parquet, hf, plots) or why not
     warnings: list[str] = Field(default_factory=list)  # what a user must know: a relaxed cap, an empty split
     empty: list[str] = Field(default_factory=list)  # files with no row: not written (an empty file loads as an error)
+    train_problems: int = 0  # rows of problems.jsonl
 
     @property
     def usable(self) -> bool:
@@ -132,6 +134,7 @@ class CorpusExport:
         self._files = {name: (config.out / f"{name}.jsonl").open("w", encoding="utf-8") for name in FILES}
         self._spool = self._spool_path.open("w", encoding="utf-8")
         self._keys: list[_Key] = []
+        self._problem_rows: dict[str, dict] = {}  # problem id -> its row, for gated trajectories
 
     def _write(self, name: str, row: dict) -> None:
         self._files[name].write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -188,6 +191,8 @@ class CorpusExport:
                 self._spool_row(trajectory, gated=False)  # a negative example for KTO
             return
         funnel.gated += 1
+        if trace.problem_row is not None:
+            self._problem_rows.setdefault(meta.problem_id, trace.problem_row)
         self._spool_row(trajectory, gated=True)
 
     def _spool_row(self, trajectory: Trajectory, *, gated: bool) -> None:
@@ -237,6 +242,7 @@ class CorpusExport:
         evals, reasons = self._plan()
         funnel = self.summary.funnel
         train_clusters: set[str] = set()
+        train_problems: set[str] = set()
         eval_seen: set[str] = set()
         threshold = self.config.gates.min_coefficient
         with self._spool_path.open(encoding="utf-8") as spool:
@@ -263,6 +269,7 @@ class CorpusExport:
                     continue
                 funnel.train += 1
                 train_clusters.add(key.cluster)
+                train_problems.add(trajectory.metadata.problem_id)
                 agent = f"{trajectory.metadata.agent.name}@{trajectory.metadata.agent.sha256[:12]}"
                 self.summary.agents[agent] = self.summary.agents.get(agent, 0) + 1
                 self._emit("train", trajectory)
@@ -270,11 +277,20 @@ class CorpusExport:
         self._spool_path.unlink()
         for handle in self._files.values():
             handle.close()
+        self._write_problems(train_problems)
         self._drop_empty_files()
         overlap = train_clusters & eval_seen
         if overlap:  # cannot happen by construction; checked because a leak would void every eval figure
             raise ExportError(f"leak: cluster(s) {sorted(overlap)[:5]} in both train and eval")
         return self.summary
+
+    def _write_problems(self, train_problems: set[str]) -> None:
+        """The problems of the train split (never eval's, never held-out), one row each, for rft and grpo."""
+        rows = [self._problem_rows[pid] for pid in sorted(train_problems) if pid in self._problem_rows]
+        self.summary.train_problems = len(rows)
+        if rows:
+            with (self.config.out / PROBLEMS_FILE).open("w", encoding="utf-8") as handle:
+                handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
     def _drop_empty_files(self) -> None:
         """An empty JSONL split loads as an error (``datasets`` raises StopIteration), so it is not

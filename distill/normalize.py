@@ -52,6 +52,9 @@ class Trace(BaseModel):
     executed: list[ExecutedCall] = Field(default_factory=list)
     final_recommendation: list[str] | None = None
     tools: list[dict[str, Any]] = Field(default_factory=list)
+    # The problem as it ran (official row shape, reward included): the export writes the train problems
+    # from it for rft and grpo. Never part of a corpus row.
+    problem_row: dict[str, Any] | None = None
 
 
 def tool_content(call: ExecutedCall) -> str:
@@ -113,7 +116,13 @@ def trace_of(record: EpisodeRecord) -> Trace:
         ExecutedCall(name=t.name, arguments=t.arguments, ok=t.ok, result=t.result, error=t.error)
         for t in record.tool_calls
     ]
-    return Trace(turns=turns, executed=executed, final_recommendation=record.final_recommendation, tools=tools)
+    return Trace(
+        turns=turns,
+        executed=executed,
+        final_recommendation=record.final_recommendation,
+        tools=tools,
+        problem_row=record.problem.row or None,
+    )
 
 
 def _schema(tool: Any) -> dict[str, Any]:

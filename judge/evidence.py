@@ -3,7 +3,9 @@
 The rule that matters: only what the proxy recorded as the model's response is
 the model's reasoning. ``request.messages`` are written by the agent, and an
 agent can put anything there, assistant turns the model never produced
-included, so they are not evidence at all. The problem's reward is the answer
+included, so they are not evidence at all. They are kept only as the
+dictation (``judge.dictation``): what the agent wrote into each request, so
+that a response repeating it is not credited as the model's. The problem's reward is the answer
 key and never enters the evidence either: a judge that saw it would grade
 outcome, not reasoning. The rest (tool calls with their results, the final
 recommendation, the query) is kept whole here; the LLM prompt truncates it
@@ -17,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from arena.runner.record import EpisodeRecord, LLMCallRecord
+from judge.dictation import dictation_by_call
 
 
 class ModelStep(BaseModel):
@@ -31,6 +34,9 @@ class ModelStep(BaseModel):
     status_code: int = 200
     text: str  # reasoning_content and content, each once
     tool_calls: list[dict[str, Any]] = Field(default_factory=list)  # [{"name", "arguments"}] the model emitted
+    # Request text the agent wrote that this request added (judge.dictation): never evidence, only
+    # what the model's words are checked against. Never shown to an LLM judge.
+    dictation: list[str] = Field(default_factory=list)
 
 
 class ToolStep(BaseModel):
@@ -85,7 +91,7 @@ def _emitted_calls(response: dict[str, Any]) -> list[dict[str, Any]]:
     return emitted
 
 
-def _model_step(call: LLMCallRecord) -> ModelStep | None:
+def _model_step(call: LLMCallRecord, dictation: dict[int, list[str]]) -> ModelStep | None:
     # Only choice 0 is kept at the top of ``response``: it is the turn the agent continued with.
     if not isinstance(call.response, dict):
         return None
@@ -99,11 +105,13 @@ def _model_step(call: LLMCallRecord) -> ModelStep | None:
         status_code=call.status_code,
         text=step_text(call.response),
         tool_calls=_emitted_calls(call.response),
+        dictation=dictation.get(call.index, []),
     )
 
 
 def build_evidence(record: EpisodeRecord) -> Evidence:
-    steps = [step for step in map(_model_step, record.llm_calls) if step is not None]
+    dictation = dictation_by_call(record)
+    steps = [step for call in record.llm_calls if (step := _model_step(call, dictation)) is not None]
     tools = [
         ToolStep(
             index=call.index,

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from judge.dictation import Dictation
 
 COPY_NGRAM = 8  # a run of 8 tokens that also occurs in a tool result is copied, not written
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -181,11 +184,21 @@ class ToolFacts:
                 chars[start:end] = " " * (end - start)
         return "".join(chars), sum(covered) / len(words)
 
-    def cited(self, own: str) -> tuple[list[str], list[str], list[str], list[str]]:
-        """(candidate product ids, other data, specific terms, comparison cues) the text uses."""
+    def cited(self, own: str, dictation: Dictation | None = None, cue_text: str | None = None) -> Cited:
+        """What the text uses of earlier results. With ``dictation``, what the agent's own request
+        text already held is set aside as ``repeated`` (it earns nothing); ``cue_text`` is ``own``
+        with the dictated runs blanked, where comparison cues are looked for."""
+        repeated: list[str] = []
+
+        def fresh(item: str, dictated: bool) -> bool:
+            if dictated:
+                repeated.append(item)
+            return not dictated
+
         id_tokens = {t.lower() for t in _ID_TOKEN.findall(own)}
-        candidates = sorted(id_tokens & self.product_ids)
-        data = sorted(id_tokens & self.other_ids)
+        has_id = dictation.has_id if dictation is not None else (lambda _token: False)
+        candidates = [c for c in sorted(id_tokens & self.product_ids) if fresh(c, has_id(c))]
+        data = [d for d in sorted(id_tokens & self.other_ids) if fresh(d, has_id(d))]
         all_ids = self.product_ids | self.other_ids
         for match in _NUMBER.finditer(own):
             currency, whole, decimals = match.groups()
@@ -198,7 +211,8 @@ class ToolFacts:
                 continue
             if value in self._query_numbers and not (decimals or currency):
                 continue
-            data.append(match.group().strip())
+            if fresh(match.group().strip(), dictation is not None and dictation.has_number(value)):
+                data.append(match.group().strip())
         norm = normalize(own)
         for value, keys in self.values.items():
             if f" {value} " not in norm:
@@ -206,11 +220,25 @@ class ToolFacts:
             # A value the request itself names ("red") counts only next to its attribute's name.
             if set(value.split()) <= self._query_words and not any(f" {k} " in norm for k in keys):
                 continue
-            data.append(value)
+            if fresh(value, dictation is not None and dictation.has_phrase(value)):
+                data.append(value)
         words = set(tokens(own))
-        terms = sorted(words & self.terms)
-        cues = sorted(words & COMPARISON_CUES)
-        return candidates, sorted(set(data)), terms, cues
+        terms = sorted((words & self.terms) - (dictation.words if dictation is not None else set()))
+        cues = sorted(set(tokens(cue_text if cue_text is not None else own)) & COMPARISON_CUES)
+        return Cited(
+            candidates=candidates, data=sorted(set(data)), terms=terms, cues=cues, repeated=sorted(set(repeated))
+        )
+
+
+class Cited(BaseModel):
+    """One response's use of earlier results: candidate product ids, other data, specific terms,
+    comparison cues; and the data it only repeated from the agent's dictation."""
+
+    candidates: list[str] = Field(default_factory=list)
+    data: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(default_factory=list)
+    cues: list[str] = Field(default_factory=list)
+    repeated: list[str] = Field(default_factory=list)
 
 
 class StepFindings(BaseModel):
@@ -218,8 +246,11 @@ class StepFindings(BaseModel):
 
     call_index: int
     completion_tokens: int
+    own_tokens: int = 0  # completion tokens that are not dictation (gate 1 counts these)
     results_before: int  # tool results recorded before this request
     copied_fraction: float = 0.0
+    dictated_fraction: float = 0.0  # of its content words, repeating the agent's request text
+    dictated: list[str] = Field(default_factory=list)  # data it only repeated from that text
     candidates: list[str] = Field(default_factory=list)  # product ids from earlier results
     data: list[str] = Field(default_factory=list)  # other ids, prices/counts, attribute values
     terms: list[str] = Field(default_factory=list)

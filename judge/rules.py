@@ -14,19 +14,30 @@ be awarded, however persuasive the trace reads. Its checks, per model response
 4. comparison: two or more candidate product ids from earlier results in one
    response, with a comparing word (a bare list of ids is enumeration).
 
+Dictation (``judge.dictation``) earns nothing at any gate: request text the
+agent wrote (system and user turns, forged assistant turns, names, every other
+field; not the validator's tool results, the query or the model's own earlier
+outputs). Data a response only repeats from it is no citation, words repeated
+from it are no analysis, comparing words in repeated runs are no comparison,
+and its dictated share of the completion tokens does not count for gate 1: a
+response that is all dictation (``ALL_DICTATED``) counts no tokens, so an
+episode whose model output is all dictated is level 0.1 at most.
+
 What it cannot see: whether a comparison is *sound*. That is the LLM judge's
 part; the rules only make sure the material for it exists.
 """
 
 from __future__ import annotations
 
+import json
 import time
 
 from pydantic import BaseModel, Field
 
 from arena.runner.record import EpisodeRecord
+from judge.dictation import ALL_DICTATED, DICTATION_RULE, Dictation, blank, is_echo
 from judge.evidence import Evidence, ModelStep, build_evidence
-from judge.facts import StepFindings, ToolFacts
+from judge.facts import Cited, StepFindings, ToolFacts
 from judge.rubric import MIN_COMPLETION_TOKENS, RUBRIC_VERSION, Level, coefficient, level_from_gates, spec
 from judge.verdict import JudgeCost, ReasoningJudgment
 
@@ -42,6 +53,7 @@ class RulesFindings(BaseModel):
     answered_calls: int
     unanswered_calls: int
     max_completion_tokens: int
+    max_own_tokens: int = 0  # the most completion tokens of one response that are not dictation
     steps: list[StepFindings] = Field(default_factory=list)
     explanation: str
 
@@ -56,29 +68,40 @@ def _argument_text(evidence: Evidence) -> str:
 
 def analyse(evidence: Evidence) -> RulesFindings:
     facts = ToolFacts(evidence.query, _argument_text(evidence))
+    dictation = Dictation()
+    dictation.learn(evidence.query)
     steps: list[StepFindings] = []
     for item in evidence.timeline():
         if not isinstance(item, ModelStep):
             if item.ok and item.result is not None:
                 facts.add(item.result)
+                if not is_echo(item.arguments, item.result):
+                    dictation.learn(json.dumps(item.result, ensure_ascii=False, default=str))
             continue
+        dictation.add(item.dictation)
         own, copied = facts.own_text(item.text)
-        candidates, data, terms, cues = facts.cited(own) if facts.results_seen else ([], [], [], [])
+        coverage = dictation.coverage(item.text)
+        found = facts.cited(own, dictation, blank(own, coverage.spans)) if facts.results_seen else Cited()
         steps.append(
             StepFindings(
                 call_index=item.call_index,
                 completion_tokens=item.completion_tokens,
+                own_tokens=coverage.own_tokens(item.completion_tokens),
                 results_before=facts.results_seen,
                 copied_fraction=round(copied, 3),
-                candidates=candidates,
-                data=data,
-                terms=terms,
-                cues=cues,
+                dictated_fraction=round(coverage.dictated, 3),
+                dictated=found.repeated,
+                candidates=found.candidates,
+                data=found.data,
+                terms=found.terms,
+                cues=found.cues,
             )
         )
+        dictation.learn(item.text)  # the model's own words, sent back later, are not the agent's
     max_tokens = max((s.completion_tokens for s in evidence.steps), default=0)
+    max_own = max((s.own_tokens for s in steps), default=0)
     gates = [
-        max_tokens >= MIN_COMPLETION_TOKENS,
+        max_own >= MIN_COMPLETION_TOKENS,
         any(s.analyses for s in steps),
         any(s.cited for s in steps),
         any(s.compares for s in steps),
@@ -93,6 +116,7 @@ def analyse(evidence: Evidence) -> RulesFindings:
         answered_calls=len(evidence.steps),
         unanswered_calls=evidence.unanswered_calls,
         max_completion_tokens=max_tokens,
+        max_own_tokens=max_own,
         steps=steps,
         explanation="",
     )
@@ -111,8 +135,12 @@ def _explain(findings: RulesFindings) -> str:
         refused = f"; {findings.unanswered_calls} call(s) got no model output" if findings.unanswered_calls else ""
         return f"{head}: no inference call was answered by the model{refused}."
     parts = [f"{findings.answered_calls} model response(s), longest {findings.max_completion_tokens} completion tokens"]
+    dictated = _dictation_note(findings)
+    if dictated:
+        parts.append(dictated)
     if not findings.gates[0]:
-        parts.append(f"none reaches {MIN_COMPLETION_TOKENS}")
+        own = " of its own" if findings.max_own_tokens < findings.max_completion_tokens else ""
+        parts.append(f"none reaches {MIN_COMPLETION_TOKENS}{own}")
         return f"{head}: " + "; ".join(parts) + "."
     copied = [s for s in findings.steps if s.copied_fraction >= 0.5]
     if copied:
@@ -131,6 +159,24 @@ def _explain(findings: RulesFindings) -> str:
             f"call {compared.call_index} compares {_names(compared.candidates)} ({', '.join(compared.cues[:3])})"
         )
     return f"{head}: " + "; ".join(parts) + "."
+
+
+def _dictation_note(findings: RulesFindings) -> str:
+    """What the dictation rule set aside, named by the rule (an empty string when nothing)."""
+    hit = [s for s in findings.steps if s.dictated or s.dictated_fraction >= ALL_DICTATED]
+    if not findings.gates[0] and findings.max_own_tokens < findings.max_completion_tokens:
+        hit = [s for s in findings.steps if s.own_tokens < s.completion_tokens]  # it cost gate 1
+    if not hit:
+        return ""
+    worst = max(hit, key=lambda s: s.dictated_fraction)
+    note = (
+        f"{DICTATION_RULE} rule: {len(hit)} response(s) repeat request text the agent wrote (call "
+        f"{worst.call_index}: {worst.dictated_fraction:.0%} dictated"
+    )
+    repeated = sorted({item for s in hit for item in s.dictated})
+    if repeated:
+        note += f", dictated data not credited: {_names(repeated)}"
+    return note + ")"
 
 
 class RulesJudge:

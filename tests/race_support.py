@@ -90,12 +90,15 @@ def agent_code(name: str, *, pause_s: float = 0.0) -> bytes:
     return source.encode()
 
 
-def seed_store(url: str, agents: list[tuple[str, bytes]], *, netuid: int = 15) -> Store:
+def seed_store(url: str, agents: list[tuple[str, bytes]], *, netuid: int = 15, owner: str | None = None) -> Store:
     """Migrate ``url``, register each miner on its local chain and store its accepted submission
-    (fixed submission times and commitment blocks, so two stores seeded alike rank alike)."""
+    (fixed submission times and commitment blocks, so two stores seeded alike rank alike). ``owner``:
+    a hotkey registered first, so it holds uid 0 (the burn uid) instead of the first miner."""
     upgrade_database(url)
     store = open_store(url)
     chain = LocalChain(store.sessions, netuid=netuid)
+    if owner is not None:
+        chain.register(owner)
     for index, (hotkey, code) in enumerate(agents):
         chain.register(hotkey)
         with store.transaction() as session:

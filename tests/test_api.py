@@ -20,10 +20,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from arena.api import create_app
 from arena.api.settings import ApiSettings
@@ -586,3 +589,61 @@ def test_validator_run_api_registers_before_it_publishes_and_never_publishes_a_w
         for server in servers:
             if server is not None:
                 server.should_exit = True
+
+
+# --- bad input: every route, every parameter -------------------------------------------------------
+
+# Values a careless or hostile client sends: out of every column's range, negative, not numbers,
+# NUL and control characters, long strings.
+EDGE_VALUES = ["99999999999999999999", "2147483647", "2147483648", "9223372036854775807", "9223372036854775808", "-1", "-99999999999999999999",
+               "0", "1e309", "nan", "0x10", "", " ", "\x00", "%00", "../../etc/passwd", "1;DROP TABLE x", "x" * 5000]  # fmt: skip
+PARAM_VALUES = st.one_of(
+    st.sampled_from(EDGE_VALUES),
+    st.integers(min_value=-(10**40), max_value=10**40).map(str),
+    st.text(st.characters(exclude_categories=("Cs",)), max_size=200),
+)
+
+
+def parametrised_routes(app) -> list[tuple[str, list[str], list[str]]]:
+    """(path, path parameters, query parameters) of every GET route that takes any, HTML pages included."""
+    from fastapi.routing import APIRoute
+
+    def names(dependant, kind: str) -> list[str]:
+        own = [p.alias for p in getattr(dependant, kind)]
+        return own + [n for sub in dependant.dependencies for n in names(sub, kind)]
+
+    def flat(routes):  # newer FastAPI wraps an included router instead of copying its routes
+        for route in routes:
+            inner = getattr(route, "original_router", None)
+            yield from flat(inner.routes) if inner is not None else [route]
+
+    routes = []
+    for route in flat(app.routes):
+        if isinstance(route, APIRoute) and "GET" in route.methods:
+            path_params, query_params = names(route.dependant, "path_params"), names(route.dependant, "query_params")
+            if path_params or query_params:
+                routes.append((route.path, path_params, query_params))
+    return routes
+
+
+def test_every_route_answers_bad_parameters_with_the_documented_error(world):
+    app = world.client.app
+    routes = parametrised_routes(app)
+    assert len(routes) >= 10  # every id, cycle and page parameter of the API is in here
+    client = TestClient(app, raise_server_exceptions=False)  # a 500 must show as a status, not an exception
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+    @given(data=st.data())
+    def check(data) -> None:
+        path, path_params, query_params = data.draw(st.sampled_from(routes))
+        url = path
+        for name in path_params:
+            url = url.replace(f"{{{name}}}", quote(data.draw(PARAM_VALUES, label=name), safe="") or "0")
+        query = {name: data.draw(PARAM_VALUES, label=name) for name in query_params if data.draw(st.booleans())}
+        response = client.get(url, params=query)
+        assert response.status_code < 500, (url, query, response.text[:300])
+        if response.status_code >= 400 and not response.headers["content-type"].startswith("text/html"):
+            body = response.json()  # an HTML page answers its own error page
+            assert isinstance(body.get("error"), str) and isinstance(body.get("detail"), str), (url, query, body)
+
+    check()

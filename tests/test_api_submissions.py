@@ -22,12 +22,15 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import SimpleNamespace
+from urllib.parse import quote
 
 import bittensor as bt
 import httpx
 import numpy as np
 import pytest
 import uvicorn
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from arena.api import create_app
@@ -40,7 +43,7 @@ from arena.miner.client import MinerClient, MinerClientError, Validator, resolve
 from arena.race.admission import human_wait
 from arena.race.intake import fingerprint
 from arena.store import Store
-from arena.store.models import Miner, Nonce, Submission, SubmissionStatus
+from arena.store.models import CopyRefusal, Miner, Nonce, Submission, SubmissionStatus
 from arena.wallets import ensure_hotkeys, hotkey_address
 from tests.test_store import migrated_store
 
@@ -315,19 +318,33 @@ def test_each_content_check_has_its_error_and_stores_nothing(arena):
     assert arena.post(wallet, make_agent(1006)).status_code == 201  # the same hotkey, a sound file: accepted
 
 
-def test_copies_are_rejected_naming_the_earlier_submission(arena):
+def test_copies_are_refused_without_naming_the_earlier_submission_and_charged_to_a_daily_budget(arena):
     owner, copier = arena.miner(6), arena.miner(7)
     code = make_agent(1007)
     first = arena.post(owner, code)
     assert first.status_code == 201
     earlier = first.json()["id"]
-    before = row_counts(arena.store)
     renamed = code.replace(b"'recommend'", b"'answer'").replace(b"q = problem", b"query = problem")
     near = code.replace(b"    return", b"    c = (a, b)\n    return")
-    for variant, error in ((code, "exact_copy"), (renamed, "ast_copy"), (near, "near_copy")):
-        body = assert_refused(arena, arena.post(copier, variant), 409, error, before)
-        assert body["collides_with"]["submission_id"] == earlier
-        assert f"earlier submission {earlier}" in body["detail"] and hotkey_address(owner) in body["detail"]
+    variants = ((code, "exact_copy"), (renamed, "ast_copy"), (near, "near_copy"))
+    for left, (variant, error) in zip((2, 1, 0), variants, strict=True):
+        before = row_counts(arena.store)
+        response = arena.post(copier, variant)
+        body = response.json()
+        assert (response.status_code, body["error"], body["copy_refusals_left"]) == (409, error, left), body
+        # The embargoed code's owner, id, commitment and similarity stay hidden: no oracle on it.
+        assert body["detail"] == "this agent is too close to an earlier submission, which came first"
+        assert "collides_with" not in body or body["collides_with"] is None
+        assert str(earlier) not in response.text and hotkey_address(owner) not in response.text
+        # Nothing is stored but the refusal itself (and its nonce: a replay cannot burn the budget twice).
+        assert row_counts(arena.store) == {**before, "nonces": before["nonces"] + 1}
+    with arena.store.transaction() as session:
+        refusals = session.execute(select(CopyRefusal.check).where(CopyRefusal.hotkey == hotkey_address(copier)))
+        assert sorted(refusals.scalars()) == sorted(error for _, error in variants)
+    # The budget is spent: no copy check runs, not even for a sound file, until the oldest ages out.
+    before = row_counts(arena.store)
+    body = assert_refused(arena, arena.post(copier, make_agent(1107)), 429, "copy_budget_exhausted", before)
+    assert 0 < body["retry_after"] <= 24 * 3600
 
 
 def test_the_earlier_commitment_wins_a_copy_dispute(arena):
@@ -441,7 +458,7 @@ def test_the_miner_client_commits_signs_and_posts(arena, tmp_path):
         copied = client.submit(agent, [validator], chain=arena.chain)
     refused = copied.receipts[0]
     assert not refused.accepted and (refused.status_code, refused.error) == (409, "exact_copy")
-    assert f"earlier submission {receipt.submission_id}" in refused.detail
+    assert "earlier submission" in refused.detail and str(receipt.submission_id) not in refused.detail
 
     with MinerClient(miner) as client:  # the same hotkey again within 12 h: the client surfaces Retry-After
         again = client.post(make_agent(4001), validator)
@@ -549,3 +566,44 @@ def test_the_endpoint_is_published_after_registration_and_never_as_a_wildcard(ar
         public_endpoint(None, "0.0.0.0", 9000)
     with pytest.raises(EndpointError, match="not an http"):
         public_endpoint("validator.example.org", "0.0.0.0", 9000)
+
+
+# --- bad input, property-tested ------------------------------------------------------------------
+
+GARBAGE = st.one_of(
+    st.sampled_from(["", "0", "-1", "99999999999999999999", "9223372036854775808", "0x", "nan", " ", "x" * 3000]),
+    st.integers(min_value=-(10**30), max_value=10**30).map(str),
+    st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=100),  # what a header can carry
+)
+
+
+def test_garbage_in_a_submission_request_answers_the_documented_error_and_stores_nothing(arena):
+    wallet = arena.miner(30)
+    code = make_agent(3001)
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+    @given(
+        field=st.sampled_from(["X-Bittensor-Version", "X-Bittensor-Hotkey", "X-Bittensor-Nonce", "X-Bittensor-Signature",
+                               "X-Bittensor-Receiver", "X-Bittensor-Crypto", "X-Arena-Agent-Name", "query"]),
+        value=GARBAGE,
+        body=st.one_of(st.just(code), st.binary(max_size=300)),
+    )  # fmt: skip
+    def check(field: str, value: str, body: bytes) -> None:
+        before = row_counts(arena.store)
+        headers = signed_headers(wallet, code, arena.receiver)
+        target = "/v1/submissions"
+        if field == "query":
+            target += "?" + (quote(value, safe="=&") or "x")  # not signed: the signature covers the query
+        elif field == "X-Arena-Agent-Name":
+            headers[field] = value.strip()  # (h11 refuses to send surrounding whitespace)
+            body = b"\0"  # the unsigned name header must not make a bad file pass
+        else:
+            headers = {k: v for k, v in headers.items() if k.lower() != field.lower()} | {field: value.strip()}
+        response = arena.http.post(target, content=body, headers=headers)
+        assert response.status_code < 500, response.text[:300]
+        answer = response.json()
+        if response.status_code != 201:  # a mutation that changes nothing signed (say, an explicit default) may pass
+            assert isinstance(answer["error"], str) and isinstance(answer["detail"], str), answer
+            assert row_counts(arena.store) == before
+
+    check()

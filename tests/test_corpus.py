@@ -178,6 +178,17 @@ def exported(inputs, tmp_path_factory) -> Path:
     return out
 
 
+def test_the_export_writes_the_train_problems_with_rewards_and_nothing_else(exported):
+    train_ids = {r["metadata"]["problem_id"] for r in rows(exported / "train.jsonl")}
+    eval_ids = {r["metadata"]["problem_id"] for r in rows(exported / "eval.jsonl", missing_ok=True)}
+    problems = rows(exported / "problems.jsonl")
+    assert {p["id"] for p in problems} == train_ids and not eval_ids & train_ids
+    assert all(p["reward"] for p in problems)
+    from arena.problems.official import iter_problems
+
+    assert {p.id for p in iter_problems(exported / "problems.jsonl")} == train_ids  # what rft and grpo read
+
+
 def test_export_writes_every_file_in_the_canonical_schema(exported, episodes):
     card = (exported / "README.md").read_text()
     for name in ("train", "eval", "subtask", "rejected", "kto"):

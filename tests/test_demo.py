@@ -59,14 +59,41 @@ def check_columnar_exports(workdir: Path) -> None:
     assert kto.num_rows == len((out / "kto.jsonl").read_text().splitlines()) > 0
 
 
+def leaderboard(stdout: str) -> dict[str, tuple[str, float | None]]:
+    """agent -> (rank, race score) from the printed table."""
+    table = {}
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.strip()[1:-1].split("│")]
+        if len(cells) == 7 and cells[1] in ("tool_calling", "search_loop", "shortcut"):
+            table[cells[1]] = (cells[0], None if cells[3] == "-" else float(cells[3]))
+    return table
+
+
 def test_demo_runs_a_whole_race_and_continues_on_rerun(tmp_path):
     first = run_demo(tmp_path)
     assert "Leaderboard after cycle 1" in first.stdout
-    assert "champion: " in first.stdout and "champion: none yet" not in first.stdout
     assert "the copied agent was rejected: ast_copy" in first.stdout
     weights_line = next(line for line in first.stdout.splitlines() if line.startswith("weights"))
-    weights = [float(part.split(":")[1]) for part in weights_line.split("->")[1].split(",")]
-    assert abs(sum(weights) - 1.0) < 1e-6
+    weights = {int(u): float(w) for u, w in (pair.split(":") for pair in weights_line.split("): ", 1)[1].split(","))}
+    assert abs(sum(weights.values()) - 1.0) < 1e-6
+    # The rules, not a frozen table: a champion only if confidently above zero, else "undecided"/"nobody";
+    # no champion ties another racer; a 0 earns nothing; what nobody earned goes to the owner's uid 0.
+    table = leaderboard(first.stdout)
+    assert set(table) == {"tool_calling", "search_loop", "shortcut"}, first.stdout
+    champion_line = next(line for line in first.stdout.splitlines() if line.startswith("champion: "))
+    decision = next(line for line in first.stdout.splitlines() if line.startswith("decision ("))
+    champion = champion_line.removeprefix("champion: ").strip()
+    if champion in table:
+        assert decision.startswith("decision (crowned)") and "confidently above zero" in decision
+        best = table[champion][1]
+        assert best is not None and best > 0
+        others = [score for name, (_, score) in table.items() if name != champion and score is not None]
+        assert all(score < best for score in others), first.stdout
+    else:
+        assert champion in ("undecided", "nobody")
+        assert "nobody is crowned" in decision or "crowns nobody" in decision
+        assert weights.get(0, 0.0) >= 0.8 - 1e-6  # the champion's share, unearned, is burned
+    assert table["tool_calling"][0] != "-", "the agentic agent qualified: six problems cannot knock it out"
     for name in ("train", "eval", "subtask", "kto"):
         assert (tmp_path / "demo" / "corpus" / f"{name}.jsonl").is_file()
     check_columnar_exports(tmp_path)
@@ -76,4 +103,28 @@ def test_demo_runs_a_whole_race_and_continues_on_rerun(tmp_path):
 
     second = run_demo(tmp_path)
     assert "Leaderboard after cycle 2" in second.stdout
+    # Nobody new came: the last decided weights stand, runners-up included.
+    assert next(line for line in second.stdout.splitlines() if line.startswith("weights")) == weights_line
     assert "catalog reusing" in second.stderr and "suite reusing" in second.stderr
+
+
+def test_a_demo_whose_cycle_halts_fails_with_the_fix(monkeypatch, tmp_path):
+    """What `arena demo` does with a halted cycle (the race side is tests/test_race_faults.py)."""
+    from typer.testing import CliRunner
+
+    import arena.demo
+    from arena.cli import app
+    from arena.race.halt import FIXES
+
+    halt = {"stage": "qualifying", "kind": "sandbox", "reason": "2 episode(s) failed on a sandbox fault that the "
+            "canary hit too", "submissions": [1, 2], "episodes": 2, "canary_failed": True, "fix": FIXES["sandbox"]}  # fmt: skip
+
+    def halted(settings, out_dir, plan, console):
+        return arena.demo.DemoResult(cycle=1, champion=None, standings=[], weights={}, rejected_copy=None, funnel={},
+                                     paths={}, halt=halt)  # fmt: skip
+
+    monkeypatch.setattr(arena.demo, "run_demo", halted)
+    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path)])
+    assert result.exit_code == 3, result.output
+    assert "cycle 1 halted at qualifying (sandbox)" in result.output
+    assert "fix: install bubblewrap" in result.output and "Leaderboard" not in result.output

@@ -72,9 +72,12 @@ def mounts(service: dict) -> dict[str, tuple[str, str]]:
 
 def test_services_have_healthchecks_volumes_and_a_read_only_wallet(config):
     services = config["services"]
-    assert {"postgres", "validator", "worker", "vllm", "vllm-judge"} <= set(services)
+    assert {"postgres", "setup", "validator", "worker", "vllm", "vllm-judge"} <= set(services)
     for name, service in services.items():
-        assert service.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
+        if name != "setup":  # a one-shot: the validator waits for it to complete successfully
+            assert service.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
+    assert services["validator"]["depends_on"]["setup"]["condition"] == "service_completed_successfully"
+    assert mounts(services["setup"])["/data"][1] == "ro" and mounts(services["setup"])["/var/lib/arena"][1] == "rw"
     assert mounts(services["postgres"])["/var/lib/postgresql/data"] == ("pgdata", "rw")
     assert "pgdata" in config["volumes"] and "catalog" in config["volumes"]
     assert mounts(services["validator"])["/var/lib/arena"] == ("catalog", "rw")
@@ -127,6 +130,7 @@ def test_the_toml_file_loads_as_the_settings_the_containers_use():
         capture_output=True,
         text=True,
         timeout=60,
+        env=os.environ | {"VLLM_API_KEY": "the-key"},  # the compose environment passes it
     )
     assert done.returncode == 0, done.stderr
     settings = json.loads(done.stdout)
@@ -134,6 +138,8 @@ def test_the_toml_file_loads_as_the_settings_the_containers_use():
     assert settings["api"]["wallet_path"] == "/run/secrets/wallet"
     assert settings["catalog"]["path"].startswith("/var/lib/arena/")
     assert [u["base_url"] for u in settings["race"]["upstreams"]] == ["http://vllm:8000/v1"]
+    # vLLM starts with --api-key ${VLLM_API_KEY}: the upstream sends the same key
+    assert [u["api_key"] for u in settings["race"]["upstreams"]] == ["the-key"]
     assert settings["judge"]["base_url"] == "http://vllm-judge:8000/v1"
 
 

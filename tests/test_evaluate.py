@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from arena.commands.evaluate import app, comparison_table
+from arena.commands.evaluate import app, comparison_table, versus_table
 from arena.problems.generator import GeneratorConfig, generate
 from arena.problems.partitions import PartitionName, PartitionPlan
 from arena.problems.suites import build_suite
@@ -95,7 +95,10 @@ def test_eval_offline_policy_on_the_heldout_partition(heldout_suite, tmp_path):
     compared = runner.invoke(app, ["compare", str(out_dir), str(out_dir), "--json", "--resamples", "200"])
     assert compared.exit_code == 0, compared.output
     table = json.loads(compared.stdout)
+    versus = table[1].pop("vs_first"), table[1].pop("verdict")
+    assert table[0].pop("vs_first") is None and table[0].pop("verdict") is None
     assert table[0] == table[1] and table[0]["asr"]["low"] <= metrics.asr <= table[0]["asr"]["high"]
+    assert versus[1] == "undecided" and versus[0]["mean_difference"] == 0.0  # a run against itself: no evidence
 
 
 def test_compare_intervals_separate_a_clearly_better_run():
@@ -116,6 +119,9 @@ def test_compare_intervals_separate_a_clearly_better_run():
     assert rows[0].asr.high < rows[1].asr.low  # 60 problems: the intervals do not overlap
     assert rows[1].k == 2 and rows[1].pass_at_k.value == pytest.approx(0.8)
     assert "| sft | 60 |" in render_comparison(rows)
+    # Paired by problem: sft solves every problem base does and 36 more, so it is better with confidence.
+    assert rows[1].verdict == "better" and rows[1].vs_first.b_better == 0 and rows[1].vs_first.lower > 0.4
+    assert "**better**" in render_comparison(rows)
 
 
 def test_compare_refuses_a_directory_that_is_not_a_run(tmp_path):
@@ -157,3 +163,8 @@ def test_compare_names_one_k_and_prints_a_table_that_keeps_its_rows_at_80_column
     for row in rows:  # each run is one line of the table: its label and all its figures together
         line = next(line for line in lines if line.strip("│ ").startswith(row.label[:12]))
         assert f"{row.asr.value:.1%}" in line and f"{row.pass_at_k.value:.1%}" in line, text
+    console = Console(width=80, record=True)
+    console.print(versus_table(rows))
+    against = console.export_text()
+    assert rows[0].vs_first is None and rows[1].verdict in ("better", "worse", "undecided")
+    assert "sft" in against and rows[1].verdict in against and all(len(line) <= 80 for line in against.splitlines())

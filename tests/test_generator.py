@@ -252,6 +252,29 @@ def test_a_rebuilt_index_of_the_same_catalog_gives_the_same_problems(tmp_path):
     assert outputs[0] == outputs[1]
 
 
+def test_generation_is_a_function_of_the_seed_alone_across_index_layouts(catalog_path, tmp_path):
+    """The issue's case: --n 1500 --seed 11 gave other files over rebuilds of one catalog, because
+    equal BM25 scores were ordered by segment layout. Rebuilt with other writer threads and memory
+    (other segments, checked), the module's 5k catalog must give byte-identical problem files."""
+    from arena.config import CatalogSettings
+    from arena.shop.building import build_catalog
+
+    paths = [catalog_path]
+    for threads, heap_mb in ((1, 16), (4, 64)):
+        paths.append(tmp_path / f"rebuilt-{threads}-{heap_mb}")
+        settings = CatalogSettings(index_threads=threads, index_heap_mb=heap_mb)
+        build_catalog(paths[-1], synthetic=5000, seed=1, settings=settings)
+    segments = [len(list(path.glob("*.store"))) for path in paths]
+    assert len(set(segments[:2])) == 2  # really other layouts (1 segment against the fixture's 2+)
+    files = []
+    for path in paths:
+        out = tmp_path / f"{path.name}.jsonl"
+        write_problems(generate(CatalogIndex(path), GeneratorConfig(n=1500, seed=11)).problems, out)
+        files.append(out.read_bytes())
+    assert len(files[0].splitlines()) == 1500
+    assert files[1] == files[0] and files[2] == files[0]
+
+
 def test_the_frame_lists_every_product_once_in_id_order(catalog_path, catalog5k):
     frame = CatalogFrame(catalog_path)
     ids = [frame.product(i).product_id for i in range(0, len(frame), 97)]
@@ -290,8 +313,44 @@ def _verdict(draft: Draft, probe: SearchProbe, query: str | None = None):
 
 def test_solvability_keeps_an_honest_candidate(catalog5k, probe, sources):
     draft = _draft(catalog5k, next(r for r in sources if r["intent"] == "product"))
+    # The product's whole title names it: no other listing passes the title check in one mode but not the other.
+    draft.needs[0].noun = draft.needs[0].product.title.lower()
     verdict = _verdict(draft, probe)
     assert verdict.ok and verdict.ranks and verdict.ranks[0] is not None
+
+
+def _succeeds(problem, product, mode) -> bool:
+    from arena.shop.catalog import InMemoryCatalog
+
+    return score_problem(problem, [product.product_id], InMemoryCatalog([product]), mode=mode).success
+
+
+def test_solvability_rejects_a_problem_whose_strict_answer_is_luck(catalog5k, probe, sources):
+    from arena.problems.solvability import NOT_UNIQUE
+
+    # Three title words and no constraint: where another listing with those words ranks above the gold and
+    # passes official mode but not strict, which one an agent recommends is luck.
+    rejected = 0
+    for row in (r for r in sources if r["intent"] == "product"):
+        draft = _draft(catalog5k, row)
+        verdict = _verdict(draft, probe)
+        if verdict.reason != NOT_UNIQUE:
+            continue
+        rejected += 1
+        problem = assemble(draft, render_query(draft), seed=0)
+        query = honest_queries(draft.needs[0])[0]
+        above = catalog5k.bm25(query.q, query.filters, verdict.ranks[0] - 1)
+        noun = set(draft.needs[0].noun.split())
+        assert any(
+            noun <= set(p.title.lower().split())
+            and _succeeds(problem, p, ScoreMode.official)
+            and not _succeeds(problem, p, ScoreMode.strict)
+            for p in above
+        )
+        # Named by its whole title, the same product is a fair question again.
+        draft.needs[0].noun = draft.needs[0].product.title.lower()
+        assert _verdict(draft, probe).reason != NOT_UNIQUE
+    assert rejected >= 1
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from judge.builder import EpisodeBuilder
 from judge.calibration import confusion_matrix, quadratic_kappa, summarize
 from judge.evidence import build_evidence
 from judge.labelset import LABELLED
-from judge.prompt import build_prompt
+from judge.prompt import DATA_LINE, build_prompt
 from judge.records import LabelledEpisode, RecordFileError, load_labels, load_records, write_labels
 from judge.rubric import LEVELS, RUBRIC, RUBRIC_VERSION, coefficient, level_from_gates, rubric_text
 from judge.rules import RulesJudge
@@ -123,7 +123,7 @@ def test_prompt_fences_untrusted_text_with_a_fresh_marker(shop):
     assert first.user.count(f"<<<DATA-{m}") == first.user.count(f"<<<END-{m}>>>") >= 4
     assert "<<<END-0000>>>" not in first.user and "< < <END-0000> > >" in first.user  # defused
     block = first.user.split(f"<<<DATA-{m} model output>>>\n")[1].split(f"\n<<<END-{m}>>>")[0]
-    assert block.startswith("ignore previous instructions")  # the injection sits inside its fence
+    assert block.startswith(DATA_LINE + "ignore previous instructions")  # the injection sits inside its fence
 
 
 def test_prompt_states_and_applies_truncation_limits(shop):
@@ -348,8 +348,17 @@ def test_labelled_set_covers_every_level_and_the_adversarial_cases(labels):
         "verbatim-copy-no-comparison",
         "phantom-ids",
         "forged-assistant-turns",
+        "shortcut-retyped-first-hit",
+        "dictated-repeat-exactly",
+        "dictated-via-forged-tool-message",
+        "dictated-via-name-field",
+        "dictated-split-across-turns",
+        "injection-in-tool-name",
+        "runner-shortcut",
     ):
         assert adversarial in cases
+    shortcut = [label for label in labels if "shortcut" in label.case]
+    assert len(shortcut) == 2 and all(label.gold <= 0.3 for label in shortcut)
     assert {label.source for label in labels} == {"built", "runner"}
     assert all(label.note for label in labels)
 

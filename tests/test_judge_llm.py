@@ -19,6 +19,7 @@ from judge.builder import EpisodeBuilder
 from judge.calibration import calibrate
 from judge.labelset import LABELLED
 from judge.llm import OpenAIJudge, parse_reply
+from judge.prompt import DATA_LINE
 from judge.records import load_labels
 from judge.rubric import LLM_LEVELS, RUBRIC_VERSION
 from judge.scripted_server import ScriptedJudgeServer, hang, raw, reply, serve_in_thread, status
@@ -118,7 +119,7 @@ def test_scripted_judgment_and_what_the_server_is_sent(server):
     assert "untrusted" in system and "ANSWER-KEY-9" not in system + user
     assert "501 costs 3039.0" in user
     check = user.split("validator check: data from earlier tool results in this output>>>\n")[1].split("\n")[0]
-    assert check == "501, 507, 3039.0, 410.0"  # verified against the full results, fenced like all data
+    assert check == DATA_LINE + "501, 507, 3039.0, 410.0"  # verified against the full results, fenced like all data
 
 
 def test_rules_cap_the_llm(server):

@@ -34,3 +34,17 @@ def test_text_logs_append_the_ids():
     finally:
         configure_logging("WARNING", "text")
     assert stream.getvalue().rstrip().endswith("submission 5 accepted [submission_id=5 hotkey=5Fabc]")
+
+
+def test_library_chatter_stays_out_of_an_info_log_unless_asked():
+
+    for libraries, shown in (("WARNING", False), ("INFO", True)):
+        stream = io.StringIO()
+        configure_logging("INFO", "text", stream, libraries=libraries)
+        logging.getLogger("procrastinate.jobs").info("Deferred 1 job")
+        logging.getLogger("procrastinate.jobs").warning("a job failed")
+        logging.getLogger("arena.race.validator").info("cycle 1 finished")
+        text = stream.getvalue()
+        assert ("Deferred 1 job" in text) is shown
+        assert "a job failed" in text and "cycle 1 finished" in text
+    configure_logging("INFO", "text", io.StringIO())

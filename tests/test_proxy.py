@@ -18,12 +18,15 @@ from typing import Any
 import anyio
 import httpx
 import openai
+import orjson
 import pytest
 import uvicorn
 from fastapi import FastAPI, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 import arena.sdk as sdk
+from arena.runner.admission import TEMPLATE_TOKENS
+from arena.runner.limits import LimitLog
 from arena.runner.proxy import DROPPED_HEADER, InferenceProxy, SamplingPin
 from arena.runner.record import EpisodeLimits, LLMCallRecord
 from arena.runner.server import EpisodeSession, build_episode_handler
@@ -110,6 +113,14 @@ async def _stream(body: dict):
 def upstream_app(received: list[dict]) -> FastAPI:
     app = FastAPI()
 
+    @app.post("/tokenize")
+    async def tokenize(request: Request) -> Response:
+        body = await request.json()
+        TOKENIZED.append(body)
+        if str(body["messages"][-1].get("content")).startswith("tokenizer-down"):
+            return JSONResponse({"error": "down"}, 500)
+        return JSONResponse({"count": USAGE["prompt_tokens"], "max_model_len": CONTEXT, "tokens": [1] * 11})
+
     @app.post("/v1/chat/completions")
     async def chat(request: Request) -> Response:
         body = await request.json()
@@ -136,6 +147,7 @@ def upstream_app(received: list[dict]) -> FastAPI:
 
 
 RECEIVED: list[dict] = []
+TOKENIZED: list[dict] = []
 UPSTREAM = upstream_app(RECEIVED)
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -169,15 +181,18 @@ async def rig():
         pin: SamplingPin | None = None,
         context_length: int | None = None,
         extra: list[Upstream] = (),
+        limit_log: LimitLog | None = None,
+        tokenize_url: str | None = None,
     ) -> Rig:
         upstream = Upstream(name="test-upstream", base_url="http://upstream/v1", models=SERVED, api_key="k-1",
-                            context_length=context_length)  # fmt: skip
+                            context_length=context_length, tokenize_url=tokenize_url)  # fmt: skip
         registry = UpstreamRegistry([upstream, *extra], {"test-upstream": httpx.ASGITransport(app=UPSTREAM)})
         registries.append(registry)
         allowlist = ALLOWED + [m for u in extra for m in u.models]
-        return Rig(registry, allowlist, limits or EpisodeLimits(), pin=pin)
+        return Rig(registry, allowlist, limits or EpisodeLimits(), pin=pin, limit_log=limit_log)
 
     RECEIVED.clear()
+    TOKENIZED.clear()
     yield make
     for registry in registries:
         await registry.aclose()
@@ -244,6 +259,37 @@ async def test_non_streaming_call_is_forwarded_and_recorded(rig) -> None:
     # The upstream's share of the call, measured apart from the proxy's own work around it.
     assert 0 < record.upstream_ms < record.latency_ms
     assert r.proxy.tokens_used.model_dump() == USAGE and r.proxy.calls_forwarded == 1
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("stream", [False, True])
+async def test_the_field_allowlist_applies_at_every_depth(rig, stream: bool) -> None:
+    # vLLM renders the prompt with a chat_template found inside chat_template_kwargs: the
+    # top-level allowlist let it through. Every nested object keeps only its allowed keys.
+    r = rig()
+    messages = [{**MESSAGES[0], "chat_template": "{{ evil }}"}, *MESSAGES[1:]]
+    tools = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "cache_control": {"type": "x"}}}]
+    body = chat(messages=messages, tools=tools, stream=stream, stream_options={"include_usage": True, "x\ny": 1},
+                chat_template_kwargs={"enable_thinking": False, "chat_template": "{{ evil }}",
+                                      "thinking": {"chat_template": "{{ evil }}"}})  # fmt: skip
+    response = await r.proxy.chat_completions(body)
+    if stream:
+        await events_of(response)
+    dropped = [
+        "chat_template_kwargs.chat_template",
+        "chat_template_kwargs.thinking",
+        "messages[0].chat_template",
+        "tools[0].function.cache_control",
+        'stream_options."x\\ny"',
+    ]
+    sent = RECEIVED[-1]
+    assert sent["chat_template_kwargs"] == {"enable_thinking": False}
+    assert sent["messages"] == MESSAGES and sent["tools"] == TOOLS
+    assert sent.get("stream_options", {}) == ({"include_usage": True} if stream else {})
+    assert "evil" not in json.dumps(sent)
+    assert response.headers[DROPPED_HEADER] == ",".join(dropped if stream else dropped[:4])
+    [record] = r.records
+    assert record.request["proxy"]["dropped_keys"] == (dropped if stream else dropped[:4])
 
 
 @pytest.mark.anyio
@@ -398,13 +444,73 @@ async def test_call_budget_refuses_with_429_after_n_calls(rig) -> None:
 
 
 @pytest.mark.anyio
-async def test_prompt_token_budget_refuses_once_spent(rig) -> None:
-    r = rig(EpisodeLimits(prompt_tokens=15))
-    assert (await r.proxy.chat_completions(chat())).status_code == 200  # 11 used: under 15, so one more starts
-    assert (await r.proxy.chat_completions(chat())).status_code == 200  # 22 used
+async def test_prompt_token_budget_reserves_a_bound_and_settles_on_usage(rig) -> None:
+    """Each call holds an upper bound of its prompt (its bytes and the template's tokens) while
+    it is admitted, and is charged what the upstream reports (11) once answered."""
+    bound = len(orjson.dumps({"messages": MESSAGES})) + TEMPLATE_TOKENS
+    r = rig(EpisodeLimits(prompt_tokens=bound + 22))
+    for _ in range(3):  # 0, 11, 22 used: the bound still fits
+        assert (await r.proxy.chat_completions(chat())).status_code == 200
     response = await r.proxy.chat_completions(chat())
     assert response.status_code == 429 and error_of(response)["code"] == "prompt_token_budget_exhausted"
-    assert "22 of 15" in error_of(response)["message"]
+    assert (
+        f"up to {bound} prompt tokens and {bound - 11} of {bound + 22} are left (33 used"
+        in error_of(response)["message"]
+    )
+    assert len(RECEIVED) == 3 and r.proxy.tokens_used.prompt_tokens == 33
+
+
+@pytest.mark.anyio
+async def test_a_prompt_whose_bytes_do_not_fit_is_counted_by_the_upstreams_tokenizer(rig) -> None:
+    bound = len(orjson.dumps({"messages": MESSAGES})) + TEMPLATE_TOKENS
+    r = rig(EpisodeLimits(prompt_tokens=bound - 1), tokenize_url="http://upstream/tokenize")
+    assert (await r.proxy.chat_completions(chat())).status_code == 200  # counted 11 (+16): it fits
+    assert TOKENIZED == [{"model": "tool-model", "messages": MESSAGES, "add_generation_prompt": True}]
+    assert r.proxy.tokens_used.prompt_tokens == 11 and len(RECEIVED) == 1
+    down = [{"role": "user", "content": "tokenizer-down" + " x" * bound}]
+    response = await r.proxy.chat_completions({"model": "tool-model", "messages": down})
+    assert response.status_code == 429 and error_of(response)["code"] == "prompt_token_budget_exhausted"
+    assert len(RECEIVED) == 1 and r.proxy.calls_forwarded == 1  # the byte bound stood: not sent, not counted
+    r = rig(EpisodeLimits(), tokenize_url="http://upstream/tokenize")
+    assert (await r.proxy.chat_completions(chat())).status_code == 200
+    assert len(TOKENIZED) == 2  # a bound that fits is not worth a round trip
+
+
+@pytest.mark.anyio
+async def test_concurrent_prompts_cannot_outspend_the_budget(rig) -> None:
+    """Calls in flight hold their prompt bound: however many arrive at once, the prompts
+    forwarded fit the budget, and what settles frees room for later calls."""
+    bound = len(orjson.dumps({"messages": MESSAGES, "max_tokens": 5})) + TEMPLATE_TOKENS
+    r = rig(EpisodeLimits(prompt_tokens=2 * bound + 5, llm_calls_in_flight=64))
+    statuses: list[int] = []
+
+    async def send() -> None:
+        statuses.append((await r.proxy.chat_completions(chat("pause", max_tokens=5))).status_code)
+
+    async with anyio.create_task_group() as group:
+        for _ in range(10):
+            group.start_soon(send)
+    assert sorted(statuses) == [200] * 2 + [429] * 8 and len(RECEIVED) == 2
+    assert (await r.proxy.chat_completions(chat())).status_code == 200  # 22 used: one bound fits again
+
+
+@pytest.mark.anyio
+async def test_calls_in_flight_are_bounded_per_episode(rig) -> None:
+    log = LimitLog(lambda: 1.5)
+    r = rig(EpisodeLimits(llm_calls_in_flight=2), limit_log=log)
+    statuses: list[int] = []
+
+    async def send() -> None:
+        statuses.append((await r.proxy.chat_completions(chat("pause", max_tokens=5))).status_code)
+
+    async with anyio.create_task_group() as group:
+        for _ in range(5):
+            group.start_soon(send)
+    assert sorted(statuses) == [200, 200, 429, 429, 429] and len(RECEIVED) == 2
+    refused = [record for record in r.records if record.status_code == 429]
+    assert all("at most 2 LLM calls in flight" in record.error for record in refused)
+    assert [(hit.limit, hit.count) for hit in log.hits()] == [("llm_calls_in_flight", 3)]
+    assert (await r.proxy.chat_completions(chat())).status_code == 200  # the first two have settled
 
 
 @pytest.mark.anyio
@@ -769,3 +875,16 @@ def test_sdk_openai_client_over_its_own_socket_transport(proxy_server: ProxyServ
         assert wait_for_records(proxy_server, 6) == [200, 200, 499, 200, 403, 200]  # the slow one, unheard
     finally:
         client.close()
+
+
+@pytest.mark.anyio
+async def test_refusals_past_the_bound_are_counted_not_recorded(rig) -> None:
+    log = LimitLog(lambda: 1.5)
+    r = rig(EpisodeLimits(llm_refusals=3), limit_log=log)
+    for _ in range(10):
+        response = await r.proxy.chat_completions(chat("not-allowed"))
+        assert response.status_code == 403  # answered as always
+    assert [record.index for record in r.records] == [0, 1, 2]
+    assert (await r.proxy.chat_completions(chat())).status_code == 200
+    assert [record.index for record in r.records] == [0, 1, 2, 3]  # no gap where refusals went unrecorded
+    assert {hit.limit: hit.count for hit in log.hits()} == {"llm_refusals": 7}

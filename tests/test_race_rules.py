@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from arena.race.embargo import EmbargoRule, ReignFacts, day_rule_end, embargo_decision
-from arena.race.promotion import Contender, decide_promotion, rank_contenders, required_margin
+from arena.race.promotion import Contender, Verdict, decide_promotion, rank_contenders, required_margin
 from arena.race.scoring import EXCLUDED_JUDGMENT_TIMEOUT, EXCLUDED_UNFINISHED, EpisodeOutcome, score_outcomes
 from arena.race.settings import RaceSettings, RaceSettingsError, load_race_settings, race_settings
 from arena.race.weights import Finisher, compute_weights
@@ -21,9 +21,11 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 # --- weights --------------------------------------------------------------------------------------
 
 
-def finishers(*hotkeys: str, champion: int = 0) -> list[Finisher]:
+def finishers(*hotkeys: str, champion: int = 0, scores: list[float] | None = None) -> list[Finisher]:
+    scores = scores or [0.5] * len(hotkeys)
     return [
-        Finisher(submission_id=i + 1, hotkey=h, rank=i + 1, is_champion=i == champion) for i, h in enumerate(hotkeys)
+        Finisher(submission_id=i + 1, hotkey=h, rank=i + 1, race_score=scores[i], is_champion=i == champion)
+        for i, h in enumerate(hotkeys)
     ]
 
 
@@ -38,18 +40,31 @@ def test_weights_give_the_champion_its_share_and_taper_the_rest():
 
 
 def test_weights_drop_unregistered_hotkeys_and_renormalise():
-    vector = compute_weights(finishers("a", "gone", "c"), {"a": 0, "c": 5}, champion_share=0.8, taper=0.5, burn_share=0)
+    vector = compute_weights(finishers("a", "gone", "c"), {"a": 4, "c": 5}, champion_share=0.8, taper=0.5, burn_share=0)
     assert vector.dropped == ["gone"]
-    assert dict(zip(vector.uids, vector.weights, strict=True)) == pytest.approx({0: 0.8, 5: 0.2})
+    assert dict(zip(vector.uids, vector.weights, strict=True)) == pytest.approx({4: 0.8, 5: 0.2})
 
 
-def test_weights_with_a_lone_champion_or_nobody():
+def test_weights_with_a_lone_champion_or_nobody_go_to_the_burn_uid():
     alone = compute_weights(finishers("a"), {"a": 4}, champion_share=0.8, taper=0.5, burn_share=0.25)
     assert dict(zip(alone.uids, alone.weights, strict=True)) == pytest.approx({4: 0.75, 0: 0.25})
-    nobody = compute_weights([], {}, champion_share=0.8, taper=0.5, burn_share=0.0)
-    assert (nobody.uids, nobody.weights) == ([], [])
-    burn_only = compute_weights([], {}, champion_share=0.8, taper=0.5, burn_share=0.1)
-    assert (burn_only.uids, burn_only.weights) == ([0], [1.0])
+    for burn_share in (0.0, 0.1):  # nobody earned anything: all of it to the burn uid, whatever its share
+        nobody = compute_weights([], {}, champion_share=0.8, taper=0.5, burn_share=burn_share, burn_uid=9)
+        assert (nobody.uids, nobody.weights) == ([9], [1.0])
+
+
+def test_weights_go_only_to_positive_race_scores_and_the_rest_to_the_burn_uid():
+    uid_of = {"a": 1, "b": 2, "c": 3}
+    zeros = compute_weights(finishers("a", "b", "c", scores=[0.0, 0.0, 0.0]), uid_of, champion_share=0.8,
+                            taper=0.5, burn_share=0.0, burn_uid=0)  # fmt: skip
+    assert (zeros.uids, zeros.weights) == ([0], [1.0])  # an all-zero race pays nobody
+    # A champion that scored 0 earns nothing; its share is burned, not handed to the runners-up.
+    mixed = compute_weights(finishers("a", "b", "c", scores=[0.0, 0.4, 0.2]), uid_of, champion_share=0.8,
+                            taper=0.5, burn_share=0.0)  # fmt: skip
+    assert dict(zip(mixed.uids, mixed.weights, strict=True)) == pytest.approx({0: 0.8, 2: 0.2 * 2 / 3, 3: 0.2 / 3})
+    dust = compute_weights(finishers("a", "b", scores=[0.5, 1e-12]), uid_of, champion_share=0.8, taper=0.5,
+                           burn_share=0.0)  # fmt: skip
+    assert dict(zip(dust.uids, dust.weights, strict=True)) == pytest.approx({1: 1.0})
 
 
 def test_weights_are_the_same_whatever_the_input_order():
@@ -63,13 +78,19 @@ def test_weights_are_the_same_whatever_the_input_order():
 # --- ranking and promotion ------------------------------------------------------------------------
 
 
-def contender(submission_id: int, score: float, block: int | None, minutes: int = 0) -> Contender:
+def contender(submission_id: int, score: float, block: int | None, minutes: int = 0, values=None) -> Contender:
     return Contender(
         submission_id=submission_id,
         race_score=score,
         commitment_block=block,
         submitted_at=T0 + timedelta(minutes=minutes),
+        values=values or {},
     )
+
+
+def solved(count: int, of: int) -> dict[str, float]:
+    """Per-problem values of an agent that solves the first ``count`` of ``of`` problems."""
+    return {f"p{i:03d}": 1.0 if i < count else 0.0 for i in range(of)}
 
 
 def test_ranking_breaks_ties_by_the_earlier_commitment():
@@ -85,30 +106,64 @@ def test_the_margin_decays_by_day_to_its_floor():
     assert required_margin(30, 0.05, 0.01, 0.005) == 0.005
 
 
-def promote(champion_score: float, challenger_score: float, *, days: int = 0, champion_block=1, challenger_block=2):
-    ranked = rank_contenders(
-        [contender(1, champion_score, champion_block), contender(2, challenger_score, challenger_block)]
-    )
-    return decide_promotion(ranked, 1, reign_days=days, promotion_margin=0.05, decay_per_day=0.01, floor=0.0)
+def promote(champion: dict[str, float], challenger: dict[str, float], *, days: int = 0, seed: str = "0xabc"):
+    mean = lambda v: sum(v.values()) / len(v)  # noqa: E731
+    ranked = rank_contenders([contender(1, mean(champion), 1, values=champion),
+                              contender(2, mean(challenger), 2, values=challenger)])  # fmt: skip
+    return decide_promotion(ranked, 1, reign_days=days, promotion_margin=0.05, decay_per_day=0.01, floor=0.0, seed=seed)
 
 
-def test_a_challenger_needs_the_margin_which_shrinks_with_the_reign():
-    assert promote(0.60, 0.64).champion_id == 1  # within the day-0 margin of 0.05
-    assert promote(0.60, 0.66).champion_id == 2 and promote(0.60, 0.66).promoted
-    assert promote(0.60, 0.64, days=2).champion_id == 2  # the margin is now 0.03
-    assert promote(0.60, 0.50).champion_id == 1
+def test_a_challenger_is_promoted_only_when_its_paired_lead_clears_the_margin_with_confidence():
+    # 40 problems: the challenger solves every problem the champion does and 12 more.
+    clear = promote(solved(10, 40), solved(22, 40))
+    assert clear.promoted and clear.verdict is Verdict.promoted and clear.champion_id == 2
+    assert clear.comparison.lower > clear.margin and clear.comparison.b_better == 0
+    # A lead of 2 problems in 40 (0.05) cannot clear a 0.05 margin: the champion stays.
+    small = promote(solved(10, 40), solved(12, 40))
+    assert not small.promoted and small.champion_id == 1
+    # A lead above the margin that the draw cannot confirm (6 problems) is undecided, never a promotion.
+    noisy = promote(solved(2, 6), solved(4, 6))
+    assert noisy.verdict is Verdict.undecided and noisy.champion_id == 1 and "undecided" in noisy.reason
+    assert noisy.comparison.mean_difference > noisy.margin and noisy.comparison.lower <= noisy.margin
+    assert promote(solved(20, 40), solved(5, 40)).verdict is Verdict.kept
 
 
-def test_an_exact_tie_with_the_margin_goes_to_the_earlier_commitment():
-    assert promote(0.60, 0.65, challenger_block=2, champion_block=1).champion_id == 1
-    won = promote(0.60, 0.65, challenger_block=0, champion_block=1)
-    assert won.champion_id == 2 and "earlier commitment" in won.reason
+def test_the_margin_that_shrinks_with_the_reign_is_the_bar_for_the_lower_bound():
+    champion, challenger = solved(10, 60), solved(17, 60)  # + 7/60 = 0.117, paired with no losses
+    day0 = promote(champion, challenger)
+    later = promote(champion, challenger, days=5)  # margin 0.0
+    assert later.margin == 0.0 and later.promoted
+    assert day0.comparison.lower == later.comparison.lower  # the same evidence, a lower bar
 
 
-def test_without_a_champion_the_best_racer_is_crowned():
-    ranked = rank_contenders([contender(5, 0.2, 3), contender(6, 0.4, 9)])
-    decision = decide_promotion(ranked, None, reign_days=0, promotion_margin=0.05, decay_per_day=0.0, floor=0.0)
-    assert (decision.champion_id, decision.promoted) == (6, True)
+def test_an_all_zero_race_crowns_nobody_and_a_first_champion_must_be_confidently_above_zero():
+    zeros = rank_contenders([contender(5, 0.0, 1, values=solved(0, 6)), contender(6, 0.0, 2, values=solved(0, 6))])
+    nobody = decide_promotion(zeros, None, reign_days=0, promotion_margin=0.05, decay_per_day=0.0, floor=0.0,
+                              seed="0x1")  # fmt: skip
+    assert nobody.champion_id is None and not nobody.promoted and nobody.verdict is Verdict.nobody
+    lucky = rank_contenders([contender(5, 1 / 20, 1, values=solved(1, 20))])  # one success in 20: could be luck
+    undecided = decide_promotion(lucky, None, reign_days=0, promotion_margin=0.05, decay_per_day=0.0, floor=0.0,
+                                 seed="0x1")  # fmt: skip
+    assert undecided.champion_id is None and undecided.verdict is Verdict.undecided and undecided.interval.lower <= 0
+    good = rank_contenders([contender(5, 0.2, 3, values=solved(4, 20)), contender(6, 0.4, 9, values=solved(8, 20))])
+    crowned = decide_promotion(good, None, reign_days=0, promotion_margin=0.05, decay_per_day=0.0, floor=0.0,
+                               seed="0x1")  # fmt: skip
+    assert (crowned.champion_id, crowned.promoted, crowned.verdict) == (6, True, Verdict.crowned)
+    assert crowned.interval.lower > 0
+
+
+def test_a_tie_between_positive_scores_goes_to_the_earlier_commitment():
+    tied = rank_contenders([contender(7, 0.5, 9, values=solved(10, 20)), contender(8, 0.5, 3, values=solved(10, 20))])
+    decision = decide_promotion(tied, None, reign_days=0, promotion_margin=0.05, decay_per_day=0.0, floor=0.0,
+                                seed="0x1")  # fmt: skip
+    assert decision.champion_id == 8
+
+
+def test_two_validators_decide_identically_and_the_seed_is_the_draw():
+    champion, challenger = solved(10, 30), {**solved(14, 30), "p000": 0.0}
+    one, two = promote(champion, challenger, seed="0xfeed"), promote(dict(champion), dict(challenger), seed="0xfeed")
+    assert one == two
+    assert one.comparison.seed.startswith("0xfeed")
 
 
 # --- the stage score ------------------------------------------------------------------------------
@@ -217,3 +272,79 @@ def test_validator_command_names_what_is_missing(tmp_path, monkeypatch):
     bad.write_text("[race]\nattempts = -1\n")
     bad_config = CliRunner().invoke(app, ["run", "--once", "--local", "--race-config", str(bad)])
     assert bad_config.exit_code == 2 and str(bad) in bad_config.stderr and "attempts" in bad_config.stderr
+
+
+# --- validator faults and halts -------------------------------------------------------------------
+
+
+def test_a_failure_the_canary_shared_is_excluded_and_one_the_submission_caused_counts_zero():
+    from arena.race.scoring import EXCLUDED_VALIDATOR_FAULT, problem_values
+
+    failed, done, judged = EpisodeStatus.failed, EpisodeStatus.done, JudgmentStatus.done
+    outcomes = [
+        outcome(1, 7, done, True, judged, 1.0),
+        outcome(2, 7, failed, None).model_copy(update={"fault_kind": "sandbox", "fault_charged": False}),
+        outcome(3, 7, failed, None).model_copy(update={"fault_kind": "runner", "fault_charged": True}),
+    ]
+    scores, exclusions = score_outcomes(outcomes, [7])
+    assert [(e.episode_id, e.rule) for e in exclusions] == [(2, EXCLUDED_VALIDATOR_FAULT)]
+    assert scores[7].counted == 2 and scores[7].score == pytest.approx(0.5) and scores[7].failed == 1
+    assert problem_values(outcomes, 7) == {"p1": 1.0, "p3": 0.0}
+
+
+def test_faults_halt_a_stage_when_the_canary_shares_them_or_they_hit_several_submissions():
+    from arena.race.halt import FaultedEpisode, assess_episodes, threshold
+
+    def fault(episode_id, submission_id, charged, kind="sandbox"):
+        return FaultedEpisode(episode_id=episode_id, submission_id=submission_id, fault_kind=kind, charged=charged,
+                              error="bwrap: setting up uid map: Permission denied")  # fmt: skip
+
+    assert threshold(1, 0.5) == 2 and threshold(3, 0.5) == 2 and threshold(10, 0.5) == 5
+    assert assess_episodes("race", [], [1, 2, 3], 0.5) is None
+    # One submission's own failure, the canary clean: charged, nothing halts.
+    assert assess_episodes("race", [fault(1, 1, True), fault(2, 1, True)], [1, 2, 3], 0.5) is None
+    shared = assess_episodes("qualifying", [fault(1, 1, False)], [1], 0.5)
+    assert shared is not None and shared.canary_failed and shared.kind == "sandbox" and "bubblewrap" in shared.fix
+    spread = assess_episodes("race", [fault(1, 1, True, "upstream"), fault(2, 2, True, "upstream")], [1, 2, 3], 0.5)
+    assert spread is not None and spread.submissions == [1, 2] and spread.kind == "upstream"
+    assert assess_episodes("race", [fault(1, 1, True), fault(2, 2, True)], list(range(1, 11)), 0.5) is None
+
+
+def test_a_judge_down_for_everyone_halts_but_one_unjudgeable_episode_is_excluded():
+    from arena.race.halt import JUDGE_OUTAGE, UnjudgedEpisode, assess_judgments
+
+    own = [UnjudgedEpisode(episode_id=1, submission_id=1, reason="the judge's reply was not JSON")]
+    assert assess_judgments("judging: race", own, [1, 2, 3], 0.5) is None
+    down = [UnjudgedEpisode(episode_id=1, submission_id=1, reason=f"{JUDGE_OUTAGE}: connection refused")]
+    halt = assess_judgments("judging: race", down, [1, 2, 3], 0.5)
+    assert halt is not None and halt.kind == "judge" and halt.canary_failed
+
+
+def test_the_last_good_weights_are_re_sent_every_interval_while_waiting(tmp_path):
+    import threading
+
+    from arena.race.validator import Validator
+
+    class Instant(threading.Event):
+        def wait(self, timeout=None):  # no sleeping: the test counts re-sends, not seconds
+            return False
+
+    sent: list[str] = []
+    validator = Validator.__new__(Validator)
+    validator.race = RaceSettings(weights_interval=timedelta(minutes=10))
+    validator.resend_weights = lambda: sent.append("resent")
+    assert validator.wait_resending(Instant(), 35 * 60) == 3 and len(sent) == 3
+
+
+def test_the_evidence_rule_picks_the_right_agent_in_simulated_races_where_the_old_margin_rule_guesses():
+    import random
+
+    from benchmarks.race_power import one_race
+
+    rng = random.Random(3)
+    races = 25
+    better = [one_race(0.30, 60, 2, rng, seed=f"0x{r:04x}") for r in range(races)]
+    equal = [one_race(0.0, 20, 2, rng, seed=f"0x{r:04x}") for r in range(races)]
+    assert sum(new for _, new in better) >= 0.9 * races  # a clearly better challenger wins
+    assert sum(new for _, new in equal) <= 0.1 * races  # an equal one almost never takes the title
+    assert sum(old for old, _ in equal) > sum(new for _, new in equal)  # where the fixed margin crowned luck

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio
 import httpx
+import orjson
 import pytest
 
 from arena.runner.proxy import InferenceProxy
@@ -17,7 +18,7 @@ from arena.runner.record import EpisodeLimits, LLMCallRecord
 from arena.runner.request_reader import MAX_BODY_BYTES, Request
 from arena.runner.server import EpisodeSession, build_episode_handler
 from arena.runner.upstreams import Upstream, UpstreamRegistry
-from arena.runner.wire import EpisodeWireServer, Reply, StreamReply
+from arena.runner.wire import EpisodeWireServer, Reply, StreamReply, WireBounds
 from arena.shop.tools import ShopEnvironment
 
 pytestmark = pytest.mark.anyio
@@ -314,3 +315,195 @@ async def test_episode_refusals_are_json_and_recorded(episode) -> None:
     assert [(r.index, r.status_code) for r in records] == [(0, 400), (1, 413)]
     assert records[1].request == {"body_bytes_over": MAX_BODY_BYTES}
     assert session.tool_calls[-1].arguments == {} and not session.tool_calls[-1].ok
+
+
+# --- what one agent can make the server hold -------------------------------------------------------
+
+
+def bounded(limits: list[tuple[str, str]], **bounds) -> WireBounds:
+    return WireBounds(on_limit=lambda name, detail: limits.append((name, detail)), **bounds)
+
+
+async def test_connections_over_the_bound_are_refused_and_named(tmp_path) -> None:
+    hits: list[tuple[str, str]] = []
+    served = Served(echo, tmp_path / "s.sock")
+    served.server = EpisodeWireServer(echo, bounded(hits, connections=3))
+    async with served:
+        held = [await served.connect() for _ in range(3)]
+        for reader, writer in held:  # each is accepted before the next connects
+            writer.write(b"GET /held HTTP/1.1\r\n\r\n")
+            assert (await read_response(reader))[0] == 200
+        reader, writer = await served.connect()
+        status, headers, body = await read_response(reader)
+        assert status == 429 and json.loads(body)["error"]["code"] == "connections"
+        assert headers["connection"] == "close" and await reader.read() == b""
+        assert [name for name, _ in hits] == ["connections"] and len(served.server.connections) == 3
+        held[0][1].close()  # one hangs up: a new one is served again
+        await held[0][1].wait_closed()
+        while len(served.server.connections) > 2:
+            await anyio.sleep(0.01)
+        reader, writer = await served.connect()
+        writer.write(b"GET /again HTTP/1.1\r\n\r\n")
+        assert (await read_response(reader))[0] == 200
+        for _, w in [*held[1:], (None, writer)]:
+            w.close()
+
+
+async def test_request_bytes_held_over_all_connections_are_bounded(tmp_path) -> None:
+    """Many connections, each holding most of a body that is never finished: past the
+    episode's bound the connection that brought it over is refused and closed."""
+    hits: list[tuple[str, str]] = []
+    bound = 256 * 1024
+    served = Served(echo, tmp_path / "s.sock")
+    served.server = EpisodeWireServer(echo, bounded(hits, buffered_bytes=bound))
+    async with served:
+        piece = 100 * 1024
+        clients = []
+        for _ in range(4):
+            reader, writer = await served.connect()
+            writer.write(b"POST /x HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % (piece + 1) + b"x" * piece)
+            await writer.drain()
+            clients.append((reader, writer))
+        # Two fit (200 KiB held); each of the next two brings it over and is refused.
+        refused = [await read_response(reader) for reader, _ in clients[2:]]
+        assert [(status, json.loads(body)["error"]["code"]) for status, _, body in refused] == [
+            (429, "buffered_bytes"),
+            (429, "buffered_bytes"),
+        ]
+        assert len(served.server.connections) == 2 and served.server.buffered == 2 * piece
+        assert {name for name, _ in hits} == {"buffered_bytes"}
+        assert served.server.buffered <= bound
+        for _, writer in clients:
+            writer.close()
+
+
+async def test_a_body_over_its_route_limit_is_never_held(tmp_path) -> None:
+    held: list[int] = []
+
+    def handler(request: Request) -> Reply:
+        return echo(request)
+
+    def body_limit(method: str, path: str) -> int:
+        return 10 if path == "/small" else 1000
+
+    served = Served(handler, tmp_path / "s.sock")
+    served.server = EpisodeWireServer(handler, WireBounds(body_limit=body_limit))
+    async with served:
+        reader, writer = await served.connect()
+        writer.write(b"POST /small HTTP/1.1\r\nContent-Length: 500\r\n\r\n")
+        for _ in range(5):
+            writer.write(b"y" * 100)
+            await writer.drain()
+            await anyio.sleep(0.01)
+            held.append(served.server.buffered)
+        status, _, body = await read_response(reader)
+        assert status == 200 and json.loads(body)["too_large"] is True
+        assert max(held) <= 100  # dropped as it came, never accumulated
+        writer.write(b"POST /big HTTP/1.1\r\nContent-Length: 500\r\n\r\n" + b"y" * 500)
+        assert json.loads((await read_response(reader))[2])["too_large"] is False
+        writer.close()
+
+
+async def test_a_connection_that_never_reads_its_answers_is_no_longer_read(tmp_path) -> None:
+    answered: list[int] = []
+    reply_bytes = 32 * 1024
+
+    def handler(request: Request) -> Reply:
+        answered.append(1)
+        return Reply(200, b"x" * reply_bytes)
+
+    hits: list[tuple[str, str]] = []
+    unsent = 128 * 1024
+    served = Served(handler, tmp_path / "s.sock")
+    served.server = EpisodeWireServer(handler, bounded(hits, unsent_bytes=unsent))
+    async with served:
+        reader, writer = await served.connect()
+        pipelined = 2000  # 64 MB of answers if every one were answered
+        writer.write(b"GET /a HTTP/1.1\r\n\r\n" * pipelined)
+        with anyio.fail_after(20):
+            while not hits:  # until the server stops answering on this connection
+                await anyio.sleep(0.01)
+        answered_then = len(answered)
+        for _ in range(10):  # turns of the loop: nothing more is answered while nothing is read
+            await anyio.sleep(0.01)
+        assert len(answered) == answered_then
+        [connection] = served.server.connections
+        queued = connection._transport.get_write_buffer_size()
+        # What the socket's kernel buffers took, plus the bound, plus one answer: not all 2,000.
+        assert len(answered) < 200 and queued <= unsent + reply_bytes
+        assert [name for name, _ in hits][:1] == ["unsent_bytes"]
+        for _ in range(pipelined):  # the agent reads at last: every answer comes, in order
+            status, _, body = await read_response(reader)
+            assert status == 200 and len(body) == reply_bytes
+        assert len(answered) == pipelined
+        writer.close()
+
+
+# --- tool-call bounds, recorded by name ------------------------------------------------------------
+
+
+def tool_session(catalog, **limits) -> EpisodeSession:
+    limits = EpisodeLimits(**limits)
+    env = ShopEnvironment(catalog, max_ids=limits.tool_ids)
+    return EpisodeSession(env, {"id": "p"}, "m", None, lambda: 0.0, limits)
+
+
+def hits_of(session: EpisodeSession) -> dict[str, int]:
+    return {hit.limit: hit.count for hit in session.limit_log.hits()}
+
+
+async def test_tool_answers_over_the_result_limit_are_withheld_and_named(catalog) -> None:
+    session = tool_session(catalog, tool_result_bytes=600)
+    ids = ",".join(["1001"] * 20)
+    big = orjson.loads(await session.call_tool("view_product_information", {"product_ids": ids}))
+    assert not big["ok"] and "over the 600-byte limit" in big["error"] and big["result"] is None
+    assert orjson.loads(await session.call_tool("terminate", {"status": "success"}))["ok"]
+    assert [(c.name, c.refused) for c in session.tool_calls] == [("view_product_information", "tool_result_bytes"),
+                                                                 ("terminate", None)]  # fmt: skip
+    assert hits_of(session) == {"tool_result_bytes": 1}
+
+
+async def test_the_records_share_of_tool_calls_is_bounded(catalog) -> None:
+    session = tool_session(catalog, tool_record_bytes=8 * 1024)
+    for _ in range(40):
+        await session.call_tool("find_product", {"q": "widget", "page": 1})
+    kept = [c for c in session.tool_calls if c.refused is None]
+    assert kept and len(session.tool_calls) == 40 and session.tool_record_bytes <= 8 * 1024
+    assert {c.refused for c in session.tool_calls[len(kept) :]} == {"tool_record_bytes"}
+    assert all(c.arguments == {} for c in session.tool_calls[len(kept) :])  # refused: arguments left out
+    assert hits_of(session)["tool_record_bytes"] == 40 - len(kept)
+
+
+async def test_tool_calls_over_the_limit_and_after_terminate_are_refused(catalog) -> None:
+    session = tool_session(catalog, tool_calls=5)
+    await session.call_tool("terminate", {"status": "success"})
+    big = {"q": "x" * 50_000, "page": 1}
+    answers = [orjson.loads(await session.call_tool("find_product", big)) for _ in range(40)]
+    assert all(not a["ok"] for a in answers)
+    assert [c.refused for c in session.tool_calls] == [None] + ["terminated"] * 4
+    assert hits_of(session) == {"tool_calls": 36}
+    assert orjson.loads(session.refuse_body("find_product", 10))["error"] == "the episode has terminated"
+    assert len(orjson.dumps([c.model_dump() for c in session.tool_calls])) < 300 * 1024
+
+
+async def test_one_episodes_heavy_tool_work_does_not_stall_another(catalog) -> None:
+    """Tool work runs in the pool, one call at a time per episode: the loop stays free
+    and the honest episode's calls are answered while the other's run."""
+    heavy = tool_session(catalog, tool_ids=50)
+    honest = tool_session(catalog)
+    order: list[str] = []
+
+    async def flood() -> None:
+        for _ in range(30):
+            await heavy.call_tool("view_product_information", {"product_ids": ",".join(["1001"] * 50)})
+            order.append("heavy")
+
+    async def one_call() -> None:
+        await honest.call_tool("find_product", {"q": "widget", "page": 1})
+        order.append("honest")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(flood)
+        await anyio.sleep(0)
+        group.start_soon(one_call)
+    assert order.index("honest") < 29 and len(heavy.tool_calls) == 30

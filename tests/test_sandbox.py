@@ -84,7 +84,7 @@ def test_snooping_is_contained(records):
     assert "CapEff:\\t0000000000000000" in identity and "CapBnd:\\t0000000000000000" in identity
     env = {line.split()[1] for line in out.splitlines() if line.startswith("ENV")}
     assert env <= {"ARENA_SOCKET", "HOME", "PATH", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
-                   "LD_LIBRARY_PATH", "PWD"}  # fmt: skip
+                   "LD_LIBRARY_PATH", "PWD", "ARENA_STATUS_FD"}  # fmt: skip
     root = next(line for line in out.splitlines() if line.startswith("ROOT"))
     for hidden in ("'root'", "'home'", "'etc'", "'work'", "'var'"):
         assert hidden not in root

@@ -152,10 +152,13 @@ def test_every_distractor_fails_its_tasks(official):
 
 def test_web_search_finds_every_planted_knowledge_document(official):
     env = ShopEnvironment(official.catalog, LocalKnowledgeBase(official.out / KNOWLEDGE_DIR))
-    planted = {}
+    urls = {}
     for line in (official.out / KNOWLEDGE_JSONL).read_bytes().splitlines():
         doc = orjson.loads(line)
-        planted[doc["doc_id"].removeprefix("kb-")] = doc["url"]
+        urls[doc["doc_id"]] = doc["url"]
+    planted = {p.task_id: urls[p.doc_id] for p in official.summary.planted}
+    # A page's id and URL are no function of its task (the content id hashes the answer).
+    assert not any(task_id in url for task_id, url in planted.items())
     misses: dict[str, list[str]] = {"riddle": [], "query": []}
     knowledge = [p for p in official.problems if p.intent is Intent.knowledge]
     for problem in knowledge:
@@ -198,6 +201,54 @@ def test_product_task_gold_is_findable_by_its_title(official):
     )
     assert found["title"] == len(products)
     assert found["first five title words"] >= 0.95 * len(products)
+
+
+def gold_share_by(records: list[dict], gold: set[str], shape) -> dict:
+    """{shape: (products, share of them that are gold)} for shapes held by at least 30 products."""
+    total, golden = Counter(), Counter()
+    for record in records:
+        total[shape(record)] += 1
+        golden[shape(record)] += record["product_id"] in gold
+    return {k: (n, golden[k] / n) for k, n in total.items() if n >= 30}
+
+
+def test_no_id_shape_tells_gold_from_the_rest(official):
+    # Official gold ids are 9-10 digits; once every 9-digit id was gold and every id in
+    # 1e9-6e9 a distractor. Now, whatever an id or its shop id looks like, the share of gold
+    # among products of that look is the pack's overall share.
+    records = all_records(official.out)
+    gold = set(official.summary.gold)
+    overall = len(gold) / len(records)
+    shapes = {
+        "product id length and first digit": lambda r: (len(r["product_id"]), r["product_id"][0]),
+        "product id in 250M bands": lambda r: int(r["product_id"]) // 250_000_000,
+        "shop id length": lambda r: len(r["shop_id"]),
+        "product url digits": lambda r: len(re.sub(r"\D", "", r["product_url"])),
+        "price with cents": lambda r: round(r["price"] * 100) % 100 != 0,
+    }
+    for name, shape in shapes.items():
+        shares = gold_share_by(records, gold, shape)
+        assert len(shares) > 1 or name == "product url digits", name
+        odd = {k: v for k, v in shares.items() if not 0.6 * overall <= v[1] <= 1.4 * overall}
+        assert odd == {}, f"{name}: gold share {overall:.2f} overall, but {odd}"
+
+
+def test_score_ties_do_not_favour_gold(official):
+    # Look-alike distractors tie with their gold in BM25, and the index breaks ties by
+    # insertion order: with gold indexed first, gold won every tie.
+    catalog = official.catalog
+    gold = set(official.summary.gold)
+    ties = gold_first = 0
+    for pid in sorted(gold)[:400]:
+        query = catalog._text_query(catalog.get(pid).title)  # scores are not in find_product's answer
+        hits = catalog._searcher.search(query, limit=10, count=False).hits
+        ids = [catalog._record(address).product_id for _, address in hits]
+        for (score, _), (next_score, _), a, b in zip(hits, hits[1:], ids, ids[1:], strict=False):
+            if score == next_score and (a in gold) != (b in gold):
+                ties += 1
+                gold_first += a in gold
+    assert ties >= 100
+    assert 0.35 <= gold_first / ties <= 0.65, f"gold first in {gold_first} of {ties} ties"
 
 
 # ------------------------------------------------------------- hand-written tasks
@@ -339,10 +390,10 @@ def test_same_tasks_and_seed_give_the_same_catalog(tmp_path):
     assert len(a) == 3 + 3 * 3 + 20
 
 
-def test_background_ids_that_collide_with_gold_are_skipped_and_counted(tmp_path):
+def test_background_products_are_renamed_and_never_collide_with_gold(tmp_path):
     taken = next(generate_products(1, 9)).product_id
     out, report = build_small(tmp_path, [product_row(taken, "Handmade Rattan Basket")], seed=9)
-    assert report.taskpack.background_collisions == 1 and report.taskpack.background == 19
+    assert report.taskpack.background == 20 and report.products == 1 + report.taskpack.distractors + 20
     assert CatalogIndex(out).get(taken).title == "Handmade Rattan Basket"
 
 

@@ -89,3 +89,18 @@ def test_web_search_over_a_local_knowledge_corpus(catalog, tmp_path):
                               "content": "Alec Aitken was an accomplished amateur violin player."}]  # fmt: skip
     too_many = env.call("web_search", {"q": "tea", "max_results": 50})
     assert not too_many.ok and "max_results" in too_many.error
+
+
+def test_ids_per_call_are_capped_before_any_lookup(catalog):
+    env = ShopEnvironment(catalog, max_ids=5)
+    flood = env.call("view_product_information", {"product_ids": ",".join(["1001"] * 100_000)})
+    assert not flood.ok and flood.refused == "tool_ids" and "at most 5 product ids per call, got 100000" in flood.error
+    assert not env.call("recommend_product", {"product_ids": ["1001"] * 6}).ok and env.state.recommended is None
+    assert env.call("view_product_information", {"product_ids": ["1001"] * 5}).ok
+
+
+def test_calls_after_terminate_are_refused_as_such(catalog):
+    env = ShopEnvironment(catalog)
+    assert env.call("terminate", {"status": "success"}).ok
+    after = env.call("recommend_product", {"product_ids": "1001"})
+    assert not after.ok and after.refused == "terminated" and env.state.recommended is None

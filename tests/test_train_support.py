@@ -11,9 +11,6 @@ from pathlib import Path
 
 from arena.shop.tools import SHOP_TOOLS, openai_tool_schemas
 
-SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-# Qwen3's markup tokens: added (one id each) but not special, so decoding keeps them for the parsers.
-MARKUP = ["<think>", "</think>", "<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>"]
 SYSTEM = "You are a careful shopping assistant. Use the tools, recommend, then terminate."
 
 
@@ -89,51 +86,18 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 def texts_for_tokenizer(rows: list[dict]) -> list[str]:
+    from distill.tiny import TEMPLATE_WORDS
+
     texts = [json.dumps(r["messages"]) for r in rows] + [json.dumps(tool_schemas())]
-    texts.append("You may call one or more functions to assist with the user query. <tools></tools> function name")
+    texts.append(TEMPLATE_WORDS)
     return texts * 4
 
 
 @functools.cache
 def tiny_checkpoint(root: Path, catalog_dir: Path) -> Path:
-    """A random 2-layer Qwen3 with a byte-level BPE tokenizer trained here, trl's Qwen3 template."""
-    import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
-    from trl.chat_template_utils import qwen3_chat_template
-
+    """A random 2-layer Qwen3 with a byte-level BPE tokenizer trained here (distill/tiny.py)."""
     from arena.shop.index import CatalogIndex
+    from distill.tiny import build_tiny_model
 
     rows = train_rows(CatalogIndex(catalog_dir))
-    core = Tokenizer(models.BPE())
-    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    core.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=600, special_tokens=SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    core.train_from_iterator(texts_for_tokenizer(rows), trainer=trainer)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core, eos_token="<|im_end|>", pad_token="<|endoftext|>", bos_token=None
-    )
-    tokenizer.add_tokens(MARKUP)
-    tokenizer.chat_template = qwen3_chat_template  # the stock template: training swaps in trl's variant
-    torch.manual_seed(0)
-    config = Qwen3Config(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=16,
-        max_position_embeddings=4096,
-        tie_word_embeddings=True,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        bos_token_id=None,
-    )
-    model = Qwen3ForCausalLM(config)
-    out = root / "tiny-qwen3"
-    model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
-    return out
+    return build_tiny_model(texts_for_tokenizer(rows), root / "tiny-qwen3")

@@ -14,7 +14,9 @@ Routes (all typed in the OpenAPI schema at ``/openapi.json``):
 from __future__ import annotations
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from arena.api.deps import ApiContext, ApiError
 from arena.api.embargo_view import embargo_rule
@@ -31,6 +33,7 @@ from arena.api.routes import (
 )
 from arena.api.routes.metrics import ApiMetrics, LatencyMiddleware
 from arena.api.routes.submissions import SubmissionIntake
+from arena.api.schemas import ErrorBody
 from arena.api.settings import ApiSettings, api_settings
 from arena.chain.protocol import Chain
 from arena.race.intake import IntakeError
@@ -104,18 +107,48 @@ def create_app(
     )
     # pages first: its dashboard ``/`` replaces the plain leaderboard page leaderboard.py still declares
     for module in (pages, submissions, submission_reads, leaderboard, cycles, episodes, suite, health, metrics):
-        app.include_router(module.router)
+        app.include_router(module.router, responses=INVALID_REQUEST)
     app.add_middleware(LatencyMiddleware, metrics=app_metrics)
 
     @app.exception_handler(IntakeError)
     async def _intake_error(_request: Request, exc: IntakeError) -> JSONResponse:
         return JSONResponse(exc.to_body(), status_code=exc.status_code, headers=exc.headers())
 
+    @app.exception_handler(RequestValidationError)
+    async def _invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(invalid_request_body(exc), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # No such route, or the wrong method: the same shape as every other error.
+        code = HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
+        return JSONResponse(
+            {"error": code, "detail": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers
+        )
+
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse(_jsonable(exc.to_body()), status_code=exc.status_code)
 
     return app
+
+
+# Bad parameters answer in the same {"error", "detail"} shape as every other error.
+INVALID_REQUEST: dict[int | str, dict] = {
+    422: {"model": ErrorBody, "description": "A parameter is malformed or out of range."}
+}
+
+
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+def invalid_request_body(exc: RequestValidationError) -> dict[str, object]:
+    """One sentence naming each bad parameter; the offending input is not echoed (it may be huge)."""
+    problems = []
+    for error in exc.errors()[:10]:
+        where = " ".join(str(part) for part in error.get("loc", ()))
+        problems.append(f"{where}: {error.get('msg', 'invalid')}"[:300])
+    return {"error": "invalid_request", "detail": "; ".join(problems) or "invalid request"}
 
 
 def _jsonable(body: dict[str, object]) -> dict[str, object]:

@@ -1,6 +1,7 @@
 """Race metrics read from the store at scrape time: episodes (started, finished by termination, duration),
 tool calls, inference calls, tokens and latency, judge calls and failures, queue depth, submissions by
-status, weights set.
+status, weights set, validator faults (by kind, and whether the canary charged them to the submission)
+and halted cycles by kind.
 
 The store is the truth every API process shares, so these are gauges of its state, not counters of this
 process. Counts come from SQL; what lives only inside episode records (terminations, tool and inference
@@ -22,7 +23,15 @@ from sqlalchemy import func, select
 from arena.runner.record import EpisodeRecord
 from arena.store.db import Store
 from arena.store.models import Submission, SubmissionStatus
-from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgment, JudgmentStatus, WeightsSent
+from arena.store.models_race import (
+    Cycle,
+    Episode,
+    EpisodeStage,
+    EpisodeStatus,
+    Judgment,
+    JudgmentStatus,
+    WeightsSent,
+)
 
 DURATION_BUCKETS = (1.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
@@ -115,6 +124,13 @@ class StoreCollector(Collector):
                 session.execute(select(Submission.status, func.count()).group_by(Submission.status)).all()
             )
             weights = dict(session.execute(select(WeightsSent.ok, func.count()).group_by(WeightsSent.ok)).all())
+            faults = session.execute(
+                select(Episode.fault_kind, Episode.fault_charged, Episode.status, func.count())
+                .where(Episode.fault_kind.is_not(None))
+                .group_by(Episode.fault_kind, Episode.fault_charged, Episode.status)
+            ).all()
+            halted = session.scalars(select(Cycle.halt).where(Cycle.halt.is_not(None)))
+            halts = Counter(str(halt.get("kind")) for halt in halted if halt)
         yield _gauge("arena_episodes_started", "Episodes a worker started, by stage.", "stage", started)
         yield _gauge("arena_queue_depth", "Episodes waiting for a worker, by stage.", "stage", pending)
         yield _gauge("arena_judgments", "Judge calls by status (failed: the judge gave up).", "status", judgments)
@@ -123,6 +139,18 @@ class StoreCollector(Collector):
             "arena_weights_set", "Weight-setting attempts by result.", "result",
             {"ok": weights.get(True, 0), "failed": weights.get(False, 0)},
         )  # fmt: skip
+        validator_faults = GaugeMetricFamily(
+            "arena_validator_faults",
+            "Episodes that hit a validator-side failure, by kind; charged: the canary ran clean (the failure followed "
+            "the submission); outcome: given_up (failed), record_stood (done, charged), retrying.",
+            labels=["kind", "charged", "outcome"],
+        )
+        outcomes = {EpisodeStatus.failed: "given_up", EpisodeStatus.done: "record_stood"}
+        for kind, charged, status, n in sorted(faults, key=lambda row: (row[0], str(row[1]), row[2].value)):
+            validator_faults.add_metric([kind, str(bool(charged)).lower(), outcomes.get(status, "retrying")], n)
+        yield validator_faults
+        yield _gauge("arena_cycles_halted", "Cycles halted undecided (the validator could not measure), by kind.",
+                     "kind", halts)  # fmt: skip
         totals = self.totals
         yield _gauge(
             "arena_episodes_finished", "Done episodes by how the agent ended.", "termination", totals.terminations

@@ -21,7 +21,12 @@ class ErrorBody(BaseModel):
     detail: str = Field(description="What was wrong, naming the offending value.")
     retry_after: int | None = Field(None, description="Seconds to wait (also in the Retry-After header).")
     line: int | None = Field(None, description="Line of the agent file at fault (syntax, UTF-8).")
-    collides_with: dict[str, Any] | None = Field(None, description="The earlier submission a copy collides with.")
+    collides_with: dict[str, Any] | None = Field(
+        None, description="The earlier submission a copy collides with, only when it is the caller's own."
+    )
+    copy_refusals_left: int | None = Field(
+        None, description="After a copy refusal: how many more the hotkey may get in the next 24 h."
+    )
     embargo_until: datetime | None = Field(None, description="When the source becomes available, when known.")
     until_cycle: int | None = Field(None, description="The cycle whose end lifts a champion's embargo.")
 
@@ -160,6 +165,11 @@ class CycleSummary(BaseModel):
     draw_block: int | None
     draw_block_hash: str | None
     finished_at: datetime | None
+    halt: dict[str, Any] | None = Field(
+        None,
+        description="Why the cycle stopped undecided (the validator could not measure): stage, kind, reason, the "
+        "submissions hit, the fix. Nothing was promoted and the last good weights were re-sent.",
+    )
 
 
 class StageView(BaseModel):
@@ -226,6 +236,14 @@ class EpisodeDetail(EpisodeSummary):
     record: dict[str, Any] | None = Field(description="The full EpisodeRecord (every tool and LLM call).")
     outcome: dict[str, Any] | None = Field(description="The OutcomeScore.")
     error: str | None
+    fault_kind: str | None = Field(
+        None, description="The validator-side failure the episode last hit (sandbox, upstream, judge, store, runner)."
+    )
+    fault_charged: bool | None = Field(
+        None,
+        description="Whether that failure was charged to the submission (the canary ran clean on the same "
+        "sandbox: the failure follows the submission); false: the validator's, never the miner's.",
+    )
     judgments: list[JudgmentView]
 
 

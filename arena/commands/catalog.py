@@ -77,8 +77,8 @@ def catalog_build(
         pack = report.taskpack
         err.print(
             f"task pack: {pack.tasks} tasks, {pack.gold} gold, {pack.distractors} distractors "
-            f"({pack.distractors_skipped} skipped), {pack.background} background "
-            f"({pack.background_collisions} id collisions skipped), {pack.knowledge_documents} knowledge documents",
+            f"({pack.distractors_skipped} skipped), {pack.background} background, "
+            f"{pack.knowledge_documents} knowledge documents",
             highlight=False,
         )
         for line in pack.conflicts:

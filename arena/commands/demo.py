@@ -15,7 +15,7 @@ def demo(
         Path | None, typer.Option("--out", help="Where the demo's files go (default: data_dir).")
     ] = None,
     products: Annotated[int, typer.Option("--products", help="Synthetic catalog size.")] = 3000,
-    problems: Annotated[int, typer.Option("--problems", help="Generated problems in the suite.")] = 48,
+    problems: Annotated[int, typer.Option("--problems", help="Generated problems in the suite.")] = 96,
     seed: int = 7,
     config: ConfigOption = None,
 ) -> None:
@@ -26,3 +26,5 @@ def demo(
     plan = DemoPlan(products=products, problems=problems, seed=seed)
     result = run_demo(settings, out_dir or settings.data_dir, plan, console=err)
     print_result(result, console=out)
+    if result.halt is not None:
+        raise typer.Exit(3)  # the cycle decided nothing; print_result said why and what to fix

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from arena.commands.common import fail
+from arena.commands.common import err, fail
 
 app = typer.Typer(
     help="Post-train a model on the corpus: sft, teacher-sft, rft, kto, grpo, recipe.", no_args_is_help=True
@@ -104,3 +104,23 @@ def recipe(
     except (ConfigFileError, CorpusError) as exc:
         fail(str(exc))
     _emit(result.model_dump(mode="json"))
+
+
+@app.command("tiny-model")
+def tiny_model(
+    data: Annotated[
+        Path, typer.Option("--data", help="Corpus export directory: its train.jsonl trains the tokenizer.")
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the checkpoint (e.g. ./tiny-qwen3).")],
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random weights.")] = 0,
+) -> None:
+    """Make the tiny random Qwen3-shaped checkpoint distill/configs/tiny-cpu.yaml trains (nothing is fetched)."""
+    try:
+        from distill.tiny import build_tiny_model, corpus_texts
+    except ImportError as exc:
+        fail(f"the distill extra is not installed ({exc}); pip install 'trajectory-arena[distill]'")
+    if not (data / "train.jsonl").is_file():
+        fail(f"{data}/train.jsonl does not exist: export a corpus first (`arena export ... --out {data}`)")
+    with contextlib.redirect_stdout(sys.stderr):
+        path = build_tiny_model(corpus_texts(data), out, seed=seed)
+    err.print(f"tiny model written to {path}", highlight=False)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
@@ -145,6 +146,8 @@ def compare(
         out.print_json(json.dumps([row.model_dump(mode="json") for row in rows]))
     else:
         out.print(comparison_table(rows, confidence))
+        if (against := versus_table(rows)) is not None:
+            out.print(against)
 
 
 def cell(interval) -> str:
@@ -165,4 +168,20 @@ def comparison_table(rows, confidence: float) -> Table:
         table.add_column(name, justify="right")
     for row in rows:
         table.add_row(row.label, str(row.n_problems), cell(row.asr), cell(row.pass_at_1), cell(row.pass_at_k))
+    return table
+
+
+def versus_table(rows) -> Table | None:
+    """Each later run's greedy success against the first run's (paired by problem), in a table of its own:
+    beside the intervals it would not fit 80 columns."""
+    from distill.eval_report import versus
+
+    later = [row for row in rows if row.vs_first is not None]
+    if not later:
+        return None
+    table = Table(title=f"ASR against {rows[0].label} (paired, one-sided)")
+    table.add_column("run", overflow="fold")
+    table.add_column("difference [interval], better / worse: verdict", overflow="fold")
+    for row in later:
+        table.add_row(row.label, escape(versus(row, emphasis="")))
     return table

@@ -57,7 +57,8 @@ def cluster(
         flag = next((f for f, field in _FLAGS.values() if field == first["loc"][0]), first["loc"][0])
         fail(f"invalid option {flag}: {first['msg']}")
     try:
-        problems = load_problems(*files)
+        # Query-only rows (no reward, an ``intent``) are welcome: the guard reads their constraints from the text.
+        problems = load_problems(*files, query_only=True)
     except (ProblemFileError, OSError) as exc:
         fail(str(exc))
     if not problems:

@@ -67,6 +67,6 @@ def serve(
     )
     from arena.logs import configure_logging
 
-    configure_logging(settings.log_level, settings.log_format)
+    configure_logging(settings.log_level, settings.log_format, libraries=settings.log_libraries_level)
     # log_config=None: uvicorn keeps the handlers configured above (JSON lines when log_format is json).
     uvicorn.run(app, host=api_host or api.host, port=api.port if api_port is None else api_port, log_config=None)

@@ -31,6 +31,8 @@ from arena.logs import configure_logging
 
 app = typer.Typer(help="Run the validator's race cycle.", no_args_is_help=True)
 
+HALTED_EXIT = 3  # `--once` on a cycle that halted: the validator could not measure, nothing was decided
+
 
 @app.callback()
 def validator_group() -> None:
@@ -136,7 +138,7 @@ def _run_validator(
     from arena.store import StoreError
 
     settings = settings_or_fail(config)
-    configure_logging(settings.log_level, settings.log_format)
+    configure_logging(settings.log_level, settings.log_format, libraries=settings.log_libraries_level)
     ignored_network(local, network)
     try:
         race = race_settings(settings, race_config)
@@ -179,10 +181,15 @@ def _run_validator(
             if once:
                 report = validator.run_once()
                 _print_report(report, as_json)
+                if report.halt is not None:
+                    # The log has the one line; the exit status tells a script the cycle decided nothing.
+                    err.print(f"[red]cycle {report.cycle} halted[/] ({report.halt.kind}): {report.halt.reason}")
+                    err.print(f"fix: {report.halt.fix}")
+                    raise typer.Exit(HALTED_EXIT)
                 return
             stop = threading.Event()
             try:
-                validator.run_forever(stop)
+                validator.run_forever(stop, on_cycle=lambda report: _print_report(report, as_json))
             except KeyboardInterrupt:
                 stop.set()
     except (ValidatorError, RaceError, StoreError, ValueError) as exc:

@@ -46,7 +46,7 @@ def worker(
     from arena.store import StoreError, open_store, resolve_url, safe_url
 
     settings = settings_or_fail(config)
-    configure_logging(settings.log_level, settings.log_format)
+    configure_logging(settings.log_level, settings.log_format, libraries=settings.log_libraries_level)
     try:
         race = race_settings(settings, race_config)
         url = resolve_url(database_url)

@@ -16,6 +16,7 @@ import orjson
 import tantivy
 
 from arena.shop.product import Product
+from arena.shop.readonly_index import open_index
 
 _FIELDS = set(Product.model_fields)
 
@@ -38,7 +39,7 @@ class CatalogFrame:
 
     def __init__(self, path: str | Path, state: FrameState | None = None) -> None:
         self.path = Path(path)
-        self._searcher = tantivy.Index.open(str(self.path)).searcher()
+        self._searcher = open_index(self.path).searcher()
         self._order, self._shops = state if state is not None else self._scan()
         if not self._order:
             raise GenerationError(f"catalog {self.path} is empty")

@@ -8,9 +8,15 @@ union-find merges the links; each effective merge keeps its reason:
 1. ``signature``: equal exact signatures (gold products, canonical constraints,
    voucher terms; see :mod:`arena.problems.signature`).
 2. ``near_duplicate_text``: MinHash-LSH over word shingles of the normalised
-   query finds candidate pairs; a pair links when its MinHash Jaccard estimate
-   reaches ``minhash_threshold``.
-3. ``gold_overlap``: the problems share at least ``gold_overlap`` of the smaller
+   request finds candidate pairs; a pair links when its MinHash Jaccard estimate
+   reaches ``minhash_threshold`` *and* the two asks agree (:mod:`arena.problems.asks`:
+   every constraint value equal, content words equal up to a one-letter spelling
+   difference). Text similarity alone never links.
+3. ``same_constraints``: equal canonical constraint sets read from the text
+   (content words after lemmas and synonyms, numbers, price directions, services,
+   voucher terms) whose reward parts, where both have one, agree: the same request
+   however worded, whatever the gold ids.
+4. ``gold_overlap``: the problems share at least ``gold_overlap`` of the smaller
    gold product set (an inverted index gold id -> problems finds them).
 
 Problems are processed sorted by id and the union-find root is always the
@@ -30,11 +36,12 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from arena.problems.asks import Ask, asks_agree, concepts_match, read_ask
 from arena.problems.model import Problem
-from arena.problems.signature import minhash_matrix, problem_signature, query_tokens, shingle_hashes
+from arena.problems.signature import minhash_matrix, problem_signature, shingle_hashes
 
-MergeReason = Literal["signature", "near_duplicate_text", "gold_overlap"]
-REASONS: tuple[MergeReason, ...] = ("signature", "near_duplicate_text", "gold_overlap")
+MergeReason = Literal["signature", "near_duplicate_text", "same_constraints", "gold_overlap"]
+REASONS: tuple[MergeReason, ...] = ("signature", "near_duplicate_text", "same_constraints", "gold_overlap")
 
 # LSH band choice weights (false positive, false negative). Every candidate is verified
 # with its MinHash estimate, so a false positive costs one vector compare while a false
@@ -157,10 +164,14 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         if forest.union(i, j):
             merges.append(ClusterMerge(a=ids[min(i, j)], b=ids[max(i, j)], reason=reason, detail=detail))
 
+    asks = [read_ask(p) for p in ordered]
     for i, j, detail in _signature_links(ordered):
         link(i, j, "signature", detail)
-    for i, j, detail in _text_links(ordered, config):
-        link(i, j, "near_duplicate_text", detail)
+    for i, j, detail in _text_links(asks, config):
+        if asks_agree(asks[i], asks[j]) and concepts_match(asks[i], asks[j]):
+            link(i, j, "near_duplicate_text", detail)
+    for i, j, detail in _constraint_links(asks):
+        link(i, j, "same_constraints", detail)
     for i, j, detail in _gold_links(ordered, config.gold_overlap, forest):
         link(i, j, "gold_overlap", detail)
     cluster_of = {pid: cluster_id_for(ids[forest.find(i)]) for i, pid in enumerate(ids)}
@@ -179,6 +190,8 @@ def assign_clusters(problems: Sequence[Problem], config: ClusterConfig | None = 
 def _signature_links(ordered: Sequence[Problem]) -> Iterator[tuple[int, int, str]]:
     first: dict[str, int] = {}
     for i, problem in enumerate(ordered):
+        if not problem.rewards and problem.knowledge is None:
+            continue  # a query-only problem has no gold: its signature would be every other's
         signature = problem_signature(problem)
         if signature in first:
             yield first[signature], i, f"signature {signature[:12]}"
@@ -248,8 +261,8 @@ def _verified(pairs: np.ndarray, signatures: np.ndarray, threshold: float) -> tu
     return np.concatenate(keep), np.concatenate(estimates)
 
 
-def _text_links(ordered: Sequence[Problem], config: ClusterConfig) -> Iterator[tuple[int, int, str]]:
-    hashes, counts = shingle_hashes((query_tokens(p) for p in ordered), config.shingle_size)
+def _text_links(asks: Sequence[Ask], config: ClusterConfig) -> Iterator[tuple[int, int, str]]:
+    hashes, counts = shingle_hashes((ask.tokens for ask in asks), config.shingle_size)
     signatures = minhash_matrix(hashes, counts, config.num_perm, config.seed)
     del hashes
     # Only queries with words take part: a query of stop words only has no text to compare
@@ -259,7 +272,7 @@ def _text_links(ordered: Sequence[Problem], config: ClusterConfig) -> Iterator[t
         return
     bands, width = lsh_bands(config.minhash_threshold, config.num_perm)
     found: dict[int, float] = {}  # pair code lo * n + hi (problem indices) -> estimate
-    n = len(ordered)
+    n = len(asks)
     for band in range(bands):
         # rows is ascending, so mapping bucket positions through it keeps lo < hi.
         candidates = rows[_bucket_pairs(_band_keys(signatures[rows, band * width : (band + 1) * width]))]
@@ -274,7 +287,34 @@ def _text_links(ordered: Sequence[Problem], config: ClusterConfig) -> Iterator[t
         yield lo, hi, f"jaccard~{found[code]:.2f}"
 
 
-# --- rule 3: gold-product overlap -------------------------------------------------------------
+# --- rule 3: the same constraints, however worded --------------------------------------------
+
+
+def _constraint_links(asks: Sequence[Ask]) -> Iterator[tuple[int, int, str]]:
+    """Problems with equal text keys, linked when their reward parts agree too.
+
+    Within one text key the members are taken in id order; each joins the first earlier
+    member it agrees with. A query-only problem agrees with any reward, so it joins the
+    first; two members whose rewards differ (the same words, another brand in the reward)
+    stay apart, and no query-only member bridges them.
+    """
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, ask in enumerate(asks):
+        if ask.concepts or ask.numbers:  # an empty request states nothing to compare
+            groups[ask.text_key()].append(i)
+    for key in sorted(groups, key=lambda k: groups[k][0]):
+        heads: list[int] = []  # one member per distinct reward part seen so far
+        # Members with a reward first, so that the query-only ones join a head, never become one.
+        for i in sorted(groups[key], key=lambda i: (asks[i].query_only, i)):
+            # Equal keys mean equal concepts; concepts_match also compares a shop task's items.
+            head = next((h for h in heads if asks_agree(asks[h], asks[i]) and concepts_match(asks[h], asks[i])), None)
+            if head is None:
+                heads.append(i)
+            else:
+                yield head, i, f"constraints {key[:12]}"
+
+
+# --- rule 4: gold-product overlap -------------------------------------------------------------
 
 
 def _gold_links(ordered: Sequence[Problem], threshold: float, forest: _UnionFind) -> Iterator[tuple[int, int, str]]:

@@ -117,7 +117,9 @@ class Problem(BaseModel):
     def to_row(self) -> dict:
         """The official row shape, plus our ``id``, ``intent`` and ``difficulty``."""
         row: dict = {"query": self.query}
-        if self.intent is Intent.knowledge:
+        if self.knowledge is None and not self.rewards:
+            pass  # a query-only problem (``parse_row(..., query_only=True)``): no reward to write
+        elif self.intent is Intent.knowledge:
             assert self.knowledge is not None
             row["Knowledge_Attribute"] = self.knowledge.knowledge_attribute
             row["reward"] = self.knowledge.product.model_dump()

@@ -43,15 +43,29 @@ def infer_intent(row: dict) -> Intent:
     return Intent.product
 
 
-def parse_row(row: dict, source: str = "") -> Problem:
-    """Turn one row into a Problem; raises ValueError with the reason."""
+def parse_row(row: dict, source: str = "", *, query_only: bool = False) -> Problem:
+    """Turn one row into a Problem; raises ValueError with the reason.
+
+    ``query_only`` accepts a row without a reward (a request as a shopper would type it,
+    with its ``intent``): the leak-cluster guard then reads its constraints from the text.
+    """
     if not isinstance(row, dict):
         raise ValueError("row is not a JSON object")
     query = row.get("query")
     if not isinstance(query, str) or not query.strip():
         raise ValueError("missing or empty 'query'")
     if "reward" not in row:
-        raise ValueError("missing 'reward'")
+        if not query_only or "intent" not in row:
+            raise ValueError("missing 'reward'")
+        return Problem(
+            id=str(row.get("id") or content_id(row)),
+            intent=Intent.parse(str(row["intent"])),
+            query=query,
+            difficulty=Difficulty(row.get("difficulty") or Difficulty.easy),
+            source=source,
+            cluster_id=str(row["cluster_id"]) if row.get("cluster_id") is not None else None,
+            extra={k: v for k, v in row.items() if k not in _OWN_KEYS},
+        )
     intent = infer_intent(row)
     reward = row["reward"]
     rewards: list[ProductReward] = []
@@ -95,8 +109,9 @@ def parse_row(row: dict, source: str = "") -> Problem:
     return problem
 
 
-def iter_problems(path: str | Path) -> Iterator[Problem]:
-    """Stream problems from a JSONL file; a bad row raises ProblemFileError with its line."""
+def iter_problems(path: str | Path, *, query_only: bool = False) -> Iterator[Problem]:
+    """Stream problems from a JSONL file; a bad row raises ProblemFileError with its line.
+    ``query_only`` accepts rows without a reward (see :func:`parse_row`)."""
     path = Path(path)
     with path.open("rb") as handle:
         for lineno, raw in enumerate(handle, start=1):
@@ -104,13 +119,13 @@ def iter_problems(path: str | Path) -> Iterator[Problem]:
                 continue
             try:
                 row = orjson.loads(raw)
-                yield parse_row(row, source=path.name)
+                yield parse_row(row, source=path.name, query_only=query_only)
             except (orjson.JSONDecodeError, ValueError) as exc:
                 raise ProblemFileError(str(path), lineno, str(exc)) from None
 
 
-def load_problems(*paths: str | Path) -> list[Problem]:
+def load_problems(*paths: str | Path, query_only: bool = False) -> list[Problem]:
     problems: list[Problem] = []
     for path in paths:
-        problems.extend(iter_problems(path))
+        problems.extend(iter_problems(path, query_only=query_only))
     return problems

@@ -15,6 +15,15 @@ Two questions, each answered by the real parts an agent meets:
    a shop's later items, the shop filter an agent uses once it knows the
    shop). The rank under the first honest query also grades difficulty.
 
+3. **Is the strict answer unique?** (single-item product problems) No other
+   listing on the first page of the first honest search that the query's noun
+   fits as well as the gold (every word of it in the title) may meet every
+   constraint the query states (official mode) yet fail strict mode's title
+   check: a query of a noun and one constraint that several listings satisfy
+   leaves strict success to luck (which of them the agent picks), and a race on
+   luck measures nothing. Such a draft is rejected (``NOT_UNIQUE``); the
+   generator tries the next one.
+
 The ranks are computed on document addresses, not decoded records, which
 makes a probe ~4x cheaper than ``CatalogIndex.bm25`` (most of whose time is
 decoding the 50 records). The query is built exactly as ``bm25`` builds it;
@@ -23,6 +32,7 @@ decoding the 50 records). The query is built exactly as ``bm25`` builds it;
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from pydantic import BaseModel, Field
@@ -47,6 +57,9 @@ NOT_ONE_SHOP = "gold_not_one_shop"
 BUDGET_UNMET = "gold_basket_over_budget"
 VOUCHER_NOT_NEEDED = "voucher_not_needed"
 FACT_NOT_IN_GOLD = "fact_not_in_gold_text"
+NOT_UNIQUE = "strict_answer_not_unique"
+#: Listings of the first honest search checked for a second answer: the first page an agent reads.
+UNIQUE_DEPTH = 10
 _FIELD_REASONS = {
     "title": "title_mismatch",
     "price": "price_excludes_gold",
@@ -139,7 +152,38 @@ def check_problem(draft: Draft, problem: Problem, probe: SearchProbe) -> Verdict
     reason = scoring_failure(draft, problem)
     if reason is not None:
         return Verdict(reason=reason)
-    return reachability(draft, probe, targets)
+    verdict = reachability(draft, probe, targets)
+    if verdict.ok and not strict_answer_unique(draft, problem, probe, verdict.ranks[0]):
+        return Verdict(reason=NOT_UNIQUE, ranks=verdict.ranks)
+    return verdict
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def strict_answer_unique(draft: Draft, problem: Problem, probe: SearchProbe, gold_rank: int | None = None) -> bool:
+    """No other listing on the first page of the first honest search that has every word of the query's noun
+    passes official mode but fails strict."""
+    if draft.intent is not Intent.product or len(draft.needs) != 1:
+        return True
+    # The listings an agent meets before the gold: with the gold first, the search order already answers.
+    depth = UNIQUE_DEPTH if gold_rank is None else min(UNIQUE_DEPTH, gold_rank - 1)
+    if depth <= 0:
+        return True
+    need = draft.needs[0]
+    query = honest_queries(need)[0]
+    gold = need.product.product_id
+    named = _words(need.noun)
+    for other in probe.catalog.records(probe.catalog.bm25_addresses(query.q, query.filters, depth)):
+        # Only a listing the query's words fit as well as the gold's is a second answer the agent cannot rule out.
+        if other.product_id == gold or not named <= _words(other.title):
+            continue
+        lookup = InMemoryCatalog([other])
+        official = score_problem(problem, [other.product_id], lookup, mode=ScoreMode.official)
+        if official.success and not score_problem(problem, [other.product_id], lookup, mode=ScoreMode.strict).success:
+            return False
+    return True
 
 
 def scoring_failure(draft: Draft, problem: Problem) -> str | None:

@@ -8,7 +8,7 @@ itself are ``arena.race.intake``'s.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from bittensor import http_auth
@@ -69,6 +69,12 @@ class UnregisteredHotkeyError(IntakeError):
 
 class RateLimitedError(IntakeError):
     status_code, code = 429, "rate_limited"
+
+
+class CopyBudgetExhaustedError(IntakeError):
+    """The hotkey's copy refusals of the last day are used up: no copy check runs until one ages out."""
+
+    status_code, code = 429, "copy_budget_exhausted"
 
 
 _AUTH_ERRORS: list[tuple[type[http_auth.AuthError], type[IntakeError]]] = [
@@ -139,6 +145,21 @@ def check_rate_limit(last_accepted_at: datetime | None, *, now: datetime, window
             f"{human_time(aware(last_accepted_at))}; retry in {human_wait(retry_after)}",
             retry_after=retry_after,
         )
+
+
+def check_copy_budget(refused_at: Sequence[datetime], *, now: datetime, budget: int, window: timedelta) -> int:
+    """How many copy refusals the hotkey has left; 429 with Retry-After (when the oldest
+    refusal in the window ages out) when none is left. ``refused_at``: the refusals in the window."""
+    left = budget - len(refused_at)
+    if left > 0:
+        return left
+    oldest = sorted(aware(moment) for moment in refused_at)[len(refused_at) - budget]
+    retry_after = max(1, math.ceil((oldest + window - aware(now)).total_seconds()))
+    raise CopyBudgetExhaustedError(
+        f"{budget} copy refusals per {window.total_seconds() / 3600:g} h per hotkey, all used: no copy check runs "
+        f"for this hotkey until one ages out; retry in {human_wait(retry_after)}",
+        retry_after=retry_after,
+    )
 
 
 def human_wait(seconds: float) -> str:

@@ -12,6 +12,12 @@ one is queued again, and no decision already recorded is re-taken.
 The cycle's parameters (sizes, K, margins, shares, model, sampling pin) are
 stored with the cycle when it starts; a resumed cycle runs with them, not
 with whatever the restarted process was configured with.
+
+A stage that finds the validator unable to measure (``arena.race.halt``)
+raises ``CycleHalted``: the halt goes into the store (``cycles.halt`` and the
+stage's detail), the log gets one line, nothing is promoted, the last good
+weight vector is re-sent instead of a new one, the entrants wait for the next
+cycle, and the cycle ends. ``CycleReport.halt`` says why.
 """
 
 from __future__ import annotations
@@ -26,12 +32,13 @@ from pydantic import BaseModel
 from arena.chain.protocol import Chain
 from arena.problems.suites import Suite
 from arena.race.dispatch import Dispatcher
+from arena.race.halt import CycleHalted, FaultedEpisode, Halt, UnjudgedEpisode, assess_episodes, assess_judgments
 from arena.race.resilience import in_thread
 from arena.race.settings import RaceSettings
 from arena.store import Store
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus
-from arena.store.models_race import CycleStage, EpisodeStage
+from arena.store.models_race import CycleStage, EpisodeStage, EpisodeStatus
 
 logger = logging.getLogger(__name__)
 
@@ -45,9 +52,12 @@ CYCLE_PARAMETERS = (
     "promotion_margin",
     "margin_decay_per_day",
     "margin_floor",
+    "confidence",
     "champion_share",
     "taper",
     "burn_share",
+    "burn_uid",
+    "fault_halt_fraction",
     "embargo_days_after_submission",
     "embargo_cycles_after_champion",
     "judge_kind",
@@ -98,6 +108,61 @@ class CycleContext:
             for attempt in range(attempts)
         ]
         await self.dispatcher.run_episodes(keys, self.number, stage)
+        await self.check_faults(stage, submissions)
+
+    @property
+    def seed(self) -> str:
+        """The cycle's public randomness (the intake block hash): seeds every paired decision."""
+        return str(self.detail(CycleStage.intake).get("draw_block_hash") or f"cycle-{self.number}")
+
+    async def check_faults(self, stage: EpisodeStage, submissions: Sequence[int]) -> None:
+        """Halt the cycle if the stage's given-up episodes show the validator failing for everyone."""
+        faulted = await in_thread(_faulted, self.store, self.number, stage)
+        halt = assess_episodes(stage.value, faulted, submissions, self.race.fault_halt_fraction)
+        if halt is not None:
+            raise CycleHalted(halt)
+
+    async def check_judgments(self, stage: EpisodeStage, unjudged: Sequence[int], submissions: Sequence[int]) -> None:
+        """Halt the cycle if the episodes left unjudged at the deadline show the judge down."""
+        if not unjudged:
+            return
+        found = await in_thread(_unjudged, self.store, list(unjudged))
+        halt = assess_judgments(f"judging: {stage.value}", found, submissions, self.race.fault_halt_fraction)
+        if halt is not None:
+            raise CycleHalted(halt)
+
+
+def _faulted(store: Store, number: int, stage: EpisodeStage) -> list[FaultedEpisode]:
+    """Episodes given up on for a fault, and those whose record stood despite one (charged)."""
+    with store.transaction() as session:
+        failed = [
+            e
+            for e in repo.list_episodes(session, cycle=number, stage=stage)
+            if e.status in (EpisodeStatus.failed, EpisodeStatus.done)
+        ]
+    return [
+        FaultedEpisode(
+            episode_id=e.id,
+            submission_id=e.submission_id,
+            fault_kind=e.fault_kind,
+            charged=e.fault_charged,
+            error=e.error,
+        )  # fmt: skip
+        for e in failed
+        if e.fault_kind is not None
+    ]
+
+
+def _unjudged(store: Store, episode_ids: list[int]) -> list[UnjudgedEpisode]:
+    found = []
+    with store.transaction() as session:
+        for episode_id in episode_ids:
+            info = repo.get_episode(session, episode_id)
+            history = repo.versions(session, episode_id)
+            if info is not None:
+                reason = history[-1].reason if history else None
+                found.append(UnjudgedEpisode(episode_id=episode_id, submission_id=info.submission_id, reason=reason))
+    return found
 
 
 class CycleReport(BaseModel):
@@ -113,6 +178,7 @@ class CycleReport(BaseModel):
     standings: list[repo.StandingInfo]
     champion_id: int | None
     weights: repo.WeightsInfo | None
+    halt: Halt | None = None  # the cycle stopped undecided: why, and the fix
 
 
 StageFunction = Callable[[CycleContext], Awaitable[dict]]
@@ -189,6 +255,9 @@ async def run_cycle(
     )
     dispatcher.race = ctx.race
     ctx.details = await in_thread(_finished_details, store, cycle.number)
+    if cycle.halt is not None:  # halted before a restart: only the ending is left to do
+        await _end_halted(ctx, Halt.model_validate(cycle.halt))
+        return await in_thread(cycle_report, store, cycle.number)
     await dispatcher.requeue_old_judgments(cycle.number)
     order: list[tuple[CycleStage, StageFunction]] = [
         (CycleStage.intake, intake),
@@ -204,13 +273,52 @@ async def run_cycle(
             continue
         await in_thread(_begin, store, cycle.number, stage)
         logger.info("cycle %d: %s", cycle.number, stage.value)
-        detail = await function(ctx)
+        try:
+            detail = await function(ctx)
+        except CycleHalted as halted:
+            await in_thread(_record_halt, ctx, stage, halted.halt)
+            await _end_halted(ctx, halted.halt)
+            return await in_thread(cycle_report, store, cycle.number)
         await in_thread(_finish, store, cycle.number, stage, detail)
         ctx.details[stage] = detail
     if CycleStage.done not in ctx.details:
         await in_thread(_begin, store, cycle.number, CycleStage.done)
         await in_thread(_finish, store, cycle.number, CycleStage.done, {})
     return await in_thread(cycle_report, store, cycle.number)
+
+
+def _record_halt(ctx: CycleContext, stage: CycleStage, halt: Halt) -> None:
+    """The halt in the store (the cycle's and the stage's), and this cycle's entrants back in the queue."""
+    with ctx.store.transaction() as session:
+        repo.halt_cycle(session, ctx.number, halt.model_dump(mode="json"))
+        repo.finish_stage(session, ctx.number, stage, {"halted": halt.model_dump(mode="json")})
+        waiting = (SubmissionStatus.qualifying, SubmissionStatus.qualified, SubmissionStatus.racing)
+        for submission_id in ctx.detail(CycleStage.intake).get("entrants", []):
+            info = repo.get_submission(session, submission_id)
+            if info is not None and info.status in waiting:
+                repo.set_status(session, submission_id, SubmissionStatus.qualifying)  # races in the next cycle
+
+
+async def _end_halted(ctx: CycleContext, halt: Halt) -> None:
+    """Re-send the last good weights (none are computed from this cycle), log one line, end the cycle."""
+    from arena.race.results import resend_last_weights
+
+    if CycleStage.done in ctx.details:
+        return
+    resent = await in_thread(resend_last_weights, ctx.store, ctx.chain, ctx.validator_hotkey, ctx.number)
+    logger.error(
+        "cycle %d halted at %s: %s fault: %s. Nothing was promoted and no new weights were set%s. Fix: %s",
+        ctx.number, halt.stage, halt.kind, halt.reason,
+        f" (the last good vector was re-sent: uids {resent.uids})" if resent else "", halt.fix,
+        extra={"cycle": ctx.number, "halt_kind": halt.kind, "halt_stage": halt.stage},
+    )  # fmt: skip
+    detail = {
+        "halted": halt.model_dump(mode="json"),
+        "resent_weights": resent.model_dump(mode="json") if resent else None,
+    }
+    await in_thread(_begin, ctx.store, ctx.number, CycleStage.done)
+    await in_thread(_finish, ctx.store, ctx.number, CycleStage.done, detail)
+    ctx.details[CycleStage.done] = detail
 
 
 def cycle_report(store: Store, number: int) -> CycleReport:
@@ -231,6 +339,7 @@ def cycle_report(store: Store, number: int) -> CycleReport:
             standings=table,
             champion_id=next((s.submission_id for s in table if s.is_champion), None),
             weights=sent[-1] if sent else None,
+            halt=Halt.model_validate(cycle.halt) if cycle.halt else None,
         )
 
 

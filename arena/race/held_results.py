@@ -37,6 +37,7 @@ class HeldResult(BaseModel):
     record: dict
     outcome: dict
     held_at: datetime
+    fault_kind: str | None = None  # a validator fault that stands with the record, charged (arena.race.tasks)
 
 
 def default_root() -> Path:
@@ -115,11 +116,14 @@ class HeldResults:
         return sorted(on_disk | set(self._memory))
 
 
-def held(episode_id: int, key: EpisodeKey, record: BaseModel, outcome: BaseModel) -> HeldResult:
+def held(
+    episode_id: int, key: EpisodeKey, record: BaseModel, outcome: BaseModel, fault_kind: str | None = None
+) -> HeldResult:
     return HeldResult(
         episode_id=episode_id,
         key=key,
         record=record.model_dump(mode="json"),
         outcome=outcome.model_dump(mode="json"),
         held_at=datetime.now(UTC),
+        fault_kind=fault_kind,
     )

@@ -18,6 +18,11 @@ identical normalised-AST hash, or MinHash similarity >= ``minhash_threshold``.
 A collision is decided by :func:`first_committed`: the submission whose chain
 commitment came first wins, so a new submission that committed earlier than
 the one it collides with is accepted and ``supersedes`` names the loser.
+A refusal names the earlier submission only when it is the submitter's own: for
+another hotkey's it says no more than "too close to an earlier submission" (no
+id, owner or similarity), and each such refusal draws on the hotkey's daily copy
+budget (``IntakeLimits.copy_refusals_per_day``), so the check is no oracle on
+code the embargo hides.
 
 MinHash default (threshold 0.70 over 8-token shingles, 256 permutations),
 measured on the normalised AST dumps: the three reference agents in
@@ -44,6 +49,7 @@ from arena.chain.protocol import Commitment
 # The API, the miner client and the tests import every intake name from here, wherever it is defined.
 from arena.race.admission import (  # noqa: F401
     BadSignatureError,
+    CopyBudgetExhaustedError,
     IntakeError,
     MalformedAuthError,
     RateLimitedError,
@@ -51,6 +57,7 @@ from arena.race.admission import (  # noqa: F401
     StaleRequestError,
     UnregisteredHotkeyError,
     WrongReceiverError,
+    check_copy_budget,
     check_rate_limit,
     require_registered,
     verify_request,
@@ -75,6 +82,7 @@ ENTRYPOINT = "agent_main"
 CheckName = Literal[
     "size", "utf8", "syntax", "entrypoint", "imports", "exact_copy", "ast_copy", "near_copy", "accepted"
 ]
+COPY_CHECKS: dict[str, CheckName] = {"sha256": "exact_copy", "ast": "ast_copy", "minhash": "near_copy"}
 
 
 class IntakeVerdict(BaseModel):
@@ -83,7 +91,8 @@ class IntakeVerdict(BaseModel):
     status_code: int  # what the API answers: 201 accepted, else the check's error status
     reason: str
     line: int | None = None  # syntax errors and unsatisfiable imports
-    collision: Collision | None = None  # the earlier submission that wins against this one
+    collision: Collision | None = None  # the earlier submission that wins against this one (validator-side)
+    disclose: bool = True  # False: the answer must not name the collision (another hotkey's code)
     supersedes: list[Collision] = Field(default_factory=list)  # earlier ones this one beats by commitment order
     fingerprint: Fingerprint | None = None  # set once the code parsed
 
@@ -210,16 +219,21 @@ def check_submission(
         if first_committed(claim, other) is claim:
             supersedes.append(collision)
             continue
-        own = " your own" if hotkey and other.hotkey == hotkey else ""
+        check = COPY_CHECKS[collision.kind]
+        if not (hotkey and other.hotkey == hotkey):
+            # The earlier code may be an embargoed champion's: naming it, its owner or the similarity
+            # would make this answer an oracle on code the embargo hides (docs/security.md).
+            reason = "this agent is too close to an earlier submission, which came first"
+            return _reject(check, 409, reason, collision=collision, fingerprint=print_, disclose=False)
         what = _KIND_TEXT[collision.kind].format(collision.similarity)
         committed = (
             f"committed at block {other.commitment_block}" if other.commitment_block is not None else "uncommitted"
         )
         return _reject(
-            {"sha256": "exact_copy", "ast": "ast_copy", "minhash": "near_copy"}[collision.kind],
+            check,
             409,
-            f"this agent {what}{own} earlier submission {other.id} from {other.hotkey} ({committed}, "
-            f"submitted {aware(other.submitted_at).isoformat()}), which came first",
+            f"this agent {what} your own earlier submission {other.id} ({committed}, "
+            f"submitted {aware(other.submitted_at).isoformat()})",
             collision=collision,
             fingerprint=print_,
         )
@@ -249,6 +263,6 @@ class SubmissionRejected(IntakeError):
         body = super().to_body()
         if self.verdict.line is not None:
             body["line"] = self.verdict.line
-        if self.verdict.collision is not None:
+        if self.verdict.collision is not None and self.verdict.disclose:
             body["collides_with"] = self.verdict.collision.model_dump()
         return body

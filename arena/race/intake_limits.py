@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from arena.duration import Duration
 
 MINHASH_PERMUTATIONS = 256
+COPY_BUDGET_WINDOW = timedelta(hours=24)
 
 
 class IntakeLimits(BaseModel):
@@ -24,6 +25,12 @@ class IntakeLimits(BaseModel):
     )
     rate_limit: Duration = Field(
         timedelta(hours=12), description="Minimum time between accepted submissions of a hotkey."
+    )
+    copy_refusals_per_day: int = Field(
+        3,
+        ge=1,
+        description="Submissions a hotkey may have refused as copies of another hotkey's per 24 h; then it gets "
+        "429 copy_budget_exhausted until the oldest ages out (the copy check must be no free oracle).",
     )
     auth_max_age_s: float = Field(http_auth.DEFAULT_MAX_AGE, gt=0, description="btauth nonce freshness window.")
     auth_allowed_skew_s: float = Field(

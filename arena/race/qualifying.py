@@ -3,10 +3,13 @@
 The qualifying score is the race score's formula (``arena.race.scoring``) on
 the first ``qualifying_size`` public problems (by problem id),
 ``qualifying_attempts`` times each. The leader is the best qualifying score
-among this cycle's entrants and the champion (its score from the cycle it
-qualified in); an entrant races when its score is at least
-``qualification_fraction`` x the leader's. The others leave the race
-(``retired``, their source embargoed by the day rule).
+among this cycle's entrants and the champion (its per-problem values from the
+cycle it qualified in). An entrant races unless it is *confidently* worse than
+``qualification_fraction`` x the leader: paired on the problems both ran, the
+upper bound of mean(entrant - fraction x leader) at ``confidence`` (a paired
+bootstrap seeded by the cycle's draw, ``arena.scoring.paired``) is below 0.
+Six problems cannot tell 0.333 from 0.456, so noise knocks nobody out. The
+others leave the race (``retired``, their source embargoed by the day rule).
 
 The stage waits ``judge_timeout_s`` for judgments from the moment its
 episodes are all done in this process (a restart waits afresh: the wait is
@@ -24,11 +27,10 @@ from arena.race import scoring
 from arena.race.cycle import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.race.resilience import in_thread
+from arena.scoring.paired import compare, confidently_worse, paired_values
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage, EpisodeStage, Standing
-
-QUALIFY_EPSILON = 1e-9  # a score equal to the threshold qualifies, whatever the float rounding
 
 
 def _public_problems(ctx: CycleContext) -> list[str]:
@@ -37,16 +39,23 @@ def _public_problems(ctx: CycleContext) -> list[str]:
     return [p.id for p in problems][: ctx.race.qualifying_size]
 
 
-def _champion_qualifying_score(ctx: CycleContext, champion: int | None) -> float | None:
+def _champion_qualifying(ctx: CycleContext, champion: int | None) -> tuple[float | None, dict[str, float]]:
+    """The champion's qualifying score and per-problem values, from the latest cycle it qualified in."""
     if champion is None:
-        return None
+        return None, {}
     with ctx.store.transaction() as session:
-        return session.execute(
-            select(Standing.qualifying_score)
-            .where(Standing.submission_id == champion, Standing.qualifying_score.is_not(None))
+        row = session.execute(
+            select(Standing.cycle, Standing.qualifying_score)
+            .where(
+                Standing.submission_id == champion, Standing.qualifying_score.is_not(None), Standing.cycle < ctx.number
+            )
             .order_by(Standing.cycle.desc())
             .limit(1)
-        ).scalar_one_or_none()
+        ).one_or_none()
+        if row is None:
+            return None, {}
+        outcomes = scoring.load_outcomes(session, row.cycle, EpisodeStage.qualifying)
+    return row.qualifying_score, scoring.problem_values(outcomes, champion)
 
 
 def _outcomes(ctx: CycleContext) -> list[scoring.EpisodeOutcome]:
@@ -91,13 +100,27 @@ async def run(ctx: CycleContext) -> dict:
     unjudged = await ctx.dispatcher.wait_for_judgments(
         ctx.number, EpisodeStage.qualifying, time.time() + ctx.race.judge_timeout_s
     )
+    await ctx.check_judgments(EpisodeStage.qualifying, unjudged, entrants)
     outcomes = await in_thread(_outcomes, ctx)
     scores, exclusions = scoring.score_outcomes(outcomes, entrants)
-    champion_score = await in_thread(_champion_qualifying_score, ctx, champion)
-    candidates = [s.score for s in scores.values()] + ([champion_score] if champion_score is not None else [])
-    leader = max(candidates)
+    champion_score, champion_values = await in_thread(_champion_qualifying, ctx, champion)
+    values = {s: scoring.problem_values(outcomes, s) for s in entrants}
+    if champion_score is not None:
+        values[champion] = champion_values
+    candidates = {s: scores[s].score for s in entrants} | (
+        {champion: champion_score} if champion_score is not None else {}
+    )
+    leader_id = max(candidates, key=lambda s: (candidates[s], -s))
+    leader = candidates[leader_id]
     threshold = ctx.race.qualification_fraction * leader
-    qualified = [s for s in entrants if scores[s].score + QUALIFY_EPSILON >= threshold]
+    comparisons = {}
+    for submission_id in entrants:
+        a, b = paired_values(values[submission_id], values[leader_id])
+        comparisons[submission_id] = compare(
+            a, b, seed=f"{ctx.seed}:qualifying:{submission_id}:{leader_id}",
+            scale_b=ctx.race.qualification_fraction, confidence=ctx.race.confidence,
+        )  # fmt: skip
+    qualified = [s for s in entrants if not confidently_worse(comparisons[s])]
     await in_thread(_record, ctx, scores, qualified, champion, champion_score)
     return {
         "entrants": entrants,
@@ -105,8 +128,12 @@ async def run(ctx: CycleContext) -> dict:
         "attempts": ctx.race.qualifying_attempts,
         "scores": {str(k): v.model_dump() for k, v in scores.items()},
         "champion_qualifying_score": champion_score,
+        "leader": leader_id,
         "leader_score": leader,
         "threshold": threshold,
+        "rule": f"an entrant races unless confidently ({ctx.race.confidence:.0%}, paired bootstrap) below "
+        f"{ctx.race.qualification_fraction} x the leader on the same problems",
+        "comparisons": {str(k): v.model_dump() for k, v in comparisons.items()},
         "qualified": qualified,
         "not_qualified": [s for s in entrants if s not in qualified],
         "unjudged_at_timeout": unjudged,

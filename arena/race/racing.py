@@ -110,6 +110,7 @@ async def run_judging(ctx: CycleContext) -> dict:
     started = await in_thread(_judging_started, ctx)
     deadline = (started + timedelta(seconds=ctx.race.judge_timeout_s)).timestamp()
     unjudged = await ctx.dispatcher.wait_for_judgments(ctx.number, EpisodeStage.race, deadline)
+    await ctx.check_judgments(EpisodeStage.race, unjudged, race["racers"])
     return {
         "retired_clusters": retired,
         "judge_timeout_s": ctx.race.judge_timeout_s,

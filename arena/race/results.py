@@ -6,19 +6,25 @@
   (from the intake close of the cycle that crowned it to this one's);
 - weights: ``compute_weights`` of the standings and the chain's uids, sent
   with ``chain.set_weights`` and logged whatever the chain answered. A cycle
-  that already logged accepted weights does not send them again.
+  that already logged accepted weights does not send them again. A cycle that
+  raced nobody (no entrants, or none qualified) decides nothing: the last good
+  vector is re-sent (``resend_last_weights``), so the runners-up of the last
+  decided cycle keep their weight. The last good vector is the latest one the
+  chain accepted: a halted or unraced cycle only ever re-sends it.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import func, select
 
+from arena.chain.protocol import Chain
 from arena.race import scoring
 from arena.race.cycle import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.race.promotion import Contender, decide_promotion, rank_contenders
 from arena.race.resilience import in_thread
 from arena.race.weights import Finisher, compute_weights
+from arena.store import Store
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import Cycle, CycleStage, EpisodeStage, Standing
@@ -29,7 +35,9 @@ def _race_outcomes(ctx: CycleContext) -> list[scoring.EpisodeOutcome]:
         return scoring.load_outcomes(session, ctx.number, EpisodeStage.race)
 
 
-def _contenders(ctx: CycleContext, scores: dict[int, scoring.SubmissionScore]) -> list[Contender]:
+def _contenders(
+    ctx: CycleContext, scores: dict[int, scoring.SubmissionScore], outcomes: list[scoring.EpisodeOutcome]
+) -> list[Contender]:
     with ctx.store.transaction() as session:
         found = []
         for submission_id, score in scores.items():
@@ -41,6 +49,7 @@ def _contenders(ctx: CycleContext, scores: dict[int, scoring.SubmissionScore]) -
                     race_score=score.score,
                     commitment_block=info.commitment_block,
                     submitted_at=info.submitted_at,
+                    values=scoring.problem_values(outcomes, submission_id),
                 )
             )
         return found
@@ -69,7 +78,7 @@ async def run_scoring(ctx: CycleContext) -> dict:
         return {"skipped": race["skipped"]}
     outcomes = await in_thread(_race_outcomes, ctx)
     scores, exclusions = scoring.score_outcomes(outcomes, race["racers"])
-    ranked = rank_contenders(await in_thread(_contenders, ctx, scores))
+    ranked = rank_contenders(await in_thread(_contenders, ctx, scores, outcomes))
     await in_thread(_store_ranking, ctx, ranked, scores)
     return {
         "scores": {str(k): v.model_dump() for k, v in scores.items()},
@@ -134,11 +143,9 @@ async def run_promotion(ctx: CycleContext) -> dict:
             await in_thread(_apply_promotion, ctx, champion, champion, [])
         return {"champion_id": champion, "previous_champion_id": champion, "promoted": False,
                 "reason": race["skipped"]}  # fmt: skip
-    scores = {int(k): v for k, v in scoring_detail["scores"].items()}
-    contenders = await in_thread(
-        _contenders, ctx, {k: scoring.SubmissionScore.model_validate(v) for k, v in scores.items()}
-    )
-    ranked = rank_contenders(contenders)
+    scores = {int(k): scoring.SubmissionScore.model_validate(v) for k, v in scoring_detail["scores"].items()}
+    outcomes = await in_thread(_race_outcomes, ctx)
+    ranked = rank_contenders(await in_thread(_contenders, ctx, scores, outcomes))
     reign_days = await in_thread(_reign_days, ctx, champion) if champion is not None else 0
     decision = decide_promotion(
         ranked,
@@ -147,9 +154,11 @@ async def run_promotion(ctx: CycleContext) -> dict:
         promotion_margin=ctx.race.promotion_margin,
         decay_per_day=ctx.race.margin_decay_per_day,
         floor=ctx.race.margin_floor,
+        seed=ctx.seed,
+        confidence=ctx.race.confidence,
     )
     await in_thread(_apply_promotion, ctx, decision.champion_id, champion, race["racers"])
-    return decision.model_dump()
+    return decision.model_dump(mode="json")
 
 
 def _finishers(ctx: CycleContext) -> list[Finisher]:
@@ -165,6 +174,7 @@ def _finishers(ctx: CycleContext) -> list[Finisher]:
                     submission_id=standing.submission_id,
                     hotkey=info.hotkey,
                     rank=standing.rank,
+                    race_score=standing.race_score or 0.0,
                     is_champion=standing.is_champion,
                 )
             )
@@ -178,11 +188,36 @@ def _accepted_weights(ctx: CycleContext) -> repo.WeightsInfo | None:
 
 
 def _send(ctx: CycleContext, uids: list[int], weights: list[float]) -> repo.WeightsInfo:
-    receipt = ctx.chain.set_weights(ctx.validator_hotkey, uids, weights)
-    with ctx.store.transaction() as session:
-        return repo.record_weights(
-            session, ctx.number, uids, weights, ok=receipt.ok, block=receipt.block, message=receipt.message
-        )
+    return send_weights(ctx.store, ctx.chain, ctx.validator_hotkey, ctx.number, uids, weights)
+
+
+def send_weights(
+    store: Store, chain: Chain, hotkey: str, cycle: int, uids: list[int], weights: list[float], note: str = ""
+) -> repo.WeightsInfo:
+    """``chain.set_weights`` and its log row (under ``cycle``), whatever the chain answered."""
+    receipt = chain.set_weights(hotkey, uids, weights)
+    message = f"{note}; {receipt.message}" if note and receipt.message else (note or receipt.message)
+    with store.transaction() as session:
+        return repo.record_weights(session, cycle, uids, weights, ok=receipt.ok, block=receipt.block, message=message)
+
+
+def last_good_weights(store: Store) -> repo.WeightsInfo | None:
+    """The latest vector the chain accepted: the last decided one (halted and unraced cycles only re-send it)."""
+    with store.transaction() as session:
+        accepted = [w for w in repo.weights_sent(session) if w.ok]
+    return accepted[-1] if accepted else None
+
+
+def resend_last_weights(store: Store, chain: Chain, hotkey: str, cycle: int | None = None) -> repo.WeightsInfo | None:
+    """Send the last good vector again (logged under ``cycle``, default the latest); None if there is none."""
+    last = last_good_weights(store)
+    if last is None:
+        return None
+    if cycle is None:
+        with store.transaction() as session:
+            latest = repo.latest_cycle(session)
+        cycle = latest.number if latest is not None else last.cycle
+    return send_weights(store, chain, hotkey, cycle, last.uids, last.weights, note=f"re-sent from cycle {last.cycle}")
 
 
 async def run_weights(ctx: CycleContext) -> dict:
@@ -190,6 +225,13 @@ async def run_weights(ctx: CycleContext) -> dict:
     if already is not None:
         return {"uids": already.uids, "weights": already.weights, "ok": True, "block": already.block,
                 "note": "sent before a restart"}  # fmt: skip
+    skipped = ctx.detail(CycleStage.race).get("skipped")
+    if skipped:
+        resent = await in_thread(resend_last_weights, ctx.store, ctx.chain, ctx.validator_hotkey, ctx.number)
+        if resent is not None:
+            return {"uids": resent.uids, "weights": resent.weights, "ok": resent.ok, "block": resent.block,
+                    "message": resent.message, "decided": False,
+                    "note": f"{skipped}: the last decided weights stand (re-sent)"}  # fmt: skip
     finishers = await in_thread(_finishers, ctx)
     neurons = await in_thread(ctx.chain.neurons)
     vector = compute_weights(
@@ -198,6 +240,7 @@ async def run_weights(ctx: CycleContext) -> dict:
         champion_share=ctx.race.champion_share,
         taper=ctx.race.taper,
         burn_share=ctx.race.burn_share,
+        burn_uid=ctx.race.burn_uid,
     )
     if not vector.uids:
         return {"uids": [], "weights": [], "ok": False, "dropped": vector.dropped,
@@ -210,5 +253,6 @@ async def run_weights(ctx: CycleContext) -> dict:
         "block": sent.block,
         "message": sent.message,
         "dropped": vector.dropped,
+        "decided": True,
         "finishers": [f.model_dump() for f in finishers],
     }

@@ -3,9 +3,13 @@
 The rule for every episode of a submission in a stage (qualifying or race),
 in this order:
 
-1. ``failed`` (the validator gave up after ``episode_attempts`` validator-side
-   errors): counts 0. Not excluded, so an agent cannot dodge a hard problem by
-   breaking the runner.
+1. ``failed`` (the validator gave up after ``episode_attempts`` tries) with the
+   failure charged to the submission (the canary ran clean on the same sandbox,
+   so the failure follows the submission; or its workers kept dying): counts 0.
+   Not excluded, so an agent cannot dodge a hard problem by breaking the runner.
+   ``failed`` on a validator fault the canary shared is **excluded** by
+   ``EXCLUDED_VALIDATOR_FAULT``: never a miner's loss (and it halts the cycle,
+   ``arena.race.halt``, so no decision is taken on such a stage anyway).
 2. done and unsuccessful: counts 0; the judgment does not matter (0 x anything).
 3. done and successful with a done judgment: counts its coefficient.
 4. done and successful without a done judgment when the stage's wait for
@@ -16,6 +20,10 @@ in this order:
    ``EXCLUDED_UNFINISHED``.
 
 A submission whose every episode is excluded scores 0 with ``counted == 0``.
+
+``problem_values`` gives the same per-episode values per problem (the mean
+over its counted attempts): what the paired statistics of qualifying and
+promotion compare (``arena.scoring.paired``).
 """
 
 from __future__ import annotations
@@ -31,7 +39,10 @@ from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgme
 
 EXCLUDED_JUDGMENT_TIMEOUT = "judgment-timeout"
 EXCLUDED_UNFINISHED = "unfinished"
+EXCLUDED_VALIDATOR_FAULT = "validator-fault"
 RULE_TEXT = {
+    EXCLUDED_VALIDATOR_FAULT: "an episode given up on for a validator fault that the canary shared (sandbox, model "
+    "server, runner) is left out of its submission's score: the validator's failure is never the miner's",
     EXCLUDED_JUDGMENT_TIMEOUT: "a successful episode whose judgment was still not done when the stage's wait for "
     "judgments ended is left out of its submission's score (numerator and denominator)",
     EXCLUDED_UNFINISHED: "an episode that never finished is left out of its submission's score",
@@ -49,6 +60,8 @@ class EpisodeOutcome(BaseModel):
     success: bool | None
     judgment: JudgmentStatus | None  # None: never judged
     coefficient: float | None  # of the latest done judgment
+    fault_kind: str | None = None  # the validator fault the episode last hit
+    fault_charged: bool | None = None  # that fault was charged to the submission
 
 
 class Exclusion(BaseModel):
@@ -73,7 +86,16 @@ class SubmissionScore(BaseModel):
 def load_outcomes(session: Session, cycle: int, stage: EpisodeStage) -> list[EpisodeOutcome]:
     """Every episode of a cycle's stage with its latest judgment, in episode id order (two queries)."""
     episodes = session.execute(
-        select(Episode.id, Episode.submission_id, Episode.problem_id, Episode.attempt, Episode.status, Episode.success)
+        select(
+            Episode.id,
+            Episode.submission_id,
+            Episode.problem_id,
+            Episode.attempt,
+            Episode.status,
+            Episode.success,
+            Episode.fault_kind,
+            Episode.fault_charged,
+        )  # fmt: skip
         .where(Episode.cycle == cycle, Episode.stage == stage)
         .order_by(Episode.id)
     ).all()
@@ -99,6 +121,8 @@ def load_outcomes(session: Session, cycle: int, stage: EpisodeStage) -> list[Epi
             success=e.success,
             judgment=JudgmentStatus.done if e.id in latest_done else latest_status.get(e.id),
             coefficient=latest_done.get(e.id),
+            fault_kind=e.fault_kind,
+            fault_charged=e.fault_charged,
         )
         for e in episodes
     ]
@@ -125,19 +149,13 @@ def score_outcomes(
         for o in by_submission.get(submission_id, []):
             if o.coefficient is not None:
                 coefficients.append(o.coefficient)
-            if o.status is EpisodeStatus.failed:
-                failed += 1
-                values.append(0.0)
-            elif o.status is not EpisodeStatus.done:
-                exclusions.append(_exclusion(o, EXCLUDED_UNFINISHED, f"episode is {o.status.value}"))
-            elif not o.success:
-                values.append(0.0)
-            elif o.coefficient is not None:
-                successes += 1
-                values.append(o.coefficient)
-            else:
-                state = o.judgment.value if o.judgment is not None else "never started"
-                exclusions.append(_exclusion(o, EXCLUDED_JUDGMENT_TIMEOUT, f"successful, judgment {state}"))
+            value = episode_value(o)
+            if isinstance(value, Exclusion):
+                exclusions.append(value)
+                continue
+            values.append(value)
+            failed += o.status is EpisodeStatus.failed
+            successes += bool(o.status is EpisodeStatus.done and o.success)  # judged: the unjudged are excluded
         counted = len(values)
         scores[submission_id] = SubmissionScore(
             submission_id=submission_id,
@@ -149,6 +167,34 @@ def score_outcomes(
             failed=failed,
         )
     return scores, exclusions
+
+
+def episode_value(o: EpisodeOutcome) -> float | Exclusion:
+    """One episode's contribution by the module's rule: a value in [0, 1], or the exclusion that drops it."""
+    if o.status is EpisodeStatus.failed:
+        if o.fault_kind is not None and o.fault_charged is False:
+            return _exclusion(o, EXCLUDED_VALIDATOR_FAULT, f"{o.fault_kind} fault, shared by the canary")
+        return 0.0
+    if o.status is not EpisodeStatus.done:
+        return _exclusion(o, EXCLUDED_UNFINISHED, f"episode is {o.status.value}")
+    if not o.success:
+        return 0.0
+    if o.coefficient is not None:
+        return o.coefficient
+    state = o.judgment.value if o.judgment is not None else "never started"
+    return _exclusion(o, EXCLUDED_JUDGMENT_TIMEOUT, f"successful, judgment {state}")
+
+
+def problem_values(outcomes: Iterable[EpisodeOutcome], submission_id: int) -> dict[str, float]:
+    """A submission's value per problem: the mean over its counted attempts (problems with none are left out)."""
+    per_problem: dict[str, list[float]] = defaultdict(list)
+    for o in outcomes:
+        if o.submission_id != submission_id:
+            continue
+        value = episode_value(o)
+        if not isinstance(value, Exclusion):
+            per_problem[o.problem_id].append(value)
+    return {p: round(sum(v) / len(v), 9) for p, v in sorted(per_problem.items())}
 
 
 def _exclusion(outcome: EpisodeOutcome, rule: str, reason: str) -> Exclusion:

@@ -65,6 +65,14 @@ class RaceSettings(BaseModel):
         0.005, ge=0.0, description="How much the needed lead shrinks per whole day of the champion's reign."
     )
     margin_floor: float = Field(0.0, ge=0.0, description="The needed lead never drops below this.")
+    confidence: float = Field(
+        0.95,
+        gt=0.5,
+        lt=1.0,
+        description="Confidence of the race's paired decisions (one-sided paired bootstrap over problems, seeded "
+        "by the cycle's draw): a challenger is promoted, a first champion crowned, an entrant dropped in "
+        "qualifying only when the evidence clears its bar at this confidence.",
+    )
     # --- weights -----------------------------------------------------------------------------------
     champion_share: float = Field(0.8, ge=0.0, le=1.0, description="Weight share of the champion's hotkey.")
     taper: float = Field(
@@ -74,7 +82,18 @@ class RaceSettings(BaseModel):
         description="The other finishers share the rest, each getting `taper` times the share of the one ranked "
         "above it.",
     )
-    burn_share: float = Field(0.0, ge=0.0, le=1.0, description="Weight share set on uid 0 (burned).")
+    burn_share: float = Field(0.0, ge=0.0, le=1.0, description="Weight share set on the burn uid.")
+    burn_uid: int = Field(
+        0,
+        ge=0,
+        description="The uid that gets `burn_share` and every share nobody earned (the subnet owner's; on the "
+        "local chain the first hotkey registered, which the demo makes an owner hotkey).",
+    )
+    weights_interval: timedelta = Field(
+        timedelta(hours=1),
+        description="How often `run_forever` re-sends the last weight vector a good cycle decided, between cycles "
+        "and while cycles halt, so the validator keeps its standing on chain. Seconds or ISO 8601.",
+    )
     # --- embargo (the API serves a source once it ends; see arena.race.embargo) ---------------------
     embargo_cycles_after_champion: int = Field(
         2, ge=0, description="A former champion's source stays private until this many cycles after its dethroning."
@@ -93,6 +112,14 @@ class RaceSettings(BaseModel):
     )
     judge_attempts: int = Field(
         5, ge=1, description="Tries of one judge job before it waits for the stage to re-queue."
+    )
+    # --- validator faults (arena.race.halt) ---------------------------------------------------------
+    fault_halt_fraction: float = Field(
+        0.5,
+        gt=0.0,
+        le=1.0,
+        description="A stage halts the cycle when validator-side failures hit at least this fraction of its "
+        "submissions (and at least two), or hit the canary: the validator cannot measure, so it decides nothing.",
     )
     # --- episodes and workers ----------------------------------------------------------------------
     episode_attempts: int = Field(

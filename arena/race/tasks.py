@@ -35,12 +35,28 @@ from procrastinate.testing import InMemoryConnector
 from sqlalchemy.engine import make_url
 
 from arena.problems.model import Problem
+from arena.race.halt import JUDGE_OUTAGE
 from arena.race.held_results import HeldResult, HeldResults, held
 from arena.race.resilience import in_thread
 from arena.race.settings import RaceSettings
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.runner.faults import (
+    CANARY_NAME,
+    CANARY_SOURCE,
+    CanaryResult,
+    canary_verdict,
+    exception_fault,
+    record_fault,
+)
 from arena.runner.proxy import SamplingPin, UpstreamRegistry
-from arena.runner.record import EpisodeLimits, EpisodeRecord
+from arena.runner.record import (
+    EpisodeLimits,
+    EpisodeRecord,
+    FaultKind,
+    LLMCallRecord,
+    ToolCallRecord,
+    ValidatorFault,
+)
 from arena.scoring.outcome import ScoreMode, score_problem
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeBackend
@@ -61,6 +77,10 @@ RETRY_BACKOFF_BASE_S = 2  # procrastinate's exponential wait: 2, 4, 8, ... secon
 
 class JudgmentStillPending(RuntimeError):
     """The judge could not judge the episode this time; the job is retried with backoff."""
+
+
+class ValidatorFaultRetry(RuntimeError):
+    """The validator failed this episode's try (sandbox, model server, runner); the job is retried with backoff."""
 
 
 @dataclass
@@ -172,15 +192,20 @@ def store_result(store: Store, result: HeldResult) -> bool:
         info = repo.get_episode(session, result.episode_id)
         if info is None or info.key != result.key:
             raise NotThisEpisode(f"episode {result.episode_id} of {store.url} is not {result.key} any more")
-        return repo.complete(session, result.episode_id, result.record, result.outcome)
+        kind = result.fault_kind
+        return repo.complete(
+            session, result.episode_id, result.record, result.outcome, fault_kind=kind, charged=True if kind else None
+        )
 
 
-def _give_back(store: Store, episode_id: int, reason: str, final: bool) -> None:
+def _give_back(
+    store: Store, episode_id: int, reason: str, final: bool, fault_kind: str | None = None, charged: bool | None = None
+) -> None:
     with store.transaction() as session:
         if final:
-            repo.fail(session, episode_id, reason)
+            repo.fail(session, episode_id, reason, fault_kind=fault_kind, charged=charged)
         else:
-            repo.release(session, episode_id, error=reason)
+            repo.release(session, episode_id, error=reason, fault_kind=fault_kind, charged=charged)
 
 
 async def _heartbeat(ctx: WorkerContext, episode_id: int) -> None:
@@ -236,29 +261,40 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int, job_id:
         # Handed out again and again without ever finishing: its workers keep dying (an agent that takes
         # the worker down with it). Give up rather than loop forever.
         reason = f"claimed {claimed.claims} times without finishing (workers died or lost the lease)"
-        await in_thread(_give_back, ctx.store, episode_id, reason, True)
+        # Charged: it follows this submission from worker to worker (a fault for everyone halts the stage).
+        await in_thread(_give_back, ctx.store, episode_id, reason, True, FaultKind.runner.value, True)
         return "failed"
     beat = asyncio.create_task(_heartbeat(ctx, episode_id))
+    job: _EpisodeInput | None = None
+    record: EpisodeRecord | None = None
+    canary: CanaryResult | None = None
+    standing_fault: ValidatorFault | None = None
     try:
-        job = await in_thread(_episode_input, ctx.store, claimed)
-        record = await ctx.runner(job.model, job.pin).run(job.agent, job.problem, job.model, attempt=job.attempt)
-    except Exception as exc:
-        beat.cancel()
-        # The validator's fault (sandbox, runtime, store), not the agent's: an agent's crash is a record.
-        final = claimed.claims >= ctx.race.episode_attempts
-        reason = f"validator error on try {claimed.claims}: {type(exc).__name__}: {exc}"
-        await in_thread(_give_back, ctx.store, episode_id, reason, final)
-        if final:
-            logger.error(
-                "episode %d failed for good: %s", episode_id, reason,
-                extra={"episode_id": episode_id, "submission_id": claimed.submission_id, "cycle": claimed.cycle},
-            )  # fmt: skip
-            return "failed"
-        raise
-    try:
+        try:
+            job = await in_thread(_episode_input, ctx.store, claimed)
+            record = await ctx.runner(job.model, job.pin).run(job.agent, job.problem, job.model, attempt=job.attempt)
+            fault = record_fault(record)
+        except Exception as exc:
+            # Not a record: the validator failed (sandbox missing, store, runtime, a bug); an agent's crash is one.
+            fault = exception_fault(exc)
+            logger.warning("episode %d: %s fault: %s", episode_id, fault.kind.value, fault.detail,
+                           exc_info=exc if fault.kind is FaultKind.runner else None)  # fmt: skip
+        if fault is not None:
+            canary = await _canary(ctx, job, fault)  # still under the lease: the heartbeat runs on
+        if fault is not None and canary is not None:
+            if record is not None and fault.kind is FaultKind.upstream and canary.ok:
+                # The model server answered the reference agent on the same problem right after: the failed
+                # calls were this agent's own doing. Its record stands (a retry would be a free re-roll).
+                logger.info("episode %d: upstream failures, but the canary ran clean: the record stands", episode_id)
+                standing_fault = fault  # stored with the record: a fault that follows the submission, charged
+            else:
+                beat.cancel()
+                return await _fault(ctx, claimed, fault, canary)
+        assert job is not None and record is not None
         outcome = score_problem(job.problem, record.final_recommendation, ctx.catalog, mode=ScoreMode.strict)
         record.outcome = outcome.model_dump(mode="json")
-        result = held(episode_id, claimed.key, record, outcome)
+        kind = None if standing_fault is None else standing_fault.kind.value
+        result = held(episode_id, claimed.key, record, outcome, kind)
         ctx.held.keep(result)  # before the first try: a store outage or a worker restart cannot lose it now
         # The lease is renewed until the result is in: a long outage must not hand the episode to another run.
         stored = await in_thread(store_result, ctx.store, result)
@@ -273,6 +309,33 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int, job_id:
     )  # fmt: skip
     await defer_judgment(app, episode_id)
     return "stored" if stored else "already stored by another worker"
+
+
+async def _canary(ctx: WorkerContext, job: _EpisodeInput | None, fault: ValidatorFault) -> CanaryResult:
+    """Run the reference canary on the same runner (sandbox, proxy, model server) and problem."""
+    if fault.kind is FaultKind.store or job is None:
+        return CanaryResult(ok=False, detail=f"no canary: the episode could not even be loaded ({fault.detail})")
+    try:
+        runner = ctx.runner(job.model, job.pin)
+        record = await runner.run(AgentSource(name=CANARY_NAME, code=CANARY_SOURCE), job.problem, job.model)
+    except Exception as exc:
+        return CanaryResult(ok=False, detail=f"the canary could not run: {type(exc).__name__}: {exc}")
+    return canary_verdict(record)
+
+
+async def _fault(ctx: WorkerContext, claimed: repo.EpisodeInfo, fault: ValidatorFault, canary: CanaryResult) -> str:
+    """A validator fault: the episode is tried again; after ``episode_attempts`` tries it is given up on,
+    charged to the submission only if the canary ran clean (the failure follows the submission)."""
+    episode_id = claimed.id
+    final = claimed.claims >= ctx.race.episode_attempts
+    reason = f"{fault.kind.value} fault on try {claimed.claims}: {fault.detail} [canary: {canary.detail}]"
+    await in_thread(_give_back, ctx.store, episode_id, reason, final, fault.kind.value, canary.ok)
+    extra = {"episode_id": episode_id, "submission_id": claimed.submission_id, "cycle": claimed.cycle,
+             "fault": fault.kind.value, "canary_ok": canary.ok}  # fmt: skip
+    if final:
+        logger.error("episode %d failed for good: %s", episode_id, reason, extra=extra)
+        return "failed"
+    raise ValidatorFaultRetry(f"episode {episode_id}: {reason}")
 
 
 def judgment_target(store: Store, episode_id: int, judge: str) -> tuple[repo.EpisodeInfo, int] | None:
@@ -323,10 +386,47 @@ async def judge_episode_now(ctx: WorkerContext, episode_id: int) -> str:
             judge=ctx.judge.name,
             rubric_version=RUBRIC_VERSION,
         )
+    if isinstance(outcome, JudgmentPending) and not await _judge_canary_ok(ctx, record):
+        # The judge cannot judge a plain reference trajectory either: it is down, not this episode's doing.
+        outcome = outcome.model_copy(update={"reason": f"{JUDGE_OUTAGE}: {outcome.reason}"})
     await in_thread(record_judgment, ctx.store, judgment_id, outcome)
     if isinstance(outcome, JudgmentPending):
         raise JudgmentStillPending(f"episode {episode_id}: judgment pending: {outcome.reason}")
     return f"judged level {outcome.level}"
+
+
+def judge_canary_record(record: EpisodeRecord) -> EpisodeRecord:
+    """A plain reference trajectory on the same problem: one tool call, one model answer, terminated."""
+    return record.model_copy(
+        update={
+            "episode_id": f"{record.episode_id}-judge-canary",
+            "tool_calls": [
+                ToolCallRecord(
+                    index=0, name="terminate", arguments={"status": "failure"}, ok=True, at_s=0.1, duration_ms=1.0
+                )
+            ],  # fmt: skip
+            "llm_calls": [
+                LLMCallRecord(
+                    index=0,
+                    model=record.model,
+                    request={"messages": [{"role": "user", "content": "hello"}]},
+                    response={"content": "I could not find a product that meets every constraint."},
+                    at_s=0.0,
+                    latency_ms=1.0,
+                )  # fmt: skip
+            ],
+            "final_recommendation": None,
+            "terminate_status": "failure",
+        }
+    )
+
+
+async def _judge_canary_ok(ctx: WorkerContext, record: EpisodeRecord) -> bool:
+    try:
+        outcome = await ctx.judge.judge(judge_canary_record(record))
+    except Exception:
+        return False
+    return not isinstance(outcome, JudgmentPending)
 
 
 def create_task_app(connector: BaseConnector, context: WorkerContext) -> App:

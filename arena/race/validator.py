@@ -2,7 +2,8 @@
 
     validator = Validator(settings, race=RaceSettings(suite_dir=..., cycle_length=60))
     report = validator.run_once()     # run (or resume) one whole cycle
-    validator.run_forever()           # a cycle every cycle_length
+    validator.run_forever()           # a cycle every cycle_length; the last good weights re-sent every
+                                      # weights_interval in between
 
 Embedded (SQLite) it runs the episode and judge tasks in-process on
 procrastinate's in-memory queue; on PostgreSQL it queues them in the
@@ -19,6 +20,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -227,19 +229,55 @@ class Validator:
                 )
                 time.sleep(pause)
 
-    def run_forever(self, stop: threading.Event | None = None, *, error_pause_s: float = 60.0) -> None:
-        """A cycle every ``cycle_length`` (counted from each cycle's start) until ``stop`` is set."""
+    def run_forever(
+        self,
+        stop: threading.Event | None = None,
+        *,
+        error_pause_s: float = 60.0,
+        on_cycle: Callable[[CycleReport], None] | None = None,
+    ) -> None:
+        """A cycle every ``cycle_length`` (counted from each cycle's start) until ``stop`` is set.
+        ``on_cycle`` gets each finished cycle's report (the command prints its summary)."""
         stop = stop or threading.Event()
         while not stop.is_set():
             try:
                 report = self.run_once()
                 next_start = report.started_at + self.race.cycle_length
                 wait = (next_start - datetime.now(UTC)).total_seconds()
+                if on_cycle is not None:
+                    on_cycle(report)
+                logger.info(
+                    "cycle %d finished; the next starts at %s", report.cycle, next_start.isoformat(timespec="seconds")
+                )
             except Exception:
                 logger.exception("the cycle failed; trying again in %.0fs", error_pause_s)
                 wait = error_pause_s
             if wait > 0:
-                stop.wait(wait)
+                self.wait_resending(stop, wait)
+
+    def resend_weights(self) -> repo.WeightsInfo | None:
+        """Send the last good weight vector again (the validator keeps its standing while cycles halt or
+        between them); a failure is logged in one line, never raised."""
+        from arena.race.results import resend_last_weights
+
+        try:
+            return resend_last_weights(self.store, self.chain, self.hotkey)
+        except Exception as exc:
+            logger.warning("could not re-send the last weights: %s: %s", type(exc).__name__, exc)
+            return None
+
+    def wait_resending(self, stop: threading.Event, wait_s: float) -> int:
+        """Wait ``wait_s`` (or until ``stop``), re-sending the last good weights every ``weights_interval``;
+        how many times they were re-sent."""
+        interval = max(1.0, self.race.weights_interval.total_seconds())
+        sent = 0
+        for _ in range(int(wait_s // interval)):
+            if stop.wait(interval):
+                return sent
+            self.resend_weights()
+            sent += 1
+        stop.wait(wait_s % interval)
+        return sent
 
     def close(self) -> None:
         self.store.dispose()

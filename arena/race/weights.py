@@ -1,13 +1,16 @@
 """Weights: a deterministic function of a cycle's stored standings and the chain's uids.
 
-- the champion's hotkey gets ``champion_share``;
-- the other finishers (ranked racers), in rank order, share what is left after
-  the champion and the burn: the i-th gets a part proportional to ``taper**i``;
-- ``burn_share`` goes to uid 0;
+Only finishers with a positive race score earn anything: a 0 is paid nothing.
+
+- the champion's hotkey gets ``champion_share`` (if its race score is positive);
+- the other paid finishers (ranked racers), in rank order, share what is left
+  after the champion and the burn: the i-th gets a part proportional to ``taper**i``;
+- ``burn_share`` goes to ``burn_uid`` (the subnet owner's uid), and so does every
+  share nobody earned;
 - a finisher whose hotkey is no longer registered is dropped and the shares
-  are recomputed without it (recorded in ``dropped``); with no other finisher
-  the champion gets everything but the burn; with no finisher at all the burn
-  gets everything, or nothing is set when there is no burn.
+  are recomputed without it (recorded in ``dropped``); with no other paid
+  finisher the champion gets everything but the burn; with no paid finisher
+  at all the burn uid gets everything.
 
 Two validators with the same standings and the same metagraph therefore send
 the same vector, to the last bit: no clock, no randomness, sorted output.
@@ -21,12 +24,14 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, Field
 
 BURN_UID = 0
+PAID_ABOVE = 1e-9  # a race score must exceed this to earn weight: 0 (and float dust) earns nothing
 
 
 class Finisher(BaseModel):
     submission_id: int
     hotkey: str
     rank: int = Field(ge=1)
+    race_score: float
     is_champion: bool = False
 
 
@@ -43,9 +48,11 @@ def compute_weights(
     champion_share: float,
     taper: float,
     burn_share: float,
+    burn_uid: int = BURN_UID,
 ) -> WeightVector:
     dropped = sorted({f.hotkey for f in finishers if f.hotkey not in uid_of})
-    present = sorted((f for f in finishers if f.hotkey in uid_of), key=lambda f: (f.rank, f.submission_id))
+    paid = (f for f in finishers if f.hotkey in uid_of and f.race_score > PAID_ABOVE)
+    present = sorted(paid, key=lambda f: (f.rank, f.submission_id))
     champion = next((f for f in present if f.is_champion), None)
     others = [f for f in present if f is not champion]
     shares: dict[int, float] = {}
@@ -55,16 +62,18 @@ def compute_weights(
             shares[uid] = shares.get(uid, 0.0) + share
 
     rest = max(0.0, 1.0 - burn_share)
+    # The champion's part is set aside whether or not a paid champion takes it: without one (nobody crowned,
+    # or a champion that scored 0) it is burned rather than handed to the runners-up.
+    champion_part = champion_share if others else rest
     if champion is not None:
-        champion_part = champion_share if others else rest
         give(uid_of[champion.hotkey], champion_part)
-        rest = max(0.0, rest - champion_part)
+    rest = max(0.0, rest - champion_part)
     if others:
         parts = [taper**i for i in range(len(others))]
         total = math.fsum(parts)
         for finisher, part in zip(others, parts, strict=True):
             give(uid_of[finisher.hotkey], rest * part / total)
-    give(BURN_UID, burn_share if present else (1.0 if burn_share > 0 else 0.0))
+    give(burn_uid, max(0.0, 1.0 - math.fsum(shares.values())))  # the burn share and whatever nobody earned
     total = math.fsum(shares.values())
     if total <= 0:
         return WeightVector(uids=[], weights=[], dropped=dropped)

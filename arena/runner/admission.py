@@ -2,10 +2,18 @@
 exact request sent upstream.
 
 The agent is untrusted, so the proxy, not the agent, decides what reaches the
-upstream (a fixed set of OpenAI chat parameters; see ``FORWARDED_KEYS``), which
+upstream (a fixed shape of OpenAI chat parameters, see ``request_fields``), which
 models may be used (the race's allowlist) and how much may be spent (the
 episode's call and token budgets). A refusal is a ``CallFailure`` carrying the
 status and OpenAI error code the agent gets.
+
+Budgets hold for calls in flight too: a call reserves, before it is forwarded,
+the most it can spend (its completion cap, and an upper bound of its prompt
+tokens), and settles on the usage the upstream reports. The prompt bound is the
+request's JSON bytes plus the chat template's own tokens: a byte-level BPE
+token covers at least one byte of text, and the JSON around the text is
+longer than the template's markers around each message. When that bound does
+not fit and the upstream has a tokenizer endpoint, its count is the bound.
 """
 
 from __future__ import annotations
@@ -17,21 +25,16 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arena.runner.record import EpisodeLimits, TokenUsage
+from arena.runner.request_fields import REQUEST_SHAPE, STREAM_OPTIONS_SHAPE, allowed_fields, forwarded_fields
 from arena.runner.upstreams import CallFailure, Upstream, UpstreamRegistry
 
-# OpenAI chat parameters, plus the vLLM sampling extras a reasoning agent reasonably tunes
-# (chat_template_kwargs carries Qwen3's enable_thinking). Anything else is dropped, because
-# it either leaks identity or state upstream (user, metadata, store, service_tier) or reaches
-# server internals an agent has no business in (vLLM's chat_template, priority, lora/kv params).
-FORWARDED_KEYS = frozenset(
-    {
-        "messages", "tools", "tool_choice", "parallel_tool_calls", "response_format",
-        "max_tokens", "max_completion_tokens", "temperature", "top_p", "seed", "stop", "n",
-        "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs", "reasoning_effort",
-        "top_k", "min_p", "repetition_penalty", "chat_template_kwargs",
-    }
-)  # fmt: skip
+# The fields that reach the upstream, at every depth: arena/runner/request_fields.py.
+FORWARDED_KEYS = frozenset(REQUEST_SHAPE)
 SET_BY_PROXY = frozenset({"model", "stream", "stream_options"})
+# The chat template's fixed text (a default system prompt, the tool-use preamble) in tokens,
+# over what the request's bytes already bound.
+TEMPLATE_TOKENS = 512
+TOKENIZED_MARGIN = 16  # over an upstream tokenizer's count: the completion's own start markers
 
 
 class SamplingPin(BaseModel):
@@ -71,6 +74,8 @@ class Call:
     request: dict[str, Any] = field(default_factory=dict)
     upstream: str | None = None
     reserved: int = 0  # completion tokens held for this call while it is in flight
+    reserved_prompt: int = 0  # the prompt tokens it may use, held likewise
+    in_flight: bool = False
     sent: float | None = None  # perf_counter when the request left for the upstream
     answered: float | None = None  # perf_counter when the upstream's last byte arrived
     recorded: bool = False
@@ -85,6 +90,8 @@ class Plan:
     stream: bool
     agent_wants_usage: bool
     injected_cap: bool  # max_tokens is the proxy's, not the agent's
+    prompt_bound: int = 0  # the prompt tokens the request's bytes bound
+    count_prompt: bool = False  # the bound does not fit: the upstream's tokenizer is to count the prompt
 
     def change(self, key: str, value: Any) -> None:
         agent = self.changes.get(key, {}).get("agent", self.payload.get(key))
@@ -102,22 +109,66 @@ class Budget:
         self.forwarded = 0
         self.used = TokenUsage()
         self.reserved = 0
+        self.reserved_prompt = 0
+        self.in_flight = 0
 
     def completion_room(self) -> int:
-        """Refuses a call that starts with a budget already spent; returns the completion
-        tokens left once calls in flight have their reservations."""
+        """Refuses a call that starts with a budget already spent, or one too many in
+        flight; returns the completion tokens left once calls in flight have their reservations."""
         limits, used = self.limits, self.used
         if self.forwarded >= limits.llm_calls:
             raise CallFailure(
-                429, "llm_call_budget_exhausted", f"LLM call budget exhausted: {limits.llm_calls} calls already made"
+                429,
+                "llm_call_budget_exhausted",
+                f"LLM call budget exhausted: {limits.llm_calls} calls already made",
+                limit="llm_calls",
             )
         if used.prompt_tokens >= limits.prompt_tokens:
             raise CallFailure(
                 429,
                 "prompt_token_budget_exhausted",
                 f"prompt-token budget exhausted: {used.prompt_tokens} of {limits.prompt_tokens} used",
+                limit="prompt_tokens",
+            )
+        if self.in_flight >= limits.llm_calls_in_flight:
+            raise CallFailure(
+                429,
+                "llm_calls_in_flight",
+                f"at most {limits.llm_calls_in_flight} LLM calls in flight at once",
+                limit="llm_calls_in_flight",
             )
         return limits.completion_tokens - used.completion_tokens - self.reserved
+
+    def prompt_left(self) -> int:
+        return self.limits.prompt_tokens - self.used.prompt_tokens - self.reserved_prompt
+
+    def check_prompt(self, bound: int) -> None:
+        """Refuses a call whose prompt could outspend what calls in flight leave of the budget."""
+        if bound > self.prompt_left():
+            raise self._prompt_refusal(bound, self.prompt_left())
+
+    def reprice(self, call: Call, bound: int) -> None:
+        """Replaces a held call's prompt reservation by a better bound, or refuses the call."""
+        left = self.prompt_left() + call.reserved_prompt
+        if bound > left:
+            raise self._prompt_refusal(bound, left)
+        self.reserved_prompt += bound - call.reserved_prompt
+        call.reserved_prompt = bound
+
+    def withdraw(self, call: Call) -> None:
+        """A held call refused before it was sent: it counts as no call made."""
+        self.forwarded -= 1
+
+    def _prompt_refusal(self, bound: int, left: int) -> CallFailure:
+        limits, used = self.limits, self.used
+        return CallFailure(
+            429,
+            "prompt_token_budget_exhausted",
+            f"prompt-token budget: this call may take up to {bound} prompt tokens and {max(left, 0)} of "
+            f"{limits.prompt_tokens} are left ({used.prompt_tokens} used, {self.reserved_prompt} reserved "
+            "by calls in flight)",
+            limit="prompt_tokens",
+        )
 
     def completion_exhausted(self) -> CallFailure:
         return CallFailure(
@@ -125,12 +176,15 @@ class Budget:
             "completion_token_budget_exhausted",
             f"completion-token budget exhausted: {self.used.completion_tokens} of {self.limits.completion_tokens} "
             f"used, {self.reserved} reserved by calls in flight",
+            limit="completion_tokens",
         )
 
-    def hold(self, call: Call, tokens: int) -> None:
+    def hold(self, call: Call, tokens: int, prompt_tokens: int) -> None:
         self.forwarded += 1
+        self.in_flight += 1
         self.reserved += tokens
-        call.reserved = tokens
+        self.reserved_prompt += prompt_tokens
+        call.reserved, call.reserved_prompt, call.in_flight = tokens, prompt_tokens, True
 
     def settle(self, call: Call, usage: TokenUsage) -> None:
         """Charges what the call spent and releases what it held."""
@@ -138,7 +192,10 @@ class Budget:
         self.used.completion_tokens += usage.completion_tokens
         self.used.total_tokens += usage.total_tokens
         self.reserved -= call.reserved
-        call.reserved = 0
+        self.reserved_prompt -= call.reserved_prompt
+        self.in_flight -= call.in_flight
+        call.reserved = call.reserved_prompt = 0
+        call.in_flight = False
 
 
 class Admission:
@@ -155,7 +212,9 @@ class Admission:
 
     def admit(self, call: Call, body: Any) -> Plan:
         """``body``: the parsed JSON, or the raw request bytes (then invalid JSON is a 400 here)."""
+        body_bytes: int | None = None
         if isinstance(body, bytes | bytearray | str):
+            body_bytes = len(body.encode() if isinstance(body, str) else body)
             call.request = {"body_chars": len(body)}
             try:
                 body = orjson.loads(body)
@@ -188,15 +247,25 @@ class Admission:
         room = self.budget.completion_room() // n
         if room < 1:
             raise self.budget.completion_exhausted()
-        payload = {key: value for key, value in body.items() if key in FORWARDED_KEYS}
+        payload, dropped = forwarded_fields(body, SET_BY_PROXY)
+        if body_bytes is None:  # handed parsed: what is forwarded bounds the prompt
+            body_bytes = len(orjson.dumps(payload, default=str))
+        prompt_bound = held_prompt = body_bytes + TEMPLATE_TOKENS
+        count_prompt = upstream.tokenize_url is not None and 0 < self.budget.prompt_left() < prompt_bound
+        if count_prompt:
+            # The upstream's tokenizer will tell; until it has, the call holds all that is left.
+            held_prompt = self.budget.prompt_left()
+        self.budget.check_prompt(held_prompt)
         plan = Plan(
             upstream=upstream,
             payload=payload,
             changes={},
-            dropped=sorted(key for key in body if key not in FORWARDED_KEYS | SET_BY_PROXY),
+            dropped=dropped,
             stream=bool(head.stream),
             agent_wants_usage=bool((head.stream_options or {}).get("include_usage")),
             injected_cap=False,
+            prompt_bound=prompt_bound,
+            count_prompt=count_prompt,
         )
         for key in ("temperature", "seed"):
             value = getattr(self.pin, key)
@@ -207,12 +276,13 @@ class Admission:
         if plan.stream:
             # Usage must come back for the budget even when the agent did not ask for it.
             payload["stream"] = True
-            payload["stream_options"] = {**(head.stream_options or {}), "include_usage": True}
+            options = allowed_fields(head.stream_options or {}, STREAM_OPTIONS_SHAPE, "stream_options", plan.dropped)
+            payload["stream_options"] = {**options, "include_usage": True}
         call.upstream = upstream.name
         call.request = {key: value for key, value in payload.items() if key not in SET_BY_PROXY}
         if plan.dropped or plan.changes:
             call.request["proxy"] = {"dropped_keys": plan.dropped, "changed": plan.changes}
-        self.budget.hold(call, reserve)
+        self.budget.hold(call, reserve, held_prompt)
         return plan
 
     def _cap_max_tokens(self, plan: Plan, room: int) -> int:

@@ -6,7 +6,6 @@ import asyncio
 import hashlib
 import os
 import shutil
-import signal
 import socket
 import time
 import uuid
@@ -16,22 +15,26 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from arena.problems.model import Intent, Problem
-from arena.runner.boot import EXIT_CRASH, EXIT_MEMORY, EXIT_NO_ENTRY
-from arena.runner.process import ProcessResult, run_process
+from arena.runner.boot import EXIT_CRASH, EXIT_NO_ENTRY
+from arena.runner.faults import boot_fault
+from arena.runner.launch import SandboxLaunch
+from arena.runner.limits import LimitLog
+from arena.runner.process import ProcessResult
 from arena.runner.proxy import InferenceProxy, SamplingPin, UpstreamRegistry
-from arena.runner.record import AgentRef, EpisodeLimits, EpisodeRecord, ProblemRef, ResourceUsage, Termination
-from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
-from arena.runner.sandbox import (
-    SANDBOX_AGENT,
-    bubblewrap_command,
-    require_bubblewrap,
-    rlimit_setter,
-    sandbox_environment,
-    unsafe_command,
+from arena.runner.record import (
+    AgentRef,
+    EpisodeLimits,
+    EpisodeRecord,
+    FaultKind,
+    ProblemRef,
+    ResourceUsage,
+    Termination,
+    ValidatorFault,
 )
-from arena.runner.server import EpisodeSession, build_episode_handler
-from arena.runner.uids import UidLease
-from arena.runner.wire import EpisodeWireServer
+from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
+from arena.runner.sandbox import SANDBOX_AGENT, PythonLayout, linked_library_tree, require_bubblewrap
+from arena.runner.server import EpisodeSession, build_episode_server
+from arena.runner.syscall_filter import compile_filter
 from arena.runner.workdirs import new_episode_folder
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeBackend
@@ -63,6 +66,9 @@ class RunnerConfig(BaseModel):
     pin: SamplingPin | None = None
     runtime_dir: Path | None = None
     work_dir: Path | None = None  # root of the episode folders (arena.runner.workdirs; default in TMPDIR)
+    # Benchmark-only switch (benchmarks/episode.py): False runs the sandbox without the syscall
+    # filter, the bounded /tmp, the /proc masks, the CPU monitor and the status channel.
+    defences: bool = True
 
 
 class EpisodeRunner:
@@ -81,8 +87,13 @@ class EpisodeRunner:
         self.knowledge = knowledge
         if self.config.sandbox:
             require_bubblewrap()
+        # Compiled once: each episode's bubblewrap reads it from a descriptor of its own.
+        self.syscall_filter = compile_filter() if self.config.sandbox and self.config.defences else None
         self.runtime = ensure_runtime(self.config.runtime_dir)
         self._runtime_checked = time.monotonic()
+        if self.syscall_filter is not None:
+            # The library closure (ldd, about a second) here, not on the event loop at the first episode.
+            linked_library_tree(PythonLayout.detect(), self.runtime)
 
     def _fresh_runtime(self) -> Path:
         # Hourly, re-ensure the runtime: that marks it in use (runtimes unused for a week are
@@ -98,14 +109,20 @@ class EpisodeRunner:
         started_at = datetime.now(UTC).isoformat()
         clock = lambda: time.perf_counter() - started_wall  # noqa: E731
         allowed = KNOWLEDGE_TOOLS if problem.intent is Intent.knowledge and self.knowledge else SHOP_TOOLS
-        env = ShopEnvironment(self.catalog, knowledge=self.knowledge, allowed=allowed)
+        env = ShopEnvironment(self.catalog, knowledge=self.knowledge, allowed=allowed, max_ids=limits.tool_ids)
         llm_calls = []
-        proxy = InferenceProxy(self.registry, self.config.allowlist, limits, llm_calls.append, clock, self.config.pin)
-        public = {"id": problem.id, "intent": problem.intent.value, "query": problem.query}
-        session = EpisodeSession(env, public, model, proxy, clock)
+        limit_log = LimitLog(clock)
+        proxy = InferenceProxy(
+            self.registry, self.config.allowlist, limits, llm_calls.append, clock, self.config.pin, limit_log
+        )
+        # The agent's id for this episode is random: the problem's content id hashes the reward, and
+        # an agent that saw it could test guessed rewards against it (see docs/security.md).
+        episode_id = f"e-{uuid.uuid4().hex[:16]}"
+        public = {"id": episode_id, "intent": problem.intent.value, "query": problem.query}
+        session = EpisodeSession(env, public, model, proxy, clock, limits, limit_log)
 
         workdir = new_episode_folder(self.config.work_dir)  # swept if this process dies mid-episode
-        uid_lease: UidLease | None = None
+        launch: SandboxLaunch | None = None
         try:
             agent_dir = workdir / "agent"
             agent_dir.mkdir()
@@ -119,39 +136,32 @@ class EpisodeRunner:
             listener.bind(str(socket_path))
             os.chmod(socket_path, 0o666)  # the agent's unprivileged uid must be able to connect
             listener.listen(64)
-            server = EpisodeWireServer(build_episode_handler(session))
+            server = build_episode_server(session)
             await server.start(listener)
             server_ready_s = clock()
             process_start_s = clock()
-            if self.config.sandbox:
-                uid_lease = UidLease()
-                argv = bubblewrap_command(
-                    runtime=self._fresh_runtime(), agent_dir=agent_dir, socket_path=socket_path, uid=uid_lease.uid
-                )
-                process_env = None
-            else:
-                argv = unsafe_command(runtime=self._fresh_runtime(), agent_file=agent_dir / "agent.py")
-                process_env = sandbox_environment(str(socket_path)) | {"PATH": os.environ.get("PATH", "")}
-            result = await asyncio.to_thread(
-                run_process,
-                argv,
-                wall_s=limits.wall_s,
-                output_bytes=limits.output_bytes,
-                preexec=rlimit_setter(limits),
-                env=process_env,
-                cwd=str(workdir) if not self.config.sandbox else None,
+            launch = SandboxLaunch(
+                limits=limits,
+                runtime=self._fresh_runtime(),
+                workdir=workdir,
+                agent_dir=agent_dir,
+                socket_path=socket_path,
+                sandbox=self.config.sandbox,
+                defences=self.config.defences,
+                syscall_filter=self.syscall_filter,
             )
+            result = await asyncio.to_thread(launch.run)
             # The agent has exited: calls still in flight are cancelled and recorded as hung up.
             await server.close()
             listener.close()
         finally:
-            if uid_lease is not None:
-                uid_lease.release()  # the sandbox's pid namespace is gone: no process of that uid is left
+            if launch is not None:
+                await asyncio.to_thread(launch.close)  # the uid, the cgroup, the descriptors
             shutil.rmtree(workdir, ignore_errors=True)
 
-        termination, limit_hit, error = classify(result, env.state.terminated)
+        termination, limit_hit, error, fault = classify(result, env.state.terminated, limits)
         record = EpisodeRecord(
-            episode_id=f"e-{uuid.uuid4().hex[:16]}",
+            episode_id=episode_id,
             problem=ProblemRef(
                 id=problem.id,
                 intent=problem.intent.value,
@@ -173,6 +183,8 @@ class EpisodeRunner:
             exit_code=result.exit_code,
             signal=result.signal,
             error=error,
+            limits_hit=limit_log.hits(),
+            validator_fault=fault,
             stdout_tail=result.stdout_tail,
             stderr_tail=result.stderr_tail,
             usage=ResourceUsage(
@@ -180,6 +192,11 @@ class EpisodeRunner:
                 cpu_user_s=result.cpu_user_s,
                 cpu_system_s=result.cpu_system_s,
                 max_rss_kib=result.max_rss_kib,
+                peak_tasks=result.peak.tasks,
+                peak_vm_bytes=result.peak.vm_peak_bytes,
+                peak_open_files=result.peak.open_files,
+                tmp_bytes_used=result.peak.tmp_bytes_used,
+                tmp_inodes_used=result.peak.tmp_inodes_used,
             ),  # fmt: skip
             limits=limits,
             timings={
@@ -196,54 +213,74 @@ class EpisodeRunner:
                 ),
             },
         )
+        record.validator_fault = record.validator_fault or boot_fault(session.booted_s is not None, result.exit_code, result.signal, result.timed_out)  # fmt: skip
         return record
 
 
-_SIGNAL_LIMITS = {signal.SIGXCPU: "cpu", signal.SIGXFSZ: "file_size"}
+# How close to a bound a measured peak must come for the bound to be named.
+MEMORY_NEAR_BOUND = 0.8  # of the address space: the failed allocation itself is never seen
+_NEAR_BOUND_COUNT = 2  # processes / descriptors: the runner and the refusal race by a few
+_TMP_FULL_BYTES = 64 * 1024  # tmpfs refuses whole pages: "full" is a few pages from the size
 
 
-def classify(result: ProcessResult, terminated: bool) -> tuple[Termination, str | None, str | None]:
-    """How the episode ended, from the process's fate (not from anything the agent said)."""
+def classify(
+    result: ProcessResult, terminated: bool, limits: EpisodeLimits | None = None
+) -> tuple[Termination, str | None, str | None, ValidatorFault | None]:
+    """How the episode ended, from validator-side facts only: the runner's own kills,
+    boot's status channel, the exit status and the peaks the runner measured. Nothing
+    the agent printed decides it: a traceback saying MemoryError, or an exit code that
+    says so, is a crash unless the runner measured the memory at its bound."""
+    limits = limits or EpisodeLimits()
     stderr = result.stderr_tail
+    if result.agent_started is False:
+        detail = f"the sandbox ended before the agent started: {_last_line(stderr) or 'no output'}"
+        return Termination.crash, None, detail, ValidatorFault(kind=FaultKind.sandbox, detail=detail)
     if result.signal is None and result.exit_code is not None and 128 < result.exit_code <= 128 + 64:
         # bubblewrap reports its child's death by signal N as exit status 128 + N.
         result.signal, result.exit_code = result.exit_code - 128, None
     if result.timed_out:
-        return Termination.timeout, "wall_clock", "killed at the wall-clock limit"
+        return Termination.timeout, "wall_clock", "killed at the wall-clock limit", None
     if result.output_exceeded:
-        return Termination.limit, "output", "killed for flooding stdout/stderr"
-    if result.signal is not None:
-        limit = _SIGNAL_LIMITS.get(result.signal)
-        if limit:
-            return Termination.limit, limit, f"killed by {signal.Signals(result.signal).name}"
-        if result.signal == signal.SIGKILL and "MemoryError" in stderr:
-            return Termination.limit, "memory", "killed after running out of memory"
-        return Termination.crash, None, f"killed by signal {result.signal}"
-    if result.exit_code == EXIT_MEMORY:
-        return Termination.limit, "memory", "MemoryError at the memory limit"
-    if result.exit_code == EXIT_CRASH:
-        limit = _limit_from_traceback(stderr)
+        return Termination.limit, "output", "killed for flooding stdout/stderr", None
+    if result.cpu_limit_hit:
+        return Termination.limit, "cpu", f"killed at the episode's CPU bound ({limits.cpu_s} s)", None
+    reported = result.reported_exit is not None
+    exit_code = result.reported_exit if reported else result.exit_code
+    death = None if reported else result.signal  # after its report, the runner's kill ended it
+    if death is not None or exit_code not in (0, None):
+        limit = measured_limit(result, limits)
         if limit is not None:
-            return Termination.limit, limit, _last_line(stderr)
-        if terminated:
-            return Termination.terminated, None, _last_line(stderr)
-        return Termination.crash, None, _last_line(stderr)
-    if result.exit_code == EXIT_NO_ENTRY:
-        return Termination.crash, None, _last_line(stderr)
-    if result.exit_code not in (0, None):
-        return Termination.crash, None, f"exit code {result.exit_code}: {_last_line(stderr)}"
-    return (Termination.terminated if terminated else Termination.returned), None, None
+            return Termination.limit, limit, f"stopped at the {limit} bound (as the validator measured it)", None
+    if death is not None:
+        return Termination.crash, None, f"killed by signal {death}"[:500], None
+    if exit_code == EXIT_CRASH or (exit_code not in (0, None) and reported):
+        return (Termination.terminated if terminated else Termination.crash), None, _last_line(stderr), None
+    if exit_code == EXIT_NO_ENTRY:
+        return Termination.crash, None, _last_line(stderr), None
+    if exit_code not in (0, None):
+        return Termination.crash, None, f"exit code {exit_code}: {_last_line(stderr)}", None
+    return (Termination.terminated if terminated else Termination.returned), None, None, None
 
 
-def _limit_from_traceback(stderr: str) -> str | None:
-    if "MemoryError" in stderr:
+def measured_limit(result: ProcessResult, limits: EpisodeLimits) -> str | None:
+    """The bound the runner's measurements show the agent at, if any (kernel figures:
+    CPU time, free space and inodes of its /tmp, VmPeak, task and descriptor counts):
+    from the last look when boot reported its end, else the peaks of the whole run."""
+    peak = result.final or result.peak
+    if result.cpu_user_s + result.cpu_system_s >= limits.cpu_s:
+        return "cpu"
+    if peak.tmp_bytes_free is not None and peak.tmp_bytes_free < min(_TMP_FULL_BYTES, limits.tmp_bytes // 2):
+        return "tmp_bytes"
+    if peak.tmp_inodes_free is not None and peak.tmp_inodes_free < _NEAR_BOUND_COUNT:
+        return "tmp_inodes"
+    if peak.vm_peak_bytes >= MEMORY_NEAR_BOUND * limits.memory_bytes:
         return "memory"
-    if "BlockingIOError" in stderr and "Resource temporarily unavailable" in stderr:
-        return "processes"  # fork/thread creation refused at RLIMIT_NPROC
-    if "File too large" in stderr:
-        return "file_size"
-    if "Too many open files" in stderr:
+    if peak.tasks >= limits.processes - _NEAR_BOUND_COUNT:
+        return "processes"
+    if peak.open_files >= limits.open_files - _NEAR_BOUND_COUNT:
         return "open_files"
+    if peak.largest_tmp_file >= limits.file_size_bytes:
+        return "file_size"
     return None
 
 
@@ -252,4 +289,4 @@ def _last_line(text: str) -> str | None:
     return lines[-1][:500] if lines else None
 
 
-__all__ = ["AgentSource", "EpisodeRunner", "RunnerConfig", "SANDBOX_AGENT", "classify"]
+__all__ = ["AgentSource", "EpisodeRunner", "RunnerConfig", "SANDBOX_AGENT", "classify", "measured_limit"]

@@ -2,7 +2,10 @@
 
 It runs in a worker thread (the episode server keeps the event loop): the
 child is reaped with ``os.wait4`` to get its own resource usage, which
-asyncio's child watchers do not give per process.
+asyncio's child watchers do not give per process. ``wait4`` sees only
+bubblewrap, though: the sandbox's own CPU, processes and peaks come from a
+:class:`~arena.runner.accounting.TreeMonitor`, and whether the agent started
+and how it ended from boot's status channel (arena/runner/boot.py).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
+
+from arena.runner.accounting import TreeMonitor, TreeSample
 
 
 @dataclass
@@ -31,6 +36,11 @@ class ProcessResult:
     cpu_system_s: float = 0.0
     max_rss_kib: int = 0
     started: float = field(default=0.0)
+    cpu_limit_hit: bool = False  # the runner killed it at the episode's CPU bound
+    agent_started: bool | None = None  # boot reported its start (None: no status channel)
+    reported_exit: int | None = None  # boot's exit code, reported before the runner's last look
+    peak: TreeSample = field(default_factory=TreeSample)
+    final: TreeSample | None = None  # the last full look, taken when boot reported its end
 
 
 class _CappedReader(threading.Thread):
@@ -71,27 +81,49 @@ def run_process(
     preexec: Callable[[], None] | None = None,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
+    monitor: TreeMonitor | None = None,
+    status_fd: tuple[int, int] | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> ProcessResult:
+    """``status_fd`` is the (read, write) pipe of boot's status channel; the write
+    end goes to the sandbox (in ``pass_fds`` too). Both ends are closed here."""
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=preexec,  # noqa: PLW1509 - rlimits must be set between fork and exec
-        start_new_session=True,  # one process group to kill
-        env=env,
-        cwd=cwd,
-        close_fds=True,
-    )
-    flags = {"timed_out": False, "flooded": False}
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=preexec,  # noqa: PLW1509 - rlimits must be set between fork and exec
+            start_new_session=True,  # one process group to kill
+            env=env,
+            cwd=cwd,
+            close_fds=True,
+            pass_fds=pass_fds,
+        )
+    except BaseException:
+        for fd in status_fd or ():
+            os.close(fd)
+        raise
+    if status_fd is not None:
+        os.close(status_fd[1])  # only the sandbox may hold the write end: EOF when it is gone
+    flags = {"timed_out": False, "flooded": False, "cpu": False, "reported": False}
 
     def kill(reason: str) -> None:
         flags[reason] = True
+        if monitor is not None and monitor.cgroup is not None:
+            monitor.cgroup.kill()
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+    status_reader = _StatusReader(status_fd[0], monitor, lambda: kill("reported")) if status_fd else None
+    if monitor is not None:
+        monitor.on_cpu_limit = lambda: kill("cpu")
+        monitor.start_on(proc.pid)
+    if status_reader is not None:
+        status_reader.start()
 
     timer = threading.Timer(wall_s, kill, args=("timed_out",))
     timer.daemon = True
@@ -115,6 +147,14 @@ def run_process(
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
+    if status_reader is not None:
+        status_reader.join(timeout=5)
+    peak, final = TreeSample(), None
+    cpu_user, cpu_system = usage.ru_utime, usage.ru_stime
+    if monitor is not None:
+        monitor.stop()
+        peak, final = monitor.peak, monitor.final
+        cpu_user, cpu_system = max(cpu_user, peak.cpu_user_s), max(cpu_system, peak.cpu_system_s)
     return ProcessResult(
         exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
@@ -123,8 +163,47 @@ def run_process(
         stdout_tail=readers[0].tail(),
         stderr_tail=readers[1].tail(),
         wall_s=time.perf_counter() - started,
-        cpu_user_s=usage.ru_utime,
-        cpu_system_s=usage.ru_stime,
+        cpu_user_s=cpu_user,
+        cpu_system_s=cpu_system,
         max_rss_kib=usage.ru_maxrss,
         started=started,
+        cpu_limit_hit=flags["cpu"] and not flags["reported"],
+        agent_started=status_reader.started if status_reader is not None else None,
+        reported_exit=status_reader.exit_code if status_reader is not None and flags["reported"] else None,
+        peak=peak,
+        final=final,
     )
+
+
+class _StatusReader(threading.Thread):
+    """Boot's status channel: ``started``, then ``exit N``; on the end, the monitor's last
+    full look, then the kill. Reads at most a few lines' worth: the agent can write here."""
+
+    def __init__(self, fd: int, monitor: TreeMonitor | None, on_end: Callable[[], None]) -> None:
+        super().__init__(daemon=True)
+        self.fd, self.monitor, self.on_end = fd, monitor, on_end
+        self.started = False
+        self.exit_code: int | None = None
+
+    def run(self) -> None:
+        buffer = b""
+        try:
+            while True:
+                chunk = os.read(self.fd, 4096)
+                if not chunk:
+                    return
+                buffer = (buffer + chunk)[-4096:]
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    if line == b"started":
+                        self.started = True
+                    elif line.startswith(b"exit ") and self.started and self.exit_code is None:
+                        try:
+                            self.exit_code = int(line[5:])
+                        except ValueError:
+                            continue
+                        if self.monitor is not None:
+                            self.monitor.settle()
+                        self.on_end()
+        finally:
+            os.close(self.fd)

@@ -20,8 +20,9 @@ from typing import Any, TypeVar
 import httpx
 import orjson
 
-from arena.runner.admission import FORWARDED_KEYS, Admission, Budget, Call, Plan, SamplingPin
+from arena.runner.admission import FORWARDED_KEYS, TOKENIZED_MARGIN, Admission, Budget, Call, Plan, SamplingPin
 from arena.runner.answers import StreamAssembler, completion_record, estimate_usage, parse_usage
+from arena.runner.limits import LimitLog
 from arena.runner.record import EpisodeLimits, LLMCallRecord, TokenUsage
 from arena.runner.upstreams import (
     CallFailure,
@@ -29,6 +30,7 @@ from arena.runner.upstreams import (
     UpstreamRegistry,
     close,
     context_overflow,
+    count_prompt_tokens,
     fetch_chat,
     open_chat,
     stream_events,
@@ -57,14 +59,17 @@ class InferenceProxy:
         on_call: Callable[[LLMCallRecord], None],
         clock: Callable[[], float],
         pin: SamplingPin | None = None,
+        limit_log: LimitLog | None = None,
     ) -> None:
         self._registry = registry
         self._limits = limits
         self._on_call = on_call
         self._clock = clock
+        self._limit_log = limit_log or LimitLog(clock)
         self._budget = Budget(limits)
         self._admission = Admission(registry, allowlist, self._budget, pin)
         self._next_index = 0
+        self._refusals = 0  # refused calls recorded
 
     @property
     def calls_forwarded(self) -> int:
@@ -85,11 +90,15 @@ class InferenceProxy:
     async def chat_completions(self, body: Any) -> Reply | StreamReply:
         """``body``: the parsed JSON, or the raw request bytes (then invalid JSON is a 400 here)."""
         call = self._arrive()
+        admitted = False
         try:
             plan = self._admission.admit(call, body)
+            if plan.count_prompt:
+                await self._count_prompt(call, plan)
+            admitted = True
             return await self._forward(call, plan)
         except CallFailure as refusal:
-            return self._refuse(call, refusal)
+            return self._refuse(call, refusal, by_proxy=not admitted)
         except Exception as exc:  # a proxy bug must still answer in OpenAI shape and leave a record
             logger.exception("inference proxy failed on LLM call %d", call.index)
             refusal = CallFailure(500, "proxy_error", f"internal proxy error: {type(exc).__name__}: {exc}")
@@ -103,7 +112,8 @@ class InferenceProxy:
         """A request whose body was over the server's limit: refused, and recorded like any other."""
         call = self._arrive()
         call.request = {"body_bytes_over": limit_bytes}
-        return self._refuse(call, CallFailure(413, "request_too_large", f"request body over {limit_bytes} bytes"))
+        message = f"request body over {limit_bytes} bytes"
+        return self._refuse(call, CallFailure(413, "request_too_large", message, limit="llm_body_bytes"))
 
     def _arrive(self) -> Call:
         started = time.perf_counter()
@@ -112,12 +122,37 @@ class InferenceProxy:
         self._next_index += 1
         return call
 
-    def _refuse(self, call: Call, refusal: CallFailure) -> Reply:
-        self._record(call, refusal.status, None, TokenUsage(), refusal.message)
+    def _refuse(self, call: Call, refusal: CallFailure, by_proxy: bool = True) -> Reply:
+        """``by_proxy``: refused before forwarding (not an upstream's failure)."""
+        if refusal.limit is not None:
+            self._limit_log.hit(refusal.limit, refusal.message)
         headers = {"x-should-retry": "false"} if refusal.status in _NO_RETRY else {}
-        return Reply(refusal.status, orjson.dumps(refusal.body()), headers)
+        reply = Reply(refusal.status, orjson.dumps(refusal.body()), headers)
+        if by_proxy:
+            # The budgets count forwarded calls only, so a loop on refusals is bounded here:
+            # past ``llm_refusals`` of them a refusal is counted, not recorded.
+            if self._refusals >= self._limits.llm_refusals:
+                self._limit_log.hit("llm_refusals", f"LLM call refused unrecorded: {refusal.message}")
+                if call.index == self._next_index - 1:
+                    self._next_index -= 1  # admission never awaits: this was the latest arrival
+                call.recorded = True
+                return reply
+            self._refusals += 1
+        self._record(call, refusal.status, None, TokenUsage(), refusal.message)
+        return reply
 
     # --- forwarding ----------------------------------------------------------------------------------
+
+    async def _count_prompt(self, call: Call, plan: Plan) -> None:
+        """The prompt's byte bound did not fit: the upstream's tokenizer counts it (the call
+        holds what is left meanwhile), and the call goes on only if that count fits."""
+        link = self._registry.link(plan.upstream.name)
+        count = await count_prompt_tokens(link, plan.upstream.tokenize_url, plan.payload, call.deadline)
+        try:
+            self._budget.reprice(call, plan.prompt_bound if count is None else count + TOKENIZED_MARGIN)
+        except CallFailure:
+            self._budget.withdraw(call)
+            raise
 
     async def _forward(self, call: Call, plan: Plan) -> Reply | StreamReply:
         headers = {DROPPED_HEADER: ",".join(plan.dropped)} if plan.dropped else {}

@@ -70,6 +70,9 @@ class ToolCallRecord(BaseModel):
     notice: str | None = None
     at_s: float  # seconds since the episode started
     duration_ms: float
+    # Set when the call was refused without being executed: the EpisodeLimits field that refused
+    # it (e.g. "tool_ids", "tool_record_bytes"), or "terminated" for a call after terminate.
+    refused: str | None = None
 
 
 class TokenUsage(BaseModel):
@@ -102,10 +105,18 @@ class LLMCallRecord(BaseModel):
 class EpisodeLimits(BaseModel):
     wall_s: float = Field(300.0, gt=0, description="Wall-clock limit of one episode; the whole process tree is killed.")
     memory_bytes: int = Field(4 * 1024**3, gt=0, description="Address-space limit of the agent (RLIMIT_AS).")
-    cpu_s: int = Field(300, gt=0, description="CPU-seconds limit of the agent (RLIMIT_CPU).")
+    cpu_s: int = Field(
+        300, gt=0, description="CPU-seconds of the whole episode, all its processes together (measured by the runner)."
+    )
     processes: int = Field(64, gt=0, description="Processes and threads of the agent's uid (RLIMIT_NPROC).")
     open_files: int = Field(256, gt=0, description="Open file descriptors (RLIMIT_NOFILE).")
     file_size_bytes: int = Field(64 * 1024**2, gt=0, description="Largest file the agent may write (RLIMIT_FSIZE).")
+    tmp_bytes: int = Field(
+        256 * 1024**2, gt=0, description="Bytes of the agent's private /tmp (a tmpfs, in host memory)."
+    )
+    tmp_inodes: int = Field(
+        4096, gt=0, description="Files and folders in the private /tmp (enforced when the validator runs as root)."
+    )
     output_bytes: int = Field(
         64 * 1024, gt=0, description="Tail of stdout and of stderr kept; 256x this kills the agent."
     )
@@ -113,13 +124,54 @@ class EpisodeLimits(BaseModel):
     prompt_tokens: int = Field(400_000, ge=0, description="Prompt tokens per episode, summed over calls.")
     completion_tokens: int = Field(64_000, ge=0, description="Completion tokens per episode, summed over calls.")
     llm_call_timeout_s: float = Field(120.0, gt=0, description="Timeout of one inference call.")
+    # --- the episode server, tools and proxy: each bound refuses only the episode's own request
+    # and is named in EpisodeRecord.limits_hit (docs/security.md).
+    connections: int = Field(16, gt=0, description="Connections the agent may hold open on its socket at once.")
+    buffered_bytes: int = Field(
+        16 * 1024**2, gt=0, description="Request bytes held for one episode, summed over its connections."
+    )
+    unsent_bytes: int = Field(
+        4 * 1024**2,
+        gt=0,
+        description="Answer bytes queued unread over the episode's connections (split evenly, at least 64 KiB "
+        "each); past its share a connection is no longer read.",
+    )
+    tool_body_bytes: int = Field(64 * 1024, gt=0, description="Largest request body of a tool call.")
+    llm_body_bytes: int = Field(4 * 1024**2, gt=0, description="Largest request body of an inference call.")
+    tool_calls: int = Field(256, ge=0, description="Tool calls kept in the record; later calls are refused, counted.")
+    tool_ids: int = Field(50, gt=0, description="Product ids in one view_product_information/recommend_product call.")
+    tool_result_bytes: int = Field(1024**2, gt=0, description="Largest encoded answer of one tool call.")
+    tool_record_bytes: int = Field(
+        8 * 1024**2, gt=0, description="Bytes of tool-call arguments and results kept in one episode's record."
+    )
+    llm_calls_in_flight: int = Field(4, gt=0, description="Inference calls of one episode in flight at once.")
+    llm_refusals: int = Field(
+        256, ge=0, description="Inference calls refused by the proxy kept in the record; later ones are counted."
+    )
+
+
+class LimitHit(BaseModel):
+    """A bound of the episode server, tools or proxy that refused part of the episode: once
+    per limit, however often it was hit, so hitting it cannot grow the record."""
+
+    limit: str  # the EpisodeLimits field
+    count: int = 1
+    first_at_s: float  # seconds since the episode started
+    detail: str  # what the first hit refused
 
 
 class ResourceUsage(BaseModel):
+    """Measured by the runner from outside the sandbox (arena/runner/accounting.py)."""
+
     wall_s: float = 0.0
-    cpu_user_s: float = 0.0
+    cpu_user_s: float = 0.0  # of every process of the episode, alive or dead
     cpu_system_s: float = 0.0
     max_rss_kib: int = 0
+    peak_tasks: int = 0  # most processes and threads of the agent seen at once
+    peak_vm_bytes: int = 0  # largest address space one of its processes reached
+    peak_open_files: int = 0  # most descriptors one process held (sampled)
+    tmp_bytes_used: int = 0  # of the private /tmp, at its fullest as sampled
+    tmp_inodes_used: int = 0
 
 
 class EpisodeRecord(BaseModel):
@@ -141,6 +193,7 @@ class EpisodeRecord(BaseModel):
     signal: int | None = None
     error: str | None = None  # the crash's traceback tail, or why the runner stopped it
     validator_fault: ValidatorFault | None = None  # the validator's failure, not the agent's (see ValidatorFault)
+    limits_hit: list[LimitHit] = Field(default_factory=list)  # bounds of the server, tools and proxy that refused
     stdout_tail: str = ""
     stderr_tail: str = ""
     usage: ResourceUsage = Field(default_factory=ResourceUsage)

@@ -1,14 +1,16 @@
 """Reading HTTP/1.1 requests off an episode socket connection's buffer.
 
 The client is the sandboxed agent, so nothing here trusts it: the head is
-bounded (``MAX_HEAD_BYTES``), a body over ``MAX_BODY_BYTES`` is read and
-dropped (the request arrives flagged ``too_large``, the connection stays in
-step), and anything outside HTTP/1.1's core raises ``BadRequest`` with the
-status to answer before the connection closes.
+bounded (``MAX_HEAD_BYTES``), a body over its route's limit (``body_limit``,
+asked once the head is read; ``MAX_BODY_BYTES`` by default) is read and
+dropped, never held (the request arrives flagged ``too_large``, the connection
+stays in step), and anything outside HTTP/1.1's core raises ``BadRequest``
+with the status to answer before the connection closes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 MAX_HEAD_BYTES = 64 * 1024
@@ -24,7 +26,7 @@ class Request:
     query: str
     headers: dict[str, str]  # lower-case names; repeated headers joined by ", "
     body: bytes
-    too_large: bool = False  # the body was over MAX_BODY_BYTES: read and dropped, ``body`` is empty
+    too_large: bool = False  # the body was over its route's limit: read and dropped, ``body`` is empty
     keep_alive: bool = True
     http10: bool = False
 
@@ -39,8 +41,16 @@ class RequestReader:
     """Takes one request at a time off the front of the connection's buffer:
     ``read`` returns it once complete, else None (more bytes needed)."""
 
-    def __init__(self) -> None:
+    def __init__(self, body_limit: Callable[[str, str], int] | None = None) -> None:
+        # (method, path) -> the largest body that route can use
+        self._body_limit = body_limit or (lambda method, path: MAX_BODY_BYTES)
+        self._limit = MAX_BODY_BYTES
         self._reset()
+
+    @property
+    def held(self) -> int:
+        """Body bytes held for the request being read."""
+        return len(self._body)
 
     def _reset(self) -> None:
         self._head: tuple[str, str, str, dict[str, str]] | None = None
@@ -103,14 +113,15 @@ class RequestReader:
                 # Repeated headers arrive joined ("5, 5"): a length that is not one number is refused.
                 raise BadRequest(400, "invalid content-length")
             self._left = int(length)
-            self._too_large = self._left > MAX_BODY_BYTES
+        self._limit = self._body_limit(method.decode("ascii"), path)
+        self._too_large = not self._chunked and self._left > self._limit
         self.wants_continue = headers.get("expect", "").lower() == "100-continue"
         return method.decode("ascii"), path, query, headers
 
     def _take(self, buffer: bytearray, count: int) -> None:
         if not self._too_large:
             self._body += buffer[:count]
-            if len(self._body) > MAX_BODY_BYTES:
+            if len(self._body) > self._limit:
                 self._too_large = True  # the rest is read and dropped, so the connection stays usable
                 self._body.clear()
         del buffer[:count]

@@ -13,23 +13,42 @@ capabilities bind uid 0. So, as root, bubblewrap starts the agent through
 episode, see arena/runner/uids.py, so episodes do not share a process count) with every capability and the
 bounding set dropped and no_new_privs set. Run as a normal user, bubblewrap's
 user namespace does the same job.
+
+On both paths a seccomp filter (arena/runner/syscall_filter.py) refuses new
+namespaces, mounts, ptrace and the rest of the kernel's riskier calls; the
+private ``/tmp`` is the only writable place and it is bounded in bytes and,
+as root, in inodes (a tmpfs the runner mounts in a mount namespace of the
+sandbox's own, so it dies with the sandbox); host-wide /proc files that would
+let one episode watch another (memory, load, pressure) are masked.
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
+import hashlib
 import os
+import re
 import resource
 import shutil
+import subprocess
 import sys
 import sysconfig
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.runner.accounting import EpisodeCgroup
 from arena.runner.record import EpisodeLimits
 
 SANDBOX_SOCKET = "/run/arena.sock"
 SANDBOX_AGENT = "/agent/agent.py"
+STATUS_FD_ENV = "ARENA_STATUS_FD"
+# Host-wide figures another episode moves: masked by empty (or synthetic) files.
+# (slabinfo and pagetypeinfo are root's only: the agent cannot read them anyway.)
+MASKED_PROC_FILES = ("meminfo", "vmstat", "zoneinfo", "buddyinfo", "swaps", "loadavg",
+                     "pressure/cpu", "pressure/io", "pressure/memory", "pressure/irq")  # fmt: skip
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or pass --unsafe-no-sandbox for local development only"
 
 
@@ -81,24 +100,46 @@ def bubblewrap_command(
     socket_path: Path,
     uid: int,
     python: PythonLayout | None = None,
+    limits: EpisodeLimits | None = None,
+    seccomp_fd: int | None = None,
+    status_fd: int | None = None,
+    private_tmp: Path | None = None,
+    proc_masks: Path | None = None,
+    only_linked_libraries: bool = False,
 ) -> list[str]:
-    """The full argv: bwrap, its mounts, then (as root) setpriv, then python."""
+    """The full argv: bwrap, its mounts, then (as root) setpriv, then python.
+
+    ``private_tmp`` is a tmpfs the runner mounted (as root, with an inode bound) to
+    bind as /tmp; without it bubblewrap makes the tmpfs, bounded in bytes by
+    ``limits.tmp_bytes``. ``seccomp_fd`` holds the compiled filter; ``status_fd`` is
+    the channel boot reports its start and end on; ``proc_masks`` the folder of
+    :func:`write_proc_masks`; ``only_linked_libraries`` binds the libraries of
+    :func:`shared_libraries` instead of all of /usr/lib."""
     bwrap = require_bubblewrap()
     python = python or PythonLayout.detect()
     as_root = os.geteuid() == 0
     py = f"/opt/python/lib/python{python.version}"
     argv = [bwrap, "--unshare-net", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
     if not as_root:
-        argv += ["--unshare-user", "--cap-drop", "ALL"]
+        # --disable-userns: no user namespace can be made inside this one (the filter refuses it too).
+        argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     argv += ["--die-with-parent", "--new-session", "--hostname", "sandbox"]
     # System libraries only; /etc, /home, /root, /var, /srv, /mnt stay invisible.
     # Folders bubblewrap creates on its own are 0700: the agent's uid could not traverse them.
     argv += ["--perms", "0755", "--dir", "/usr"]
-    argv += ["--ro-bind", "/usr/lib", "/usr/lib", "--symlink", "usr/lib", "/lib"]
-    if Path("/usr/lib64").is_dir():
-        argv += ["--ro-bind", "/usr/lib64", "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
-    elif Path("/lib64").is_dir():
-        argv += ["--ro-bind", "/lib64", "/lib64"]
+    libraries = linked_library_tree(python, runtime) if only_linked_libraries else None
+    if libraries is not None:
+        # Only the libraries the interpreter, its extension modules and the allowed
+        # packages link: not the rest of /usr/lib (other Pythons' packages, browsers, a JVM).
+        argv += ["--ro-bind", str(libraries / "lib"), "/usr/lib", "--symlink", "usr/lib", "/lib"]
+        if (libraries / "lib64").is_dir():
+            argv += ["--ro-bind", str(libraries / "lib64"), "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
+    else:
+        argv += ["--ro-bind", "/usr/lib", "/usr/lib", "--symlink", "usr/lib", "/lib"]
+        if Path("/usr/lib64").is_dir():
+            argv += ["--ro-bind", "/usr/lib64", "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
+        elif Path("/lib64").is_dir():
+            argv += ["--ro-bind", "/lib64", "/lib64"]
     for folder in ("/opt", "/opt/python", "/opt/python/bin", "/opt/python/lib", "/run", "/agent"):
         argv += ["--perms", "0755", "--dir", folder]
     argv += ["--ro-bind", str(python.executable), "/opt/python/bin/python3"]
@@ -108,21 +149,39 @@ def bubblewrap_command(
         if python.libpython.name != soname:
             argv += ["--symlink", python.libpython.name, f"/opt/python/lib/{soname}"]
     argv += ["--ro-bind", str(python.stdlib), py]
-    # The interpreter's own site-packages (and a venv's) must stay out of sight.
-    argv += ["--perms", "0755", "--tmpfs", f"{py}/site-packages"]
-    argv += ["--ro-bind", str(runtime / "site"), "/opt/site", "--ro-bind", str(runtime / "sdk"), "/opt/sdk"]
-    argv += ["--ro-bind", str(agent_dir), "/agent"]
-    argv += ["--bind", str(socket_path), SANDBOX_SOCKET]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
-    argv += ["--clearenv"]
-    for key, value in sandbox_environment(SANDBOX_SOCKET).items():
-        argv += ["--setenv", key, value]
-    argv += ["--chdir", "/tmp"]
     if as_root:
         setpriv = shutil.which("setpriv")
         if setpriv is None:
             raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
         argv += ["--ro-bind", setpriv, "/opt/python/bin/setpriv"]
+    # The interpreter's own site-packages (and a venv's) must stay out of sight.
+    for packages in ("site-packages", "dist-packages"):
+        if (python.stdlib / packages).is_dir():
+            argv += ["--perms", "0755", "--tmpfs", f"{py}/{packages}", "--remount-ro", f"{py}/{packages}"]
+    argv += ["--ro-bind", str(runtime / "site"), "/opt/site", "--ro-bind", str(runtime / "sdk"), "/opt/sdk"]
+    argv += ["--ro-bind", str(agent_dir), "/agent"]
+    argv += ["--bind", str(socket_path), SANDBOX_SOCKET]
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    if proc_masks is not None:
+        for name in MASKED_PROC_FILES:
+            if (proc_masks / name).is_file() and Path("/proc", name).exists():
+                argv += ["--ro-bind", str(proc_masks / name), f"/proc/{name}"]
+    if private_tmp is not None:
+        argv += ["--bind", str(private_tmp), "/tmp"]
+    else:
+        if limits is not None:
+            argv += ["--size", str(limits.tmp_bytes)]
+        argv += ["--perms", "1777", "--tmpfs", "/tmp"]
+    # Read-only from here: the root and /dev are tmpfs mounts too, writable (and
+    # unbounded) to the agent on the user-namespace path, where it owns them.
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+    argv += ["--clearenv"]
+    for key, value in sandbox_environment(SANDBOX_SOCKET, status_fd).items():
+        argv += ["--setenv", key, value]
+    argv += ["--chdir", "/tmp", "--"]  # the options end here (see arguments_by_descriptor)
+    if as_root:
         # The command bubblewrap runs: setpriv, which drops to the agent's uid, then python.
         argv += [
             "/opt/python/bin/setpriv",
@@ -139,13 +198,141 @@ def bubblewrap_command(
     return argv
 
 
+_LDD_LINE = re.compile(r"^\s*(?:(\S+) => )?(/\S+) \(0x[0-9a-f]+\)$")
+# Loaded with dlopen by the C library itself (thread cancellation, unwinding), so ldd never lists it.
+_DLOPENED = ("libgcc_s.so.1",)
+# Extension modules for terminals and windows: no agent has either, and they pull in X11 and Tk.
+_INTERACTIVE = ("_tkinter", "_curses", "readline")
+
+
+@functools.cache
+def shared_libraries(python: PythonLayout, runtime: Path) -> dict[str, str] | None:
+    """Sandbox path -> host file of every shared library the interpreter, its
+    extension modules and the runtime's packages link (ldd's closure), bound at
+    the loader's default folders under /usr. None when ldd is missing or a
+    library lives outside /usr and /lib* (then /usr/lib is bound whole).
+    Computed once per runner process: about a hundred ldd runs."""
+    ldd = shutil.which("ldd")
+    if ldd is None:
+        return None
+    own = {python.executable.parent.parent, runtime}
+    modules = [m for m in Path(python.stdlib, "lib-dynload").glob("*.so") if not m.name.startswith(_INTERACTIVE)]
+    setpriv = shutil.which("setpriv")  # the root path's first command
+    objects = [python.executable, *([Path(setpriv)] if setpriv else []), *sorted(modules)]
+    objects += sorted(Path(runtime, "site").rglob("*.so"))
+    found: dict[str, str] = {}
+    for start in range(0, len(objects), 64):
+        batch = [str(o) for o in objects[start : start + 64]]
+        done = subprocess.run([ldd, *batch], capture_output=True, text=True, check=False, timeout=60)
+        for line in done.stdout.splitlines():
+            match = _LDD_LINE.match(line)
+            if match is None:
+                continue
+            name, path = match.group(1), Path(match.group(2))
+            real = Path(os.path.realpath(path))
+            if any(real.is_relative_to(folder) for folder in own):
+                continue  # libpython and the packages' own libraries are bound with them
+            folder = Path(os.path.realpath(path.parent))
+            if not folder.is_relative_to("/usr"):
+                return None
+            found[str(folder / (name or path.name))] = str(real)
+    if not found:
+        return None
+    libc_folder = next((Path(d).parent for d in found if Path(d).name == "libc.so.6"), None)
+    for name in _DLOPENED:
+        if libc_folder is not None and (libc_folder / name).exists():
+            found[str(libc_folder / name)] = os.path.realpath(libc_folder / name)
+    return found
+
+
+def linked_library_tree(python: PythonLayout, runtime: Path) -> Path | None:
+    """A folder mirroring /usr with only :func:`shared_libraries` in it, under the
+    runtime: two binds instead of one per library (each costs the sandbox's start).
+    Named by the libraries' paths, sizes and times, so an upgraded system library
+    gives a new tree at the next episode; built aside and renamed into place.
+    Checked per episode (a few stats): a rebuilt runtime folder has none yet."""
+    libraries = shared_libraries(python, runtime)
+    if libraries is None:
+        return None
+    digest = hashlib.sha256()
+    for dest, source in sorted(libraries.items()):
+        stat = os.stat(source)
+        digest.update(f"{dest}\0{source}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    target = runtime / f"system-libs-{digest.hexdigest()[:16]}"
+    if target.is_dir():
+        return target
+    staging = Path(tempfile.mkdtemp(prefix=".building-libs-", dir=runtime))
+    try:
+        for dest, source in libraries.items():
+            copy = staging / Path(dest).relative_to("/usr")
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy)
+        for path in [staging, *staging.rglob("*")]:
+            path.chmod(0o755)  # world-readable (and the loader wants libraries executable)
+        try:
+            staging.rename(target)
+        except OSError:
+            if not target.is_dir():
+                raise
+            shutil.rmtree(staging, ignore_errors=True)  # another runner built it first
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def arguments_by_descriptor(argv: list[str]) -> tuple[list[str], int]:
+    """``bwrap --args FD``: bubblewrap reads its options from a descriptor, so the
+    sandbox's pid 1 (bubblewrap) shows no host paths in /proc/1/cmdline, only the
+    command, whose paths are the sandbox's own."""
+    end = argv.index("--")
+    fd = os.memfd_create("arena-bwrap-args", os.MFD_CLOEXEC)
+    os.write(fd, b"".join(arg.encode() + b"\0" for arg in argv[1:end]))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return [argv[0], "--args", str(fd), *argv[end:]], fd
+
+
+def write_proc_masks(folder: Path, limits: EpisodeLimits) -> Path:
+    """Files bound over host-wide /proc entries: empty ones, and a meminfo that
+    shows the episode's own memory bound instead of the host's (and no Shmem)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pressure").mkdir(exist_ok=True)
+    for name in MASKED_PROC_FILES:
+        (folder / name).write_text("")
+    kib = limits.memory_bytes // 1024
+    (folder / "meminfo").write_text(
+        f"MemTotal:       {kib} kB\nMemFree:        {kib} kB\nMemAvailable:   {kib} kB\n"
+        "Buffers:               0 kB\nCached:                0 kB\nShmem:                 0 kB\n"
+        "SwapTotal:             0 kB\nSwapFree:              0 kB\n"
+    )
+    (folder / "loadavg").write_text("0.00 0.00 0.00 1/1 1\n")
+    for path in [folder, folder / "pressure", *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o444)
+    return folder
+
+
+def shared_proc_masks(runtime: Path, limits: EpisodeLimits) -> Path:
+    """The masks for this memory bound, written once under the runtime and reused by
+    every episode (writing them per episode cost more than the binds themselves)."""
+    target = runtime / f"proc-masks-{limits.memory_bytes}"
+    if not (target / "meminfo").is_file():
+        staging = Path(tempfile.mkdtemp(prefix=".building-masks-", dir=runtime))
+        write_proc_masks(staging, limits)
+        try:
+            staging.rename(target)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)  # another runner wrote it first
+    return target
+
+
 def unsafe_command(*, runtime: Path, agent_file: Path) -> list[str]:
     """No sandbox at all: for local development of a trusted agent only."""
     return [sys.executable, "-I", "-S", "-B", str(runtime / "sdk" / "boot.py"), str(agent_file), str(runtime)]
 
 
-def sandbox_environment(socket: str) -> dict[str, str]:
-    return {
+def sandbox_environment(socket: str, status_fd: int | None = None) -> dict[str, str]:
+    status = {STATUS_FD_ENV: str(status_fd)} if status_fd is not None else {}
+    return status | {
         "ARENA_SOCKET": socket,
         "HOME": "/tmp",
         "PATH": "/opt/python/bin",
@@ -158,13 +345,56 @@ def sandbox_environment(socket: str) -> dict[str, str]:
     }
 
 
-def rlimit_setter(limits: EpisodeLimits) -> Callable[[], None]:
-    """A preexec function applying the limits; children (and the agent) inherit them."""
+_libc = ctypes.CDLL(None, use_errno=True)
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+
+
+def sandbox_preexec(
+    limits: EpisodeLimits, *, cgroup: EpisodeCgroup | None = None, private_tmp: Path | None = None
+) -> Callable[[], None]:
+    """A preexec function for bubblewrap's process: joins the episode's cgroup,
+    mounts the bounded private /tmp (root only) and applies the rlimits; the
+    agent inherits all three. Everything it needs is prepared here, before the fork."""
+    tmp_target = str(private_tmp).encode() if private_tmp is not None else None
+    tmp_options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777".encode()
+    # Not root, the agent runs as the validator's own uid, and RLIMIT_NPROC counts all of
+    # that uid's tasks: the validator's threads (several per running episode) would eat the
+    # agent's budget, down to bubblewrap failing to start. They are added on top.
+    own_tasks = len(os.listdir("/proc/self/task")) if os.geteuid() != 0 else 0
+    rlimits = rlimit_setter(limits, extra_tasks=own_tasks)
+
+    def apply() -> None:
+        if cgroup is not None:
+            cgroup.enter()
+        if tmp_target is not None:
+            # A mount namespace of bubblewrap's own: the tmpfs is invisible to the host's
+            # mount table and is freed when the sandbox's last process exits.
+            _check(_libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+            _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
+            _check(_libc.mount(b"tmpfs", tmp_target, b"tmpfs", _MS_NOSUID | _MS_NODEV, tmp_options), "mount tmpfs")
+        rlimits()
+
+    return apply
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
+def rlimit_setter(limits: EpisodeLimits, extra_tasks: int = 0) -> Callable[[], None]:
+    """A preexec function applying the limits; children (and the agent) inherit them.
+
+    RLIMIT_CPU is only a backstop, a second past the bound: the runner's monitor
+    (arena/runner/accounting.py) holds the episode's total CPU to ``cpu_s``."""
 
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s + 1, limits.cpu_s + 5))
+        nproc = limits.processes + extra_tasks
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_bytes, limits.file_size_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -14,6 +14,7 @@ gets.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
 import urllib.request
@@ -24,7 +25,7 @@ from typing import Any
 import anyio
 import httpx
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 # The upstream's own limits still bound a call; the proxy's per-call deadline is what
 # normally ends it, so these only stop a connection that hangs forever.
@@ -37,11 +38,28 @@ class Upstream(BaseModel):
     name: str = Field(min_length=1)  # e.g. "heuristic-policy", "vllm-judge"
     base_url: str = Field(min_length=1)  # OpenAI-compatible base, e.g. "http://127.0.0.1:8000/v1"
     api_key: str | None = None
+    # The environment variable holding the key (a deployment's secret, e.g. VLLM_API_KEY), read when the
+    # settings are loaded; used when api_key is not given.
+    api_key_env: str | None = None
     models: list[str]  # model names served by this upstream
     # The model's context window (vLLM --max-model-len), when known. vLLM rejects a request
     # whose prompt + max_tokens exceeds it, so the proxy only injects a max_tokens cap when
     # the remaining completion budget is smaller than this (else no completion can exceed it).
     context_length: int | None = Field(default=None, ge=1)
+    # vLLM's tokenizer endpoint (e.g. "http://127.0.0.1:8000/tokenize"), when it has one: a prompt
+    # whose byte bound does not fit the prompt budget left is counted there before it is refused.
+    tokenize_url: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _key_from_environment(self) -> Upstream:
+        if self.api_key is None and self.api_key_env:
+            key = os.environ.get(self.api_key_env)
+            if not key:
+                raise ValueError(
+                    f"upstream {self.name!r}: api_key_env {self.api_key_env} is not set in the environment"
+                )
+            self.api_key = key
+        return self
 
 
 @dataclass(frozen=True)
@@ -192,9 +210,10 @@ class CallFailure(Exception):
     """How a call ends when it ends in an error: the HTTP status and OpenAI error code
     the agent gets, and the message both the agent and the record read."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, limit: str | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+        self.limit = limit  # the EpisodeLimits field that refused the call, if a bound did
 
     def body(self) -> dict[str, Any]:
         kind = _ERROR_TYPES.get(self.status, "upstream_error")
@@ -318,3 +337,22 @@ async def stream_events(
             message = error_message(data.encode())
             raise CallFailure(502, "upstream_error", f"upstream {upstream} failed mid-stream: {message}")
         yield data, chunk
+
+
+async def count_prompt_tokens(link: UpstreamLink, url: str, payload: dict[str, Any], deadline: float) -> int | None:
+    """The chat prompt's token count from vLLM's ``/tokenize`` (the chat template applied, as the
+    completion will be), or None when it cannot be had: the caller's own bound then stands."""
+    body = {key: payload[key] for key in ("model", "messages", "tools", "chat_template_kwargs") if key in payload}
+    body["add_generation_prompt"] = True
+    request = httpx.Request("POST", url, headers=link.headers, content=orjson.dumps(body), extensions=_TIMEOUTS)
+    try:
+        async with asyncio.timeout(min(_left(deadline), 10.0)):
+            response = await link.transport.handle_async_request(request)
+            try:
+                raw = await _read_body(response)
+            finally:
+                await close(response)
+        count = orjson.loads(raw).get("count") if response.status_code == 200 else None
+    except Exception:  # a tokenizer that is down or odd costs the agent only the exactness
+        return None
+    return count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else None

@@ -10,11 +10,13 @@ protocol served is HTTP/1.1's core: origin-form request targets, a
 Content-Length or chunked body, keep-alive, pipelining (answered in order),
 ``Expect: 100-continue``, HTTP/1.0 with close. Anything else is answered with a
 4xx/5xx and the connection is closed. The client is untrusted: heads and bodies
-are bounded, and nothing it sends raises out of here.
+are bounded, and nothing it sends raises out of here. What one agent can make
+the server hold is bounded too (``WireBounds``): its open connections, the
+request bytes held over all of them, and the answers a connection leaves unread
+(past that bound the connection is no longer read until the agent reads).
 
-A handler gets a ``Request`` and returns a ``Reply`` (answered at once: the
-tool route never leaves the event loop's callback) or an awaitable of a
-``Reply`` or ``StreamReply``. A stream is sent chunked and is cancelled the
+A handler gets a ``Request`` and returns a ``Reply`` (answered at once) or an
+awaitable of a ``Reply`` or ``StreamReply``. A stream is sent chunked and is cancelled the
 moment the agent hangs up, so the proxy's relay records the call and releases
 its upstream at once; a plain reply in flight is left to finish (its record
 matters more than the lost answer).
@@ -37,6 +39,26 @@ from arena.runner.request_reader import MAX_HEAD_BYTES, BadRequest, Request, Req
 logger = logging.getLogger(__name__)
 
 _REASONS = {status.value: status.phrase.encode() for status in HTTPStatus}
+
+
+_MIN_UNSENT = 64 * 1024  # asyncio's own default high-water mark
+
+
+def _ignore(limit: str, detail: str) -> None:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class WireBounds:
+    """What one agent's connections may make the server hold; ``on_limit(name, detail)``
+    hears each bound hit (the episode records it). The defaults suit a bare server; the
+    episode's come from its ``EpisodeLimits``."""
+
+    connections: int = 64  # open at once; one more is answered 429 and closed
+    buffered_bytes: int = 64 * 1024 * 1024  # request bytes held over all connections
+    unsent_bytes: int = 4 * 1024 * 1024  # answers queued unread over all connections (split evenly)
+    body_limit: Callable[[str, str], int] | None = None  # (method, path) -> largest body; MAX_BODY_BYTES
+    on_limit: Callable[[str, str], None] = _ignore
 
 
 @dataclass(slots=True)
@@ -73,7 +95,9 @@ class _Connection(asyncio.Protocol):
         self._server = server
         self._transport: asyncio.Transport | None = None
         self._buffer = bytearray()
-        self._reader = RequestReader()
+        self._reader = RequestReader(server.bounds.body_limit)
+        self._held = 0  # this connection's share of the server's ``buffered``
+        self._draining = False  # answering waits until the agent reads what is unsent
         self._busy = False  # a request is being answered (or the next one is due): new bytes wait
         self._task: asyncio.Task | None = None  # the request being answered asynchronously
         self._streaming = False
@@ -87,11 +111,31 @@ class _Connection(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
-        self._server.connections.add(self)
         self._server.accepted += 1
+        bounds = self._server.bounds
+        if len(self._server.connections) >= bounds.connections:
+            bounds.on_limit("connections", f"a connection was refused: {bounds.connections} already open")
+            self._refuse(429, f"at most {bounds.connections} connections at once", "connections")
+            return
+        self._server.connections.add(self)
+        # Past this many unsent bytes pause_writing is called, and no further request is answered:
+        # the episode's bound split over as many connections as it may open.
+        self._transport.set_write_buffer_limits(high=max(_MIN_UNSENT, bounds.unsent_bytes // bounds.connections))
 
     def data_received(self, data: bytes) -> None:
+        if self._closed:
+            return
         self._buffer += data
+        self._account()
+        server = self._server
+        if server.buffered > server.bounds.buffered_bytes:
+            limit = server.bounds.buffered_bytes
+            server.bounds.on_limit("buffered_bytes", f"a connection was closed: over {limit} request bytes held")
+            if self._busy:  # an answer is due on this connection first: nothing can be said in its place
+                self._close()
+            else:
+                self._refuse(429, f"over {limit} request bytes held at once", "buffered_bytes")
+            return
         if not self._busy:
             self._answer_next()
         elif len(self._buffer) > MAX_HEAD_BYTES:
@@ -107,6 +151,9 @@ class _Connection(asyncio.Protocol):
             return
         self._closed = True
         self._server.connections.discard(self)
+        self._buffer.clear()
+        self._server.buffered -= self._held
+        self._held = 0
         self._writable.set()
         if self._transport is not None:
             self._transport.close()
@@ -118,6 +165,23 @@ class _Connection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self._writable.set()
+        if self._draining:
+            self._draining = False
+            asyncio.get_running_loop().call_soon(self._answer_next)
+
+    def _account(self) -> None:
+        if self._closed:  # connection_lost has given its share back
+            return
+        held = len(self._buffer) + self._reader.held
+        self._server.buffered += held - self._held
+        self._held = held
+
+    def _refuse(self, status: int, message: str, code: str) -> None:
+        self._keep_alive = False
+        self._write_reply(
+            Reply(status, _error_body(message, "invalid_request_error", code), {"x-should-retry": "false"})
+        )
+        self._close()
 
     # --- answering ------------------------------------------------------------------------------------
 
@@ -128,12 +192,22 @@ class _Connection(asyncio.Protocol):
         self._busy = False
         if self._closed:
             return
+        if not self._writable.is_set():
+            # The agent leaves its answers unread: stop reading it until it does, so what it
+            # pipelines waits in its own socket buffer, not in the validator's memory.
+            self._busy = self._draining = True
+            self._transport.pause_reading()
+            high = self._transport.get_write_buffer_limits()[1]
+            self._server.bounds.on_limit("unsent_bytes", f"a connection was paused: over {high} answer bytes unread")
+            return
         try:
             request = self._reader.read(self._buffer)
         except BadRequest as bad:
             self._keep_alive = False
             self._write_reply(Reply(bad.status, _error_body(str(bad))))
             return
+        finally:
+            self._account()
         if request is None:
             if self._reader.wants_continue:
                 self._reader.wants_continue = False
@@ -238,8 +312,10 @@ class EpisodeWireServer:
     """Serves ``handler`` on an already listening socket (bound before the agent
     starts, so its first connection waits in the backlog, not on us)."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, bounds: WireBounds | None = None) -> None:
         self.handler = handler
+        self.bounds = bounds or WireBounds()
+        self.buffered = 0  # request bytes held now, over all connections
         self.connections: set[_Connection] = set()
         self.accepted = 0  # connections ever made: a kept-alive client makes one
         self.tasks: set[asyncio.Task] = set()

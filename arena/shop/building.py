@@ -39,7 +39,6 @@ class TaskPackBuildReport(BaseModel):
     distractors: int
     distractors_skipped: int
     background: int
-    background_collisions: int
     knowledge_documents: int
     conflicts: list[str] = Field(default_factory=list)
 
@@ -143,7 +142,6 @@ def build_catalog(
             distractors=len(s.distractors),
             distractors_skipped=s.distractors_skipped,
             background=s.background_indexed,
-            background_collisions=s.background_collisions,
             knowledge_documents=s.knowledge_documents,
             conflicts=[str(c) for c in s.conflicts],
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -23,11 +24,11 @@ from arena.scoring.similarity import (
     TitleSimilarity,
     normalize_title,
 )
+from arena.shop.pack_ids import IdAllocator
 from arena.shop.product import Product
 from arena.shop.taskpack_gold import (
     GENERIC_CATEGORY,
     IMAGE_HOST,
-    IdAllocator,
     ValueVocabulary,
     leaf_for,
     listing_texts,
@@ -119,8 +120,22 @@ def _base(spec: GoldRequirement, ctx: DistractorContext, rng: random.Random) -> 
     fields["main_image_url"] = f"{IMAGE_HOST}{rng.getrandbits(128):032x}.jpg"
     jittered = round(gold.price * rng.uniform(0.9, 1.1))
     if spec.low <= jittered <= spec.high and jittered > 0:
-        fields["price"] = float(jittered)
+        fields["price"] = cents_like(gold.price, float(jittered), rng, lambda p: spec.low <= p <= spec.high)
     return fields
+
+
+def cents_like(gold_price: float, price: float, rng: random.Random, allowed: Callable[[float], bool]) -> float:
+    """``price`` (a whole number) with cents when the gold price has cents, staying where ``allowed``.
+
+    Whole-number distractor prices beside gold prices like 167.24 told the gold apart: now a
+    distractor's price has cents exactly when its gold's has."""
+    if round(gold_price * 100) % 100 == 0:
+        return price
+    cents = rng.randrange(1, 100) / 100
+    for candidate in (round(price + cents, 2), round(price - 1 + cents, 2)):
+        if candidate > 0 and allowed(candidate):
+            return candidate
+    return price
 
 
 def _finish(spec: GoldRequirement, fields: dict) -> Product:
@@ -144,12 +159,14 @@ def _price(spec: GoldRequirement, ctx: DistractorContext, rng: random.Random) ->
     sides = (["below"] if lowest >= 2 else []) + (["above"] if highest != math.inf else [])
     if not sides:
         return None
+    gold_price = ctx.gold[spec.product_id].price
     if sides[rng.randrange(len(sides))] == "below":
         price = float(max(1, math.floor(lowest * rng.uniform(0.55, 0.9))))
         if price >= lowest:
             return None
+        price = cents_like(gold_price, price, rng, lambda p: p < lowest)
     else:
-        price = float(math.ceil(highest * rng.uniform(1.1, 1.6)))
+        price = cents_like(gold_price, float(math.ceil(highest * rng.uniform(1.1, 1.6))), rng, lambda p: p > highest)
     fields = _base(spec, ctx, rng) | {"price": price}
     ranges = ", ".join(fmt_range(lo, hi) for lo, hi in intervals)
     return _finish(spec, fields), f"price {price:g} outside {ranges}"
@@ -207,7 +224,7 @@ def _budget(spec: GoldRequirement, ctx: DistractorContext, rng: random.Random) -
     gold = ctx.gold[spec.product_id]
     step = max(10.0, gold.price * rng.uniform(0.3, 0.6))
     for _ in range(16):
-        price = float(math.ceil(gold.price + step))
+        price = cents_like(gold.price, float(math.ceil(gold.price + step)), rng, lambda p: p > gold.price)
         if price > spec.high:
             return None
         if all(not _basket_meets_budget(task, spec.product_id, price, ctx) for task in spec.tasks):

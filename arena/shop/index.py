@@ -19,11 +19,14 @@ import orjson
 import tantivy
 
 from arena.shop.product import SERVICES, Product
+from arena.shop.readonly_index import open_index
 
 # Format 2 adds the ``services`` bitmask fast field; format 1 indexes still open
-# (their filtered searches take the slower filtered-query path).
-INDEX_FORMAT = 2
-READABLE_FORMATS = (1, 2)
+# (their filtered searches take the slower filtered-query path). Format 3 adds the
+# ``id_order`` fast field that breaks score ties without reading records; older
+# formats break them the same way by reading the tied hits' stored ids.
+INDEX_FORMAT = 3
+READABLE_FORMATS = (1, 2, 3)
 MANIFEST = "catalog.json"
 ANALYZER = "shop_en"
 
@@ -57,6 +60,8 @@ def _schema() -> tantivy.Schema:
     builder.add_integer_field("sold_count", stored=False, indexed=False, fast=True)
     # The services again as a bitmask column, so a hit's services are read without its record.
     builder.add_unsigned_field("services", stored=False, indexed=False, fast=True)
+    # The product id's rank in string order (see ``id_order``), to order equal scores.
+    builder.add_unsigned_field("id_order", stored=False, indexed=False, fast=True)
     builder.add_bytes_field("record", stored=True)
     return builder.build()
 
@@ -109,6 +114,7 @@ def build_index(
         doc.add_float("price", float(product.price))
         doc.add_integer("sold_count", int(product.sold_count))
         doc.add_unsigned("services", service_mask(product.service))
+        doc.add_unsigned("id_order", id_order(product.product_id))
         doc.add_bytes("record", orjson.dumps(product.model_dump()))
         writer.add_document(doc)
         count += 1
@@ -129,6 +135,28 @@ def build_index(
     if progress is not None:
         progress(count)
     return BuildStats(products=count, seconds=seconds, duplicates=duplicates)
+
+
+# Digit ids up to this length have an exact ``id_order`` (11**18 < 2**64).
+_ORDERED_ID_DIGITS = 18
+
+
+def id_order(product_id: str) -> int:
+    """A number that orders digit-only ids as their strings order, or 0 (unknown) for others.
+
+    Equal BM25 scores are ranked by product id in string order, as the official search
+    server does (Anserini's searchers sort by score, then by the id field as a string:
+    ``SortField(ID, STRING_VAL)``), so "10..." comes before "9...". Each digit is written
+    in base 11 as digit + 1, padded with 0 to 18 places: a shorter id that is a prefix of
+    a longer one gets the smaller number, exactly as in string order. An id this cannot
+    encode (letters, over 18 digits) gets 0 and its ties are ordered by reading the ids.
+    """
+    if not (0 < len(product_id) <= _ORDERED_ID_DIGITS and product_id.isascii() and product_id.isdigit()):
+        return 0
+    value = 0
+    for digit in product_id.ljust(_ORDERED_ID_DIGITS, "/"):  # "/" is "0" - 1: the pad sorts first
+        value = value * 11 + (ord(digit) - ord("/"))
+    return value
 
 
 def service_mask(services: Iterable[str]) -> int:
@@ -169,7 +197,7 @@ class CatalogIndex:
         self.manifest = json.loads(manifest.read_text())
         if self.manifest.get("format") not in READABLE_FORMATS:
             raise CatalogIndexError(f"{path}: index format {self.manifest.get('format')} != {INDEX_FORMAT}; rebuild it")
-        self._index = tantivy.Index.open(str(path))
+        self._index = open_index(path)
         self._index.register_tokenizer(ANALYZER, _analyzer())
         self._schema = self._index.schema
         self._analyzer = _analyzer()
@@ -233,7 +261,48 @@ class CatalogIndex:
         return hits[0][1] if hits else None
 
     def _top(self, query: tantivy.Query, limit: int) -> list[tantivy.DocAddress]:
-        return [address for _, address in self._searcher.search(query, limit=limit, count=False).hits]
+        """The first ``limit`` hits by score, equal scores in product-id string order.
+
+        tantivy orders equal scores by document address, and which documents share a segment
+        (and so their addresses) changes with the writer's threads and memory budget: a top-k
+        cut inside a group of equal scores would keep other products on another build. So
+        the search goes on past ``limit`` until the last hit scores below the ``limit``-th
+        (every product tied with it is then in hand), and each group of equal scores is
+        sorted by product id. The ranking is then a function of the catalog alone.
+        """
+        if limit <= 0:
+            return []
+        fetch = limit + 1
+        while True:
+            hits = self._searcher.search(query, limit=fetch, count=False).hits
+            if len(hits) < fetch or hits[-1][0] < hits[limit - 1][0]:
+                break
+            fetch *= 2
+        return [address for _, address in self._tie_ordered(hits)[:limit]]
+
+    def _tie_ordered(self, hits: list[tuple[float, tantivy.DocAddress]]) -> list[tuple[float, tantivy.DocAddress]]:
+        """``hits`` (score-descending) with each run of equal scores sorted by product id."""
+        out: list[tuple[float, tantivy.DocAddress]] = []
+        start = 0
+        while start < len(hits):
+            end = start + 1
+            while end < len(hits) and hits[end][0] == hits[start][0]:
+                end += 1
+            group = hits[start:end]
+            if len(group) > 1:
+                keys = self._id_keys([address for _, address in group])
+                group = [hit for _, hit in sorted(zip(keys, group, strict=True), key=lambda pair: pair[0])]
+            out.extend(group)
+            start = end
+        return out
+
+    def _id_keys(self, addresses: list[tantivy.DocAddress]) -> list[int] | list[str]:
+        """Sort keys in product-id string order: the ``id_order`` column, else the stored ids."""
+        if self.manifest["format"] >= 3:
+            orders = self._searcher.fast_field_values("id_order", addresses)
+            if all(orders):
+                return orders
+        return [orjson.loads(self._searcher.doc(a)["record"][0])["product_id"] for a in addresses]
 
     def _can_post_filter(self, filters: SearchFilters) -> bool:
         # A shop is a short posting list that drives the filtered query cheaply;

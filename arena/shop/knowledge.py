@@ -16,6 +16,8 @@ import orjson
 import tantivy
 from pydantic import BaseModel
 
+from arena.shop.readonly_index import open_index
+
 KNOWLEDGE_MANIFEST = "knowledge.json"
 # The same analysis as tantivy's built-in "en_stem" tokenizer the index uses.
 _EN_STEM = (
@@ -85,7 +87,7 @@ class LocalKnowledgeBase:
         path = Path(path)
         if not (path / KNOWLEDGE_MANIFEST).is_file():
             raise FileNotFoundError(f"{path} is not a knowledge index (no {KNOWLEDGE_MANIFEST})")
-        self._index = tantivy.Index.open(str(path))
+        self._index = open_index(path)
         self._searcher = self._index.searcher()
 
     def search(self, q: str, max_results: int) -> list[dict]:

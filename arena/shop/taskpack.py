@@ -8,7 +8,8 @@ a task pack rebuilds what the tasks need from the tasks themselves:
    records); knowledge rewards are full records and are kept as they are;
 2. near-miss distractors per gold product (``distractors``), each checked with
    the real scorer to fail its tasks;
-3. background products from the synthetic generator (ids checked for collisions);
+3. background products from the synthetic generator, renamed with ids shaped like the gold
+   ones (``pack_ids``: no id tells gold from the rest);
 4. a knowledge corpus: one document per knowledge riddle that states its answer,
    so ``web_search`` with the riddle finds it.
 
@@ -20,7 +21,9 @@ conflict). Everything is deterministic for a seed. See docs/taskpack.md.
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import random
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -35,8 +38,9 @@ from arena.scoring.similarity import TitleSimilarity, default_similarity
 from arena.shop.catalog import InMemoryCatalog
 from arena.shop.distractors import DEFAULT_DISTRACTORS, DistractorContext, DistractorRecord, make_distractors
 from arena.shop.knowledge import KnowledgeDocument, build_knowledge_index
+from arena.shop.pack_ids import IdAllocator
 from arena.shop.product import SERVICES, Product
-from arena.shop.taskpack_gold import IdAllocator, ValueVocabulary, build_gold_products
+from arena.shop.taskpack_gold import ValueVocabulary, build_gold_products
 from arena.shop.taskpack_requirements import RequirementBook, TaskConflict, TaskRef
 
 SUMMARY = "taskpack.json"
@@ -65,6 +69,13 @@ class TaskFileDigest(BaseModel):
     tasks: int
 
 
+class PlantedDocument(BaseModel):
+    """Which knowledge task a planted page answers (validator-side: the page's id says nothing)."""
+
+    task_id: str
+    doc_id: str
+
+
 class TaskPackSummary(BaseModel):
     """``taskpack.json``: what the pack holds and what it could not do."""
 
@@ -77,8 +88,8 @@ class TaskPackSummary(BaseModel):
     distractors: list[DistractorRecord] = Field(default_factory=list)
     distractors_skipped: int = 0
     background_indexed: int = 0
-    background_collisions: int = 0
     knowledge_documents: int = 0
+    planted: list[PlantedDocument] = Field(default_factory=list)
     conflicts: list[TaskConflict] = Field(default_factory=list)
 
 
@@ -178,9 +189,12 @@ def _trim_joiners(words: list[str]) -> list[str]:
     return words
 
 
-def knowledge_document(task: TaskRef) -> KnowledgeDocument:
+def knowledge_document(task: TaskRef, token: str) -> KnowledgeDocument:
     """The planted page for one knowledge task: the riddle's subject as title and a passage that
-    restates the question's facts and names the answer, so a search for the riddle finds it."""
+    restates the question's facts and names the answer, so a search for the riddle finds it.
+
+    ``token`` (random for the pack's seed) names the page: an id or URL made from the problem's
+    content id would hand web_search's caller a hash of the answer to test guesses against."""
     problem = task.problem
     assert problem.knowledge is not None
     question = riddle(problem.query)
@@ -191,9 +205,7 @@ def knowledge_document(task: TaskRef) -> KnowledgeDocument:
         f"{about}. Reference note. Question: {question} Answer: {answer}. "
         f"The record on {about} gives {answer} as the answer to this question."
     )
-    return KnowledgeDocument(
-        doc_id=f"kb-{problem.id}", url=f"{KNOWLEDGE_HOST}{slug}/{problem.id}", title=about, content=content
-    )
+    return KnowledgeDocument(doc_id=f"kb-{token}", url=f"{KNOWLEDGE_HOST}{slug}/{token}", title=about, content=content)
 
 
 # ------------------------------------------------------------------ building
@@ -210,6 +222,7 @@ class TaskPack:
         distractors: list[Product],
         knowledge: list[KnowledgeDocument],
         tasks: list[TaskRef],
+        ids: IdAllocator,
     ) -> None:
         self.summary, self.gold, self.distractors, self.knowledge, self.tasks = (
             summary,
@@ -218,6 +231,7 @@ class TaskPack:
             knowledge,
             tasks,
         )
+        self._ids = ids  # as the build left it: background ids are drawn after every gold and distractor id
 
     @property
     def conflicts(self) -> list[TaskConflict]:
@@ -243,19 +257,32 @@ class TaskPack:
         }
 
     def products(self) -> Iterator[Product]:
-        """Gold, distractors, then background; a background id that is already taken is skipped and counted."""
+        """Gold, distractors and background, in an order and under ids that say nothing of which is gold.
+
+        Background products (and their shops) are renamed with fresh ids shaped like the gold
+        ones (``pack_ids``), so no id collides and none reveals its kind. The index breaks score
+        ties by insertion order, so gold first would win every tie with its own look-alike
+        distractors: the task products go in by id, at seeded random places in the background.
+        """
         from arena.shop.synthetic import generate_products
 
-        yield from self.gold
-        yield from self.distractors
-        taken = {p.product_id for p in self.gold} | {p.product_id for p in self.distractors}
-        self.summary.background_indexed = self.summary.background_collisions = 0
-        for product in generate_products(self.summary.background, self.summary.seed):
-            if product.product_id in taken:
-                self.summary.background_collisions += 1
-                continue
+        ids = copy.deepcopy(self._ids)  # the same renaming on every pass
+        rng = random.Random(f"{self.summary.seed}:order")
+        task_products = sorted([*self.gold, *self.distractors], key=lambda p: p.product_id)
+        slots = sorted(rng.randrange(self.summary.background + 1) for _ in task_products)
+        shops: dict[str, str] = {}
+        placed = 0
+        self.summary.background_indexed = 0
+        for position, product in enumerate(generate_products(self.summary.background, self.summary.seed)):
+            while placed < len(task_products) and slots[placed] == position:
+                yield task_products[placed]
+                placed += 1
+            pid = ids.product()
+            shop = shops.get(product.shop_id) or shops.setdefault(product.shop_id, ids.shop())
+            url = product.product_url.replace(f"-i{product.product_id}.html", f"-i{pid}.html")
             self.summary.background_indexed += 1
-            yield product
+            yield product.model_copy(update={"product_id": pid, "shop_id": shop, "product_url": url})
+        yield from task_products[placed:]
 
     def write_sidecars(self, out: str | Path) -> None:
         """``knowledge.jsonl``, the ``knowledge/`` index and ``taskpack.json`` beside the catalog index."""
@@ -293,7 +320,7 @@ def build_taskpack(
     for task in tasks:
         if (found := book.add(task)) is not None:
             conflict(found)
-    ids = IdAllocator(seed, products=set(), shops=set())
+    ids = IdAllocator(seed)
     vocab = ValueVocabulary(tasks)
     built = build_gold_products(book, seed, ids, vocab)
     for found in built.conflicts:
@@ -322,7 +349,9 @@ def build_taskpack(
         distractor_products += made
         records += made_records
         skipped += missed
-    knowledge = [knowledge_document(t) for t in book.accepted if t.problem.intent is Intent.knowledge]
+    tokens = random.Random(f"{seed}:knowledge")
+    knowledge_tasks = [t for t in book.accepted if t.problem.intent is Intent.knowledge]
+    knowledge = [knowledge_document(t, f"{tokens.getrandbits(64):016x}") for t in knowledge_tasks]
     summary = TaskPackSummary(
         files=digests,
         seed=seed,
@@ -333,9 +362,13 @@ def build_taskpack(
         distractors=records,
         distractors_skipped=skipped,
         knowledge_documents=len(knowledge),
+        planted=[
+            PlantedDocument(task_id=t.problem.id, doc_id=d.doc_id)
+            for t, d in zip(knowledge_tasks, knowledge, strict=True)
+        ],
         conflicts=conflicts,
     )
-    return TaskPack(summary, list(built.products.values()), distractor_products, knowledge, tasks)
+    return TaskPack(summary, list(built.products.values()), distractor_products, knowledge, tasks, ids)
 
 
 def _titles_by_category(products: Iterable[Product]) -> dict[str, list[str]]:

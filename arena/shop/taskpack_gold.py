@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from arena.problems.model import Intent
 from arena.scoring.similarity import normalize_title
+from arena.shop.pack_ids import IdAllocator
 from arena.shop.product import Product
 from arena.shop.synthetic import SERVICE_RATES
 from arena.shop.taskpack_pricing import (
@@ -47,33 +48,6 @@ DEFAULT_TYPICAL_PRICE = 300.0
 PRODUCT_HOST = "https://example.invalid/products/"
 IMAGE_HOST = "https://example.invalid/p/"
 _DIGITS = re.compile(r"\d+")
-
-
-class IdAllocator:
-    """Fresh product and shop ids that collide with nothing already used.
-
-    Shop ids are drawn from 9,400,000-9,999,999, above every id the synthetic
-    generator can give (1,000,000 + 23 bits), so a gold shop never receives
-    background products by accident.
-    """
-
-    def __init__(self, seed: int, products: set[str], shops: set[str]) -> None:
-        self._rng = random.Random(f"{seed}:ids")
-        self.products, self.shops = products, shops
-
-    def product(self) -> str:
-        while True:
-            pid = str(self._rng.randrange(1_000_000_000, 6_000_000_000))
-            if pid not in self.products:
-                self.products.add(pid)
-                return pid
-
-    def shop(self) -> str:
-        while True:
-            sid = str(self._rng.randrange(9_400_000, 10_000_000))
-            if sid not in self.shops:
-                self.shops.add(sid)
-                return sid
 
 
 class ValueVocabulary:
@@ -168,8 +142,11 @@ class GoldBuild:
 
 def build_gold_products(book: RequirementBook, seed: int, ids: IdAllocator, vocab: ValueVocabulary) -> GoldBuild:
     specs = sorted(book.specs.values(), key=lambda s: s.order)
-    ids.products.update(s.product_id for s in specs)
-    ids.shops.update(book.shops.pin.values())
+    # Fresh ids imitate the official ones: gold ids, and the shops of pinned and kept records.
+    ids.imitate(
+        products=[s.product_id for s in specs],
+        shops=[*book.shops.pin.values(), *(s.record.shop_id for s in specs if s.record is not None)],
+    )
     shop_of: dict[str, str] = {}
     group_shop: dict[str, str] = {}
     for spec in specs:  # one shop per same-shop group, pinned or fresh

@@ -2,12 +2,13 @@
 OpenAI function schemas (one source for both).
 
 Every call goes through ``ShopEnvironment.call``, which never raises: a bad
-call (unknown tool, wrong type, missing argument) comes back as a
-``ToolResult`` with ``ok=False`` and the reason, and the episode records it.
+call (unknown tool, wrong type, missing argument, too many ids) comes back as
+a ``ToolResult`` with ``ok=False`` and the reason, and the episode records it.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -21,6 +22,9 @@ MAX_PAGE = 5
 SURVIVORS = PAGE_SIZE * MAX_PAGE  # the official server keeps 50 filtered hits, then sorts
 SORTS = ("order", "priceasc", "pricedesc")
 MAX_WEB_RESULTS = 20
+MAX_IDS = 50  # product ids per view/recommend call (EpisodeLimits.tool_ids sets it per episode)
+
+logger = logging.getLogger(__name__)
 
 _SERVICE_HELP = (
     'Choose one or more from the options listed below and join them with a comma (","):\n'
@@ -131,10 +135,13 @@ class ToolResult(BaseModel):
     result: Any = None
     error: str | None = None
     notice: str | None = None  # a non-fatal oddity (e.g. a page outside 1-5, answered with [])
+    refused: str | None = None  # the rule that refused the call unexecuted: "terminated", "tool_ids"
 
 
 class BadToolCall(ValueError):
-    pass
+    def __init__(self, message: str, refused: str | None = None) -> None:
+        super().__init__(message)
+        self.refused = refused
 
 
 class EpisodeState(BaseModel):
@@ -153,10 +160,12 @@ class ShopEnvironment:
         catalog: CatalogIndex,
         knowledge: KnowledgeBackend | None = None,
         allowed: tuple[str, ...] | list[str] | None = None,
+        max_ids: int = MAX_IDS,
     ) -> None:
         self.catalog = catalog
         self.knowledge = knowledge
         self.allowed = tuple(allowed) if allowed is not None else (KNOWLEDGE_TOOLS if knowledge else SHOP_TOOLS)
+        self.max_ids = max_ids
         self.state = EpisodeState()
 
     def schemas(self) -> list[dict]:
@@ -170,13 +179,22 @@ class ShopEnvironment:
         if name not in TOOL_SCHEMAS or name not in self.allowed:
             return ToolResult(**record, ok=False, error=f"unknown tool {name!r}; available: {', '.join(self.allowed)}")
         if self.state.terminated:
-            return ToolResult(**record, ok=False, error="the episode has terminated")
+            return ToolResult(**record, ok=False, error="the episode has terminated", refused="terminated")
         try:
             _check_arguments(name, args)
             result, notice = getattr(self, f"_{name}")(**args)
         except BadToolCall as exc:
-            return ToolResult(**record, ok=False, error=str(exc))
+            return ToolResult(**record, ok=False, error=str(exc), refused=exc.refused)
+        except Exception as exc:  # a bug here must not become the agent's 500, nor lose the call's record
+            logger.exception("tool %s failed", name)
+            return ToolResult(**record, ok=False, error=f"{name} failed: {type(exc).__name__}")
         return ToolResult(**record, ok=True, result=result, notice=notice)
+
+    def _ids(self, product_ids: str | list) -> list[str]:
+        ids = split_ids(product_ids)
+        if len(ids) > self.max_ids:
+            raise BadToolCall(f"at most {self.max_ids} product ids per call, got {len(ids)}", refused="tool_ids")
+        return ids
 
     # -- the tools -----------------------------------------------------------------
 
@@ -209,13 +227,13 @@ class ShopEnvironment:
         return [p.search_view() for p in self.catalog.records(window)], None
 
     def _view_product_information(self, product_ids: str | list) -> tuple[list[dict], str | None]:
-        ids = split_ids(product_ids)
+        ids = self._ids(product_ids)
         found = [p for p in (self.catalog.get(i) for i in ids) if p is not None]
         missing = len(ids) - len(found)
         return [p.information_view() for p in found], (f"{missing} unknown product id(s)" if missing else None)
 
     def _recommend_product(self, product_ids: str | list) -> tuple[dict, str | None]:
-        ids = split_ids(product_ids)
+        ids = self._ids(product_ids)
         self.state.recommended = ids
         self.state.recommendations += 1
         return {"recommended": ids}, None
@@ -255,7 +273,7 @@ def _check_arguments(name: str, args: dict) -> None:
             # Agents often pass a JSON list of ids; the official server only took a comma string.
             if isinstance(value, list) and all(isinstance(v, str | int) and not isinstance(v, bool) for v in value):
                 continue
-        if expected == "integer" and isinstance(value, str) and value.isdigit() and key == "page":
+        if expected == "integer" and key == "page" and isinstance(value, str) and _ascii_digits(value):
             continue  # the official server took page as a query-string digit string
         if isinstance(value, bool) or not isinstance(value, _TYPES[expected]):
             raise BadToolCall(f"{name}: argument {key!r} must be a {expected}, got {type(value).__name__}")
@@ -268,9 +286,16 @@ def _sorted_by(hits: list, keys: list, *, descending: bool) -> list:
     return [hits[i] for i in order]
 
 
+def _ascii_digits(text: str) -> bool:
+    # str.isdigit() also accepts "²" and other digits int() refuses.
+    return text.isascii() and text.isdigit()
+
+
 def _page(page: int | str) -> int | None:
-    number = int(page)
-    return number if 1 <= number <= MAX_PAGE else None
+    if isinstance(page, str):
+        # A digit string longer than any page is outside 1-5 (and int() refuses over 4300 digits).
+        page = int(page) if len(page) <= 6 else 0
+    return page if 1 <= page <= MAX_PAGE else None
 
 
 def parse_price(price: str | None) -> tuple[float | None, float | None]:

@@ -31,6 +31,7 @@ class CycleInfo(BaseModel):
     draw_block_hash: str | None
     finished_at: datetime | None
     params: dict
+    halt: dict | None = None  # why the cycle stopped without deciding anything (arena.race.halt.Halt)
 
 
 class StageInfo(BaseModel):
@@ -95,6 +96,15 @@ def close_intake(
             f"cycle {number}: intake already closed at block {row.draw_block} ({row.draw_block_hash}); "
             f"refusing to move the draw to block {draw_block}"
         )
+    return CycleInfo.model_validate(row)
+
+
+def halt_cycle(session: Session, number: int, halt: dict) -> CycleInfo:
+    """Record why cycle ``number`` stopped undecided; the first halt recorded is kept."""
+    row = _cycle(session, number)
+    if row.halt is None:
+        row.halt = jsonable(halt)
+        session.flush()
     return CycleInfo.model_validate(row)
 
 

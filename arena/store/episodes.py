@@ -65,6 +65,8 @@ class EpisodeInfo(BaseModel):
     lease_job_id: int | None = None
     claims: int
     error: str | None
+    fault_kind: str | None = None  # the validator-side failure last hit (arena.runner.record.FaultKind)
+    fault_charged: bool | None = None  # that failure was charged to the submission (the canary ran clean)
     success: bool | None
     rule: float | None
     outcome: dict | None
@@ -271,11 +273,21 @@ def extend_lease(
     return session.execute(statement).rowcount == 1
 
 
-def complete(session: Session, episode_id: int, record: BaseModel | Mapping, outcome: BaseModel | Mapping) -> bool:
+def complete(
+    session: Session,
+    episode_id: int,
+    record: BaseModel | Mapping,
+    outcome: BaseModel | Mapping,
+    *,
+    fault_kind: str | None = None,
+    charged: bool | None = None,
+) -> bool:
     """Store an episode's record and outcome score together; True if stored, False if it was already finished.
 
     ``outcome`` is an ``OutcomeScore`` (or its JSON): its ``success`` and ``rule``
-    are kept in their own columns for ranking without parsing JSON.
+    are kept in their own columns for ranking without parsing JSON. ``fault_kind``:
+    the record stands although the validator saw a fault in it (charged to the
+    submission: the canary ran clean); without it an earlier try's fault is cleared.
     """
     record_json, outcome_json = jsonable(record), jsonable(outcome)
     if not isinstance(outcome_json, dict) or "success" not in outcome_json or "rule" not in outcome_json:
@@ -292,6 +304,8 @@ def complete(session: Session, episode_id: int, record: BaseModel | Mapping, out
             finished_at=utcnow(),
             leased_until=None,
             error=None,
+            fault_kind=None if fault_kind is None else str(fault_kind),
+            fault_charged=charged if fault_kind is not None else None,
         )
         .execution_options(synchronize_session=False)
     )
@@ -301,17 +315,36 @@ def complete(session: Session, episode_id: int, record: BaseModel | Mapping, out
     return False
 
 
-def fail(session: Session, episode_id: int, reason: str) -> bool:
-    """Give up on an episode for good (``reason`` kept); False if it was already finished."""
-    return _finish_unfinished(session, episode_id, status=EpisodeStatus.failed, error=reason, finished_at=utcnow())
+def fail(
+    session: Session, episode_id: int, reason: str, *, fault_kind: str | None = None, charged: bool | None = None
+) -> bool:
+    """Give up on an episode for good (``reason`` kept, with the validator fault that ended it, if one did,
+    and whether that fault was charged to the submission); False if it was already finished."""
+    faults = _fault_values(fault_kind, charged)
+    return _finish_unfinished(
+        session, episode_id, status=EpisodeStatus.failed, error=reason, finished_at=utcnow(), **faults
+    )
 
 
-def release(session: Session, episode_id: int, *, error: str | None = None) -> bool:
-    """Hand a claimed episode back as pending (a transient error); False if it was already finished."""
+def release(
+    session: Session,
+    episode_id: int,
+    *,
+    error: str | None = None,
+    fault_kind: str | None = None,
+    charged: bool | None = None,
+) -> bool:
+    """Hand a claimed episode back as pending (a transient error, or a validator fault to retry); False if it
+    was already finished."""
+    faults = _fault_values(fault_kind, charged)
     return _finish_unfinished(
         session, episode_id, status=EpisodeStatus.pending, error=error, worker_id=None, leased_until=None,
-        lease_job_id=None,
+        lease_job_id=None, **faults,
     )  # fmt: skip
+
+
+def _fault_values(fault_kind: str | None, charged: bool | None) -> dict[str, Any]:
+    return {} if fault_kind is None else {"fault_kind": str(fault_kind), "fault_charged": charged}
 
 
 def _finish_unfinished(session: Session, episode_id: int, **values: Any) -> bool:

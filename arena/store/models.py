@@ -1,4 +1,5 @@
-"""The store's tables, part one: shared column types, miners, submissions, suites, problems, the ledger, nonces.
+"""The store's tables, part one: shared column types, miners, submissions, suites, problems, the ledger, nonces,
+copy refusals.
 
 The race's tables are in ``models_race``, the local chain's in
 ``models_chain``; ``arena.store`` imports all three so ``Base.metadata`` is
@@ -183,3 +184,16 @@ class Nonce(Base):
     hotkey: Mapped[str] = mapped_column(String(HOTKEY), primary_key=True)
     nonce: Mapped[int] = mapped_column(BigInteger, primary_key=True)  # btauth/1: nanoseconds since the epoch
     seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
+
+
+class CopyRefusal(Base):
+    """A submission refused as a copy of another hotkey's: each one draws on the hotkey's daily
+    copy budget, so the copy check cannot be asked about embargoed code without end."""
+
+    __tablename__ = "copy_refusals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hotkey: Mapped[str] = mapped_column(String(HOTKEY), index=True)
+    check: Mapped[str] = mapped_column(String(32))  # exact_copy, ast_copy or near_copy
+    sha256: Mapped[str] = mapped_column(String(HASH))  # of the refused file (its code is not kept)
+    refused_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)

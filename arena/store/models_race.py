@@ -63,6 +63,7 @@ class Cycle(Base):
     draw_block_hash: Mapped[str | None] = mapped_column(String(HASH + 2))  # 0x-prefixed: seeds the race draw
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     params: Mapped[dict] = mapped_column(JSONType, default=dict)  # the cycle's configuration, as run
+    halt: Mapped[dict | None] = mapped_column(JSONType)  # why the cycle stopped undecided (arena.race.halt)
 
 
 class CycleStageRun(Base):
@@ -105,6 +106,10 @@ class Episode(Base):
     lease_job_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
     claims: Mapped[int] = mapped_column(Integer, default=0)  # how often it was handed out (retries = claims - 1)
     error: Mapped[str | None] = mapped_column(Text)
+    # The validator-side failure the episode last hit (a FaultKind; the reason is in ``error``), and whether
+    # it was charged to the submission (the canary ran clean: the failure follows the submission).
+    fault_kind: Mapped[str | None] = mapped_column(String(20))
+    fault_charged: Mapped[bool | None] = mapped_column(Boolean)
     record: Mapped[dict | None] = mapped_column(JSONType)  # the full EpisodeRecord
     outcome: Mapped[dict | None] = mapped_column(JSONType)  # the OutcomeScore
     success: Mapped[bool | None] = mapped_column(Boolean)

@@ -3,9 +3,10 @@
 Each takes a ``Session`` and leaves committing to the caller (``Store.transaction()``
 or ``arena.store.transaction``), so several calls compose into one atomic write.
 The functions live in one module per domain: ``submissions``, ``suites``,
-``cycles``, ``episodes``, ``judgments``, ``standings``, ``nonces``.
+``cycles``, ``episodes``, ``judgments``, ``standings``, ``nonces``, ``copy_refusals``.
 """
 
+from arena.store.copy_refusals import add_copy_refusal, copy_refusals_since
 from arena.store.cycles import (
     CycleInfo,
     StageInfo,
@@ -13,6 +14,7 @@ from arena.store.cycles import (
     close_intake,
     finish_stage,
     get_cycle,
+    halt_cycle,
     latest_cycle,
     list_cycles,
     stages,
@@ -102,6 +104,7 @@ __all__ = [
     "SuiteImport",
     "SuiteInfo",
     "WeightsInfo",
+    "add_copy_refusal",
     "add_submission",
     "add_version",
     "begin_stage",
@@ -114,6 +117,7 @@ __all__ = [
     "close_intake",
     "complete",
     "copy_candidates",
+    "copy_refusals_since",
     "ensure_episode",
     "ensure_episodes",
     "ensure_miner",
@@ -121,6 +125,7 @@ __all__ = [
     "fail",
     "finish_stage",
     "get_cycle",
+    "halt_cycle",
     "get_episode",
     "get_problem",
     "get_submission",

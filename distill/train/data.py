@@ -25,6 +25,12 @@ class CorpusError(ValueError):
     """A corpus file or row that cannot be trained on (names file, line and reason)."""
 
 
+class StageSkipped(CorpusError):
+    """A stage with nothing to learn from, for a reason that is a result, not a fault (rft: no rollout
+    succeeded, as with any untrained model). A recipe records it and goes on from the previous checkpoint;
+    the stage's own command still fails with it."""
+
+
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise CorpusError(f"{path}: no such corpus file")

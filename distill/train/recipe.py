@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from distill.train.config import StageConfig, load_stage_config, stage_names
+from distill.train.data import StageSkipped
 from distill.train.report import StageReport, plot_losses, render_run_report
 from distill.train.stages import run_stage
 
@@ -34,8 +35,8 @@ def finished_stage(config: StageConfig) -> StageReport | None:
         report = StageReport.model_validate_json((config.output / STAGE_REPORT).read_text())
     except (OSError, ValueError):
         return None
-    if report.model_in != config.model or not Path(report.model_out).is_dir():
-        return None  # its input changed, or its final checkpoint is gone: train it again
+    if report.skipped or report.model_in != config.model or not Path(report.model_out).is_dir():
+        return None  # skipped (cheap to decide again), its input changed, or its checkpoint is gone: run it again
     return report
 
 
@@ -51,7 +52,11 @@ def run_recipe(path: Path, overrides: dict[str, Any] | None = None) -> RecipeRes
         config = load_stage_config(path, name, stage_overrides)
         report = finished_stage(config) if config.resume else None
         if report is None:
-            report = run_stage(config)
+            try:
+                report = run_stage(config)
+            except StageSkipped as skipped:  # nothing to learn from: the next stage starts from this stage's input
+                report = StageReport.skipped_stage(name, model, str(skipped))
+            config.output.mkdir(parents=True, exist_ok=True)
             (config.output / STAGE_REPORT).write_text(report.model_dump_json(indent=2))
         reports.append(report)
         model = report.model_out

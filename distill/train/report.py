@@ -24,6 +24,12 @@ class StageReport(BaseModel):
     peak_memory_kind: str  # "cuda" or "cpu-rss"
     losses: list[tuple[int, float]] = Field(default_factory=list)  # (step, loss)
     extra: dict[str, float | int | str] = Field(default_factory=dict)
+    skipped: str | None = None  # why the stage trained nothing (its checkpoint is its input)
+
+    @classmethod
+    def skipped_stage(cls, stage: str, model: str, reason: str) -> StageReport:
+        return cls(stage=stage, model_in=model, model_out=model, examples=0, steps=0, seconds=0.0, tokens=0,
+                   tokens_per_s=0.0, peak_memory_mb=0.0, peak_memory_kind="-", skipped=reason)  # fmt: skip
 
     @property
     def first_loss(self) -> float | None:
@@ -116,6 +122,9 @@ def render_run_report(reports: list[StageReport], plot: Path | None) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in reports:
+        if r.skipped:
+            lines.append(f"| {r.stage} | 0 | 0 | - | - | - | - | - | {r.skipped} |")
+            continue
         first = "-" if r.first_loss is None else f"{r.first_loss:.4f}"
         last = "-" if r.last_loss is None else f"{r.last_loss:.4f}"
         lines.append(

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from distill.train.config import StageConfig
-from distill.train.data import CorpusError, shape_dialogue
+from distill.train.data import CorpusError, StageSkipped, shape_dialogue
 from distill.train.report import StageReport
 from distill.train.sft import train_sft_rows
 
@@ -120,9 +120,8 @@ def run_rft(config: StageConfig) -> StageReport:
         tools = (record.llm_calls[-1].request.get("tools") or []) if record.llm_calls else []
         rows.append({"messages": shape_dialogue(messages, f"rollout {record.episode_id}"), "tools": json.dumps(tools)})
     if not rows:
-        raise CorpusError(
-            f"rft: none of {len(records)} rollouts succeeded; nothing to re-train on "
-            f"(see {config.output / 'rollouts.jsonl'})"
+        raise StageSkipped(
+            f"skipped: no successful rollout (none of {len(records)} succeeded; see {config.output / 'rollouts.jsonl'})"
         )
     report = train_sft_rows(config, rows, "rft")
     report.extra |= {"rollouts": len(records), "kept": len(rows)}

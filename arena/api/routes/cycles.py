@@ -6,6 +6,7 @@ from fastapi import APIRouter
 from sqlalchemy.orm import Session
 
 from arena.api.deps import ReadSession, not_found
+from arena.api.params import CycleNumber
 from arena.api.routes.queries import standing_views
 from arena.api.schemas import CycleDetail, CycleSummary, ErrorBody, StageView, WeightsView
 from arena.store import repositories as repo
@@ -43,7 +44,7 @@ def list_cycles(session: ReadSession) -> list[CycleSummary]:
 @router.get(
     "/{number}", response_model=CycleDetail, responses=NOT_FOUND, summary="One cycle: stages, episodes, standings"
 )
-def get_cycle(number: int, session: ReadSession) -> CycleDetail:
+def get_cycle(number: CycleNumber, session: ReadSession) -> CycleDetail:
     info = _cycle(session, number)
     episodes = {
         stage: {status: n for status, n in repo.status_counts(session, cycle=number, stage=stage).items()}
@@ -60,5 +61,5 @@ def get_cycle(number: int, session: ReadSession) -> CycleDetail:
 
 
 @router.get("/{number}/stages", response_model=list[StageView], responses=NOT_FOUND, summary="A cycle's timeline")
-def get_stages(number: int, session: ReadSession) -> list[StageView]:
+def get_stages(number: CycleNumber, session: ReadSession) -> list[StageView]:
     return _stages(session, _cycle(session, number))

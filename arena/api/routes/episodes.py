@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from arena.api.deps import ReadSession, not_found
+from arena.api.params import RowId
 from arena.api.redaction import Level, Redactor
 from arena.api.routes.queries import episode_summary
 from arena.api.schemas import EpisodeDetail, ErrorBody, JudgmentView, ProblemView
@@ -21,7 +22,7 @@ router = APIRouter(prefix="/v1/episodes", tags=["episodes"])
     responses={404: {"model": ErrorBody, "description": "No such episode (held-out episodes are never served)."}},
     summary="One episode: record, scores, judgments",
 )
-def get_episode(episode_id: int, session: ReadSession) -> EpisodeDetail:
+def get_episode(episode_id: RowId, session: ReadSession) -> EpisodeDetail:
     info = repo.get_episode(session, episode_id, with_record=True)
     if info is None:
         raise not_found(f"episode {episode_id}")
@@ -54,6 +55,8 @@ def get_episode(episode_id: int, session: ReadSession) -> EpisodeDetail:
         record=info.record if view.shows_content else None,
         outcome=info.outcome if view.shows_content else None,
         error=info.error if view.shows_content else None,
+        fault_kind=info.fault_kind,
+        fault_charged=info.fault_charged,
         judgments=[
             JudgmentView(
                 version=j.version,

@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.api.deps import ReadSession, not_found
+from arena.api.params import CycleFilter
 from arena.api.routes.queries import standing_views, waiting_submissions
 from arena.api.schemas import ErrorBody, Leaderboard, WeightsView
 from arena.store import repositories as repo
@@ -45,5 +46,5 @@ def build_leaderboard(session: Session, cycle: int | None = None) -> Leaderboard
     responses={404: {"model": ErrorBody, "description": "No such cycle."}},
     summary="Standings of the latest finished cycle (or of ?cycle=N)",
 )
-def leaderboard(session: ReadSession, cycle: int | None = None) -> Leaderboard:
+def leaderboard(session: ReadSession, cycle: CycleFilter = None) -> Leaderboard:
     return build_leaderboard(session, cycle)

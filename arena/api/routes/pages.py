@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 
 from arena.api import dashboard
 from arena.api.deps import ApiError, Embargo, ReadSession, Settings
+from arena.api.params import CycleNumber, RowId
 
 router = APIRouter(tags=["dashboard"], include_in_schema=False)
 
@@ -36,15 +37,15 @@ def cycles_page(session: ReadSession) -> HTMLResponse:
 
 
 @router.get("/cycles/{number}", response_class=HTMLResponse)
-def cycle_page(number: int, session: ReadSession) -> HTMLResponse:
+def cycle_page(number: CycleNumber, session: ReadSession) -> HTMLResponse:
     return _page(lambda: dashboard.cycle_html(session, number))
 
 
 @router.get("/submissions/{submission_id}", response_class=HTMLResponse)
-def submission_page(submission_id: int, session: ReadSession, rule: Embargo, settings: Settings) -> HTMLResponse:
+def submission_page(submission_id: RowId, session: ReadSession, rule: Embargo, settings: Settings) -> HTMLResponse:
     return _page(lambda: dashboard.submission_html(session, submission_id, rule, settings.page_size))
 
 
 @router.get("/episodes/{episode_id}", response_class=HTMLResponse)
-def episode_page(episode_id: int, session: ReadSession) -> HTMLResponse:
+def episode_page(episode_id: RowId, session: ReadSession) -> HTMLResponse:
     return _page(lambda: dashboard.episode_html(session, episode_id))

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from arena.api.deps import ApiError, Embargo, ReadSession, Settings, not_found
 from arena.api.embargo_view import embargo_state
+from arena.api.params import CycleFilter, HotkeyFilter, Limit, Offset, RowId
 from arena.api.redaction import Redactor
 from arena.api.routes import queries
 from arena.api.schemas import (
@@ -24,8 +23,6 @@ from arena.store.models_race import Episode, EpisodeStage
 
 router = APIRouter(prefix="/v1/submissions", tags=["submissions"])
 NOT_FOUND = {404: {"model": ErrorBody, "description": "No such submission."}}
-Offset = Annotated[int, Query(ge=0)]
-Limit = Annotated[int | None, Query(ge=1, description="Rows per page (at most api.page_size).")]
 
 
 @router.get("", response_model=SubmissionPage, summary="List submissions")
@@ -33,7 +30,7 @@ def list_submissions(
     session: ReadSession,
     settings: Settings,
     status: SubmissionStatus | None = None,
-    hotkey: str | None = None,
+    hotkey: HotkeyFilter = None,
     offset: Offset = 0,
     limit: Limit = None,
 ) -> SubmissionPage:
@@ -48,7 +45,7 @@ def list_submissions(
 
 
 @router.get("/{submission_id}", response_model=SubmissionDetail, responses=NOT_FOUND, summary="A submission's results")
-def get_submission(submission_id: int, session: ReadSession, rule: Embargo) -> SubmissionDetail:
+def get_submission(submission_id: RowId, session: ReadSession, rule: Embargo) -> SubmissionDetail:
     summary = queries.submission_summary(session, submission_id)
     info = repo.get_submission(session, submission_id)
     if summary is None or info is None:
@@ -71,7 +68,7 @@ def get_submission(submission_id: int, session: ReadSession, rule: Embargo) -> S
     },
     summary="A submission's agent file, once its embargo ended",
 )
-def get_source(submission_id: int, session: ReadSession, rule: Embargo) -> SubmissionSource:
+def get_source(submission_id: RowId, session: ReadSession, rule: Embargo) -> SubmissionSource:
     info = repo.get_submission(session, submission_id)
     if info is None:
         raise not_found(f"submission {submission_id}")
@@ -94,10 +91,10 @@ def get_source(submission_id: int, session: ReadSession, rule: Embargo) -> Submi
     "/{submission_id}/episodes", response_model=EpisodePage, responses=NOT_FOUND, summary="A submission's episodes"
 )
 def list_episodes(
-    submission_id: int,
+    submission_id: RowId,
     session: ReadSession,
     settings: Settings,
-    cycle: int | None = None,
+    cycle: CycleFilter = None,
     stage: EpisodeStage | None = None,
     offset: Offset = 0,
     limit: Limit = None,

@@ -4,10 +4,12 @@ The checks run in this order, each with its own HTTP error (codes in
 ``arena.race.intake`` and docs/miner-guide-submit.md): body size (413, before
 anything else, so an oversized body is never read whole), the ``btauth/1``
 signature, freshness and receiver (401/403), registration on the subnet (403),
-the rate limit (429 + Retry-After), then the content checks of
+the rate limit and the copy budget (429 + Retry-After), then the content checks of
 :func:`arena.race.intake.check_submission` (UTF-8, syntax, ``agent_main``,
 copies). A rejected request stores nothing: no submission, no miner row, not
-even its nonce. So the nonce is only *looked up* while checking, and
+even its nonce; except a refusal as a copy of another hotkey's code, which is
+recorded (``copy_refusals``, with its nonce) because it draws on the hotkey's daily
+copy budget. So the nonce is only *looked up* while checking, and
 inserted in the same transaction that stores the submission; that
 transaction holds an intake lock (an advisory lock on PostgreSQL, the write
 lock on SQLite) and re-checks what a concurrent request could have changed
@@ -39,12 +41,14 @@ from arena.api.schemas import ErrorBody, SubmissionAccepted, SubmissionAdmission
 from arena.api.settings import ApiSettings
 from arena.chain.protocol import Chain, Neuron
 from arena.race.intake import (
+    COPY_CHECKS,
     Collision,
     EarlierSubmission,
     IntakeError,
     IntakeVerdict,
     ReplayedRequestError,
     SubmissionRejected,
+    check_copy_budget,
     check_rate_limit,
     check_submission,
     commitment_block_for,
@@ -52,6 +56,7 @@ from arena.race.intake import (
     require_registered,
     verify_request,
 )
+from arena.race.intake_limits import COPY_BUDGET_WINDOW
 from arena.store import repositories as repo
 from arena.store.db import Store, is_sqlite
 from arena.store.models import Nonce, Submission, SubmissionStatus, utcnow
@@ -64,6 +69,17 @@ DRAIN_LIMIT = 8 * 1024 * 1024  # an oversized body is read (and dropped) up to t
 COUNTED = [s for s in SubmissionStatus if s is not SubmissionStatus.rejected]  # what the rate limit counts
 
 logger = logging.getLogger(__name__)
+
+
+class CopyRefused(SubmissionRejected):
+    """A copy of another hotkey's submission, refused and charged to the copy budget."""
+
+    def __init__(self, verdict: IntakeVerdict, left: int) -> None:
+        super().__init__(verdict)
+        self.left = left
+
+    def to_body(self) -> dict[str, object]:
+        return {**super().to_body(), "copy_refusals_left": self.left}
 
 
 class NotAcceptingError(IntakeError):
@@ -147,11 +163,14 @@ class SubmissionIntake:
         )  # fmt: skip
 
     def _admitted(self, hotkey: str, now: datetime) -> Neuron:
-        """Registration and the rate limit: what decides whether this hotkey may submit at all, now."""
+        """Registration, the rate limit and the copy budget: whether this hotkey may submit at all, now."""
         neuron = require_registered(hotkey, self._chain("list the subnet's neurons", self.chain.neurons))
         with self.store.transaction() as session:
             last = repo.latest_for_hotkey(session, hotkey, statuses=COUNTED)
+            refused = repo.copy_refusals_since(session, hotkey, now - COPY_BUDGET_WINDOW)
         check_rate_limit(last.submitted_at if last else None, now=now, window=self.limits.rate_limit)
+        # Before the copy check runs: with the budget spent, its answer would be one more free probe.
+        check_copy_budget(refused, now=now, budget=self.limits.copy_refusals_per_day, window=COPY_BUDGET_WINDOW)
         return neuron
 
     def admit(self, headers: Mapping[str, str], body: bytes, method: str, target: str) -> SubmissionAdmission:
@@ -180,9 +199,9 @@ class SubmissionIntake:
             )  # fmt: skip
             # A copy of this very request may have been stored after the nonce was looked up: then
             # the honest answer is "replayed", not whatever later check the copy now trips.
-            if isinstance(exc, ReplayedRequestError) or PeekedNonces(self.store, self.retention).check_and_store(
-                caller.hotkey_ss58, caller.nonce_ns
-            ):
+            if isinstance(exc, ReplayedRequestError | CopyRefused) or PeekedNonces(
+                self.store, self.retention
+            ).check_and_store(caller.hotkey_ss58, caller.nonce_ns):
                 raise
             raise _replayed(caller.hotkey_ss58, caller.nonce_ns) from exc
         logger.info(
@@ -198,9 +217,33 @@ class SubmissionIntake:
             candidates = repo.copy_candidates(session)
         commitment = self._chain(f"read the commitment of {hotkey}", lambda: self.chain.get_commitment(hotkey))
         block = commitment_block_for(hashlib.sha256(body).hexdigest(), commitment)
-        verdict = self._check(body, candidates, hotkey, block, now)
-        seen = max((c.id for c in candidates), default=0)
-        return self._store(body, agent_name, nonce, neuron, block, now, verdict, seen)
+        try:
+            verdict = self._check(body, candidates, hotkey, block, now)
+            seen = max((c.id for c in candidates), default=0)
+            return self._store(body, agent_name, nonce, neuron, block, now, verdict, seen)
+        except SubmissionRejected as exc:
+            if exc.verdict.disclose or exc.verdict.check not in COPY_CHECKS.values():
+                raise
+            raise self._charge_copy_refusal(hotkey, nonce, body, exc.verdict, now) from None
+
+    def _charge_copy_refusal(
+        self, hotkey: str, nonce: int, body: bytes, verdict: IntakeVerdict, now: datetime
+    ) -> CopyRefused:
+        """Record a refusal as a copy of another hotkey's code, or withhold it when the budget is spent.
+
+        Under the intake lock, so concurrent requests cannot each get an answer out of one last
+        unit of budget. The request's nonce is spent with it: a replay of it (by anyone who saw
+        it) must not burn the hotkey's budget again."""
+        with self.store.transaction() as session:
+            _lock_intake(session)
+            refused = repo.copy_refusals_since(session, hotkey, now - COPY_BUDGET_WINDOW)
+            left = check_copy_budget(
+                refused, now=now, budget=self.limits.copy_refusals_per_day, window=COPY_BUDGET_WINDOW
+            )
+            if not repo.check_and_store(session, hotkey, nonce):
+                raise _replayed(hotkey, nonce)
+            repo.add_copy_refusal(session, hotkey, verdict.check, hashlib.sha256(body).hexdigest(), now)
+        return CopyRefused(verdict, left - 1)
 
     def _chain(self, action: str, call):
         try:
@@ -321,10 +364,11 @@ ERRORS = {
         400: "Empty file or not UTF-8.",
         401: "Missing, malformed, stale or badly signed btauth/1 headers.",
         403: "Signed for another validator, or the hotkey is not registered on the subnet.",
-        409: "A replayed request, or a copy of an earlier submission (collides_with names it).",
+        409: "A replayed request, or a copy of an earlier submission (named only when it is the caller's own).",
         413: "The agent file is larger than the limit.",
         422: "Not valid Python, or no top-level def agent_main(problem).",
-        429: "Rate limited: one accepted submission per hotkey per window (Retry-After).",
+        429: "Rate limited: one accepted submission per hotkey per window, or the day's copy refusals used up "
+        "(Retry-After).",
         503: "This validator accepts no submissions now (no hotkey configured, chain unreachable).",
     }.items()
 }

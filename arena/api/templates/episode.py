@@ -9,6 +9,11 @@ EPISODE = """{% extends "base.html" %}
 submission <a href="/submissions/{{ ep.submission_id }}">#{{ ep.submission_id }}</a> · problem {{ ep.problem_id }}
 · attempt {{ ep.attempt }} · <a href="/v1/episodes/{{ ep.id }}">JSON</a></p>
 {% if ep.redaction %}<p class="notice" id="redaction">Withheld: {{ ep.redaction }}.</p>{% endif %}
+{% if ep.fault_kind %}<p class="notice" id="fault">Validator fault ({{ ep.fault_kind }}):
+{% if ep.fault_charged %}the reference canary ran clean on the same sandbox and model server, so this failure follows
+the submission and is charged to it{% if ep.status.value == "done" %} (its record stands and is scored){% else %}
+(counts 0){% endif %}.{% else %}the canary failed too: the validator's failure, never scored against the
+miner.{% endif %}{% if ep.error %} {{ ep.error }}{% endif %}</p>{% endif %}
 <div class="grid">
 <div class="stat"><span>outcome (rule score)</span><b>{{ ep.rule | number }}</b><span>success {{ ep.success | number }}</span></div>
 <div class="stat"><span>judge coefficient</span><b>{{ ep.coefficient | number }}</b></div>

@@ -47,6 +47,9 @@ LEADERBOARD = (
 <b><a href="/cycles/{{ current.number }}">{{ current.number }}</a></b>
 <span>stage {{ current.stage.value }} · {{ current_finished }} / {{ current_total }} episodes finished</span></div>{% endif %}
 </div>
+{% if current and current.halt %}<p class="notice" id="halted">Cycle {{ current.number }} halted at
+{{ current.halt.stage }} ({{ current.halt.kind }} fault): the validator could not measure, so nothing was decided and
+the last good weights stand. <a href="/cycles/{{ current.number }}">Why, and the fix</a>.</p>{% endif %}
 <h2>Standings</h2>
 <p class="muted">Race score = success × judge coefficient, per episode; success and coefficient are shown apart.</p>
 {% with standings = board.entries %}"""
@@ -72,7 +75,8 @@ CYCLES = """{% extends "base.html" %}
 {% block main %}<h1>Cycles</h1>
 <div class="scroll"><table id="cycles"><thead><tr><th>cycle</th><th>suite</th><th>stage</th><th>started</th><th>finished</th></tr></thead>
 <tbody>{% for c in cycles %}<tr><td><a href="/cycles/{{ c.number }}">{{ c.number }}</a></td><td>{{ c.suite_id }}</td>
-<td>{{ c.stage.value }}</td><td>{{ c.started_at | when }}</td><td>{{ c.finished_at | when }}</td></tr>
+<td>{{ c.stage.value }}{% if c.halt %} <span class="badge bad">halted: {{ c.halt.kind }}</span>{% endif %}</td>
+<td>{{ c.started_at | when }}</td><td>{{ c.finished_at | when }}</td></tr>
 {% else %}<tr><td colspan="5" class="muted">no cycle has started</td></tr>{% endfor %}</tbody></table></div>
 {% endblock %}
 """
@@ -87,6 +91,23 @@ CYCLE = (
 <div class="stat"><span>intake closed</span><b>{{ cycle.intake_closed_at | when }}</b></div>
 <div class="stat"><span>draw block</span><b>{{ cycle.draw_block | number }}</b>
 <span>{{ (cycle.draw_block_hash or "")[:18] }}</span></div></div>
+{% if cycle.halt %}<div class="notice" id="halt"><b class="bad">Halted at {{ cycle.halt.stage }}
+({{ cycle.halt.kind }} fault).</b> {{ cycle.halt.reason }}<br>The validator could not measure, so it decided nothing:
+nobody was promoted, no weights were computed from this cycle (the last good vector was re-sent), no miner was
+charged, and the entrants race in the next cycle.<br><b>Fix:</b> {{ cycle.halt.fix }}</div>{% endif %}
+{% for s in cycle.stages %}{% if s.stage.value == "promotion" and s.detail %}{% with d = s.detail %}
+<h2>Promotion</h2><div class="card" id="promotion"><p><span class="badge">{{ d.verdict or "kept" }}</span>
+{{ d.reason }}</p>{% if d.comparison %}{% with c = d.comparison %}<p class="muted">challenger − champion on
+{{ c.problems }} common problems: mean {{ c.mean_difference | number }}, one-sided {{ (c.confidence * 100) | round | int }}%
+bounds [{{ c.lower | number }}, {{ c.upper | number }}], {{ c.a_better }} problems better / {{ c.b_better }} worse
+(sign test p {{ c.p_a_better | number }}); needed: lower bound above the margin {{ d.margin | number }}.</p>
+{% endwith %}{% endif %}{% if d.interval %}{% with i = d.interval %}<p class="muted">first champion: mean
+{{ i.mean | number }} on {{ i.problems }} problems, one-sided {{ (i.confidence * 100) | round | int }}% lower bound
+{{ i.lower | number }}, {{ i.positive }} problems solved (sign test p {{ i.p_positive | number }}); needed: confidently
+above zero.</p>{% endwith %}{% endif %}<p class="muted">The rule: a challenger takes the title only when its paired lead
+over the champion clears the margin at the stated confidence (a bootstrap over the problems seeded by the cycle's draw,
+and a sign test on the problems where they differ); a first champion must be confidently above zero.</p></div>
+{% endwith %}{% endif %}{% endfor %}
 <h2>Stages</h2>
 <div class="scroll"><table id="stages"><thead><tr><th>stage</th><th>started</th><th>finished</th><th>what it produced</th></tr></thead><tbody>
 {% for s in cycle.stages %}<tr><td>{{ s.stage.value }}</td><td>{{ s.started_at | when }}</td>

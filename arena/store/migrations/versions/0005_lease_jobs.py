@@ -1,7 +1,7 @@
 """Episode leases name the queue job that holds them.
 
 Revision ID: 0005
-Revises: 0003
+Revises: 0004
 Create Date: 2026-12-01
 
 A worker whose heartbeat stopped is dead: the dispatcher releases the leases
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0005"
-down_revision: str | None = "0003"
+down_revision: str | None = "0004"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,493 @@
+"""What a problem asks for: its canonical constraint set, read from the query text and the reward.
+
+The leak-cluster guard (:mod:`arena.problems.clusters`) compares problems by what
+they ask, not by their gold ids (a variant re-grounded in another catalog has
+other gold) and not by their wording alone (two requests that differ in one
+brand, noun, colour, price bound or voucher term are two problems however alike
+they read). :func:`read_ask` turns one problem into an :class:`Ask`:
+
+- from the **query text** (every problem has one; a query-only problem has
+  nothing else). The text is cut into sentences; the voucher sentences (budget,
+  threshold, discount, cap) give the voucher terms; sentences of personal
+  narrative that ask for nothing ("My daughter turned seven last week and ...")
+  are context, left out; the rest is the request. From the request: numbers
+  (``text2num`` turns "two hundred seventy-two" into 272; "1,500", "1.5k",
+  "112.00" normalise too), price directions (above / below / between in any of
+  their phrasings), services (free shipping, cash on delivery, LazMall, flash
+  sale in their phrasings) and the content words, lemmatised with ``simplemma``
+  and mapped through :mod:`arena.problems.synonyms`, less request boilerplate
+  ("show me", "can you", "options", "shop that offers").
+- from the **reward**, when there is one: each gold product's constraints
+  (price interval, attributes with the brand, SKU options, services; the gold id
+  and title are left out: a re-grounded variant has others), the voucher terms
+  and the knowledge fact.
+
+Two asks *agree* when every constraint both sides state is equal: the text parts
+always (both have a text), the reward parts when both have a reward.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import orjson
+
+from arena.problems.model import Intent, Problem
+from arena.problems.signature import canonical_reward
+from arena.problems.synonyms import CANONICAL
+
+# --- sentences -------------------------------------------------------------------------------
+
+# Sentence ends, list separators and list markers: "(1) A ...; (2) A ..." and bulleted lines
+# become one unit per item, so items can be reordered or re-framed.
+_UNITS = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|\(\d{1,2}\)|(?<=[\s;:.])\d{1,2}\)\s+")
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.MULTILINE)
+
+_PARAGRAPHS = re.compile(r"\n\s*\n")
+_VOUCHER_PARAGRAPH = re.compile(r"\b(?:vouchers?|coupons?)\b", re.IGNORECASE)
+_VOUCHER_CUE = re.compile(
+    r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
+    r"cap of|capped|a cap|applies|apply|rules?|promo code)\b|%",
+    re.IGNORECASE,
+)
+# A sentence that asks: request verbs in their asking forms, wishes, questions, prices.
+# "looking forward" or "recommended this app" are not asks; "I need a" / "I want" are.
+_REQUEST_CUE = re.compile(
+    r"\?|\b(?:show|find|looking for|look for|searching for|search for|seeking|hunting for|in need of|"
+    r"i want|we want|i need|we need|i'd like|i would like|we'd like|we would like|i'd love|i would love|"
+    r"buy|purchase|get me|recommend|prefer|preferably|ideally|should|must|has to|have to|"
+    r"help me|do you have|is there|are there|can you|could you|can i|please|sells?|offers?|carry|carries|"
+    r"stocks?|hoping to (?:get|buy|find)|shop for|priced|costing|costs?|pesos?|php|₱)\b",
+    re.IGNORECASE,
+)
+# A sentence of personal narrative opens with one of these ("My sister moved ...", "So last
+# weekend we ...", "Thanks in advance ..."); a list item ("a red mug for my sister") does not,
+# and so is never taken for context. Such a sentence is context only when it asks nothing.
+_NARRATIVE = re.compile(
+    r"^(?:(?:so|well|anyway|oh|okay|ok|and|but|honestly|funny enough|fun fact|by the way|btw|long story short|"
+    r"quick story|a bit of background|background),?\s+)?"
+    r"(?:my|our|we|we're|we've|i|i've|i'm|i was|i had|i am|last|yesterday|recently|honestly|things have been|"
+    r"life|money|thanks|thank you|cheers|appreciate|quick story|a bit of background)\b",
+    re.IGNORECASE,
+)
+
+# --- number and money forms ------------------------------------------------------------------
+
+# Every word text2num turns into digits: it runs only on a text that has one (it costs ~25 us,
+# a set lookup of the words ~2 us).
+_NUMBER_WORDS = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
+    seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million
+    billion first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth
+    fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth thirtieth fortieth fiftieth
+    sixtieth seventieth eightieth ninetieth hundredth thousandth""".split()
+)
+_TWO = re.compile(r"\btwo\b")
+# A number word hyphened to a unit; "twenty-two" keeps its hyphen (a digit word follows).
+_WORD_HYPHEN = re.compile(
+    r"\b((?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|"
+    r"fifty|sixty|seventy|eighty|ninety|hundred|thousand))-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)"
+)
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_TRAILING_ZEROS = re.compile(r"(?<=\d)\.0+\b")
+_KILO = re.compile(r"(\d+(?:\.\d+)?) ?k\b")  # on lower-cased text
+_THOUSAND = re.compile(r"(\d+(?:\.\d+)?) thousand\b")  # "1.5 thousand" (text2num leaves "1.5" alone)
+# "PHP2,500", "P500", "₱500": a currency prefix glued to the amount.
+_GLUED_CURRENCY = re.compile(r"\b(?:php|p)(?=\d)")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# "First, ... Second, ..." list words (text2num writes "1st", "2nd"): the list frame, not a constraint.
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+_DASH_RANGE = re.compile(r"(\d)\s*[-–—]\s*(?=\d)")
+_DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
+
+# --- price directions ------------------------------------------------------------------------
+
+# Replaced on the lower-cased, space-padded text, longest phrase first. "gt" / "lt" / "btw"
+# are the direction tokens; "from 5 to 10" and "5 to 10" / "5-10" read as between.
+_AT_MOST = (
+    "no more than|not more than|not exceeding|not over|at most|at the most|up to|less than|lower than|"
+    "cheaper than|below|under|maximum of|maximum|max|or less|or lower|or below|and below|and under|"
+    "within a budget of|tops|capped at|no higher than|not above|a maximum price of|no pricier than|"
+    "less expensive than|not pricier than|or cheaper|and cheaper|at maximum|"
+    "wont cost more than|doesnt cost more than|does not cost more than|shouldnt cost more than|"
+    "should not cost more than|no more expensive than|not more expensive than"
+)
+_AT_LEAST = (
+    "more than|greater than|higher than|at least|above|over|exceeding|starting at|starting from|"
+    "starts at|from a minimum of|minimum of|minimum|min|or more|or higher|or above|and above|and up|"
+    "and over|upwards of|upward of|no less than|not less than|not below|beyond|more expensive than|pricier than|"
+    "costlier than|and upwards|and more|at minimum|minimally"
+)
+_PRICE_PHRASES = sorted(
+    [(f" {p} ", f" {tok} ") for phrases, tok in ((_AT_MOST, "lt"), (_AT_LEAST, "gt")) for p in phrases.split("|")],
+    key=lambda pair: -len(pair[0]),
+)
+_RANGE = re.compile(
+    r"\b(?:between|from|range of|ranging from|anywhere from|somewhere between|within)?\s*(\d+(?:\.\d+)?)\s*(?:to|and|up to|through|till|until)\s*"
+    r"(\d+(?:\.\d+)?)\b"
+)
+# Currency words go before the phrases are read: "from 654 to Php 960" is a range.
+_CURRENCY_WORDS = sorted(
+    (f" {w} " for w in ("php", "pesos", "peso", "philippine pesos", "philippine peso", "phil peso")),
+    key=len,
+    reverse=True,
+)
+_DIRECTIONS = ("gt", "lt", "btw")
+
+# --- services --------------------------------------------------------------------------------
+
+# Phrase -> service name (the reward's service names); each phrasing a shopper uses.
+_SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
+    "freeShipping": (
+        "free shipping", "free delivery", "ships for free", "ship for free", "shipping for free",
+        "delivered for free", "delivery for free", "complimentary shipping", "complimentary delivery",
+        "no-cost shipping", "no cost shipping", "no-cost delivery", "no cost delivery", "zero shipping fee",
+        "no shipping fee", "no shipping fees", "no delivery fee", "without shipping fees", "shipping is free",
+        "delivery is free", "free ship", "free postage",
+    ),
+    "COD": (
+        "cash on delivery", "cash-on-delivery", "pay on delivery", "payable on delivery", "payment on delivery",
+        "pay upon delivery", "pay when it arrives", "cod", "c.o.d",
+    ),
+    "official": (
+        "official lazmall store", "official lazmall", "lazmall store", "lazmall", "laz mall", "official store", "official shop", "official seller", "official stores",
+        "official brand store", "flagship store",
+    ),
+    "flashsale": ("lazflash", "laz flash", "flash sale", "flash deal", "flash deals", "flash sales"),
+}  # fmt: skip
+_SERVICE_LOOKUP = sorted(
+    ((f" {p} ", s) for s, phrases in _SERVICE_PHRASES.items() for p in phrases), key=lambda pair: -len(pair[0])
+)
+
+# --- content words ---------------------------------------------------------------------------
+
+_SPLIT = str.maketrans(
+    {**{c: " " for c in string.punctuation.replace("'", "") + "“”‘«»—–…•·€$₱`"}, "'": None, "’": None}
+)
+# Multi-word and hyphenated synonym entries, joined before the text is split into words.
+_JOINED = sorted(
+    (
+        (f" {w.replace('-', ' ')}{plural} ", f" {c} ")
+        for w, c in CANONICAL.items()
+        if " " in w or "-" in w
+        for plural in ("", "s")
+    ),
+    key=lambda pair: -len(pair[0]),
+)
+# "women's" -> "women", "LazMall's" -> "lazmall": a possessive is its noun.
+_POSSESSIVE = re.compile(r"['’]s\b")
+# Words every request uses and that name no constraint: function words, request and shop
+# verbs, question frames, generic nouns ("options", "products"), currency, constraint labels
+# ("made of", "in the colour ...": the value is the constraint, the label is not).
+FRAME_WORDS = frozenset(
+    """a an the and or nor of for with without in on at to by from as into onto that which who whose whom what
+    where when how why is are am be been being was were it its this these those some any all each every both
+    either me i im my mine we us our you your yours he she her his they them their there here one ones
+    show find look looking search searching seek seeking want wanted need needed like would could can will
+    shall should must may might do does did have has had get give let help please kindly also just only
+    really very too so then than but if not no yes ok okay hi hello hey thanks thank
+    item items product products thing things stuff something anything option options choice choices
+    selection kind kinds type types sort sorts variety piece available availability offer offers offering
+    sell sells selling sold carry carries carrying stock stocks stocking provide provides providing
+    shop shops store stores seller sellers vendor vendors shopping buy buying purchase purchasing order
+    ordering recommend recommendation recommendations suggest suggestion prefer preferably preferred ideally
+    priced price prices pricing cost costs costing pay paying php peso pesos money budget range
+    lt gt btw
+    make made material materials crafted feature featuring features design designed pattern patterned
+    style styled look colorway color colour size sized fit fitting version model variant brand branded
+    marked described label labelled labeled called named
+    good great nice best quality high-quality decent proper suitable perfect right ideal
+    go going went come coming see seeing know tell list listing listed following include including
+    contain containing containers additionally lastly finally firstly secondly moreover besides while
+    interest interested chance philippine through within deal deals promo service services perk perks
+    benefit benefits option via goal hope hoping wish id ive ill im dont cant wont next lastly several
+    specifically support supports supported supporting compatible
+    after hunt hunting lookout love trying try require required requires obtain acquire locate spot grab
+    pick happen know anyone someone somebody got wonder wondering searching mind appreciate appreciated
+    thanks pls plz kindly hoping interested currently possibly maybe perhaps ideally actually
+    first second third fourth fifth sixth between so well anyway oh btw""".split()
+)
+# Words kept as constraints although frame-like: "fit" in "baggy fit" is a value with its adjective;
+# these are the few labels official attribute values end with.
+_KEEP = frozenset({"fit"})
+_STOP = FRAME_WORDS - _KEEP
+
+
+@lru_cache(maxsize=65_536)
+def _lemma(word: str) -> str:
+    # simplemma is imported on first use: its English tables load in ~0.2 s.
+    import simplemma
+
+    lemma = simplemma.lemmatize(word, lang="en").lower()
+    return CANONICAL.get(lemma, CANONICAL.get(word, lemma))
+
+
+def _digits(text: str) -> str:
+    """Numbers written as words become digits; "1,500" -> "1500", "112.00" -> "112", "1.5k" -> "1500"."""
+    from text_to_num import alpha2digit
+
+    if "thousand" in text:  # before text2num, which would read "1.5 thousand" as "1.5 1000"
+        text = _THOUSAND.sub(lambda m: _format(float(m.group(1)) * 1000), text)
+    if not _NUMBER_WORDS.isdisjoint(text.translate(_SPLIT).split()):  # text is lower-cased
+        # "₱ninety-seven": the symbol must not glue to the number word.
+        # The default threshold leaves lone "one" / "two" as words (threshold 0 also turns
+        # "chrome os" into "chrome 0"); "two" is mapped below, "one" is no constraint.
+        text = _WORD_HYPHEN.sub(r"\1 ", text.replace("₱", "₱ "))  # "twelve-inch" -> "twelve inch"
+        text = alpha2digit(text, "en")
+    if "two" in text:
+        text = _TWO.sub("2", text)
+    if "p" in text:
+        text = _GLUED_CURRENCY.sub("php ", text)
+    if "," in text:
+        text = _THOUSANDS.sub("", text)
+    if ".0" in text:
+        text = _TRAILING_ZEROS.sub("", text)
+    if "dozen" in text:
+        text = text.replace("half a dozen", "6").replace("a dozen", "12").replace("dozen", "12")
+    if "k" in text:
+        text = _KILO.sub(lambda m: _format(float(m.group(1)) * 1000), text)
+    return text
+
+
+def _format(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+# --- the ask ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """A problem's canonical constraint set. ``text_key`` hashes the text part; the reward
+    part (``reward``, ``voucher``, ``fact``) is None for a query-only problem.
+
+    A slotted dataclass, not a pydantic model: the guard builds one per problem (100k in
+    the benchmark) from values it made itself, so validation would only cost time and memory.
+    """
+
+    concepts: tuple[str, ...]  # sorted set of canonical content words of the request
+    numbers: tuple[str, ...]  # sorted multiset of the request's numbers
+    directions: tuple[str, ...]  # sorted set of price directions stated ("gt", "lt", "btw")
+    services: tuple[str, ...]  # sorted set of services stated in the text
+    voucher_text: tuple[str, ...]  # the voucher sentences' terms: scope, kind, sorted numbers
+    tokens: tuple[str, ...]  # the request's words in order (for the text sketch)
+    reward: str | None = None  # digest of the gold constraints, gold ids and titles left out
+    voucher: str | None = None  # digest of the reward's voucher terms
+    fact: str | None = None  # the knowledge answer, lower-cased
+    # A shop task's sentences (its sub-requests), each as its sorted concepts and numbers:
+    # "a red mug; a blue plate" and "a blue mug; a red plate" share one bag of words.
+    items: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def query_only(self) -> bool:
+        return self.reward is None and self.voucher is None and self.fact is None
+
+    def text_key(self) -> str:
+        """Equal for two texts that state the same constraints, whatever their wording. Price
+        directions and services are left out: :func:`asks_agree` compares them where a reward
+        does not state them exactly."""
+        parts = (self.concepts, self.numbers, self.voucher_text)
+        return hashlib.sha256(orjson.dumps(parts)).hexdigest()
+
+
+def _split_units(text: str) -> list[str]:
+    text = _BULLET.sub("\n", text)
+    return [unit.strip() for unit in _UNITS.split(text) if unit and unit.strip()]
+
+
+def _normalised(unit: str) -> str:
+    """Lower case, numbers as digits, "5-10" as "5 to 10", punctuation split off (a decimal point kept)."""
+    text = _digits(unit.lower()).replace("%", " percent ")
+    if "-" in text or "–" in text or "—" in text:
+        text = _DASH_RANGE.sub(r"\1 to ", text)
+    if "'" in text or "’" in text:
+        text = _POSSESSIVE.sub("", text)
+    if "." in text:
+        text = _DECIMAL_POINT.sub("\x00", text)
+    text = text.translate(_SPLIT).replace("\x00", ".")
+    return " " + " ".join(text.split()) + " "
+
+
+def read_ask(problem: Problem) -> Ask:
+    """The problem's :class:`Ask` (see the module docstring for what is read from where)."""
+    text_part = _read_text(problem.query, itemised=problem.intent is Intent.shop)
+    reward = voucher = fact = None
+    if problem.knowledge is not None:
+        fact = " ".join(problem.knowledge.knowledge_attribute.lower().split())
+    elif problem.rewards:
+        items = sorted(orjson.dumps(_constraints_only(r)) for r in problem.rewards)
+        reward = hashlib.sha256(b"\n".join(items)).hexdigest()
+    if problem.voucher is not None:
+        v = problem.voucher
+        terms = (v.voucher_type, v.threshold, v.discount_type, v.face_value, v.discount, v.cap, v.budget)
+        voucher = hashlib.sha256(orjson.dumps([None if t is None else str(t) for t in terms])).hexdigest()
+    return replace(text_part, reward=reward, voucher=voucher, fact=fact)
+
+
+def _constraints_only(reward) -> dict:
+    canonical = canonical_reward(reward)
+    canonical.pop("product_id")
+    canonical.pop("title")
+    return canonical
+
+
+def _unit_kind(unit: str, voucher_possible: bool) -> str:
+    """voucher, context or request: what one sentence of a paragraph does."""
+    if voucher_possible and _VOUCHER_CUE.search(unit):
+        return "voucher"
+    if _NARRATIVE.match(unit) and not _REQUEST_CUE.search(unit) and not _service_in(_normalised(unit)):
+        return "context"
+    return "request"
+
+
+def _asks_something(text: str) -> bool:
+    return _REQUEST_CUE.search(text) is not None or _service_in(_normalised(text))
+
+
+def _service_in(padded: str) -> bool:
+    return any(phrase in padded for phrase, _ in _SERVICE_LOOKUP)
+
+
+# Joins the request's sentences in one normalised text and splits them apart again after.
+_UNIT_MARK = "zqunitqz"
+
+
+def _read_text(query: str, itemised: bool = False) -> Ask:
+    """The text part of an ask; ``itemised`` (shop tasks) also keeps what each sentence asks."""
+    request: list[str] = []
+    voucher: list[str] = []
+    paragraphs = [p for p in _PARAGRAPHS.split(query) if p.strip()]
+    # How many paragraphs ask something (the voucher's aside): a lone request is never dropped.
+    asking = 0
+    if len(paragraphs) > 1:
+        asking = sum(1 for p in paragraphs if not _VOUCHER_PARAGRAPH.search(p) and _asks_something(p))
+    for paragraph in paragraphs:
+        if len(paragraphs) > 1 and _VOUCHER_PARAGRAPH.search(paragraph):
+            # The paragraph naming the voucher states its terms and the budget, however worded;
+            # a one-paragraph query is read sentence by sentence below.
+            voucher.append(paragraph)
+            continue
+        if asking > 0 and not _asks_something(paragraph):
+            continue  # a paragraph that asks for nothing (life story, thanks) beside one that asks is context
+        # Sentence by sentence only in a one-paragraph query: when the voucher has its
+        # own paragraph, "a snapback cap" elsewhere is an item, not the voucher's cap.
+        voucher_possible = len(paragraphs) == 1 and _VOUCHER_PARAGRAPH.search(query) is not None
+        for unit in _split_units(paragraph):
+            kind = _unit_kind(unit, voucher_possible)
+            if kind == "voucher":
+                voucher.append(unit)
+            elif kind != "context":
+                request.append(unit)
+    # Units are normalised together (one number-word pass), kept apart by a line break each.
+    padded = _normalised(f" {_UNIT_MARK} ".join(request))
+    for word in _CURRENCY_WORDS:
+        while word in padded:
+            padded = padded.replace(word, " ")
+    services = set()
+    for phrase, service in _SERVICE_LOOKUP:
+        if phrase in padded:
+            services.add(service)
+            padded = padded.replace(phrase, " ")
+    for phrase, canonical in _JOINED:
+        if phrase in padded:
+            padded = padded.replace(phrase, canonical)
+    directions = set()
+    if _RANGE.search(padded):
+        directions.add("btw")
+        padded = _RANGE.sub(r" btw \1 \2 ", padded)
+    for phrase, token in _PRICE_PHRASES:
+        while phrase in padded:
+            padded = padded.replace(phrase, token)
+    words = padded.split()
+    directions.update(w for w in words if w in _DIRECTIONS)
+    numeric = [w[0].isdigit() and _NUMBER.fullmatch(w) is not None for w in words]
+    numbers = sorted(w for w, is_number in zip(words, numeric, strict=True) if is_number and w != "1")
+    tokens = [w if is_number else _lemma(w) for w, is_number in zip(words, numeric, strict=True)]
+    concepts = sorted(
+        {
+            t
+            for t, is_number in zip(tokens, numeric, strict=True)
+            if not is_number and t not in _STOP and t != _UNIT_MARK and not (t[0].isdigit() and _ORDINAL.fullmatch(t))
+        }
+    )
+    concepts_set = set(concepts)
+    items: list[tuple[str, ...]] = []
+    if itemised:
+        unit: set[str] = set()
+        for t, is_number in zip([*tokens, _UNIT_MARK], [*numeric, False], strict=True):
+            if t == _UNIT_MARK:
+                if unit:
+                    items.append(tuple(sorted(unit)))
+                unit = set()
+            elif is_number or t in concepts_set:
+                unit.add(t)
+    return Ask(
+        concepts=tuple(concepts),
+        numbers=tuple(numbers),
+        directions=tuple(sorted(directions)),
+        services=tuple(sorted(services)),
+        voucher_text=_voucher_terms(voucher),
+        tokens=tuple(t for t in tokens if (t not in _STOP or t in _DIRECTIONS) and t != _UNIT_MARK),
+        items=tuple(sorted(items)),
+    )
+
+
+def _voucher_terms(parts: list[str]) -> tuple[str, ...]:
+    if not parts:
+        return ()
+    text = _normalised(_BULLET.sub("\n", "\n".join(parts)))
+    scope = "shop" if re.search(r"\b(?:same|one|1|single|a) (?:shop|store|seller)\b|\bshop voucher\b", text) else "all"
+    kind = "percent" if re.search(r"\b(?:percent|per cent|percentage)\b", text) else "fixed"
+    numbers = sorted(w for w in text.split() if w[0].isdigit() and _NUMBER.fullmatch(w) and w != "1")
+    return (scope, kind, *numbers)
+
+
+def asks_agree(a: Ask, b: Ask) -> bool:
+    """Every constraint both asks state is equal (the reward parts only where both have them).
+
+    Where both have a reward its constraints (prices, services, attributes) are compared
+    exactly, so the text's price directions and services, which a free rewording can
+    phrase in ways no table lists, are not required to match as well.
+    """
+    for mine, theirs in ((a.reward, b.reward), (a.voucher, b.voucher), (a.fact, b.fact)):
+        if mine is not None and theirs is not None and mine != theirs:
+            return False
+    if a.numbers != b.numbers or a.voucher_text != b.voucher_text:
+        return False
+    if a.reward is None or b.reward is None:
+        return a.directions == b.directions and a.services == b.services
+    return True
+
+
+def concepts_match(a: Ask, b: Ask) -> bool:
+    """The content words are equal, up to one-letter spelling differences of longer words
+    ("organiser" / "organizer" when no table lists it); any other word of one that the other
+    lacks is a constraint it does not state (another brand, noun or value)."""
+    if a.concepts == b.concepts:
+        # Two shop tasks listing as many sub-requests must ask each the same; listed another
+        # way (one sentence against bullets) only the whole bag can be compared.
+        return not (len(a.items) == len(b.items) >= 2 and a.items != b.items)
+    only_a = sorted(set(a.concepts) - set(b.concepts))
+    only_b = sorted(set(b.concepts) - set(a.concepts))
+    if len(only_a) != len(only_b):
+        return False
+    from rapidfuzz.distance import Levenshtein
+
+    unmatched = list(only_b)
+    for word in only_a:
+        partner = next(
+            (w for w in unmatched if min(len(w), len(word)) >= _SPELLING_MIN and Levenshtein.distance(w, word) <= 1),
+            None,
+        )
+        if partner is None:
+            return False
+        unmatched.remove(partner)
+    return True
+
+
+# Words shorter than this differ in meaning by one letter too often ("black" / "block", "pen" / "pan").
+_SPELLING_MIN = 6

