@@ -22,6 +22,7 @@ from arena.commands import (
     run_agent,
     score,
     serve,
+    student,
     submit,
     suite,
     validator,
@@ -42,6 +43,7 @@ app.add_typer(evaluate.app, name="eval")
 app.add_typer(validator.app, name="validator")
 app.command("worker")(worker.worker)
 app.add_typer(policy.app, name="policy")
+app.add_typer(student.app, name="student")
 app.command("score")(score.score)
 app.command("demo")(demo.demo)
 app.command("run-agent")(run_agent.run_agent)
