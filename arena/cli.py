@@ -15,6 +15,7 @@ from arena.commands import (
     demo,
     distill,
     evaluate,
+    experiment,
     export,
     judge,
     policy,
@@ -44,6 +45,7 @@ app.add_typer(validator.app, name="validator")
 app.command("worker")(worker.worker)
 app.add_typer(policy.app, name="policy")
 app.add_typer(student.app, name="student")
+app.add_typer(experiment.app, name="experiment")
 app.command("score")(score.score)
 app.command("demo")(demo.demo)
 app.command("run-agent")(run_agent.run_agent)
