@@ -181,6 +181,17 @@ def test_ci_config_trains_the_student_into_calling_tools(ci_run):
     assert all(r["llm_calls"][0]["status_code"] == 200 for r in rows)
 
 
+def test_the_untrained_student_answers_in_plain_text_without_crashing(ci_run):
+    # The base model has never seen a tool call: what it writes is recorded as a plain-text answer.
+    out, _, _ = ci_run
+    rows = [json.loads(line)["record"] for line in (out / "steps" / "eval-base" / "records.jsonl").open()]
+    assert len(rows) == 4
+    for record in rows:
+        assert record["termination"] in ("returned", "terminated"), record["error"]
+        assert all(call["status_code"] == 200 for call in record["llm_calls"])
+        assert record["llm_calls"][0]["usage"]["completion_tokens"] > 0
+
+
 def test_ci_report_has_every_row_with_the_contract(ci_run):
     out, report, _ = ci_run
     payload = json.loads((out / "report.json").read_text())
