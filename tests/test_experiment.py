@@ -146,7 +146,9 @@ def test_template_renders_alike_in_training_serving_and_the_gate(student_checkpo
     served = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False)
     assert served == tokenizer.bos_token + render(messages, tools, TEMPLATE)
     assert '<tool_call>{"name": "find_product", "arguments": {"q": "red", "page": 1}}</tool_call>' in served
-    assert "y" * 1000 + "...</tool_response>" in served  # tool results cut identically everywhere
+    assert (
+        "y" * 600 + "...</tool_response>" in served and "y" * 601 not in served
+    )  # tool results cut identically everywhere
     encoded = tokenizer.apply_chat_template(
         messages, tools=tools, tokenize=True, return_dict=True, return_assistant_tokens_mask=True
     )
@@ -220,3 +222,31 @@ def test_a_rerun_resumes_from_the_cache(ci_run, student_checkpoint):
     assert again == report
     ran = [line for line in lines if line.endswith("running")]
     assert ran == [] and sum("cached" in line for line in lines) >= 7
+
+
+def test_materialise_command_reuses_the_cached_checkpoint(student_checkpoint):
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+    from distill.student import GGUF_SHA256
+
+    done = CliRunner().invoke(app, ["student", "materialise", "--cache", str(student_checkpoint.parent)])
+    assert done.exit_code == 0, done.output
+    info = json.loads(done.stdout)
+    assert info["checkpoint"] == str(student_checkpoint) and info["gguf_sha256"] == GGUF_SHA256
+    assert info["safetensors_bytes"] > 1_000_000_000  # fp32, dequantised: 270M parameters
+
+
+def test_a_bad_experiment_config_is_refused_with_its_key(tmp_path):
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    config = tmp_path / "bad.yaml"
+    config.write_text("name: x\nstages: [{name: sft, kind: sft, start: nowhere}]\n")
+    done = CliRunner().invoke(app, ["experiment", "run", "--config", str(config), "--out", str(tmp_path / "out")])
+    assert done.exit_code == 2 and "starts from 'nowhere'" in done.output
+    config.write_text("name: x\nstages: [{name: sft, kind: sft}]\nlearning_rate: 1\n")
+    done = CliRunner().invoke(app, ["experiment", "run", "--config", str(config), "--out", str(tmp_path / "out")])
+    assert done.exit_code == 2 and "learning_rate" in done.output
+    assert not (tmp_path / "out").exists()  # refused before any step ran
