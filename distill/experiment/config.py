@@ -59,6 +59,7 @@ class EvalPlan(_Strict):
     concurrency: int = Field(1, ge=1, description="The in-process server generates one request at a time.")
     llm_calls: int = Field(8, ge=1, description="Turns an episode may take.")
     wall_s: float = Field(1800.0, gt=0, description="Generous: a loaded CPU must not turn into failures.")
+    llm_call_timeout_s: float = Field(900.0, gt=0, description="One generation; generous for the same reason.")
     sampled: SampledPlan | None = Field(None, description="pass@1 / pass@k for the base and the best row.")
 
 

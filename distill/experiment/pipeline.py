@@ -302,6 +302,7 @@ class Experiment:
                 ),  # fmt: skip
                 llm_calls=plan.llm_calls,
                 wall_s=plan.wall_s,
+                call_timeout_s=plan.llm_call_timeout_s,
                 max_new_tokens=student.max_new_tokens,
             )
             results = [ProblemResult.model_validate_json(line) for line in (folder / "problems.jsonl").open()]
@@ -374,6 +375,7 @@ def serve_and_evaluate(
     *,
     llm_calls: int,
     wall_s: float,
+    call_timeout_s: float,
     max_new_tokens: int,
 ):
     """The checkpoint behind the in-process OpenAI server, evaluated through the race's episode runner."""
@@ -395,7 +397,7 @@ def serve_and_evaluate(
         [Upstream(name=STUDENT_SERVED, base_url=f"http://{STUDENT_SERVED}/v1", models=[served])],
         transports={STUDENT_SERVED: httpx.ASGITransport(app=app)},
     )
-    limits = EpisodeLimits(wall_s=wall_s, llm_calls=llm_calls, cpu_s=int(wall_s))
+    limits = EpisodeLimits(wall_s=wall_s, llm_calls=llm_calls, cpu_s=int(wall_s), llm_call_timeout_s=call_timeout_s)
 
     async def go():
         try:
