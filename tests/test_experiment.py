@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.problems.official import parse_row
-from arena.scoring.paired_gain import bootstrap_interval, paired_bootstrap_gain
+from arena.scoring.paired import bootstrap_interval, paired_bootstrap_gain
 from distill.experiment.leak import leak_check
 from distill.experiment.steps import Steps, step_key
 

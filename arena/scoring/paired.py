@@ -1,6 +1,7 @@
 """Paired per-problem statistics: is agent A confidently better than agent B on the same problems?
 
-Pure functions of numbers, shared by the race (qualifying, promotion) and the evaluation. Two agents
+Pure functions of numbers, shared by the race (qualifying, promotion), ``arena eval compare`` and the
+student experiment's report (``paired_bootstrap_gain``: a row's two-sided gain over the base). Two agents
 that ran the same problems are compared problem by problem (their difference on each problem), which
 removes the problems' own difficulty from the comparison: only the problems where they differ (the
 discordant pairs) carry evidence.
@@ -147,18 +148,67 @@ def confidently_worse(comparison: PairedComparison) -> bool:
     return comparison.upper is not None and comparison.upper < -1e-12 and comparison.p_b_better < alpha
 
 
+class PairedGain(BaseModel):
+    """The evaluation's row-against-base gain: mean(treated - control) with a two-sided interval."""
+
+    n: int  # the problems both sides were scored on
+    gain: float  # mean(treated) - mean(control) on those problems
+    low: float
+    high: float
+
+
+def paired_bootstrap_gain(
+    control: Mapping[str, bool | float],
+    treated: Mapping[str, bool | float],
+    *,
+    resamples: int = RESAMPLES,
+    confidence: float = CONFIDENCE,
+    seed: str = "0",
+) -> PairedGain:
+    """Two-sided percentile interval of mean(treated - control) over the problems both mappings score.
+    A problem scored on one side only is left out: it would make the paired interval unpaired."""
+    control_values, treated_values = paired_values(
+        {k: float(v) for k, v in control.items()}, {k: float(v) for k, v in treated.items()}
+    )
+    if not control_values:
+        raise ValueError("the two sides share no problem: a paired comparison needs the same problems")
+    differences = [t - c for c, t in zip(control_values, treated_values, strict=True)]
+    low, high = bootstrap_interval(differences, resamples=resamples, confidence=confidence, seed=seed)
+    return PairedGain(n=len(differences), gain=_round(math.fsum(differences) / len(differences)), low=low, high=high)
+
+
+def bootstrap_interval(
+    values: Sequence[float], *, resamples: int = RESAMPLES, confidence: float = CONFIDENCE, seed: str = "0"
+) -> tuple[float, float]:
+    """Two-sided percentile bootstrap interval of the mean of ``values`` (one value per problem)."""
+    if resamples < 1:
+        raise ValueError("resamples must be at least 1")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must be between 0 and 1")
+    if not values:
+        raise ValueError("no values to resample")
+    tail = (1.0 - confidence) / 2.0
+    means = _bootstrap_means(list(values), seed, resamples)
+    return _round(means[int(tail * (resamples - 1))]), _round(means[int(round((1.0 - tail) * (resamples - 1)))])
+
+
+def _bootstrap_means(values: list[float], seed: str, resamples: int) -> list[float]:
+    """The sorted means of ``resamples`` resamples (with replacement) of ``values``, seeded by ``seed``."""
+    n = len(values)
+    if all(v == values[0] for v in values):
+        return [values[0]] * resamples  # every resample has this mean
+    rng = random.Random(seed)
+    return sorted(math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples))
+
+
 def _bounds(
     differences: list[float], seed: str, confidence: float, resamples: int
 ) -> tuple[float | None, float | None]:
     """One-sided bounds of the mean of ``differences``: the (1 - confidence) and confidence quantiles of
     the bootstrap means. No problems: no evidence, no bounds."""
-    n = len(differences)
-    if n == 0:
+    if not differences:
         return None, None
-    if all(d == differences[0] for d in differences):
-        return _round(differences[0]), _round(differences[0])  # every resample has this mean
-    rng = random.Random(seed)
-    means = sorted(math.fsum(rng.choices(differences, k=n)) / n for _ in range(resamples))
+    means = _bootstrap_means(differences, seed, resamples)
     low_index = max(0, math.floor((1.0 - confidence) * resamples) - 1)
     high_index = min(resamples - 1, math.ceil(confidence * resamples))
     return _round(means[low_index]), _round(means[high_index])

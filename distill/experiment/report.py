@@ -2,7 +2,7 @@
 
 ``asr_ci`` is the bootstrap 95% interval of a row's greedy ASR over the held-out problems;
 ``asr_gain_ci`` the paired-bootstrap 95% interval of (row - base) on the same problems
-(arena.scoring.paired_gain, shared with the race's comparisons).
+(arena.scoring.paired, shared with the race's comparisons).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from arena.scoring.paired_gain import bootstrap_interval, paired_bootstrap_gain
+from arena.scoring.paired import bootstrap_interval, paired_bootstrap_gain
 
 
 class Heldout(BaseModel):
