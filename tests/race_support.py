@@ -90,6 +90,13 @@ def agent_code(name: str, *, pause_s: float = 0.0) -> bytes:
     return source.encode()
 
 
+# Agents slow enough (2 s a problem) for a test to kill a worker or restart the database mid-episode.
+PATIENT_AGENTS = [
+    ("miner-dialogue", agent_code("dialogue", pause_s=2.0)),
+    ("miner-first-hit", agent_code("first_hit", pause_s=2.0)),
+]
+
+
 def seed_store(url: str, agents: list[tuple[str, bytes]], *, netuid: int = 15, owner: str | None = None) -> Store:
     """Migrate ``url``, register each miner on its local chain and store its accepted submission
     (fixed submission times and commitment blocks, so two stores seeded alike rank alike). ``owner``:

@@ -47,10 +47,10 @@ from arena.store.migrate import upgrade_database
 from arena.store.models import ProblemRow
 from arena.store.models_race import EpisodeStage, EpisodeStatus
 from tests.race_support import (
+    PATIENT_AGENTS,
     InBackground,
     ThrowawayCluster,
     _free_port,
-    agent_code,
     assert_each_episode_stored_once,
     race_toml,
     race_world,  # noqa: F401  (fixture)
@@ -61,11 +61,6 @@ from tests.race_support import (
     suite_copy,
     wait_until,
 )
-
-PATIENT_AGENTS = [
-    ("miner-dialogue", agent_code("dialogue", pause_s=2.0)),
-    ("miner-first-hit", agent_code("first_hit", pause_s=2.0)),
-]
 
 
 @pytest.fixture(scope="module")

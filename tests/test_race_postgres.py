@@ -22,9 +22,9 @@ from arena.race.validator import Validator
 from arena.store import repositories as repo
 from arena.store.models_race import EpisodeStatus
 from tests.race_support import (
+    PATIENT_AGENTS,
     InBackground,
     ThrowawayCluster,
-    agent_code,
     assert_each_episode_stored_once,
     race_toml,
     race_world,  # noqa: F401  (fixture)
@@ -36,10 +36,6 @@ from tests.race_support import (
 )
 from tests.test_store import temporary_database
 
-PATIENT_AGENTS = [
-    ("miner-dialogue", agent_code("dialogue", pause_s=2.0)),
-    ("miner-first-hit", agent_code("first_hit", pause_s=2.0)),
-]
 EPISODES = 2 * 2 + 2 * 2  # 2 submissions x (2 qualifying problems + 2 race problems), one attempt each
 
 
