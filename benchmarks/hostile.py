@@ -42,6 +42,7 @@ from arena.runner.proxy import Upstream, UpstreamRegistry  # noqa: E402
 from arena.runner.record import EpisodeLimits, EpisodeRecord  # noqa: E402
 from arena.shop.building import build_catalog  # noqa: E402
 from arena.shop.index import CatalogIndex  # noqa: E402
+from tests.process_memory import reset_peak, status_bytes  # noqa: E402
 
 AGENTS = REPO / "tests" / "hostile_server_agents"
 MODEL = "heuristic-policy"
@@ -77,13 +78,6 @@ class SlowUpstream:
             })  # fmt: skip
 
         self.app = Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
-
-
-def rss(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-    return 0
 
 
 class GcPauses:
@@ -162,8 +156,8 @@ async def main_async() -> None:
         problem = parse_row({"query": json.dumps(spec), "reward": {"product_id": "1", "title": ["x"]}})
         gc.collect()
         pauses.worst = 0.0  # after our own collection: only those during the pair count
-        Path("/proc/self/clear_refs").write_text("5")
-        before = rss("VmRSS")
+        reset_peak()
+        before = status_bytes("VmRSS")
         stop, worst = asyncio.Event(), [0.0]
         watcher = asyncio.create_task(loop_stall(stop, worst))
         started = time.perf_counter()
@@ -174,7 +168,7 @@ async def main_async() -> None:
         wall = time.perf_counter() - started
         stop.set()
         await watcher
-        growth = rss("VmHWM") - before
+        growth = status_bytes("VmHWM") - before
         hits = ", ".join(f"{h.limit} x{h.count}" for h in attacker.limits_hit) or "none"
         same = "equal" if essence(neighbour) == essence(solo) else "DIFFERENT"
         print(

@@ -27,23 +27,10 @@ from arena.runner.proxy import UpstreamRegistry  # noqa: E402
 from arena.runner.record import EpisodeLimits, EpisodeRecord  # noqa: E402
 from arena.shop.building import build_catalog  # noqa: E402
 from arena.shop.index import CatalogIndex  # noqa: E402
+from tests.process_memory import peak_since_reset, status_bytes  # noqa: E402
 
 AGENTS = REPO / "tests" / "hostile_sandbox_agents"
 MIB = 1024**2
-
-
-def peak_rss_since_reset() -> int:
-    """The validator's peak RSS since the last call (VmHWM, reset through clear_refs)."""
-    with open("/proc/self/status") as handle:
-        peak = next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmHWM:"))
-    with open("/proc/self/clear_refs", "w") as handle:
-        handle.write("5")
-    return peak
-
-
-def current_rss() -> int:
-    with open("/proc/self/status") as handle:
-        return next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmRSS:"))
 
 
 def label(record: EpisodeRecord) -> str:
@@ -91,10 +78,10 @@ async def main_async() -> None:
     ]  # fmt: skip
     for cls, agent, query, limits_name, effect, bound in rows:
         for on in (True, False):
-            peak_rss_since_reset()
-            before = current_rss()
+            peak_since_reset()
+            before = status_bytes("VmRSS")
             record = await attack(runners[(on, limits_name)], agent, query)
-            growth = (peak_rss_since_reset() - before) / MIB
+            growth = (peak_since_reset() - before) / MIB
             try:
                 got = effect(record)
             except (IndexError, ValueError):

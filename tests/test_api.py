@@ -530,32 +530,14 @@ def test_the_public_suite_is_served_byte_for_byte_and_nothing_sealed(world, suit
 
 
 def test_arena_suite_fetch_downloads_and_verifies_the_public_suite(world, suite_dir, tmp_path):
-    import threading
-    import time
-
-    import uvicorn
     from typer.testing import CliRunner
 
     from arena.cli import app
+    from tests.test_api_submissions import live_server
 
     path, _, _ = suite_dir
-    server = uvicorn.Server(
-        uvicorn.Config(world.client.app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the API did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        result = CliRunner().invoke(
-            app, ["suite", "fetch", "--validator-url", f"http://127.0.0.1:{port}", "--out", str(tmp_path / "s")]
-        )
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with live_server(world.client.app) as url:
+        result = CliRunner().invoke(app, ["suite", "fetch", "--validator-url", url, "--out", str(tmp_path / "s")])
     assert result.exit_code == 0, result.output
     fetched = tmp_path / "s" / "public" / "qualifying.jsonl"
     assert fetched.read_bytes() == (path / "public" / "qualifying.jsonl").read_bytes()

@@ -31,6 +31,7 @@ from arena.runner.proxy import UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, FaultKind, Termination
 from arena.runner.sandbox import bubblewrap_path
 from arena.scoring import ScoreMode, score_problem
+from tests.process_memory import peak_since_reset, status_bytes
 
 HOSTILE = Path(__file__).parent / "hostile_sandbox_agents"
 HONEST = Path(__file__).parent / "race_agents" / "first_hit.py"
@@ -49,20 +50,6 @@ FORGERIES = ["print-only", "raise-memory-error", "exit-code", "status-channel", 
 REFUSED = ["unshare", "setns", "mount", "umount2", "pivot_root", "ptrace", "keyctl", "add_key", "bpf",
            "perf_event_open", "userfaultfd", "kexec_load", "kexec_file_load", "init_module", "finit_module",
            "delete_module", "io_uring_setup", "open_tree", "fsopen", "process_vm_readv", "clone", "clone3"]  # fmt: skip
-
-
-def peak_rss_since_reset() -> int:
-    """The validator's peak RSS since the last call (VmHWM, reset through clear_refs)."""
-    with open("/proc/self/status") as handle:
-        peak = next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmHWM:"))
-    with open("/proc/self/clear_refs", "w") as handle:
-        handle.write("5")
-    return peak
-
-
-def current_rss() -> int:
-    with open("/proc/self/status") as handle:
-        return next(int(line.split()[1]) * 1024 for line in handle if line.startswith("VmRSS:"))
 
 
 def _problem(query: str = "widget"):
@@ -93,8 +80,8 @@ def runs(catalog) -> dict:
 
     async def run_all() -> dict:
         out: dict = {"solo": await runner.run(honest, _problem(), "heuristic-policy")}
-        peak_rss_since_reset()
-        before = current_rss()
+        peak_since_reset()
+        before = status_bytes("VmRSS")
         groups = [
             {n: hostile(n) for n in ("tmp_bytes", "tmp_inodes", "kernel_surface", "host_view")},
             {"cpu_spread": hostile("cpu_spread")},
@@ -105,7 +92,7 @@ def runs(catalog) -> dict:
             results = await asyncio.gather(runner.run(honest, _problem(), "heuristic-policy"), *group.values())
             out["neighbours"].append(results[0])
             out.update(zip(group, results[1:], strict=True))
-        out["validator_growth"] = peak_rss_since_reset() - before  # peak during the attacks, over the start
+        out["validator_growth"] = peak_since_reset() - before  # peak during the attacks, over the start
         return out
 
     return asyncio.run(run_all())

@@ -29,6 +29,7 @@ from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
 from arena.scoring.outcome import ScoreMode, score_problem
+from tests.process_memory import reset_peak, status_bytes
 
 AGENTS = Path(__file__).parent / "hostile_server_agents"
 MODEL = "heuristic-policy"
@@ -84,17 +85,6 @@ class SlowUpstream:
         await self.app(scope, receive, send)
 
 
-def rss_bytes(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError(f"no {field} in /proc/self/status")
-
-
-def reset_peak_rss() -> None:
-    Path("/proc/self/clear_refs").write_text("5")  # VmHWM restarts from the current RSS
-
-
 @dataclass
 class Pair:
     attacker: EpisodeRecord
@@ -125,13 +115,13 @@ def runs(catalog) -> tuple[EpisodeRecord, dict[str, Pair]]:
             for name, spec in ATTACKS.items():
                 problem = parse_row({"query": json.dumps(spec), "reward": {"product_id": "1001", "title": ["w"]}})
                 gc.collect()
-                reset_peak_rss()
-                before = rss_bytes("VmRSS")
+                reset_peak()
+                before = status_bytes("VmRSS")
                 attacker, neighbour = await asyncio.gather(
                     runner.run(AgentSource.from_path(AGENTS / f"{name}.py"), problem, MODEL),
                     runner.run(honest, honest_problem, MODEL),
                 )
-                pairs[name] = Pair(attacker, scored(neighbour), rss_bytes("VmHWM") - before)
+                pairs[name] = Pair(attacker, scored(neighbour), status_bytes("VmHWM") - before)
             return solo, pairs
         finally:
             await registry.aclose()
