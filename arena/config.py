@@ -30,8 +30,6 @@ from judge.settings import JudgeSettings
 
 class CatalogSettings(BaseModel):
     path: Path = Field(Path("demo/catalog"), description="Built catalog index directory used by default.")
-    index_heap_mb: int = Field(512, ge=16, description="tantivy writer heap while building an index.")
-    index_threads: int = Field(2, ge=1, description="tantivy writer threads while building an index.")
     strict_load: bool = Field(
         False,
         description="Fail a catalog build on the first bad document row instead of skipping it (skips are always reported).",

@@ -1,5 +1,5 @@
 """Shared fixtures: one small catalog in the official document format, built
-into a real tantivy index once per session."""
+into a real catalog index once per session."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 the shipped labelled set, calibration metrics and the rules side of `arena judge`.
 
 Records are built with real tool results: a ShopEnvironment over a small
-tantivy index of drum-kit products built once for this module."""
+catalog index of drum-kit products built once for this module."""
 
 from __future__ import annotations
 

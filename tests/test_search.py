@@ -1,4 +1,4 @@
-"""find_product with the official server's semantics, on a real tantivy index."""
+"""find_product with the official server's semantics, on a real catalog index."""
 
 from __future__ import annotations
 
@@ -77,12 +77,17 @@ def test_every_requested_service_is_required(catalog):
 def test_unknown_services_and_default_are_ignored():
     assert parse_services("COD,default,bogus,COD,flashsale") == ("COD", "flashsale")
     assert parse_services(None) == ()
+    # Split without trimming, as the official server: " COD" names no service and filters nothing.
+    assert parse_services("official, COD") == ("official",)
+    assert parse_services(" COD") == ()
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [("0-100", (0.0, 100.0)), ("1000-", (1000.0, None)), ("-50", (None, 50.0)), ("abc", (None, None)),
-     ("1-2-3", (None, None)), ("", (None, None)), ("x-10", (None, 10.0))],
+     ("1-2-3", (None, None)), ("", (None, None)), ("x-10", (None, 10.0)),
+     # A NaN bound compares false both ways in the official server: it bounds nothing.
+     ("nan-100", (None, 100.0)), ("10-nan", (10.0, None)), ("NaN-", (None, None)), ("5-inf", (5.0, float("inf")))],
 )  # fmt: skip
 def test_price_strings_parse_as_the_official_server(text, expected):
     assert parse_price(text) == expected

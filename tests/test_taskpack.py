@@ -1,4 +1,4 @@
-"""The task-pack catalog: the official tasks made solvable offline, on real tantivy indexes.
+"""The task-pack catalog: the official tasks made solvable offline, on real catalog indexes.
 
 The official part builds the 900 tasks once per module (200 background products)
 and prints its figures (run with ``-s`` to see them); the unit part uses small
@@ -17,7 +17,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-import tantivy
 
 from arena.problems.model import Intent, Problem
 from arena.problems.official import load_problems
@@ -240,9 +239,11 @@ def test_score_ties_do_not_favour_gold(official):
     gold = set(official.summary.gold)
     ties = gold_first = 0
     for pid in sorted(gold)[:400]:
-        query = catalog._text_query(catalog.get(pid).title)  # scores are not in find_product's answer
-        hits = catalog._searcher.search(query, limit=10, count=False).hits
-        ids = [catalog._record(address).product_id for _, address in hits]
+        # scores are not in find_product's answer
+        docs, scores = catalog.scored(catalog.query_terms(catalog.get(pid).title))
+        top = catalog._first(docs, scores, 10, ordered=True)
+        hits = [(scores[i], int(docs[i])) for i in top]
+        ids = [catalog.record(address).product_id for _, address in hits]
         for (score, _), (next_score, _), a, b in zip(hits, hits[1:], ids, ids[1:], strict=False):
             if score == next_score and (a in gold) != (b in gold):
                 ties += 1
@@ -375,10 +376,8 @@ def test_a_budget_no_basket_can_meet_is_reported(tmp_path):
 
 
 def all_records(out: Path) -> list[dict]:
-    index = tantivy.Index.open(str(out))
-    searcher = index.searcher()
-    hits = searcher.search(tantivy.Query.all_query(), limit=searcher.num_docs).hits
-    return sorted((orjson.loads(searcher.doc(a)["record"][0]) for _, a in hits), key=lambda r: r["product_id"])
+    catalog = CatalogIndex(out)
+    return sorted((p.model_dump() for p in catalog.records(range(len(catalog)))), key=lambda r: r["product_id"])
 
 
 def test_same_tasks_and_seed_give_the_same_catalog(tmp_path):

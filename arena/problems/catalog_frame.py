@@ -1,24 +1,20 @@
 """The catalog frame: every product in product-id order, so sampling repeats on any build.
 
-tantivy places documents in segments in an order that changes between builds
-of the same catalog, so sampling by document address would not repeat; the
-frame lists the catalog in product-id order, which makes the same seed give
-the same problems on any build.
+Sampling by index address would tie the problems to how the catalog file was ordered;
+the frame lists the catalog in product-id order (the index keeps that order as a
+column), which makes the same seed give the same problems from any ordering of the
+same products.
 """
 
 from __future__ import annotations
 
 import random
-from array import array
 from pathlib import Path
 
-import orjson
-import tantivy
+import numpy as np
 
+from arena.shop.index import CatalogIndex
 from arena.shop.product import Product
-from arena.shop.readonly_index import open_index
-
-_FIELDS = set(Product.model_fields)
 
 
 class GenerationError(RuntimeError):
@@ -27,40 +23,33 @@ class GenerationError(RuntimeError):
     Defined here, in the lowest module that raises it (an empty catalog); the generator raises it too."""
 
 
-FrameState = tuple[array, dict[str, array]]
+FrameState = tuple[np.ndarray, dict[str, np.ndarray]]
 
 
 class CatalogFrame:
-    """Every product's document address in product-id order, and each shop's products.
+    """Every product's index address in product-id order, and each shop's products.
 
-    Built by one pass over the stored records (about 1 s per 100k products);
-    after that sampling a product or listing a shop costs no search.
+    Read from the index's id-order and shop columns (no record is decoded); after that
+    sampling a product or listing a shop costs no search.
     """
 
     def __init__(self, path: str | Path, state: FrameState | None = None) -> None:
         self.path = Path(path)
-        self._searcher = open_index(self.path).searcher()
+        self._catalog = CatalogIndex(self.path)
         self._order, self._shops = state if state is not None else self._scan()
-        if not self._order:
+        if not len(self._order):
             raise GenerationError(f"catalog {self.path} is empty")
 
     def _scan(self) -> FrameState:
-        s = self._searcher
-        hits = s.search(tantivy.Query.all_query(), limit=max(1, s.num_docs), count=False).hits
-        ids: list[str] = []
-        shops: list[str] = []
-        interned: dict[str, str] = {}
-        packed = array("q")
-        for _, address in hits:
-            product_id, shop_id = _record_keys(s.doc(address)["record"][0])
-            ids.append(product_id)
-            shops.append(interned.setdefault(shop_id, shop_id))
-            packed.append((address.segment_ord << 32) | address.doc)
-        order = sorted(range(len(ids)), key=ids.__getitem__)
-        by_shop: dict[str, array] = {}
-        for position, i in enumerate(order):
-            by_shop.setdefault(shops[i], array("l")).append(position)
-        return array("q", (packed[i] for i in order)), by_shop
+        order = np.array(self._catalog.by_id(), dtype=np.int64)
+        codes = np.asarray(self._catalog.shop_codes())[order]
+        # A stable sort by shop keeps each shop's frame positions in id order.
+        grouped = np.argsort(codes, kind="stable")
+        bounds = np.flatnonzero(np.diff(codes[grouped])) + 1
+        by_shop = {
+            self._catalog.shop_name(int(codes[part[0]])): part for part in np.split(grouped, bounds) if len(part)
+        }
+        return order, by_shop
 
     @property
     def state(self) -> FrameState:
@@ -71,27 +60,12 @@ class CatalogFrame:
         return len(self._order)
 
     def product(self, position: int) -> Product:
-        packed = self._order[position]
-        record = self._searcher.doc(tantivy.DocAddress(packed >> 32, packed & 0xFFFFFFFF))["record"][0]
-        # Validated when the index was built (as CatalogIndex.get trusts it too).
-        return Product.model_construct(**{k: v for k, v in orjson.loads(record).items() if k in _FIELDS})
+        return self._catalog.record(int(self._order[position]))
 
     def sample(self, rng: random.Random) -> Product:
         return self.product(rng.randrange(len(self._order)))
 
-    def shop_positions(self, shop_id: str) -> array:
+    def shop_positions(self, shop_id: str) -> list[int]:
         """Frame positions of every product of one shop, in product-id order."""
-        return self._shops.get(shop_id, array("l"))
-
-
-def _record_keys(record: bytes) -> tuple[str, str]:
-    # Records are orjson dumps of Product: product_id then shop_id. Parse fully only if not.
-    head = b'{"product_id":"'
-    if record.startswith(head):
-        end = record.find(b'"', len(head))
-        rest = record[end : end + 13]
-        if rest == b'","shop_id":"':
-            stop = record.find(b'"', end + 13)
-            return record[len(head) : end].decode(), record[end + 13 : stop].decode()
-    fields = orjson.loads(record)
-    return str(fields["product_id"]), str(fields.get("shop_id", ""))
+        found = self._shops.get(shop_id)
+        return [] if found is None else found.tolist()

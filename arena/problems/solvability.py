@@ -47,7 +47,7 @@ from arena.shop.tools import SURVIVORS
 #: The rank under the first honest query above which a problem is one level harder.
 EASY_RANK = 10
 
-Address = tuple[int, int]
+Address = int
 
 # Rejection reasons (the generator's report counts them by these names).
 GOLD_MISSING = "gold_not_in_catalog"
@@ -75,12 +75,11 @@ class SearchProbe:
         self.catalog = catalog
 
     def address(self, product_id: str) -> Address | None:
-        found = self.catalog.address_of(product_id)
-        return (found.segment_ord, found.doc) if found else None
+        return self.catalog.address_of(product_id)
 
     def survivors(self, q: str, filters: SearchFilters) -> list[Address]:
         """The first 50 hits' addresses in BM25 order (``CatalogIndex.bm25``'s query, without decoding)."""
-        return [(a.segment_ord, a.doc) for a in self.catalog.bm25_addresses(q, filters, SURVIVORS)]
+        return self.catalog.bm25_addresses(q, filters, SURVIVORS)
 
     def rank(self, q: str, filters: SearchFilters, target: Address) -> int | None:
         """1-based rank of ``target`` among the survivors, None when it is not among them."""

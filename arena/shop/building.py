@@ -120,8 +120,6 @@ def build_catalog(
                 products,
                 out,
                 source=source,
-                heap_bytes=settings.index_heap_mb * 1024 * 1024,
-                threads=settings.index_threads,
                 progress=lambda n: progress.update(task, completed=n),
             )
         except (CatalogIndexError, DocumentError) as exc:

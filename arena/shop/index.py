@@ -1,69 +1,60 @@
-"""The on-disk catalog index (tantivy): BM25 over the official ``contents``
-text plus fast fields for the ``find_product`` filters and sorts.
+"""The on-disk catalog index: the official server's BM25 ranking, exactly, in a few ms.
 
-Built once per catalog, reopened read-only; a query never rescans the
-catalog and a product is looked up by id through its term, not a scan.
+The official ShoppingBench search server is pyserini 1.0.0's ``LuceneSearcher`` (Lucene
+9.9, BM25 k1=0.9 b=0.4). Its ranking depends on details a generic engine does not share
+(the analyzer, Lucene's one-byte length norms, float32 arithmetic, how ties are broken),
+and an engine that differs in any of them shows the agent other products. So this index
+is built for that one ranking:
+
+- terms come from ``lucene_analysis`` (Lucene's English analyzer, reproduced);
+- each posting stores the query-independent half of Lucene's BM25 term score
+  (``1f + freq * normInverse``, float32, see ``lucene_bm25``), so a query scores every
+  matching product exactly as Lucene does, with two vector operations per query term;
+- every matching product is scored, never a pruned candidate list, so the 100,000-hit
+  depth the official server searches, and the filters it applies to that list, come out
+  the same;
+- equal scores go to the smaller product id in string (byte) order, as Anserini sorts
+  ties (``id_rank``).
+
+Why not tantivy (the engine before format 4): its BM25 is fixed at k1=1.2, b=0.75, its
+length norms and tokenizers differ, and re-scoring its candidates at Lucene's parameters
+needed depths it could not guarantee (benchmarks/search_fidelity.py measures both).
+
+Layout (format 4): ``catalog.json`` (the manifest), the posting arrays
+(``term_starts``, ``post_docs``, ``post_den``, and the same in impact order:
+``impact_docs``, ``impact_den``; see ``ranking``), the sorted term table (``terms``), one
+column per filter and sort (``price``, ``sold_count``, ``services``, ``shop``), the
+product ids in byte order (``ids`` and ``by_id``, with ``id_rank``), and the stored
+records (``records``). All are opened read-only and memory-mapped.
 """
 
 from __future__ import annotations
 
 import json
-import math
+import threading
 import time
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import orjson
-import tantivy
 
+from arena.shop import lucene_bm25
+from arena.shop.catalog_files import Blobs, BlobWriter, load_array, save_array, write_blobs
+from arena.shop.lucene_analysis import STOPWORDS, analyze
 from arena.shop.product import SERVICES, Product
-from arena.shop.readonly_index import open_index
+from arena.shop.ranking import Postings, Ranker
 
-# Format 2 adds the ``services`` bitmask fast field; format 1 indexes still open
-# (their filtered searches take the slower filtered-query path). Format 3 adds the
-# ``id_order`` fast field that breaks score ties without reading records; older
-# formats break them the same way by reading the tied hits' stored ids.
-INDEX_FORMAT = 3
-READABLE_FORMATS = (1, 2, 3)
+INDEX_FORMAT = 4
 MANIFEST = "catalog.json"
-ANALYZER = "shop_en"
+ENGINE = "lucene-bm25-exact"
+# The official server asks LuceneSearcher for this many hits before it filters.
+SEARCH_DEPTH = 100_000
 
-# Lucene's default English stop set: pyserini's LuceneSearcher, which the
-# official search server uses, removes exactly these before BM25.
-LUCENE_STOPWORDS = [
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "will", "with",
-]  # fmt: skip
-
-
-def _analyzer() -> tantivy.TextAnalyzer:
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(64))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.custom_stopword(LUCENE_STOPWORDS))
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
-
-
-def _schema() -> tantivy.Schema:
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field("product_id", stored=False, tokenizer_name="raw", index_option="basic")
-    builder.add_text_field("contents", stored=False, tokenizer_name=ANALYZER, index_option="freq")
-    builder.add_text_field("shop_id", stored=False, fast=True, tokenizer_name="raw", index_option="basic")
-    builder.add_text_field("service", stored=False, tokenizer_name="raw", index_option="basic")
-    builder.add_float_field("price", stored=False, indexed=True, fast=True)
-    builder.add_integer_field("sold_count", stored=False, indexed=False, fast=True)
-    # The services again as a bitmask column, so a hit's services are read without its record.
-    builder.add_unsigned_field("services", stored=False, indexed=False, fast=True)
-    # The product id's rank in string order (see ``id_order``), to order equal scores.
-    builder.add_unsigned_field("id_order", stored=False, indexed=False, fast=True)
-    builder.add_bytes_field("record", stored=True)
-    return builder.build()
+LUCENE_STOPWORDS = sorted(STOPWORDS)
 
 
 class CatalogIndexError(RuntimeError):
@@ -77,91 +68,143 @@ class BuildStats:
     duplicates: int
 
 
+def service_mask(services: Iterable[str]) -> int:
+    """The services as bits in ``SERVICES`` order (unknown names have no bit)."""
+    return sum(1 << SERVICES.index(s) for s in set(services) if s in SERVICES)
+
+
 def build_index(
     products: Iterable[Product],
     out: str | Path,
     *,
     source: dict | None = None,
-    heap_bytes: int = 512 * 1024 * 1024,
-    threads: int = 2,
     progress: Callable[[int], None] | None = None,
 ) -> BuildStats:
-    """Index products into ``out`` (must be empty or absent). A repeated
-    product id is indexed once (the first row wins, as a Lucene id would)."""
+    """Index products into ``out`` (must be empty or absent). A repeated product id is
+    indexed once: the first row wins."""
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         raise CatalogIndexError(f"{out} is not empty; remove it or choose another --out")
     out.mkdir(parents=True, exist_ok=True)
-    index = tantivy.Index(_schema(), path=str(out), reuse=False)
-    index.register_tokenizer(ANALYZER, _analyzer())
-    writer = index.writer(heap_size=heap_bytes, num_threads=threads)
-    # ids seen so far; a 2.5M-id set of short strings stays well under 300 MB.
-    seen: set[str] = set()
-    duplicates = 0
     started = time.perf_counter()
-    count = 0
-    for product in products:
-        if product.product_id in seen:
-            duplicates += 1
-            continue
-        seen.add(product.product_id)
-        doc = tantivy.Document()
-        doc.add_text("product_id", product.product_id)
-        doc.add_text("contents", product.contents())
-        doc.add_text("shop_id", product.shop_id)
-        for service in product.service:
-            doc.add_text("service", service)
-        doc.add_float("price", float(product.price))
-        doc.add_integer("sold_count", int(product.sold_count))
-        doc.add_unsigned("services", service_mask(product.service))
-        doc.add_unsigned("id_order", id_order(product.product_id))
-        doc.add_bytes("record", orjson.dumps(product.model_dump()))
-        writer.add_document(doc)
-        count += 1
-        if progress is not None and count % 10_000 == 0:
-            progress(count)
-    writer.commit()
-    writer.wait_merging_threads()
+    collected = _collect(products, out, progress)
+    _write_postings(out, collected)
+    _write_columns(out, collected)
     seconds = time.perf_counter() - started
     manifest = {
         "format": INDEX_FORMAT,
-        "products": count,
-        "duplicates_skipped": duplicates,
+        "engine": ENGINE,
+        "products": collected.count,
+        "duplicates_skipped": collected.duplicates,
+        "terms": len(collected.vocabulary),
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "build_seconds": round(seconds, 2),
         "source": source or {},
     }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2))
     if progress is not None:
-        progress(count)
-    return BuildStats(products=count, seconds=seconds, duplicates=duplicates)
+        progress(collected.count)
+    return BuildStats(products=collected.count, seconds=seconds, duplicates=collected.duplicates)
 
 
-# Digit ids up to this length have an exact ``id_order`` (11**18 < 2**64).
-_ORDERED_ID_DIGITS = 18
+@dataclass
+class _Collected:
+    """One pass over the products: their terms and columns, before inversion."""
+
+    vocabulary: dict[str, int]
+    term_ids: array
+    freqs: array
+    unique_terms: array  # per product: how many (term, freq) pairs it added
+    lengths: array  # per product: its field length (terms after analysis)
+    ids: list[str]
+    prices: array
+    sold: array
+    services: array
+    shops: list[str]
+    count: int = 0
+    duplicates: int = 0
 
 
-def id_order(product_id: str) -> int:
-    """A number that orders digit-only ids as their strings order, or 0 (unknown) for others.
+def _collect(products: Iterable[Product], out: Path, progress: Callable[[int], None] | None) -> _Collected:
+    c = _Collected({}, array("i"), array("i"), array("i"), array("i"), [], array("d"), array("q"), array("B"), [])
+    seen: set[str] = set()
+    interned: dict[str, str] = {}
+    records = BlobWriter(out, "records")
+    for product in products:
+        if product.product_id in seen:
+            c.duplicates += 1
+            continue
+        seen.add(product.product_id)
+        terms = analyze(product.contents())
+        counted = Counter(terms)
+        c.lengths.append(len(terms))
+        c.unique_terms.append(len(counted))
+        for term, freq in counted.items():
+            term_id = c.vocabulary.get(term)
+            if term_id is None:
+                term_id = c.vocabulary[term] = len(c.vocabulary)
+            c.term_ids.append(term_id)
+            c.freqs.append(freq)
+        c.ids.append(product.product_id)
+        c.prices.append(float(product.price))
+        c.sold.append(int(product.sold_count))
+        c.services.append(service_mask(product.service))
+        c.shops.append(interned.setdefault(product.shop_id, product.shop_id))
+        records.add(orjson.dumps(product.model_dump()))
+        c.count += 1
+        if progress is not None and c.count % 10_000 == 0:
+            progress(c.count)
+    records.close()
+    return c
 
-    Equal BM25 scores are ranked by product id in string order, as the official search
-    server does (Anserini's searchers sort by score, then by the id field as a string:
-    ``SortField(ID, STRING_VAL)``), so "10..." comes before "9...". Each digit is written
-    in base 11 as digit + 1, padded with 0 to 18 places: a shorter id that is a prefix of
-    a longer one gets the smaller number, exactly as in string order. An id this cannot
-    encode (letters, over 18 digits) gets 0 and its ties are ordered by reading the ids.
-    """
-    if not (0 < len(product_id) <= _ORDERED_ID_DIGITS and product_id.isascii() and product_id.isdigit()):
-        return 0
-    value = 0
-    for digit in product_id.ljust(_ORDERED_ID_DIGITS, "/"):  # "/" is "0" - 1: the pad sorts first
-        value = value * 11 + (ord(digit) - ord("/"))
-    return value
+
+def _write_postings(out: Path, c: _Collected) -> None:
+    terms = sorted(c.vocabulary, key=str.encode)  # byte order, as the term table is searched
+    sorted_id = np.empty(len(terms), dtype=np.int32)
+    sorted_id[np.array([c.vocabulary[t] for t in terms], dtype=np.int64)] = np.arange(len(terms), dtype=np.int32)
+    posting_terms = sorted_id[np.frombuffer(c.term_ids, dtype=np.int32)] if terms else np.empty(0, np.int32)
+    # A stable sort by term keeps each term's postings in document order.
+    order = np.argsort(posting_terms, kind="stable")
+    docs = np.repeat(np.arange(c.count, dtype=np.int32), np.frombuffer(c.unique_terms, dtype=np.int32))[order]
+    freqs = np.frombuffer(c.freqs, dtype=np.int32)[order]
+    starts = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(posting_terms, minlength=len(terms)), out=starts[1:])
+    del order, posting_terms
+    lengths = np.frombuffer(c.lengths, dtype=np.int32)
+    # Lucene's collection statistics: docCount counts only products with at least one term.
+    doc_count = int(np.count_nonzero(lengths))
+    avgdl = lucene_bm25.average_length(int(lengths.sum()), doc_count) if doc_count else np.float32(1)
+    cache = lucene_bm25.norm_inverse_cache(avgdl)
+    denominators = lucene_bm25.tf_denominators(freqs, lucene_bm25.norms(lengths)[docs], cache)
+    save_array(out, "term_starts", starts)
+    save_array(out, "post_docs", docs)
+    save_array(out, "post_den", denominators)
+    # Impact order: within each term, the highest term score (largest denominator) first.
+    term_of = np.repeat(np.arange(len(terms), dtype=np.int32), np.diff(starts))
+    impact = np.lexsort((-denominators, term_of))
+    del term_of
+    save_array(out, "impact_docs", docs[impact])
+    save_array(out, "impact_den", denominators[impact])
+    del impact
+    write_blobs(out, "terms", (t.encode() for t in terms))
+    (out / "stats.json").write_text(json.dumps({"doc_count": doc_count, "avgdl": float(avgdl)}))
 
 
-def service_mask(services: Iterable[str]) -> int:
-    """The services as bits in ``SERVICES`` order (unknown names have no bit)."""
-    return sum(1 << SERVICES.index(s) for s in set(services) if s in SERVICES)
+def _write_columns(out: Path, c: _Collected) -> None:
+    save_array(out, "price", np.frombuffer(c.prices, dtype=np.float64))
+    save_array(out, "sold_count", np.frombuffer(c.sold, dtype=np.int64))
+    save_array(out, "services", np.frombuffer(c.services, dtype=np.uint8))
+    shop_names = sorted(set(c.shops), key=str.encode)
+    code = {name: i for i, name in enumerate(shop_names)}
+    save_array(out, "shop", np.array([code[s] for s in c.shops], dtype=np.int32))
+    write_blobs(out, "shops", (s.encode() for s in shop_names))
+    keys = [i.encode() for i in c.ids]
+    by_id = np.array(sorted(range(c.count), key=keys.__getitem__), dtype=np.int32)
+    rank = np.empty(c.count, dtype=np.int32)
+    rank[by_id] = np.arange(c.count, dtype=np.int32)
+    save_array(out, "by_id", by_id)
+    save_array(out, "id_rank", rank)
+    write_blobs(out, "ids", (keys[i] for i in by_id))
 
 
 @dataclass(frozen=True)
@@ -176,17 +219,24 @@ class SearchFilters:
         return bool(self.shop_id) or self.price_low is not None or self.price_high is not None or bool(self.services)
 
 
-# A price/service-filtered search first takes the top FIRST_DEPTH unfiltered hits
-# and keeps those that pass, going deeper (never past MAX_DEPTH) when too few do;
-# see ``CatalogIndex._post_filtered``.
-FIRST_DEPTH = 200
-MAX_DEPTH = 3200
+def rebuild_command(manifest: dict, path: Path) -> str:
+    """The ``arena catalog build`` that makes a current index of what ``manifest`` was built from."""
+    source = manifest.get("source") or {}
+    target = f"{path}-v{INDEX_FORMAT}"
+    if source.get("kind") == "synthetic":
+        return f"arena catalog build --synthetic {source.get('products')} --seed {source.get('seed', 0)} --out {target}"
+    if source.get("kind") == "documents" and source.get("file"):
+        return f"arena catalog build --from {source['file']} --out {target}"
+    if source.get("kind") == "taskpack" and source.get("tasks"):
+        tasks = " ".join(f"--from-tasks {t}" for t in source["tasks"])
+        return f"arena catalog build {tasks} --out {target}"
+    return f"arena catalog build --from documents.jsonl.gz --out {target}"
 
 
 class CatalogIndex:
-    """A built catalog index, opened read-only."""
+    """A built catalog index, opened read-only. Addresses are product positions (ints)."""
 
-    def __init__(self, path: str | Path, *, post_filter: bool = True) -> None:
+    def __init__(self, path: str | Path) -> None:
         path = Path(path)
         manifest = path / MANIFEST
         if not manifest.is_file():
@@ -195,185 +245,121 @@ class CatalogIndex:
             )
         self.path = path
         self.manifest = json.loads(manifest.read_text())
-        if self.manifest.get("format") not in READABLE_FORMATS:
-            raise CatalogIndexError(f"{path}: index format {self.manifest.get('format')} != {INDEX_FORMAT}; rebuild it")
-        self._index = open_index(path)
-        self._index.register_tokenizer(ANALYZER, _analyzer())
-        self._schema = self._index.schema
-        self._analyzer = _analyzer()
-        self._searcher = self._index.searcher()
-        # Format 1 has no services column: its filtered searches always run the filtered query.
-        self._post_filter = post_filter and self.manifest["format"] >= 2
-        # How many searches took each route (reported by benchmarks/search.py).
-        self.routes: Counter[str] = Counter()
+        found = self.manifest.get("format")
+        if found != INDEX_FORMAT:
+            # Never rebuilt in place: the index may sit on a read-only mount, and a rebuild
+            # of a 2.5M catalog takes minutes the caller did not ask for.
+            raise CatalogIndexError(
+                f"{path}: index format {found} is not {INDEX_FORMAT} (format {INDEX_FORMAT} ranks as the official "
+                f"search server does); rebuild it: {rebuild_command(self.manifest, path)}"
+            )
+        stats = json.loads((path / "stats.json").read_text())
+        postings = Postings(
+            starts=load_array(path, "term_starts"),
+            docs=load_array(path, "post_docs"),
+            den=load_array(path, "post_den"),
+            impact_docs=load_array(path, "impact_docs"),
+            impact_den=load_array(path, "impact_den"),
+        )
+        self._price = load_array(path, "price")
+        self._sold = load_array(path, "sold_count")
+        self._services = load_array(path, "services")
+        self._shop = load_array(path, "shop")
+        self._shops = Blobs(path, "shops")
+        self._by_id = load_array(path, "by_id")
+        self._id_rank = load_array(path, "id_rank")
+        self._ids = Blobs(path, "ids")
+        self._records = Blobs(path, "records")
+        self.ranker = Ranker(postings, Blobs(path, "terms"), int(stats["doc_count"]), self._id_rank, len(self._price))
+        self._lock = threading.Lock()  # the ranker's accumulator is shared
 
     def __len__(self) -> int:
-        return self._searcher.num_docs
+        return len(self._price)
+
+    # -- records and columns -------------------------------------------------------
+
+    def address_of(self, product_id: str) -> int | None:
+        position = self._ids.find(str(product_id).encode())
+        return None if position is None else int(self._by_id[position])
 
     def get(self, product_id: str) -> Product | None:
         address = self.address_of(product_id)
-        return None if address is None else self._record(address)
+        return None if address is None else self.record(address)
 
-    def records(self, addresses: list[tantivy.DocAddress]) -> list[Product]:
-        return [self._record(address) for address in addresses]
+    def record(self, address: int) -> Product:
+        # Validated when the index was built; model_construct skips re-validation on the hot path.
+        return Product.model_construct(**_product_fields(orjson.loads(self._records[address])))
 
-    def _record(self, address: tantivy.DocAddress) -> Product:
-        stored = self._searcher.doc(address)
-        return Product.model_construct(**_product_fields(orjson.loads(stored["record"][0])))
+    def records(self, addresses: Iterable[int]) -> list[Product]:
+        return [self.record(int(a)) for a in addresses]
 
-    def prices(self, addresses: list[tantivy.DocAddress]) -> list[float]:
-        """Prices read from the column store, without decoding records."""
-        return self._searcher.fast_field_values("price", addresses)
+    def prices(self, addresses: list[int]) -> list[float]:
+        """Prices read from the column, without decoding records."""
+        return self._price[np.asarray(addresses, dtype=np.int64)].tolist()
 
-    def sold_counts(self, addresses: list[tantivy.DocAddress]) -> list[int]:
-        return self._searcher.fast_field_values("sold_count", addresses)
+    def sold_counts(self, addresses: list[int]) -> list[int]:
+        return self._sold[np.asarray(addresses, dtype=np.int64)].tolist()
+
+    def by_id(self) -> np.ndarray:
+        """Every address, in product-id order."""
+        return self._by_id
+
+    def shop_codes(self) -> np.ndarray:
+        """Each product's shop as a code into ``shop_name``."""
+        return self._shop
+
+    def shop_name(self, code: int) -> str:
+        return self._shops[code].decode()
+
+    # -- search ----------------------------------------------------------------------
 
     def query_terms(self, text: str) -> Counter[str]:
-        return Counter(self._analyzer.analyze(text or ""))
+        return Counter(analyze(text or ""))
 
     def bm25(self, q: str, filters: SearchFilters, limit: int) -> list[Product]:
         """The first ``limit`` products that pass every filter, in BM25 order."""
         return self.records(self.bm25_addresses(q, filters, limit))
 
-    def bm25_addresses(self, q: str, filters: SearchFilters, limit: int) -> list[tantivy.DocAddress]:
-        """Like ``bm25`` without decoding the records: for callers that only need ranks."""
-        text = self._text_query(q)
-        if text is None:
-            return []
-        if not filters.active:
-            self.routes["unfiltered"] += 1
-            return self._top(text, limit)
-        if self._can_post_filter(filters):
-            found = self._post_filtered(text, filters, limit)
-            if found is not None:
-                return found
-        self.routes["filtered_query"] += 1
-        filtered = tantivy.Query.boolean_query(
-            # Filters must not change the BM25 order: they score a constant 0.
-            [(tantivy.Occur.Must, text)]
-            + [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in self._filter_queries(filters)]
-        )
-        return self._top(filtered, limit)
+    def bm25_addresses(self, q: str, filters: SearchFilters, limit: int) -> list[int]:
+        """The official server's hit list: the first ``SEARCH_DEPTH`` hits in BM25 order
+        (equal scores by product id), then the first ``limit`` of them that pass the filters."""
+        query = self.ranker.query(self.query_terms(q))
+        passing = (lambda docs: self._passing(docs, filters)) if filters.active else None
+        with self._lock:
+            return self.ranker.hits(query, limit, SEARCH_DEPTH, passing)
 
-    def address_of(self, product_id: str) -> tantivy.DocAddress | None:
-        query = tantivy.Query.term_query(self._schema, "product_id", str(product_id))
-        hits = self._searcher.search(query, limit=1, count=False).hits
-        return hits[0][1] if hits else None
+    def scored(self, terms: Counter[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Every product matching any term, with its float32 Lucene BM25 score (boost = repeats)."""
+        with self._lock:
+            return self.ranker.all_hits(self.ranker.query(terms))
 
-    def _top(self, query: tantivy.Query, limit: int) -> list[tantivy.DocAddress]:
-        """The first ``limit`` hits by score, equal scores in product-id string order.
+    def _first(self, docs: np.ndarray, scores: np.ndarray, k: int, *, ordered: bool = False) -> np.ndarray:
+        return self.ranker.first(docs, scores, k, ordered=ordered)
 
-        tantivy orders equal scores by document address, and which documents share a segment
-        (and so their addresses) changes with the writer's threads and memory budget: a top-k
-        cut inside a group of equal scores would keep other products on another build. So
-        the search goes on past ``limit`` until the last hit scores below the ``limit``-th
-        (every product tied with it is then in hand), and each group of equal scores is
-        sorted by product id. The ranking is then a function of the catalog alone.
-        """
-        if limit <= 0:
-            return []
-        fetch = limit + 1
-        while True:
-            hits = self._searcher.search(query, limit=fetch, count=False).hits
-            if len(hits) < fetch or hits[-1][0] < hits[limit - 1][0]:
-                break
-            fetch *= 2
-        return [address for _, address in self._tie_ordered(hits)[:limit]]
-
-    def _tie_ordered(self, hits: list[tuple[float, tantivy.DocAddress]]) -> list[tuple[float, tantivy.DocAddress]]:
-        """``hits`` (score-descending) with each run of equal scores sorted by product id."""
-        out: list[tuple[float, tantivy.DocAddress]] = []
-        start = 0
-        while start < len(hits):
-            end = start + 1
-            while end < len(hits) and hits[end][0] == hits[start][0]:
-                end += 1
-            group = hits[start:end]
-            if len(group) > 1:
-                keys = self._id_keys([address for _, address in group])
-                group = [hit for _, hit in sorted(zip(keys, group, strict=True), key=lambda pair: pair[0])]
-            out.extend(group)
-            start = end
-        return out
-
-    def _id_keys(self, addresses: list[tantivy.DocAddress]) -> list[int] | list[str]:
-        """Sort keys in product-id string order: the ``id_order`` column, else the stored ids."""
-        if self.manifest["format"] >= 3:
-            orders = self._searcher.fast_field_values("id_order", addresses)
-            if all(orders):
-                return orders
-        return [orjson.loads(self._searcher.doc(a)["record"][0])["product_id"] for a in addresses]
-
-    def _can_post_filter(self, filters: SearchFilters) -> bool:
-        # A shop is a short posting list that drives the filtered query cheaply;
-        # price and service filters keep most hits, so they are checked on top hits.
-        return self._post_filter and not filters.shop_id and all(s in SERVICES for s in filters.services)
-
-    def _post_filtered(
-        self, text: tantivy.Query, filters: SearchFilters, limit: int
-    ) -> list[tantivy.DocAddress] | None:
-        """The first ``limit`` passing hits, taken from the unfiltered ranking, or
-        None when too few of its top hits pass (the caller runs the filtered query).
-
-        Why: with filter clauses tantivy must score every document matching any
-        query word, while the bare disjunction is pruned with block-max WAND (at
-        2.5M products, p50 ~13 ms against ~2.5 ms). Both rank by the same BM25
-        score with the same tie order, so the passing hits among the unfiltered
-        top k are exactly the first hits of the filtered ranking: taking the
-        first ``limit`` of them, or all of them when the ranking has fewer than
-        k hits, is the filtered result.
-        """
-        want = service_mask(filters.services)
-        low = -math.inf if filters.price_low is None else filters.price_low
-        high = math.inf if filters.price_high is None else filters.price_high
-        depth = max(FIRST_DEPTH, limit)
-        while True:
-            hits = self._top(text, depth)
-            prices = self.prices(hits)
-            masks = self._searcher.fast_field_values("services", hits) if want else [0] * len(hits)
-            passing = [a for a, p, m in zip(hits, prices, masks, strict=True) if low <= p <= high and m & want == want]
-            if len(passing) >= limit or len(hits) < depth:
-                self.routes["post_filter" if depth == max(FIRST_DEPTH, limit) else "post_filter_deeper"] += 1
-                return passing[:limit]
-            # Deep enough to find ``limit`` at the pass rate seen so far, with some slack.
-            needed = math.ceil(depth * limit / len(passing) * 1.25) if passing else math.inf
-            if needed > MAX_DEPTH:
-                self.routes["post_filter_gave_up"] += 1
-                return None  # a rare filter: the filtered query is cheaper than a deep top-k
-            depth = max(needed, depth * 2)
-
-    def _text_query(self, q: str) -> tantivy.Query | None:
-        terms = self.query_terms(q)
-        if not terms:
-            return None
-        text_clauses = []
-        for term, times in sorted(terms.items()):
-            clause = tantivy.Query.term_query(self._schema, "contents", term)
-            # A repeated query word weighs more, as pyserini's bag-of-words query boosts it.
-            if times > 1:
-                clause = tantivy.Query.boost_query(clause, float(times))
-            text_clauses.append((tantivy.Occur.Should, clause))
-        return tantivy.Query.boolean_query(text_clauses)
-
-    def _filter_queries(self, filters: SearchFilters) -> list[tantivy.Query]:
-        out = []
+    def _passing(self, docs: np.ndarray, filters: SearchFilters) -> np.ndarray:
+        ok = np.ones(len(docs), dtype=bool)
         if filters.shop_id:
-            out.append(tantivy.Query.term_query(self._schema, "shop_id", filters.shop_id))
+            code = self._shops.find(filters.shop_id.encode())
+            if code is None:
+                return np.zeros(len(docs), dtype=bool)
+            ok &= self._shop[docs] == code
         if filters.price_low is not None or filters.price_high is not None:
-            out.append(
-                tantivy.Query.range_query(
-                    self._schema, "price", tantivy.FieldType.Float, filters.price_low, filters.price_high
-                )
-            )
-        for service in filters.services:
-            out.append(tantivy.Query.term_query(self._schema, "service", service))
-        return out
+            prices = self._price[docs]
+            if filters.price_low is not None:
+                ok &= prices >= filters.price_low
+            if filters.price_high is not None:
+                ok &= prices <= filters.price_high
+        if filters.services:
+            if any(s not in SERVICES for s in filters.services):
+                return np.zeros(len(docs), dtype=bool)  # no product offers a service of another name
+            want = service_mask(filters.services)
+            ok &= (self._services[docs] & want) == want
+        return ok
 
 
 _FIELDS = set(Product.model_fields)
 
 
 def _product_fields(record: dict) -> dict:
-    # Stored records were validated at build time; model_construct skips re-validation
-    # on the hot path but must not receive unknown keys.
+    # Stored records may come from an older Product; model_construct must not receive unknown keys.
     return {k: v for k, v in record.items() if k in _FIELDS}

@@ -9,6 +9,7 @@ a ``ToolResult`` with ``ok=False`` and the reason, and the episode records it.
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -301,7 +302,8 @@ def _page(page: int | str) -> int | None:
 def parse_price(price: str | None) -> tuple[float | None, float | None]:
     """ "lo-hi", "lo-" or "-hi" as the official server reads them: anything
     else (no dash, more than one dash) means no price filter; an unreadable
-    side is unbounded."""
+    side is unbounded, and so is "nan" (the official server compares with it,
+    and every comparison with NaN is false: it filters nothing)."""
     if not price or "-" not in price:
         return None, None
     parts = price.split("-")
@@ -312,18 +314,19 @@ def parse_price(price: str | None) -> tuple[float | None, float | None]:
 
 def _float_or_none(text: str) -> float | None:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         return None
+    return None if math.isnan(value) else value
 
 
 def parse_services(service: str | None) -> tuple[str, ...]:
-    """A comma list; unknown names and "default" are ignored, duplicates once."""
+    """A comma list, split as the official server splits it, without trimming: " COD" is
+    no service name. Unknown names and "default" are ignored, duplicates once."""
     if not service:
         return ()
     out: list[str] = []
     for name in service.split(","):
-        name = name.strip()
         if name in SERVICES and name not in out:
             out.append(name)
     return tuple(out)
