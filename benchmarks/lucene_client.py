@@ -36,6 +36,7 @@ def install(env: Path = DEFAULT_ENV) -> None:
     python = env / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+    print("pip will list pyserini's declared dependencies as missing: expected, they are not needed")
     pip = [str(python), "-m", "pip", "install", "--quiet"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True)
     subprocess.run([*pip, "--no-deps", *PINNED], check=True)
