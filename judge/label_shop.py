@@ -57,7 +57,7 @@ class Shop:
 
     def __init__(self, workdir: Path) -> None:
         # One writer thread: one segment layout, so BM25 ties (and the shipped file) come out the same every run.
-        build_index(generate_products(CATALOG_SIZE, seed=CATALOG_SEED), workdir / "catalog", threads=1)
+        build_index(generate_products(CATALOG_SIZE, seed=CATALOG_SEED), workdir / "catalog")
         build_knowledge_index(KNOWLEDGE_DOCS, workdir / "knowledge")
         self.catalog = CatalogIndex(workdir / "catalog")
         self.knowledge = LocalKnowledgeBase(workdir / "knowledge")

@@ -127,17 +127,13 @@ def ids(catalog: CatalogIndex, q: str, filters: SearchFilters, limit: int) -> li
     return [p.product_id for p in catalog.bm25(q, filters, limit)]
 
 
-# The two routes to a hit list (see arena/shop/ranking.py), forced by their knobs: leaders
-# (impact-ordered prefixes, small here so a 3k catalog needs several rounds), every posting,
-# and the shipped mix.
-ROUTES = {"leaders": (8, 1.0), "all_postings": (8, 0.0), "shipped": (ranking.FIRST_PREFIX, ranking.PREFIX_SHARE)}
+# The compiled route and the plain numpy one (see arena/shop/ranking.py) give the same lists.
+ROUTES = {"kernel": True, "numpy": False}
 
 
 @pytest.mark.parametrize("route", sorted(ROUTES))
 def test_every_hit_list_equals_the_oracle(synthetic_dir, oracle, queries, monkeypatch, route):
-    prefix, share = ROUTES[route]
-    monkeypatch.setattr(ranking, "FIRST_PREFIX", prefix)
-    monkeypatch.setattr(ranking, "PREFIX_SHARE", share)
+    monkeypatch.setattr(ranking, "USE_KERNEL", ROUTES[route])
     catalog = CatalogIndex(synthetic_dir)
     compared = 0
     for q in queries:
@@ -146,8 +142,7 @@ def test_every_hit_list_equals_the_oracle(synthetic_dir, oracle, queries, monkey
                 assert ids(catalog, q, filters, limit) == oracle.first(q, filters, limit, 100_000), (q, filters, limit)
                 compared += 1
     assert compared == len(queries) * len(FILTERS) * 3
-    if route != "shipped":
-        assert catalog.ranker.routes[route] > len(queries), catalog.ranker.routes
+    assert catalog.ranker.routes[route] > len(queries), catalog.ranker.routes
 
 
 def test_scores_are_the_oracles_to_the_bit(synthetic_dir, oracle, queries):
@@ -163,8 +158,6 @@ def test_filters_see_only_the_official_search_depth(synthetic_dir, oracle, queri
     # The official server filters the first 100,000 hits only: shrunk here so that a
     # 3k catalog's common words reach past it, which must cut filtered hits the same way.
     monkeypatch.setattr(index_module, "SEARCH_DEPTH", 40)
-    monkeypatch.setattr(ranking, "FIRST_PREFIX", 8)
-    monkeypatch.setattr(ranking, "PREFIX_SHARE", 1.0)
     catalog = CatalogIndex(synthetic_dir)
     cut = 0
     for q in queries:
@@ -173,6 +166,7 @@ def test_filters_see_only_the_official_search_depth(synthetic_dir, oracle, queri
             assert ids(catalog, q, filters, 50) == expected, (q, filters)
             cut += len(expected) < len(oracle.first(q, filters, 50, 100_000))
     assert cut > 20  # the depth really removed passing hits
+    assert catalog.ranker.routes["depth_cut"] >= cut and catalog.ranker.routes["kernel"] > 0
 
 
 def test_shop_filters_and_unknown_services(synthetic_dir, oracle):

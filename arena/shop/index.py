@@ -9,20 +9,22 @@ is built for that one ranking:
 - terms come from ``lucene_analysis`` (Lucene's English analyzer, reproduced);
 - each posting stores the query-independent half of Lucene's BM25 term score
   (``1f + freq * normInverse``, float32, see ``lucene_bm25``), so a query scores every
-  matching product exactly as Lucene does, with two vector operations per query term;
+  matching product exactly as Lucene does, in one compiled pass per term (``ranking``);
 - every matching product is scored, never a pruned candidate list, so the 100,000-hit
   depth the official server searches, and the filters it applies to that list, come out
   the same;
 - equal scores go to the smaller product id in string (byte) order, as Anserini sorts
   ties (``id_rank``).
 
-Why not tantivy (the engine before format 4): its BM25 is fixed at k1=1.2, b=0.75, its
-length norms and tokenizers differ, and re-scoring its candidates at Lucene's parameters
-needed depths it could not guarantee (benchmarks/search_fidelity.py measures both).
+Why not tantivy (the engine before format 4): its BM25 is fixed at k1=1.2, b=0.75 (not
+settable from Python), its length norms and tokenizers differ, and re-scoring its
+candidates at Lucene's parameters needed depths it could not guarantee; measured side by
+side with pyserini (benchmarks/search_fidelity.py), it showed the same first page for
+11% of queries at 100k products. Why not bm25s: its Lucene mode computes scores in its
+own precision, without Lucene's one-byte norms, and it has no filters before a cut.
 
 Layout (format 4): ``catalog.json`` (the manifest), the posting arrays
-(``term_starts``, ``post_docs``, ``post_den``, and the same in impact order:
-``impact_docs``, ``impact_den``; see ``ranking``), the sorted term table (``terms``), one
+(``term_starts``, ``post_docs``, ``post_den``; searched by ``ranking``), the sorted term table (``terms``), one
 column per filter and sort (``price``, ``sold_count``, ``services``, ``shop``), the
 product ids in byte order (``ids`` and ``by_id``, with ``id_rank``), and the stored
 records (``records``). All are opened read-only and memory-mapped.
@@ -179,13 +181,6 @@ def _write_postings(out: Path, c: _Collected) -> None:
     save_array(out, "term_starts", starts)
     save_array(out, "post_docs", docs)
     save_array(out, "post_den", denominators)
-    # Impact order: within each term, the highest term score (largest denominator) first.
-    term_of = np.repeat(np.arange(len(terms), dtype=np.int32), np.diff(starts))
-    impact = np.lexsort((-denominators, term_of))
-    del term_of
-    save_array(out, "impact_docs", docs[impact])
-    save_array(out, "impact_den", denominators[impact])
-    del impact
     write_blobs(out, "terms", (t.encode() for t in terms))
     (out / "stats.json").write_text(json.dumps({"doc_count": doc_count, "avgdl": float(avgdl)}))
 
@@ -227,9 +222,10 @@ def rebuild_command(manifest: dict, path: Path) -> str:
         return f"arena catalog build --synthetic {source.get('products')} --seed {source.get('seed', 0)} --out {target}"
     if source.get("kind") == "documents" and source.get("file"):
         return f"arena catalog build --from {source['file']} --out {target}"
-    if source.get("kind") == "taskpack" and source.get("tasks"):
-        tasks = " ".join(f"--from-tasks {t}" for t in source["tasks"])
-        return f"arena catalog build {tasks} --out {target}"
+    if source.get("kind") == "taskpack" and source.get("files"):
+        tasks = " ".join(f"--from-tasks {f['path']}" for f in source["files"])
+        extra = f" --background {source['background']}" if source.get("background") else ""
+        return f"arena catalog build {tasks}{extra} --seed {source.get('seed', 0)} --out {target}"
     return f"arena catalog build --from documents.jsonl.gz --out {target}"
 
 
@@ -258,8 +254,6 @@ class CatalogIndex:
             starts=load_array(path, "term_starts"),
             docs=load_array(path, "post_docs"),
             den=load_array(path, "post_den"),
-            impact_docs=load_array(path, "impact_docs"),
-            impact_den=load_array(path, "impact_den"),
         )
         self._price = load_array(path, "price")
         self._sold = load_array(path, "sold_count")

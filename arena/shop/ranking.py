@@ -1,18 +1,12 @@
-"""The official hit list, computed exactly and fast: every posting only when it must be.
+"""The official hit list, computed exactly: every matching product scored, the best kept.
 
 The hit list the official server filters is "the first 100,000 products by BM25, equal
-scores by product id". Scoring every product that shares a word with the query gives it
-exactly, but on a catalog of a million products a common word has 200k postings, and a
-request of fifteen words touches millions: tens of ms. So each term's postings are kept
-twice: in document order (to look a product's term score up) and in impact order
-(highest term score first). The first ``m`` postings of each term in impact order hold
-every product that could lead; any product outside them scores at most the sum of the
-terms' ``m``-th scores (the threshold algorithm, Fagin et al.). Once the ``k``-th best
-candidate scores above that bound, the first ``k`` hits are exactly the candidates' first
-``k``, ties included (an outside product cannot even tie). When the bound stays too high
-(many query words of similar weight), the search falls back to scoring every posting.
-Either way the answer is the same list; tests/test_search_official.py checks both routes
-against a product-by-product oracle.
+scores by product id", then the first 50 of them that pass its filters. Every product
+sharing a word with the query is scored (no pruning can drop a hit), by the compiled
+loops of ``score_kernel``; the 50-slot heap keeps the best passing ones; and the
+100,000-hit depth is checked by counting the candidates ahead of the last hit, and
+applied exactly (``first``) in the rare case it bites. ``all_hits`` is the same scoring
+in plain numpy: the reference the kernel is tested against, and what ``scored`` returns.
 """
 
 from __future__ import annotations
@@ -23,12 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.shop import lucene_bm25
+from arena.shop import lucene_bm25, score_kernel
 from arena.shop.catalog_files import Blobs
 
-FIRST_PREFIX = 256  # impact-ordered postings per term in the first round
-# Past this share of the query's postings, scoring them all is cheaper than more rounds.
-PREFIX_SHARE = 0.25
+# False: every search takes the plain numpy route (tests compare the two).
+USE_KERNEL = True
 
 
 @dataclass(frozen=True)
@@ -43,8 +36,6 @@ class Postings:
     starts: np.ndarray  # per term id, its first posting (int64, n_terms + 1)
     docs: np.ndarray  # document order
     den: np.ndarray  # ``1f + freq * normInverse`` per posting, document order
-    impact_docs: np.ndarray  # the same postings, highest term score first
-    impact_den: np.ndarray
 
 
 class Ranker:
@@ -52,6 +43,8 @@ class Ranker:
 
     def __init__(self, postings: Postings, terms: Blobs, doc_count: int, id_rank: np.ndarray, size: int) -> None:
         self.p = postings
+        # numba takes plain arrays: views of the memory maps, nothing copied.
+        self._docs, self._den, self._id_rank = np.asarray(postings.docs), np.asarray(postings.den), np.asarray(id_rank)
         self.terms = terms
         self.doc_count = doc_count
         self.id_rank = id_rank
@@ -96,17 +89,6 @@ class Ranker:
             total[found] += term
         return total.astype(np.float32)
 
-    def leaders(self, query: list[QueryTerm], m: int) -> tuple[np.ndarray, np.ndarray, float]:
-        """The products among each term's first ``m`` postings in impact order, their scores,
-        and the most any other product can score."""
-        heads = [self.p.impact_docs[t.start : min(t.end, t.start + m)] for t in query]
-        docs = np.unique(np.concatenate(heads)).astype(np.int64)
-        bound = 0.0
-        for t in query:
-            if t.end - t.start > m:  # a term not yet exhausted still adds up to its m-th score
-                bound += float(lucene_bm25.term_scores(t.weight, self.p.impact_den[t.start + m : t.start + m + 1])[0])
-        return docs, self.scores_of(query, docs), float(np.float32(bound)) if bound else 0.0
-
     # -- ordering -----------------------------------------------------------------------
 
     def first(self, docs: np.ndarray, scores: np.ndarray, k: int, *, ordered: bool = False) -> np.ndarray:
@@ -137,43 +119,52 @@ class Ranker:
         passing: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> list[int]:
         """The first ``limit`` products, in order, that pass ``passing`` among the first
-        ``depth`` hits of the whole ranking (the official server's search, then its filter)."""
+        ``depth`` hits of the whole ranking (the official server's search, then its filter).
+        Not thread-safe (callers lock)."""
         if not query or limit <= 0:
             return []
-        postings = sum(t.end - t.start for t in query)
-        m = FIRST_PREFIX
-        while sum(min(m, t.end - t.start) for t in query) <= PREFIX_SHARE * postings:
-            docs, scores, bound = self.leaders(query, m)
-            exhausted = all(t.end - t.start <= m for t in query)  # the leaders are every hit
-            kept = np.flatnonzero(scores > 0)
-            if passing is not None:
-                kept = kept[passing(docs[kept])]
-            if len(kept) >= limit or exhausted:
-                top = kept[self.first(docs[kept], scores[kept], limit, ordered=True)]
-                if not len(top):
-                    self.routes["leaders"] += 1
-                    return []
-                if scores[top[-1]] > bound or exhausted:
-                    # Every product scoring >= the last hit is a candidate, so the last hit's rank
-                    # in the whole ranking is known: the depth cut cannot bite above it.
-                    if passing is None or self._rank_of(docs, scores, top[-1]) < depth:
-                        self.routes["leaders"] += 1
-                        return docs[top].tolist()
-                    break
-            m *= 4
-        self.routes["all_postings"] += 1
+        if not USE_KERNEL:
+            return self._hits_numpy(query, limit, depth, passing)
+        found = np.empty(sum(t.end - t.start for t in query), dtype=np.int32)
+        count = 0
+        for t in query:
+            count = score_kernel.accumulate(
+                self._docs[t.start : t.end], self._den[t.start : t.end], t.weight, self._sums, found, count
+            )
+        found = found[:count]
+        mask = passing(found) if passing is not None else _ALL
+        heap_docs = np.empty(limit, dtype=np.int32)
+        heap_scores = np.empty(limit, dtype=np.float32)
+        scores = np.empty(count, dtype=np.float32)
+        size = score_kernel.best(found, self._sums, self._id_rank, mask, limit, heap_docs, heap_scores, scores)
+        order = np.lexsort((self._id_rank[heap_docs[:size]], -heap_scores[:size]))
+        top = heap_docs[:size][order]
+        if passing is not None and count > depth and size:
+            last = order[-1]
+            ahead = score_kernel.rank_of(
+                found, scores, self._id_rank, heap_scores[last], self._id_rank[heap_docs[last]]
+            )
+            if ahead >= depth:  # the depth cut bites: some passing hits lie past the first ``depth``
+                self.routes["depth_cut"] += 1
+                return self._cut(found.astype(np.int64), scores, limit, depth, passing)
+        self.routes["kernel"] += 1
+        return top.tolist()
+
+    def _hits_numpy(self, query, limit, depth, passing) -> list[int]:
+        self.routes["numpy"] += 1
         docs, scores = self.all_hits(query)
-        if passing is not None:
-            if len(docs) > depth:
-                keep = self.first(docs, scores, depth)
-                docs, scores = docs[keep], scores[keep]
-            ok = passing(docs)
-            docs, scores = docs[ok], scores[ok]
+        if passing is None:
+            return docs[self.first(docs, scores, limit, ordered=True)].tolist()
+        return self._cut(docs, scores, limit, depth, passing)
+
+    def _cut(self, docs, scores, limit, depth, passing) -> list[int]:
+        """The first ``depth`` hits, then the first ``limit`` of them that pass."""
+        if len(docs) > depth:
+            keep = self.first(docs, scores, depth)
+            docs, scores = docs[keep], scores[keep]
+        ok = passing(docs)
+        docs, scores = docs[ok], scores[ok]
         return docs[self.first(docs, scores, limit, ordered=True)].tolist()
 
-    def _rank_of(self, docs: np.ndarray, scores: np.ndarray, i: int) -> int:
-        """0-based rank of candidate ``i`` among all candidates, by score then product id."""
-        s, r = scores[i], self.id_rank[docs[i]]
-        better = scores > s
-        tied = scores == s
-        return int(better.sum() + (tied & (self.id_rank[docs] < r)).sum())
+
+_ALL = np.empty(0, dtype=bool)  # "no filter" for the kernel
