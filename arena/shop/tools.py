@@ -225,7 +225,10 @@ class ShopEnvironment:
         elif sort == "pricedesc":
             hits = _sorted_by(hits, self.catalog.prices(hits), descending=True)
         window = hits[(page_number - 1) * PAGE_SIZE : page_number * PAGE_SIZE]
-        return [p.search_view() for p in self.catalog.records(window)], None
+        notice = None
+        if sort not in (None, "default", *SORTS):
+            notice = f"sort {sort!r} is not one of {', '.join(SORTS)}: results in relevance order"
+        return [p.search_view() for p in self.catalog.records(window)], notice
 
     def _view_product_information(self, product_ids: str | list) -> tuple[list[dict], str | None]:
         ids = self._ids(product_ids)
@@ -278,6 +281,8 @@ def _check_arguments(name: str, args: dict) -> None:
             continue  # the official server took page as a query-string digit string
         if isinstance(value, bool) or not isinstance(value, _TYPES[expected]):
             raise BadToolCall(f"{name}: argument {key!r} must be a {expected}, got {type(value).__name__}")
+        if (name, key) == ("find_product", "sort"):
+            continue  # the official server reads any other sort as BM25 order (a notice says so)
         if "enum" in properties[key] and value not in properties[key]["enum"]:
             raise BadToolCall(f"{name}: argument {key!r} must be one of {properties[key]['enum']}")
 
