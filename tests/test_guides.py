@@ -267,6 +267,12 @@ def test_the_researcher_guide_exports_loads_trains_and_evaluates(demo_world, tmp
         assert after["model_in"] == before["model_out"]
     metrics = json.loads((root / "runs" / "tiny" / "heldout" / "metrics.json").read_text())
     assert metrics["n_problems"] > 0 and 0.0 <= metrics["asr"] <= 1.0
+    # The served checkpoint answered through the race's proxy: real completions with token usage, no crash.
+    for line in (root / "runs" / "tiny" / "heldout" / "records.jsonl").read_text().splitlines():
+        record = json.loads(line)["record"]
+        calls = record["llm_calls"]
+        assert calls and calls[0]["status_code"] == 200 and calls[0]["usage"]["completion_tokens"] > 0
+        assert record["termination"] in ("returned", "terminated")
 
 
 def check_the_formats_agree(corpus: Path) -> None:
