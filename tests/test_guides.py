@@ -71,7 +71,7 @@ class Terminal:
         self.state = root.parent / "terminal.env"
         self.substitutions = substitutions or {}
         self.applied: set[str] = set()
-        self.outputs: dict[str, str] = {}  # block.where -> what it printed (stdout and stderr)
+        self.outputs: list[tuple[Block, str]] = []  # each block run, with what it printed (stdout and stderr)
         self.background: list[tuple[Block, subprocess.Popen, Path]] = []
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
         self.env |= {"PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "COLUMNS": "200"}
@@ -107,7 +107,7 @@ class Terminal:
         output = log.read_text()
         if done.returncode != 0:
             pytest.fail(f"{block.where} failed (exit {done.returncode}):\n{block.text}\n--- output:\n{output[-4000:]}")
-        self.outputs[block.where] = output
+        self.outputs.append((block, output))
         return output
 
     def start(self, block: Block) -> None:
@@ -142,11 +142,10 @@ class Terminal:
                     self.run(block)
 
     def output_of(self, command: str) -> str:
-        """What the block holding ``command`` (the start of one of its lines) printed."""
-        for page in [*OPERATOR, *MINER, *RESEARCHER]:
-            for block in page_blocks(page):
-                if block.where in self.outputs and any(c.startswith(command) for c in block.commands()):
-                    return self.outputs[block.where]
+        """What the last block run holding ``command`` (the start of one of its lines) printed."""
+        for block, output in reversed(self.outputs):
+            if any(c.startswith(command) for c in block.commands()):
+                return output
         raise AssertionError(f"no block with {command!r} ran")
 
     def close(self) -> None:
@@ -263,6 +262,8 @@ def test_the_researcher_guide_exports_loads_trains_and_evaluates(demo_world, tmp
     assert "skipped: no successful rollout" in report and "loss.png" in report
     assert (root / "runs" / "tiny" / "loss.png").read_bytes()[:4] == b"\x89PNG"
     stages = json.loads((root / "runs" / "tiny" / "report.json").read_text())["stages"]
+    for stage in (s for s in stages if s["stage"] in ("sft", "teacher-sft", "kto")):
+        assert stage["losses"] and stage["losses"][0][1] > 0, stage  # a loss of 0: no token was trained on
     for before, after in zip(stages, stages[1:], strict=False):  # each from the last one's (a skipped one's: its input)
         assert after["model_in"] == before["model_out"]
     metrics = json.loads((root / "runs" / "tiny" / "heldout" / "metrics.json").read_text())
