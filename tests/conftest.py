@@ -74,3 +74,29 @@ def catalog(catalog_dir):
     from arena.shop.index import CatalogIndex
 
     return CatalogIndex(catalog_dir)
+
+
+@pytest.fixture(scope="session")
+def demo_world(tmp_path_factory) -> Path:
+    """One `arena demo` (the README's main job, on the tests' small sizes) in a folder of its own, run once
+    per session: ``arena.db`` and ``demo/`` in it. Read it, or copy it to change it."""
+    import os
+    import subprocess
+    import sys
+
+    from arena.runner.sandbox import bubblewrap_path
+
+    if bubblewrap_path() is None:
+        pytest.skip("the demo's agents run in bubblewrap")
+    root = tmp_path_factory.mktemp("demo-world")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env |= {"ARENA_DATABASE_URL": f"sqlite:///{root / 'arena.db'}", "COLUMNS": "160"}
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("arena")), "demo", "--out", str(root / "demo"), "--products", "2000",
+         "--problems", "32"],
+        capture_output=True, text=True, cwd=root, env=env, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    (root / "demo.stdout").write_text(done.stdout)
+    (root / "demo.stderr").write_text(done.stderr)
+    return root

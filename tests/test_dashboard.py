@@ -118,20 +118,11 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """A demo race in a SQLite file, served by `arena serve` on a loopback port."""
-    root = tmp_path_factory.mktemp("dashboard")
+def served(demo_world, tmp_path_factory):
+    """The session's demo race (a SQLite file, tests/conftest.py), served by `arena serve` on a loopback port."""
+    root = demo_world
     database = root / "arena.db"
     env = os.environ | {"ARENA_DATABASE_URL": f"sqlite:///{database}", "ARENA_API__VALIDATOR_HOTKEY": "5Validator"}
-    demo = subprocess.run(
-        [ARENA, "demo", "--out", str(root / "demo"), "--products", "2000", "--problems", "32"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert demo.returncode == 0, demo.stderr[-3000:]
     port = free_port()
     server = subprocess.Popen(
         [ARENA, "serve", "--api-host", "127.0.0.1", "--api-port", str(port)],
@@ -151,7 +142,7 @@ def served(tmp_path_factory):
                 assert server.poll() is None, server.stderr.read()
                 assert time.monotonic() < deadline, "arena serve did not come up"
                 time.sleep(0.2)
-        yield {"base": base, "database": database, "browser": Browser(base, root)}
+        yield {"base": base, "database": database, "browser": Browser(base, tmp_path_factory.mktemp("browser"))}
     finally:
         server.terminate()
         server.communicate(timeout=30)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,39 +27,6 @@ def run_demo(workdir: Path) -> subprocess.CompletedProcess:
     return done
 
 
-def check_columnar_exports(workdir: Path) -> None:
-    """The researcher's formats on the demo's real store: each loads with `datasets`, as the guide says."""
-    from contextlib import chdir
-
-    import datasets
-    from typer.testing import CliRunner
-
-    from arena.cli import app
-
-    out = workdir / "columnar"
-    with chdir(workdir):
-        result = CliRunner().invoke(
-            app,
-            ["export", "--database-url", f"sqlite:///{workdir / 'arena.db'}", "--out", str(out),
-             "--format", "jsonl,parquet,hf"],
-        )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    splits = [n for n in ("train", "eval", "subtask", "rejected") if (out / f"{n}.jsonl").is_file()]
-    assert "train" in splits and "subtask" in splits
-    jsonl = datasets.load_dataset("json", data_files={n: str(out / f"{n}.jsonl") for n in ("train", "eval")})
-    parquet = datasets.load_dataset("parquet", data_files={n: str(out / f"{n}.parquet") for n in splits})
-    on_disk = datasets.load_from_disk(str(out / "hf" / "trajectories"))
-    for name in splits:
-        n = len((out / f"{name}.jsonl").read_text().splitlines())
-        assert parquet[name].num_rows == on_disk[name].num_rows == n
-    assert jsonl["train"].num_rows == parquet["train"].num_rows
-    row = parquet["train"][0]
-    assert {g["name"] for g in row["metadata"]["gates"]} >= {"reasoning", "format"}
-    assert row["messages"][0]["role"] == "system" and row["tools"][0]["function"]["name"]
-    kto = datasets.load_from_disk(str(out / "hf" / "kto"))["train"]
-    assert kto.num_rows == len((out / "kto.jsonl").read_text().splitlines()) > 0
-
-
 def leaderboard(stdout: str) -> dict[str, tuple[str, float | None]]:
     """agent -> (rank, race score) from the printed table."""
     table = {}
@@ -69,8 +37,12 @@ def leaderboard(stdout: str) -> dict[str, tuple[str, float | None]]:
     return table
 
 
-def test_demo_runs_a_whole_race_and_continues_on_rerun(tmp_path):
-    first = run_demo(tmp_path)
+def test_demo_runs_a_whole_race_and_continues_on_rerun(demo_world, tmp_path):
+    # The first run is the session's shared one (tests/conftest.py); the rerun continues a copy of it.
+    for database in demo_world.glob("arena.db*"):  # with its -wal and -shm, if SQLite left them
+        shutil.copy2(database, tmp_path / database.name)
+    shutil.copytree(demo_world / "demo", tmp_path / "demo", symlinks=True)
+    first = subprocess.CompletedProcess([], 0, (demo_world / "demo.stdout").read_text(), "")
     assert "Leaderboard after cycle 1" in first.stdout
     assert "the copied agent was rejected: ast_copy" in first.stdout
     weights_line = next(line for line in first.stdout.splitlines() if line.startswith("weights"))
@@ -96,7 +68,7 @@ def test_demo_runs_a_whole_race_and_continues_on_rerun(tmp_path):
     assert table["tool_calling"][0] != "-", "the agentic agent qualified: six problems cannot knock it out"
     for name in ("train", "eval", "subtask", "kto"):
         assert (tmp_path / "demo" / "corpus" / f"{name}.jsonl").is_file()
-    check_columnar_exports(tmp_path)
+    # Its store in jsonl, parquet and hf, each loaded with `datasets`: the researcher's guide test.
     assert (tmp_path / "demo" / "corpus" / "README.md").is_file()
     assert not (Path.home() / ".bittensor" / "wallets" / "tool_calling").exists()  # wallets stay in the demo folder
     assert (tmp_path / "demo" / "wallets" / "tool_calling").is_dir()

@@ -416,3 +416,11 @@ def test_commitment_block_counts_only_for_the_same_code():
     assert commitment_block_for(sha, Commitment(hotkey="5A", data=sha, block=77)) == 77
     assert commitment_block_for(sha, Commitment(hotkey="5A", data="0" * 64, block=77)) is None
     assert commitment_block_for(sha, None) is None
+
+
+def test_the_auth_window_defaults_are_bittensors():
+    from bittensor import http_auth
+
+    from arena.race.intake_limits import AUTH_ALLOWED_SKEW_S, AUTH_MAX_AGE_S
+
+    assert (AUTH_MAX_AGE_S, AUTH_ALLOWED_SKEW_S) == (http_auth.DEFAULT_MAX_AGE, http_auth.DEFAULT_ALLOWED_SKEW)

@@ -3,6 +3,14 @@
 ``create_app(settings, store=..., chain=...)`` builds it; ``arena serve`` runs it.
 """
 
-from arena.api.app import ApiSetupError, create_app
-
 __all__ = ["ApiSetupError", "create_app"]
+
+
+def __getattr__(name: str):
+    # Lazy: arena.config reads arena.api.settings, and every `arena` command would otherwise load
+    # FastAPI, the store and bittensor just to parse its settings.
+    if name in __all__:
+        from arena.api import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module 'arena.api' has no attribute {name!r}")

@@ -124,3 +124,32 @@ def tiny_model(
     with contextlib.redirect_stdout(sys.stderr):
         path = build_tiny_model(corpus_texts(data), out, seed=seed)
     err.print(f"tiny model written to {path}", highlight=False)
+
+
+@app.command("serve")
+def serve(
+    checkpoint: Annotated[Path, typer.Argument(help="A stage's checkpoint folder, e.g. runs/tiny/grpo/final.")],
+    host: Annotated[str, typer.Option("--host", help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 8001,
+    served_model_name: Annotated[
+        str | None, typer.Option("--served-model-name", help="Model name clients ask for (default: CHECKPOINT).")
+    ] = None,
+    max_new_tokens: Annotated[int, typer.Option("--max-new-tokens", min=1, help="Tokens per completion.")] = 256,
+) -> None:
+    """Serve a checkpoint on CPU as an OpenAI-compatible chat server (/v1/chat/completions), the small
+    models' stand-in for vLLM: `arena eval --base-url http://HOST:PORT/v1 --model CHECKPOINT` evaluates it."""
+    try:
+        import uvicorn
+        from transformers import AutoModelForCausalLM
+
+        from distill.serve import create_model_app
+        from distill.train.model import load_tokenizer
+    except ImportError as exc:
+        fail(f"the distill extra is not installed ({exc}); pip install 'trajectory-arena[distill]'")
+    if not (checkpoint / "config.json").is_file():
+        fail(f"{checkpoint} is not a checkpoint (no config.json): give a stage's OUTPUT/final folder")
+    name = served_model_name or str(checkpoint)  # vLLM's default too: clients name the path they served
+    model = AutoModelForCausalLM.from_pretrained(checkpoint).eval()
+    application = create_model_app(model, load_tokenizer(str(checkpoint)), name, max_new_tokens=max_new_tokens)
+    err.print(f"serving {name} on http://{host}:{port}/v1", highlight=False)
+    uvicorn.run(application, host=host, port=port, log_level="warning")

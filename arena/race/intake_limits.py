@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bittensor import http_auth
 from pydantic import BaseModel, Field
 
 from arena.duration import Duration
 
 MINHASH_PERMUTATIONS = 256
 COPY_BUDGET_WINDOW = timedelta(hours=24)
+# bittensor.http_auth's DEFAULT_MAX_AGE and DEFAULT_ALLOWED_SKEW (tests/test_intake.py checks they still are):
+# importing bittensor costs every `arena` command a second, and these settings are read by all of them.
+AUTH_MAX_AGE_S = 10.0
+AUTH_ALLOWED_SKEW_S = 2.0
 
 
 class IntakeLimits(BaseModel):
@@ -32,10 +35,8 @@ class IntakeLimits(BaseModel):
         description="Submissions a hotkey may have refused as copies of another hotkey's per 24 h; then it gets "
         "429 copy_budget_exhausted until the oldest ages out (the copy check must be no free oracle).",
     )
-    auth_max_age_s: float = Field(http_auth.DEFAULT_MAX_AGE, gt=0, description="btauth nonce freshness window.")
-    auth_allowed_skew_s: float = Field(
-        http_auth.DEFAULT_ALLOWED_SKEW, ge=0, description="Tolerated client clock drift."
-    )
+    auth_max_age_s: float = Field(AUTH_MAX_AGE_S, gt=0, description="btauth nonce freshness window.")
+    auth_allowed_skew_s: float = Field(AUTH_ALLOWED_SKEW_S, ge=0, description="Tolerated client clock drift.")
     near_copy_of_own: bool = Field(
         False,
         description="Also run the MinHash check against the submitter's own earlier submissions "

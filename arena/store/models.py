@@ -157,7 +157,9 @@ class ProblemRow(Base):
     partition: Mapped[PartitionName] = mapped_column(str_enum(PartitionName, "partition"))
     intent: Mapped[Intent] = mapped_column(str_enum(Intent, "intent"))
     difficulty: Mapped[Difficulty] = mapped_column(str_enum(Difficulty, "difficulty"))
-    row: Mapped[dict] = mapped_column(JSONType)  # Problem.to_row(): the official shape plus our keys
+    # Problem.to_row(): the official shape plus our keys. Plain JSON, not JSONB, on PostgreSQL too: the text
+    # keeps the file's key order, so the public file the API rebuilds from these rows has the manifest's sha256.
+    row: Mapped[dict] = mapped_column(JSON)
 
 
 class LedgerEventRow(Base):

@@ -81,6 +81,9 @@ class StageConfig(BaseModel):
     output: Path = Field(description="Where this stage writes its checkpoints and final model.")
     resume: bool = False
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    cpu_threads: int | None = Field(
+        None, ge=1, description="torch's CPU threads for the stage (default: torch's own, one per core)."
+    )
     lora: LoraSettings | None = None
     # Stage-specific inputs (files are relative to `data` unless absolute).
     train_file: str = "train.jsonl"

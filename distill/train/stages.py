@@ -8,6 +8,10 @@ from distill.train.report import StageReport
 
 def run_stage(config: StageConfig) -> StageReport:
     config.output.mkdir(parents=True, exist_ok=True)
+    if config.cpu_threads is not None:
+        import torch
+
+        torch.set_num_threads(config.cpu_threads)
     if config.stage == "sft":
         from distill.train.sft import run_sft
 
