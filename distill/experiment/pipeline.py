@@ -113,7 +113,10 @@ class Experiment:
             build_catalog(folder / "catalog", synthetic=plan.products, seed=plan.seed)
             return {"products": plan.products}
 
-        return self.steps.run("catalog", step_key("catalog", plan.model_dump()), work)
+        from arena.shop.index import INDEX_FORMAT
+
+        # The index format is an input: a catalog cached by an older build would not open.
+        return self.steps.run("catalog", step_key("catalog", plan.model_dump(), INDEX_FORMAT), work)
 
     @property
     def catalog_dir(self) -> Path:
