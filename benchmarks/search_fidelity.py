@@ -272,11 +272,16 @@ def run_size(args, size: int, workdir: Path) -> dict:
     same_records = sum(
         env.call("find_product", dict(r)).result == p for r, p in zip(requests, served["pages"], strict=True)
     )
+    # Where the unfiltered top 50 already agree, a differing page points at the request handling,
+    # or at the ranking below the 50th hit, which the filters reach.
+    agreeing = [r for r in requests if project[r["q"]] == official[r["q"]]]
     figures["fidelity"] = fidelity
     figures["filtered"] = {
         "requests": len(requests),
         "same_page_ids": 1 - len(mismatches) / len(requests),
         "same_page_records": same_records / len(requests),
+        "ranking_agrees": len(agreeing),
+        "ranking_agrees_but_differs": [r for r in agreeing if r in mismatches],
         "examples": mismatches[:5],
     }
     filtered = {"page": 2, "price": "100-2000", "service": "COD", "sort": "priceasc"}
@@ -308,8 +313,12 @@ def print_tables(results: list[dict], commit: str) -> None:
         b = r["filtered"]
         print(f"\n(b) filtered/sorted vs official logic: {b['requests']} requests, same page ids "
               f"{b['same_page_ids']:.1%}, same records {b['same_page_records']:.1%}")  # fmt: skip
+        print(f"    {b['ranking_agrees']} of them on queries whose unfiltered top 50 agree; of those, "
+              f"{len(b['ranking_agrees_but_differs'])} differ (request handling, or ranks below 50 that a filter reached):")  # fmt: skip
+        for example in b["ranking_agrees_but_differs"][:10]:
+            print(f"      {json.dumps(example)}")
         for example in b["examples"]:
-            print(f"    differs: {json.dumps(example)}")
+            print(f"    differs: {json.dumps(example)[:300]}")
         print("\n(c) latency                        p50 ms    p99 ms      n")
         for name, t in r["latency"].items():
             print(f"{name:<32} {t['p50_ms']:>8} {t['p99_ms']:>9} {t['n']:>6}")
