@@ -233,7 +233,7 @@ def run_size(args, size: int, workdir: Path) -> dict:
         started = time.perf_counter()
         write_documents(documents, size, args.seed)
         figures["documents_s"] = round(time.perf_counter() - started, 1)
-    if not (project_dir / "catalog.json").is_file():
+    if args.rebuild_project or not (project_dir / "catalog.json").is_file():
         shutil.rmtree(project_dir, ignore_errors=True)
         figures["project_build"] = build_project(documents, project_dir)
     if not any(lucene_dir.glob("segments_*")):
@@ -353,6 +353,9 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="show the JVM's and Anserini's logs")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--keep", action="store_true", help="keep the documents and both indexes; reuse them next run")
+    parser.add_argument(
+        "--rebuild-project", action="store_true", help="rebuild the project index even if kept (the engine changed)"
+    )
     args = parser.parse_args()
     if args.install:
         install(args.env)
