@@ -346,7 +346,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keyword-queries", type=int, default=2000)
     parser.add_argument(
-        "--filtered-requests", type=int, default=300, help="through the official logic (~1 s each at 1M)"
+        "--filtered-requests", type=int, default=300, help="through the official logic (1-5 s each at 1M here)"
     )
     parser.add_argument("--deep-check", type=int, default=200, help="queries whose k=100000 top 50 is compared")
     parser.add_argument("--peer-heap", default="4g", help="the peer JVM's -Xmx (default %(default)s)")
