@@ -78,3 +78,45 @@ def test_an_older_format_fails_with_the_command_that_rebuilds_it(orders, tmp_pat
     assert f"index format 3 is not {INDEX_FORMAT}" in message
     assert f"arena catalog build --synthetic 9 --seed 4 --out {folder}-v{INDEX_FORMAT}" in message
     assert sorted(p.name for p in folder.iterdir()) == before  # never rebuilt in place
+
+
+def test_rows_are_indexed_as_anserini_indexes_a_documents_file(tmp_path):
+    # A repeated id is indexed again (it counts in the statistics and can match), but the id
+    # shows, and is filtered by, its first row; a blank row is not indexed at all.
+    rows = [
+        Product(product_id="1", title="red lamp", price=10.0, shop_id="s"),
+        Product(product_id="2", title="blue lamp", price=20.0, shop_id="s"),
+        Product(product_id="1", title="red red lamp best", price=99.0, shop_id="s"),
+        Product(product_id="3", title="", price=5.0, shop_id="s"),
+        Product(product_id="3", title="green lamp", price=30.0, shop_id="s"),
+    ]
+    build_index(rows, tmp_path / "catalog")
+    index = CatalogIndex(tmp_path / "catalog")
+    assert len(index) == 3
+    assert index.manifest["rows"] == 4 and index.manifest["duplicate_rows"] == 1
+    assert index.manifest["blank_rows_skipped"] == 1
+    assert index.get("1").title == "red lamp" and index.get("3").title == "green lamp"
+    # Only the repeated row has "best": the id is found through it, once, showing its first row.
+    hits = index.bm25("best lamp", SearchFilters(), 10)
+    assert [p.product_id for p in hits] == ["1", "2", "3"] and hits[0].price == 10.0
+    # Every row scores "lamp" with the statistics of all four indexed rows.
+    docs, scores = index.scored(index.query_terms("lamp"))
+    assert len(docs) == 4
+    # The filter reads the first row's price (10), not the matching row's (99).
+    assert index.bm25("best", SearchFilters(price_low=50.0), 10) == []
+    assert [p.product_id for p in index.bm25("best", SearchFilters(price_high=50.0), 10)] == ["1"]
+
+
+def test_a_documents_row_is_searched_by_its_own_contents(tmp_path):
+    # The official index analyzes the row's "contents", whatever built it.
+    import orjson
+
+    from arena.shop.building import build_catalog
+
+    row = {"id": "7", "contents": "zebra crossing", "product": {"product_id": "7", "title": "Desk lamp", "price": 5}}
+    documents = tmp_path / "documents.jsonl"
+    documents.write_bytes(orjson.dumps(row) + b"\n")
+    build_catalog(tmp_path / "catalog", documents=documents)
+    index = CatalogIndex(tmp_path / "catalog")
+    assert [p.title for p in index.bm25("zebra", SearchFilters(), 5)] == ["Desk lamp"]
+    assert index.bm25("desk lamp", SearchFilters(), 5) == []

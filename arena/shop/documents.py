@@ -60,11 +60,14 @@ def parse_document(raw: bytes) -> Product:
     if "product_id" not in product and "id" in row:
         product = {**product, "product_id": row["id"]}
     try:
-        return Product.model_validate(product)
+        parsed = Product.model_validate(product)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ValueError(f"invalid product: {where}: {first['msg']}") from None
+    if isinstance(row.get("contents"), str):
+        parsed._row_contents = row["contents"]  # what the official index analyzed
+    return parsed
 
 
 def iter_documents(path: str | Path, *, strict: bool = False, report: LoadReport | None = None) -> Iterator[Product]:

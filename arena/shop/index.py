@@ -82,8 +82,8 @@ def build_index(
     source: dict | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> BuildStats:
-    """Index products into ``out`` (must be empty or absent). A repeated product id is
-    indexed once: the first row wins."""
+    """Index products into ``out`` (must be empty or absent), as Anserini indexes them
+    (see ``_collect`` for repeated ids and blank rows)."""
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         raise CatalogIndexError(f"{out} is not empty; remove it or choose another --out")
@@ -97,7 +97,9 @@ def build_index(
         "format": INDEX_FORMAT,
         "engine": ENGINE,
         "products": collected.count,
-        "duplicates_skipped": collected.duplicates,
+        "rows": collected.rows,
+        "duplicate_rows": collected.duplicates,
+        "blank_rows_skipped": collected.blank,
         "terms": len(collected.vocabulary),
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "build_seconds": round(seconds, 2),
@@ -116,28 +118,41 @@ class _Collected:
     vocabulary: dict[str, int]
     term_ids: array
     freqs: array
-    unique_terms: array  # per product: how many (term, freq) pairs it added
-    lengths: array  # per product: its field length (terms after analysis)
+    unique_terms: array  # per row: how many (term, freq) pairs it added
+    lengths: array  # per row: its field length (terms after analysis)
     ids: list[str]
     prices: array
     sold: array
     services: array
     shops: list[str]
-    count: int = 0
-    duplicates: int = 0
+    canonical: array  # per row: the first row of its product id
+    rows: int = 0
+    count: int = 0  # products (distinct ids)
+    duplicates: int = 0  # rows repeating an earlier id
+    blank: int = 0  # rows with blank contents, never indexed
 
 
 def _collect(products: Iterable[Product], out: Path, progress: Callable[[int], None] | None) -> _Collected:
-    c = _Collected({}, array("i"), array("i"), array("i"), array("i"), [], array("d"), array("q"), array("B"), [])
-    seen: set[str] = set()
+    """As Anserini indexes a documents file: a row whose contents is blank is not indexed at
+    all; a row repeating an id is indexed again (it counts in the BM25 statistics and can
+    match), while looking the id up gives the first row, whose fields every hit shows and
+    every filter reads (the official server reads ``searcher.doc(id)``)."""
+    c = _Collected(
+        {}, array("i"), array("i"), array("i"), array("i"), [], array("d"), array("q"), array("B"), [], array("i")
+    )
+    first: dict[str, int] = {}  # id -> its first row; 2.5M short ids stay well under 300 MB
     interned: dict[str, str] = {}
     records = BlobWriter(out, "records")
     for product in products:
-        if product.product_id in seen:
-            c.duplicates += 1
+        text = product.contents()
+        if not text.strip():
+            c.blank += 1
             continue
-        seen.add(product.product_id)
-        terms = analyze(product.contents())
+        row = c.rows
+        c.rows += 1
+        canonical = first.setdefault(product.product_id, row)
+        c.canonical.append(canonical)
+        terms = analyze(text)
         counted = Counter(terms)
         c.lengths.append(len(terms))
         c.unique_terms.append(len(counted))
@@ -148,6 +163,14 @@ def _collect(products: Iterable[Product], out: Path, progress: Callable[[int], N
             c.term_ids.append(term_id)
             c.freqs.append(freq)
         c.ids.append(product.product_id)
+        if canonical != row:  # a repeated id: the first row's fields, no record of its own
+            c.duplicates += 1
+            c.prices.append(c.prices[canonical])
+            c.sold.append(c.sold[canonical])
+            c.services.append(c.services[canonical])
+            c.shops.append(c.shops[canonical])
+            records.add(b"")
+            continue
         c.prices.append(float(product.price))
         c.sold.append(int(product.sold_count))
         c.services.append(service_mask(product.service))
@@ -167,7 +190,7 @@ def _write_postings(out: Path, c: _Collected) -> None:
     posting_terms = sorted_id[np.frombuffer(c.term_ids, dtype=np.int32)] if terms else np.empty(0, np.int32)
     # A stable sort by term keeps each term's postings in document order.
     order = np.argsort(posting_terms, kind="stable")
-    docs = np.repeat(np.arange(c.count, dtype=np.int32), np.frombuffer(c.unique_terms, dtype=np.int32))[order]
+    docs = np.repeat(np.arange(c.rows, dtype=np.int32), np.frombuffer(c.unique_terms, dtype=np.int32))[order]
     freqs = np.frombuffer(c.freqs, dtype=np.int32)[order]
     starts = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(np.bincount(posting_terms, minlength=len(terms)), out=starts[1:])
@@ -194,11 +217,15 @@ def _write_columns(out: Path, c: _Collected) -> None:
     save_array(out, "shop", np.array([code[s] for s in c.shops], dtype=np.int32))
     write_blobs(out, "shops", (s.encode() for s in shop_names))
     keys = [i.encode() for i in c.ids]
-    by_id = np.array(sorted(range(c.count), key=keys.__getitem__), dtype=np.int32)
-    rank = np.empty(c.count, dtype=np.int32)
-    rank[by_id] = np.arange(c.count, dtype=np.int32)
+    canonical = np.frombuffer(c.canonical, dtype=np.int32)
+    firsts = np.flatnonzero(canonical == np.arange(c.rows))
+    by_id = np.array(sorted(firsts.tolist(), key=keys.__getitem__), dtype=np.int32)
+    rank = np.empty(c.rows, dtype=np.int32)
+    rank[by_id] = np.arange(len(by_id), dtype=np.int32)
+    rank = rank[canonical]  # a repeated id's rows share its rank
     save_array(out, "by_id", by_id)
     save_array(out, "id_rank", rank)
+    save_array(out, "canonical", canonical)
     write_blobs(out, "ids", (keys[i] for i in by_id))
 
 
@@ -264,11 +291,19 @@ class CatalogIndex:
         self._id_rank = load_array(path, "id_rank")
         self._ids = Blobs(path, "ids")
         self._records = Blobs(path, "records")
-        self.ranker = Ranker(postings, Blobs(path, "terms"), int(stats["doc_count"]), self._id_rank, len(self._price))
+        self._canonical = load_array(path, "canonical")
+        self.ranker = Ranker(
+            postings,
+            Blobs(path, "terms"),
+            int(stats["doc_count"]),
+            self._id_rank,
+            len(self._price),
+            canonical=self._canonical if self.manifest.get("duplicate_rows") else None,
+        )
         self._lock = threading.Lock()  # the ranker's accumulator is shared
 
     def __len__(self) -> int:
-        return len(self._price)
+        return len(self._by_id)  # products; a repeated id's extra rows are not products
 
     # -- records and columns -------------------------------------------------------
 
@@ -282,7 +317,7 @@ class CatalogIndex:
 
     def record(self, address: int) -> Product:
         # Validated when the index was built; model_construct skips re-validation on the hot path.
-        return Product.model_construct(**_product_fields(orjson.loads(self._records[address])))
+        return Product.model_construct(**_product_fields(orjson.loads(self._records[int(self._canonical[address])])))
 
     def records(self, addresses: Iterable[int]) -> list[Product]:
         return [self.record(int(a)) for a in addresses]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 Service = Literal["official", "freeShipping", "COD", "flashsale"]
 SERVICES: tuple[str, ...] = ("official", "freeShipping", "COD", "flashsale")
@@ -19,6 +19,8 @@ class Product(BaseModel):
     """
 
     model_config = ConfigDict(extra="ignore")
+    # Set by the documents loader from the row's ``contents`` (never stored in a record).
+    _row_contents: str | None = PrivateAttr(default=None)
 
     product_id: str
     shop_id: str = ""
@@ -75,8 +77,11 @@ class Product(BaseModel):
         }
 
     def contents(self) -> str:
-        """The BM25 text, built as the official ``documents.jsonl`` builds it:
-        the title, then the SKU values, then the attribute values."""
+        """The BM25 text: a documents row's own ``contents`` (the text the official index
+        analyzed, whatever built it), else built as the official ``documents.jsonl`` builds
+        it: the title, then the SKU values, then the attribute values."""
+        if self._row_contents is not None:
+            return self._row_contents
         sku_values = {v for option in self.sku_options.values() for v in option.values()}
         attr_values = {v for values in self.attributes.values() for v in values}
         return "\n".join([self.title, " ".join(sorted(sku_values)), " ".join(sorted(attr_values))])

@@ -41,7 +41,15 @@ class Postings:
 class Ranker:
     """Scores and orders hits by Lucene BM25, equal scores by ``id_rank`` (product-id order)."""
 
-    def __init__(self, postings: Postings, terms: Blobs, doc_count: int, id_rank: np.ndarray, size: int) -> None:
+    def __init__(
+        self,
+        postings: Postings,
+        terms: Blobs,
+        doc_count: int,
+        id_rank: np.ndarray,
+        size: int,
+        canonical: np.ndarray | None = None,
+    ) -> None:
         self.p = postings
         # numba takes plain arrays: views of the memory maps, nothing copied.
         self._docs, self._den, self._id_rank = np.asarray(postings.docs), np.asarray(postings.den), np.asarray(id_rank)
@@ -49,6 +57,10 @@ class Ranker:
         self.doc_count = doc_count
         self.id_rank = id_rank
         self._sums = np.zeros(size, dtype=np.float64)  # all-zero between queries
+        # Rows repeating a product id (None when none do): a hit list keeps an id's best row
+        # only, as pyserini's remove_dups, and is taken deeper by that many rows.
+        self.canonical = canonical
+        self._repeats = 0 if canonical is None else int(np.count_nonzero(canonical != np.arange(len(canonical))))
         self.routes: Counter[str] = Counter()  # which route answered (benchmarks report it)
 
     def query(self, terms: Counter[str]) -> list[QueryTerm]:
@@ -123,7 +135,7 @@ class Ranker:
         Not thread-safe (callers lock)."""
         if not query or limit <= 0:
             return []
-        if not USE_KERNEL:
+        if not USE_KERNEL or self.canonical is not None:
             return self._hits_numpy(query, limit, depth, passing)
         found = np.empty(sum(t.end - t.start for t in query), dtype=np.int32)
         count = 0
@@ -153,18 +165,26 @@ class Ranker:
     def _hits_numpy(self, query, limit, depth, passing) -> list[int]:
         self.routes["numpy"] += 1
         docs, scores = self.all_hits(query)
-        if passing is None:
-            return docs[self.first(docs, scores, limit, ordered=True)].tolist()
         return self._cut(docs, scores, limit, depth, passing)
 
     def _cut(self, docs, scores, limit, depth, passing) -> list[int]:
-        """The first ``depth`` hits, then the first ``limit`` of them that pass."""
-        if len(docs) > depth:
-            keep = self.first(docs, scores, depth)
-            docs, scores = docs[keep], scores[keep]
-        ok = passing(docs)
-        docs, scores = docs[ok], scores[ok]
-        return docs[self.first(docs, scores, limit, ordered=True)].tolist()
+        """The first ``depth`` hits, then the first ``limit`` of them that pass, each id once."""
+        if passing is not None:
+            if len(docs) > depth:
+                keep = self.first(docs, scores, depth)
+                docs, scores = docs[keep], scores[keep]
+            ok = passing(docs)
+            docs, scores = docs[ok], scores[ok]
+        ordered = docs[self.first(docs, scores, limit + self._repeats, ordered=True)]
+        if self.canonical is None:
+            return ordered.tolist()
+        seen: set[int] = set()
+        out = []
+        for row in self.canonical[ordered].tolist():
+            if row not in seen:
+                seen.add(row)
+                out.append(row)
+        return out[:limit]
 
 
 _ALL = np.empty(0, dtype=bool)  # "no filter" for the kernel
