@@ -8,10 +8,21 @@ from distill.train.report import StageReport
 
 def run_stage(config: StageConfig) -> StageReport:
     config.output.mkdir(parents=True, exist_ok=True)
-    if config.cpu_threads is not None:
-        import torch
+    if config.cpu_threads is None:
+        return _run(config)
+    import torch
 
-        torch.set_num_threads(config.cpu_threads)
+    # torch's thread count is process-wide: restore it, or every later stage and model in
+    # this process (a recipe's next stage, an experiment after it) runs on one thread.
+    before = torch.get_num_threads()
+    torch.set_num_threads(config.cpu_threads)
+    try:
+        return _run(config)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _run(config: StageConfig) -> StageReport:
     if config.stage == "sft":
         from distill.train.sft import run_sft
 
