@@ -171,8 +171,9 @@ def ci_run(student_checkpoint, tmp_path_factory):
 
 
 # The CI run (materialise, arena, export, two evaluations, LoRA) is ~8 min on a busy 2-core
-# machine: the first test that builds it gets more than the suite's 600 s.
-@pytest.mark.timeout(1500)
+# machine, far more when other jobs oversubscribe its OpenMP threads: the first test that
+# builds it gets more than the suite's 600 s.
+@pytest.mark.timeout(2400)
 def test_ci_config_trains_the_student_into_calling_tools(ci_run):
     out, _, _ = ci_run
     train = json.loads((out / "steps" / "train-sft" / "done.json").read_text())["result"]["report"]
