@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import distill  # noqa: F401  (OpenMP's passive wait policy, before any test imports torch)
 from arena.shop.documents import document_row
 from arena.shop.product import Product
 

@@ -4,6 +4,7 @@ teacher-SFT picks the teacher subset, KTO trains on per-step labels, configs fai
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -232,3 +233,23 @@ def test_recipe_resume_skips_finished_stages_and_trains_from_the_first_unfinishe
     assert len(trained) == 2 and again.final_model == result.final_model
     recipe.run_recipe(config)  # without --resume every stage trains again
     assert [t[0] for t in trained[2:]] == ["sft", "teacher-sft", "kto"]
+
+
+def test_importing_distill_makes_openmp_wait_passively_unless_told_otherwise():
+    # torch's OpenMP threads spin by default; beside any other busy process that made a LoRA
+    # step several times slower (distill/__init__.py). The policy must be in place before torch loads.
+    import subprocess
+    import sys
+
+    probe = "import os, sys, distill; print(os.environ['OMP_WAIT_POLICY'], 'torch' in sys.modules)"
+    env = {key: value for key, value in os.environ.items() if key != "OMP_WAIT_POLICY"}
+    plain = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert plain.stdout.split() == ["PASSIVE", "False"]
+    chosen = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=env | {"OMP_WAIT_POLICY": "ACTIVE"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert chosen.stdout.split() == ["ACTIVE", "False"]
