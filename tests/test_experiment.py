@@ -156,6 +156,48 @@ def test_template_renders_alike_in_training_serving_and_the_gate(student_checkpo
     assert trained.startswith("<tool_call>") and trained.endswith("done<end_of_turn>\n")  # only the model's turns
 
 
+def _arena_and_export(config, out: Path, student: Path):
+    from distill.experiment.pipeline import Experiment
+
+    run = Experiment(config, out, lambda _: None)
+    arena = run.arena(run.suite(run.catalog()))
+    return arena, run.export(arena, student), run
+
+
+def test_the_arena_step_stores_its_episodes_as_the_race_does_and_exports_from_the_store(student_checkpoint, tmp_path):
+    from arena.runner.sandbox import bubblewrap_path
+    from arena.store import open_store
+    from arena.store import repositories as repo
+    from distill.experiment.config import load_config
+    from tests.test_store import temporary_database
+
+    if bubblewrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    with temporary_database("postgresql", tmp_path) as url:
+        base = load_config(CI_CONFIG)
+        config = base.model_copy(update={"arena": base.arena.model_copy(update={"store": url})})
+        arena, export, run = _arena_and_export(config, tmp_path / "first", student_checkpoint)
+        stored = arena.result["store"]
+        assert stored["cycle"] == 1 and stored["episodes"] == arena.result["judged"] > 0
+        # A second experiment on the same store is a cycle of its own; each export reads its own cycle only.
+        again, export_again, _ = _arena_and_export(config, tmp_path / "second", student_checkpoint)
+        assert again.result["store"]["cycle"] == 2
+        store = open_store(url)
+        try:
+            with store.transaction() as session:
+                episodes = repo.list_episodes(session, cycle=1)
+                assert len(episodes) == stored["episodes"] and all(e.status.value == "done" for e in episodes)
+                assert all(repo.latest(session, e.id) is not None for e in episodes)  # every one judged
+                hotkeys = {repo.get_submission(session, e.submission_id).hotkey for e in episodes}
+        finally:
+            store.dispose()
+        assert hotkeys == {f"reference-{agent}" for agent in config.arena.agents}
+        rows = [json.loads(line) for line in (run.corpus_dir / "train.jsonl").open()]
+        assert rows and {r["metadata"]["cycle"] for r in rows} == {1}
+        assert {str(e.id) for e in episodes} >= {r["metadata"]["episode_id"] for r in rows}
+        assert export_again.result["funnel"]["episodes"] == export.result["funnel"]["episodes"]  # not both cycles
+
+
 @pytest.fixture(scope="module")
 def ci_run(student_checkpoint, tmp_path_factory):
     from arena.runner.sandbox import bubblewrap_path

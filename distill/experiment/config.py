@@ -36,6 +36,9 @@ class ArenaPlan(_Strict):
     samples: int = Field(1, ge=1, description="Episodes per train problem and agent.")
     concurrency: int = Field(2, ge=1)
     wall_s: float = Field(300.0, gt=0)
+    store: str | None = Field(
+        None, description="Database URL the episodes and judgments go to (default: SQLite in the arena step's folder)."
+    )
 
 
 class ExportPlan(_Strict):

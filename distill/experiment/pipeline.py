@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.problems.model import Problem
+from distill.experiment import arena_store
 from distill.experiment.config import ExperimentConfig, StagePlan
 from distill.experiment.steps import StepResult, Steps, step_key
 
@@ -170,7 +171,8 @@ class Experiment:
 
     def arena(self, suite: StepResult) -> StepResult:
         """The reference agents race the train pool with the offline policy, sandboxed; the rules judge
-        judges every episode (records + judgments: what the corpus export reads)."""
+        judges every episode; episodes and judgments go to the store as in the race (``arena_store``),
+        which the corpus export reads. The records stay beside it as JSONL for reading."""
         plan = self.config.arena
 
         def work(folder: Path) -> dict:
@@ -193,6 +195,7 @@ class Experiment:
                 knowledge=self.knowledge(),
             )
             summary: dict[str, Any] = {}
+            runs: list[arena_store.AgentEpisodes] = []
 
             async def go():
                 records = []
@@ -203,6 +206,7 @@ class Experiment:
                             samples=plan.samples, concurrency=plan.concurrency, out=folder / f"{agent}.jsonl",
                         )  # fmt: skip
                         records += done
+                        runs.append(arena_store.AgentEpisodes(agent, agent_path(agent).read_bytes(), done))
                         summary[agent] = {
                             "episodes": len(done),
                             "successes": sum(bool((r.outcome or {}).get("success")) for r in done),
@@ -218,7 +222,13 @@ class Experiment:
             with (folder / "judgments.jsonl").open("w", encoding="utf-8") as handle:
                 for outcome in outcomes:
                     handle.write(json.dumps(outcome.line(), ensure_ascii=False) + "\n")
-            return {"agents": summary, "judged": len(outcomes)}
+            from arena.store.db import safe_url
+
+            stored = arena_store.store_race(self.store_url, self.suite_dir, runs, outcomes)
+            self.log(
+                f"[arena] stored {stored['episodes']} episodes as cycle {stored['cycle']} in {safe_url(self.store_url)}"
+            )
+            return {"agents": summary, "judged": len(outcomes), "store": stored}
 
         return self.steps.run("arena", step_key("arena", suite.key, plan.model_dump(), self.config.seed), work)
 
@@ -227,15 +237,13 @@ class Experiment:
         template_sha = _file_sha(self._template())
 
         def work(folder: Path) -> dict:
+            from arena.store import open_store
             from distill.export import ExportConfig, run_export
             from distill.gates import GateConfig
-            from distill.importers import read_judgments, read_suites, record_items
+            from distill.importers import store_items
 
-            arena_dir = self.steps.dir("arena")
-            records = [arena_dir / f"{agent}.jsonl" for agent in self.config.arena.agents]
-            items = record_items(
-                records, read_judgments([arena_dir / "judgments.jsonl"]), read_suites([self.suite_dir])
-            )
+            stored = arena.result["store"]
+            store = open_store(self.store_url)
             config = ExportConfig(
                 out=folder / "corpus",
                 eval_fraction=0.0,
@@ -247,10 +255,18 @@ class Experiment:
                     template=self._template(),
                 ),
             )
-            summary = run_export(items, config)
+            try:
+                items = store_items(store, cycles=(stored["cycle"], stored["cycle"]), suites=[stored["suite_id"]])
+                summary = run_export(items, config)
+            finally:
+                store.dispose()
             return {"funnel": summary.funnel.model_dump()}
 
         return self.steps.run("export", step_key("export", arena.key, plan.model_dump(), template_sha), work)
+
+    @property
+    def store_url(self) -> str:
+        return self.config.arena.store or arena_store.default_url(self.steps.dir("arena"))
 
     @property
     def corpus_dir(self) -> Path:
