@@ -212,10 +212,10 @@ def ci_run(student_checkpoint, tmp_path_factory):
     return out, report, lines
 
 
-# The CI run (materialise, arena, export, two evaluations, LoRA) is ~8 min on a busy 2-core
-# machine, far more when other jobs oversubscribe its OpenMP threads: the first test that
-# builds it gets more than the suite's 600 s.
-@pytest.mark.timeout(2400)
+# The CI run (arena, export, two evaluations, 24 LoRA steps) is about 4 min on 2 quiet cores and
+# 16 min beside a training run and a benchmark: the test that builds it gets more than the
+# suite's 600 s.
+@pytest.mark.timeout(1800)
 def test_ci_config_trains_the_student_into_calling_tools(ci_run):
     out, _, _ = ci_run
     train = json.loads((out / "steps" / "train-sft" / "done.json").read_text())["result"]["report"]
