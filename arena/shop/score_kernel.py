@@ -40,6 +40,49 @@ def _worse(score_a, rank_a, score_b, rank_b):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def push(heap_docs, heap_scores, size, k, d, score, id_rank):  # pragma: no cover - compiled
+    """Offer product ``d`` to the ``k``-slot heap of ``size`` hits, whose root is its worst
+    (lowest score, then highest ``id_rank``); returns the new size."""
+    rank = id_rank[d]
+    if size < k:
+        # sift up
+        j = size
+        size += 1
+        while j > 0:
+            parent = (j - 1) // 2
+            if _worse(score, rank, heap_scores[parent], id_rank[heap_docs[parent]]):
+                heap_docs[j] = heap_docs[parent]
+                heap_scores[j] = heap_scores[parent]
+                j = parent
+            else:
+                break
+        heap_docs[j] = d
+        heap_scores[j] = score
+    elif _worse(heap_scores[0], id_rank[heap_docs[0]], score, rank):
+        # replace the root, sift down
+        j = 0
+        while True:
+            left = 2 * j + 1
+            if left >= size:
+                break
+            child = left
+            right = left + 1
+            if right < size and _worse(
+                heap_scores[right], id_rank[heap_docs[right]], heap_scores[left], id_rank[heap_docs[left]]
+            ):
+                child = right
+            if _worse(heap_scores[child], id_rank[heap_docs[child]], score, rank):
+                heap_docs[j] = heap_docs[child]
+                heap_scores[j] = heap_scores[child]
+                j = child
+            else:
+                break
+        heap_docs[j] = d
+        heap_scores[j] = score
+    return size
+
+
+@njit(cache=True, nogil=True)
 def best(found, sums, id_rank, passing, k, heap_docs, heap_scores, scores):  # pragma: no cover - compiled
     """The first ``k`` of ``found`` that pass (``passing`` by position, or empty for all),
     by float32 score then ``id_rank``. Moves each candidate's sum into ``scores`` (as
@@ -54,42 +97,8 @@ def best(found, sums, id_rank, passing, k, heap_docs, heap_scores, scores):  # p
         sums[d] = 0.0
         if use_filter and not passing[i]:
             continue
-        rank = id_rank[d]
-        if size < k:
-            # sift up: the heap's root is its worst hit
-            j = size
-            size += 1
-            while j > 0:
-                parent = (j - 1) // 2
-                if _worse(score, rank, heap_scores[parent], id_rank[heap_docs[parent]]):
-                    heap_docs[j] = heap_docs[parent]
-                    heap_scores[j] = heap_scores[parent]
-                    j = parent
-                else:
-                    break
-            heap_docs[j] = d
-            heap_scores[j] = score
-        elif _worse(heap_scores[0], id_rank[heap_docs[0]], score, rank):
-            # replace the root, sift down
-            j = 0
-            while True:
-                left = 2 * j + 1
-                if left >= size:
-                    break
-                child = left
-                right = left + 1
-                if right < size and _worse(
-                    heap_scores[right], id_rank[heap_docs[right]], heap_scores[left], id_rank[heap_docs[left]]
-                ):
-                    child = right
-                if _worse(heap_scores[child], id_rank[heap_docs[child]], score, rank):
-                    heap_docs[j] = heap_docs[child]
-                    heap_scores[j] = heap_scores[child]
-                    j = child
-                else:
-                    break
-            heap_docs[j] = d
-            heap_scores[j] = score
+        if size < k or _worse(heap_scores[0], id_rank[heap_docs[0]], score, id_rank[d]):
+            size = push(heap_docs, heap_scores, size, k, d, score, id_rank)
     return size
 
 
@@ -102,3 +111,29 @@ def rank_of(found, scores, id_rank, score, rank):  # pragma: no cover - compiled
         if s > score or (s == score and id_rank[found[i]] < rank):
             ahead += 1
     return ahead
+
+
+@njit(cache=True, nogil=True)
+def ahead_counts(found, scores, id_rank, top_scores, top_ranks):  # pragma: no cover - compiled
+    """For each hit of an ordered list (``top_scores``/``top_ranks``, best first), how many
+    of the candidates come before it (``rank_of`` for every hit, in one pass)."""
+    n = top_scores.shape[0]
+    starts = np.zeros(n + 1, dtype=np.int64)
+    for i in range(found.shape[0]):
+        s = scores[i]
+        r = id_rank[found[i]]
+        # the first hit this candidate comes before (the hits are ordered: a suffix)
+        low, high = 0, n
+        while low < high:
+            middle = (low + high) >> 1
+            if s > top_scores[middle] or (s == top_scores[middle] and r < top_ranks[middle]):
+                high = middle
+            else:
+                low = middle + 1
+        starts[low] += 1
+    out = np.empty(n, dtype=np.int64)
+    ahead = 0
+    for j in range(n):
+        ahead += starts[j]
+        out[j] = ahead
+    return out
