@@ -26,7 +26,7 @@ own precision, without Lucene's one-byte norms, and it has no filters before a c
 
 Layout (format 5): ``catalog.json`` (the manifest), the posting arrays
 (``term_starts``, ``post_docs``, ``post_den``; searched by ``ranking``), the score bounds
-(``term_max_den``, ``term_window_row``, ``window_max_den``; format 5
+(``term_max_den``, ``term_window_row``, ``window_max_den``, ``window_first``; format 5
 added them), the sorted term table (``terms``), one
 column per filter and sort (``price``, ``sold_count``, ``services``, ``shop``), the
 product ids in byte order (``ids`` and ``by_id``, with ``id_rank``), and the stored

@@ -55,16 +55,23 @@ def term_max_den(den, starts, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def window_maxima(docs, den, starts, blocked, shift, out):  # pragma: no cover - compiled
+def window_maxima(docs, den, starts, blocked, shift, out, first):  # pragma: no cover - compiled
     """``out[r, w]``: the largest ``den`` of term ``blocked[r]`` among products of window
-    ``w`` (positions ``w << shift`` to ``(w + 1) << shift``); 1 (a score of 0) where it has none."""
+    ``w`` (positions ``w << shift`` to ``(w + 1) << shift``), 1 (a score of 0) where it
+    has none; ``first[r, w]``: its first posting there, counted from the term's first
+    (``first[r, w + 1]`` ends the window's)."""
     out[:] = np.float32(1)
+    first[:] = 0
+    n_windows = out.shape[1]
     for r in range(blocked.shape[0]):
         t = blocked[r]
         for i in range(starts[t], starts[t + 1]):
             w = docs[i] >> shift
+            first[r, w + 1] += 1
             if den[i] > out[r, w]:
                 out[r, w] = den[i]
+        for w in range(n_windows):
+            first[r, w + 1] += first[r, w]
 
 
 # -- searched -----------------------------------------------------------------------------
@@ -91,6 +98,7 @@ def top_hits(
     rows,
     max_den,
     window_max,
+    window_first,
     shift,
     n_rows,
     id_rank,
@@ -119,8 +127,9 @@ def top_hits(
     then ``id_rank``, in ``heap_docs``/``heap_scores`` (unordered); returns (kept, recorded).
 
     Query term ``t`` (in query order) has postings ``starts[t]:ends[t]``, weight
-    ``weights[t]``, and window bounds in ``window_max[rows[t]]`` (``rows[t]`` < 0: its
-    overall ``max_den[t]``).
+    ``weights[t]``, and window bounds and postings in ``window_max[rows[t]]`` and
+    ``window_first[rows[t]]`` (``rows[t]`` < 0: its overall ``max_den[t]``, and its
+    postings in a window are sought from a cursor).
 
     With ``record`` (a filter, and maybe more than ``depth`` matches), every product
     scored, passing or not, is written to ``rec_docs``/``rec_values``, and a histogram of
@@ -159,30 +168,34 @@ def top_hits(
         total = 0.0
         present = 0
         for t in range(n):
-            # wend[t]: the term's first posting past the window (gallop from cur[t], then bisect)
-            i = cur[t]
-            end = ends[t]
-            if i < end and docs[i] < high:
-                step = 1
-                probe = i + 1
-                while probe < end and docs[probe] < high:
-                    i = probe
-                    step *= 2
-                    probe = i + step
-                if probe > end:
-                    probe = end
-                i += 1
-                while i < probe:
-                    middle = (i + probe) >> 1
-                    if docs[middle] < high:
-                        i = middle + 1
-                    else:
-                        probe = middle
+            row = rows[t]
+            if row >= 0:  # a common term: its window's postings are stored
+                cur[t] = starts[t] + window_first[row, win]
+                i = starts[t] + window_first[row, win + 1]
+            else:  # wend[t]: the first posting past the window (gallop from cur[t], then bisect)
+                i = cur[t]
+                end = ends[t]
+                if i < end and docs[i] < high:
+                    jump = 1
+                    probe = i + 1
+                    while probe < end and docs[probe] < high:
+                        i = probe
+                        jump *= 2
+                        probe = i + jump
+                    if probe > end:
+                        probe = end
+                    i += 1
+                    while i < probe:
+                        middle = (i + probe) >> 1
+                        if docs[middle] < high:
+                            i = middle + 1
+                        else:
+                            probe = middle
             wend[t] = i
             if i > cur[t]:
                 present += 1
-                if rows[t] >= 0:
-                    bound[t] = weights[t] - weights[t] / window_max[rows[t], win]
+                if row >= 0:
+                    bound[t] = weights[t] - weights[t] / window_max[row, win]
                 else:
                     bound[t] = overall[t]
                 total += bound[t]

@@ -50,6 +50,7 @@ class Bounds:
     max_den: np.ndarray  # per term id, its largest ``den`` (float32)
     rows: np.ndarray  # per term id, its row of ``window_max``, or -1 (a rare term: ``max_den`` only)
     window_max: np.ndarray  # [row, window]: the largest ``den`` of the term in the window (1: none)
+    window_first: np.ndarray  # [row, window]: its first posting in the window, from its first (int32)
     shift: int  # a window is ``2**shift`` consecutive product positions
 
 
@@ -131,6 +132,7 @@ class Ranker:
         if self.bounds is not None:
             self._rows = np.asarray(self.bounds.rows)
             self._window_max = np.asarray(self.bounds.window_max)
+            self._window_first = np.asarray(self.bounds.window_first)
             self._max_den = np.asarray(self.bounds.max_den)
             self._acc = np.zeros(1 << self.bounds.shift, dtype=np.float64)  # all-zero between queries
             self._mark = np.zeros(1 << self.bounds.shift, dtype=np.uint8)  # all-zero between queries
@@ -255,7 +257,7 @@ class Ranker:
         size, recorded = prune_kernel.top_hits(
             self._docs, self._den,
             np.array([t.start for t in query], dtype=np.int64), np.array([t.end for t in query], dtype=np.int64),
-            weights, self._rows[ids], self._max_den[ids], self._window_max, self.bounds.shift, len(self._sums),
+            weights, self._rows[ids], self._max_den[ids], self._window_max, self._window_first, self.bounds.shift, len(self._sums),
             self._id_rank, passing is not None, column, services, shop, bounds, wants, limit, depth,
             heap_docs, heap_scores, self._acc, self._mark, self._seen, record, rec_docs, rec_values, counts,
             self._as_float, self._as_int, self.prune_stats,
@@ -264,14 +266,24 @@ class Ranker:
         top = heap_docs[:size][order]
         self.routes["pruned"] += 1
         if record and size:
-            # the kept hits within the depth: those with fewer than ``depth`` products ahead
-            ahead = score_kernel.ahead_counts(
-                rec_docs[:recorded], rec_values[:recorded], self._id_rank, heap_scores[:size][order], self._id_rank[top]
-            )
-            within = int(np.searchsorted(ahead, depth))  # ``ahead`` never decreases down the list
-            if within < size:
+            # The kept hits within the depth: those with fewer than ``depth`` products ahead,
+            # a first stretch of the list (products ahead never decrease down it).
+            top_scores, top_ranks = heap_scores[:size][order], self._id_rank[top]
+            found, values = rec_docs[:recorded], rec_values[:recorded]
+
+            def ahead(j: int) -> int:
+                return score_kernel.rank_of(found, values, self._id_rank, top_scores[j], top_ranks[j])
+
+            if ahead(size - 1) >= depth:
+                low, high = 0, size - 1  # the first hit with ``depth`` or more ahead lies in low..high
+                while low < high:
+                    middle = (low + high) // 2
+                    if ahead(middle) >= depth:
+                        high = middle
+                    else:
+                        low = middle + 1
                 self.routes["pruned_depth_cut"] += 1
-                top = top[:within]
+                top = top[:low]
         return top.tolist()
 
     def _hits_exhaustive(self, query, limit, depth, passing) -> list[int]:

@@ -3,7 +3,8 @@
 Per term: its largest ``den`` (``term_max_den``). Per
 common term (at least two postings per window on average) and window of ``2**shift``
 product positions: the largest ``den`` of its postings there (``window_max_den``, a row
-per such term, ``term_window_row`` maps a term to its row or -1). A term's float32 score
+per such term, ``term_window_row`` maps a term to its row or -1), and where they start
+(``window_first``). A term's float32 score
 grows with ``den``, so these give each term's exact best score overall and per window
 (``prune_kernel``). Rare terms get no row: their postings are few, and the route checks
 cheaply whether a window holds any.
@@ -19,9 +20,11 @@ from arena.shop import prune_kernel
 from arena.shop.catalog_files import load_array, save_array
 from arena.shop.ranking import Bounds
 
-# 1024 positions: a window's bounds are tight enough to skip most products, and a
-# million products make under a thousand windows, each visited in well under a microsecond.
-WINDOW_SHIFT = 10
+# 4096 positions: the window's accumulator (32 KiB of doubles) stays in the first-level
+# cache, a million products make 245 windows, each visited in well under a microsecond.
+# Measured at 1M (benchmarks/search.py): 1024-position windows skip more of them but cost
+# more to visit (long requests 20% slower); 8192 are no faster.
+WINDOW_SHIFT = 12
 MIN_POSTINGS_PER_WINDOW = 2  # a term has a row from this many postings per window on average
 
 
@@ -39,10 +42,12 @@ def write_bounds(
     window_row = np.full(n_terms, -1, dtype=np.int32)
     window_row[blocked] = np.arange(len(blocked), dtype=np.int32)
     window_max = np.empty((len(blocked), n_windows), dtype=np.float32)
-    prune_kernel.window_maxima(docs, den, starts, blocked, shift, window_max)
+    window_first = np.empty((len(blocked), n_windows + 1), dtype=np.int32)
+    prune_kernel.window_maxima(docs, den, starts, blocked, shift, window_max, window_first)
     save_array(out, "term_max_den", max_den)
     save_array(out, "term_window_row", window_row)
     save_array(out, "window_max_den", window_max)
+    save_array(out, "window_first", window_first)
     return shift
 
 
@@ -51,5 +56,6 @@ def load_bounds(folder: Path, shift: int) -> Bounds:
         max_den=load_array(folder, "term_max_den"),
         rows=load_array(folder, "term_window_row"),
         window_max=load_array(folder, "window_max_den"),
+        window_first=load_array(folder, "window_first"),
         shift=shift,
     )

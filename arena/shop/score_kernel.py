@@ -111,29 +111,3 @@ def rank_of(found, scores, id_rank, score, rank):  # pragma: no cover - compiled
         if s > score or (s == score and id_rank[found[i]] < rank):
             ahead += 1
     return ahead
-
-
-@njit(cache=True, nogil=True)
-def ahead_counts(found, scores, id_rank, top_scores, top_ranks):  # pragma: no cover - compiled
-    """For each hit of an ordered list (``top_scores``/``top_ranks``, best first), how many
-    of the candidates come before it (``rank_of`` for every hit, in one pass)."""
-    n = top_scores.shape[0]
-    starts = np.zeros(n + 1, dtype=np.int64)
-    for i in range(found.shape[0]):
-        s = scores[i]
-        r = id_rank[found[i]]
-        # the first hit this candidate comes before (the hits are ordered: a suffix)
-        low, high = 0, n
-        while low < high:
-            middle = (low + high) >> 1
-            if s > top_scores[middle] or (s == top_scores[middle] and r < top_ranks[middle]):
-                high = middle
-            else:
-                low = middle + 1
-        starts[low] += 1
-    out = np.empty(n, dtype=np.int64)
-    ahead = 0
-    for j in range(n):
-        ahead += starts[j]
-        out[j] = ahead
-    return out
