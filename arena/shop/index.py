@@ -8,8 +8,8 @@ is built for that one ranking:
 
 - terms come from ``lucene_analysis`` (Lucene's English analyzer, reproduced);
 - each posting stores the query-independent half of Lucene's BM25 term score
-  (``1f + freq * normInverse``, float32, see ``lucene_bm25``), so a query scores every
-  matching product exactly as Lucene does, in one compiled pass per term (``ranking``);
+  (``1f + freq * normInverse``, float32, see ``lucene_bm25``), so a query scores a
+  matching product exactly as Lucene does, in compiled loops (``ranking``);
 - the hits are those of scoring every matching product: products are skipped only where
   stored per-window bounds of the term scores (``score_bounds``) prove they rank below
   the hits, so the 100,000-hit depth the official server searches, and the filters it

@@ -118,6 +118,7 @@ def top_hits(
     record,
     rec_docs,
     rec_values,
+    rec_bits,
     counts,
     as_float,
     as_int,
@@ -133,8 +134,9 @@ def top_hits(
 
     With ``record`` (a filter, and maybe more than ``depth`` matches), every product
     scored, passing or not, is written to ``rec_docs``/``rec_values``, and a histogram of
-    their scores (``counts``, ``BUCKETS`` zeros; ``as_float`` one float32 and ``as_int``
-    its int32 view, to read a score's bits) gives a floor that at least ``depth`` of
+    their scores (``counts``, ``BUCKETS`` zeros, by the top bits of ``rec_bits``, the int32
+    view of ``rec_values``; ``as_float`` one float32 and ``as_int`` its int32 view, to
+    make a floor of its bits) gives a floor that at least ``depth`` of
     them reach: a product below it lies past the depth, so it is skipped like one below
     the kept hits. Every product ahead of a kept hit that lies within the depth is then
     recorded, so counting the recorded ones ahead of each kept hit places it exactly
@@ -147,7 +149,7 @@ def top_hits(
     recorded = 0
     theta = np.float32(-np.inf)  # the larger of the kept hits' worst and the depth floor
     floor_bucket = -1  # -1: fewer than ``depth`` scored
-    above = 0  # products scored in buckets >= floor_bucket (all of them while -1)
+    above = 0  # products scored in buckets >= floor_bucket
     # The filter (``ranking.Filter``'s comparisons, NaN prices failing a bound as in numpy).
     # Helpers taking arrays cost a reference count each call: the hot loops are written out.
     shop_code, has_low, has_high, want = wants[3], wants[0] != 0, wants[1] != 0, wants[2]
@@ -293,14 +295,18 @@ def top_hits(
                 rec_docs[recorded] = d
                 rec_values[recorded] = score
                 recorded += 1
-                as_float[0] = score
-                b = as_int[0] >> 16  # scores are > 0: the sign bit is clear
-                counts[b] += 1
-                if b >= floor_bucket:
-                    above += 1
-                    if floor_bucket < 0 and above >= depth:
+                if recorded >= depth:  # the histogram starts when ``depth`` products are scored
+                    if floor_bucket < 0:
+                        for r in range(recorded):
+                            counts[rec_bits[r] >> 16] += 1  # scores are > 0: the sign bit is clear
+                        above = recorded
                         floor_bucket = 0
-                    if floor_bucket >= 0 and above - counts[floor_bucket] >= depth:
+                    else:
+                        b = rec_bits[recorded - 1] >> 16
+                        counts[b] += 1
+                        if b >= floor_bucket:
+                            above += 1
+                    if above - counts[floor_bucket] >= depth:
                         while above - counts[floor_bucket] >= depth:
                             above -= counts[floor_bucket]
                             floor_bucket += 1

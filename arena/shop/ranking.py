@@ -245,6 +245,7 @@ class Ranker:
             rows = len(self._sums)
             self._records = (np.empty(rows, dtype=np.int32), np.empty(rows, dtype=np.float32))
         rec_docs, rec_values = self._records if record else (_NO_DOCS, _NO_SCORES)
+        rec_bits = rec_values.view(np.int32)
         counts = np.zeros(prune_kernel.BUCKETS if record else 0, dtype=np.int32)
         if passing is None:
             column, bounds, wants = _NO_PRICES, _NO_BOUNDS, _NO_WANTS
@@ -259,7 +260,7 @@ class Ranker:
             np.array([t.start for t in query], dtype=np.int64), np.array([t.end for t in query], dtype=np.int64),
             weights, self._rows[ids], self._max_den[ids], self._window_max, self._window_first, self.bounds.shift, len(self._sums),
             self._id_rank, passing is not None, column, services, shop, bounds, wants, limit, depth,
-            heap_docs, heap_scores, self._acc, self._mark, self._seen, record, rec_docs, rec_values, counts,
+            heap_docs, heap_scores, self._acc, self._mark, self._seen, record, rec_docs, rec_values, rec_bits, counts,
             self._as_float, self._as_int, self.prune_stats,
         )  # fmt: skip
         order = np.lexsort((self._id_rank[heap_docs[:size]], -heap_scores[:size]))

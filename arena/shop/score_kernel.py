@@ -1,4 +1,7 @@
-"""The two loops of a search, compiled (numba): score every posting, keep the best hits.
+"""The exhaustive route's loops, compiled (numba): score every posting, keep the best hits.
+
+(The usual route, ``prune_kernel``, skips what cannot rank; this one is its benchmark
+peer and the route of indexes without score bounds. ``push`` is both routes' heap.)
 
 numpy needs about eight passes over memory per posting (slices, the float32 term score,
 a gather, a compare, a compress, a gather-add-scatter) and then a partial sort of every
