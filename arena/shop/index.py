@@ -279,7 +279,8 @@ class CatalogIndex:
             # of a 2.5M catalog takes minutes the caller did not ask for.
             raise CatalogIndexError(
                 f"{path}: index format {found} is not {INDEX_FORMAT} (format {INDEX_FORMAT} ranks as the official "
-                f"search server does); rebuild it: {rebuild_command(self.manifest, path)}"
+                f"search server does, with the score bounds its searches skip by); rebuild it: "
+                f"{rebuild_command(self.manifest, path)}"
             )
         stats = json.loads((path / "stats.json").read_text())
         postings = Postings(
