@@ -148,8 +148,9 @@ def top_hits(
     size = 0
     recorded = 0
     theta = np.float32(-np.inf)  # the larger of the kept hits' worst and the depth floor
-    floor_bucket = -1  # -1: fewer than ``depth`` scored
-    above = 0  # products scored in buckets >= floor_bucket
+    floor_bucket = 0  # the floor's bucket (0: no floor yet)
+    above = 0  # products in the histogram in buckets >= floor_bucket
+    histogram_end = 0  # the products recorded before this one are in the histogram
     # The filter (``ranking.Filter``'s comparisons, NaN prices failing a bound as in numpy).
     # Helpers taking arrays cost a reference count each call: the hot loops are written out.
     shop_code, has_low, has_high, want = wants[3], wants[0] != 0, wants[1] != 0, wants[2]
@@ -295,26 +296,25 @@ def top_hits(
                 rec_docs[recorded] = d
                 rec_values[recorded] = score
                 recorded += 1
-                if recorded >= depth:  # the histogram starts when ``depth`` products are scored
-                    if floor_bucket < 0:
-                        for r in range(recorded):
-                            counts[rec_bits[r] >> 16] += 1  # scores are > 0: the sign bit is clear
-                        above = recorded
-                        floor_bucket = 0
-                    else:
-                        b = rec_bits[recorded - 1] >> 16
-                        counts[b] += 1
-                        if b >= floor_bucket:
-                            above += 1
-                    if above - counts[floor_bucket] >= depth:
-                        while above - counts[floor_bucket] >= depth:
-                            above -= counts[floor_bucket]
-                            floor_bucket += 1
-                        as_int[0] = floor_bucket << 16
-                        if as_float[0] > theta:
-                            theta = as_float[0]
             if ok and (size < k or _better(score, id_rank[d], heap_scores[0], id_rank[heap_docs[0]])):
                 size = push(heap_docs, heap_scores, size, k, d, score, id_rank)
                 if size == k and heap_scores[0] > theta:
                     theta = heap_scores[0]
+        # The depth floor, once ``depth`` products are scored: the window's scores join the
+        # histogram (by the top bits of a positive float32) and the floor rises while
+        # ``depth`` of them stay at or above it.
+        if recorded >= depth:
+            for r in range(histogram_end, recorded):
+                b = rec_bits[r] >> 16
+                counts[b] += 1
+                if b >= floor_bucket:
+                    above += 1
+            histogram_end = recorded
+            if above - counts[floor_bucket] >= depth:
+                while above - counts[floor_bucket] >= depth:
+                    above -= counts[floor_bucket]
+                    floor_bucket += 1
+                as_int[0] = floor_bucket << 16
+                if as_float[0] > theta:
+                    theta = as_float[0]
     return size, recorded

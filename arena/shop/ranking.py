@@ -221,8 +221,8 @@ class Ranker:
         """The first ``limit`` products, in order, that pass ``passing`` among the first
         ``depth`` hits of the whole ranking (the official server's search, then its filter).
         Not thread-safe (callers lock)."""
-        if not query or limit <= 0:
-            return []
+        if not query or limit <= 0 or (passing is not None and depth <= 0):
+            return []  # (no hit among the first 0 passes)
         if not USE_KERNEL or self.canonical is not None:
             return self._hits_numpy(query, limit, depth, passing)
         if USE_PRUNING and self.bounds is not None and (passing is None or isinstance(passing, Filter)):
