@@ -228,17 +228,22 @@ def top_hits(
             t = order[j]
             small += bound[t]
             essential[t] = bound[t] > 0.0 and not np.float32(small * SLACK) < theta
-        # The candidates: every product an essential term reaches.
-        count = 0
+        # The candidates: every product an essential term reaches (found while scoring when
+        # every term present is essential).
+        split = False
         for t in range(n):
-            if essential[t]:
-                for i in range(cur[t], wend[t]):
-                    off = docs[i] - low
-                    if mark[off] == 0:
-                        mark[off] = 1
-                        seen[count] = off
-                        count += 1
-        stats[2] += count
+            if bound[t] > 0.0 and not essential[t]:
+                split = True
+        count = 0
+        if split:
+            for t in range(n):
+                if essential[t]:
+                    for i in range(cur[t], wend[t]):
+                        off = docs[i] - low
+                        if mark[off] == 0:
+                            mark[off] = 1
+                            seen[count] = off
+                            count += 1
         # Their scores, term by term in query order (Lucene's order of the additions): an
         # essential term's postings all count; a non-essential term's only at candidates,
         # read through (short lists) or looked up (few candidates).
@@ -250,8 +255,17 @@ def top_hits(
             cur[t] = last
             if essential[t]:
                 stats[3] += last - first
-                for i in range(first, last):
-                    acc[docs[i] - low] += w - w / den[i]
+                if split:
+                    for i in range(first, last):
+                        acc[docs[i] - low] += w - w / den[i]
+                else:
+                    for i in range(first, last):
+                        off = docs[i] - low
+                        if mark[off] == 0:
+                            mark[off] = 1
+                            seen[count] = off
+                            count += 1
+                        acc[off] += w - w / den[i]
             elif count * 8 < last - first:
                 stats[3] += count
                 for s in range(count):
@@ -272,6 +286,7 @@ def top_hits(
                     off = docs[i] - low
                     if mark[off] != 0:
                         acc[off] += w - w / den[i]
+        stats[2] += count
         for s in range(count):
             off = seen[s]
             score = np.float32(acc[off])
