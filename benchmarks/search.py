@@ -11,6 +11,14 @@ and without filters. At 100k the same queries also run through a
 brute-force BM25 scan over the in-memory catalog (the baseline a query must
 never fall back to). Targets on a 2-core machine: 2.5M build < 15 min and
 < 8 GiB peak; find_product p50 <= 2 ms and p99 <= 10 ms at 1M, p50 <= 5 ms at 2.5M.
+
+Then the routes table: three query families (the keyword queries above; 2-4 words of
+titles, short words included, as benchmarks/search_fidelity.py draws them; the 900
+official task requests, when the ShoppingBench tasks are present), each unfiltered,
+filtered (price 100-2000, COD, sorted by price) and in the drawn product's shop, through
+the pruned route and the exhaustive one (``ranking.USE_PRUNING``) in turn, in this
+process; with how often the pruned route handed a search to the exhaustive one
+(``Ranker.routes``), and whether both routes gave the same pages.
 """
 
 from __future__ import annotations
@@ -132,7 +140,88 @@ class ScanBaseline:
         return [p for _, p in scored[:limit]]
 
 
-def run_size(size: int, seed: int, workdir: Path, n_queries: int, scan: bool, keep: bool) -> dict:
+def title_word_queries(size: int, seed: int, n: int) -> tuple[list[str], list[str]]:
+    """2-4 words of sampled titles, any length (as search_fidelity.py's keyword queries), and the shops."""
+    rng = random.Random(4321)
+    wanted = set(rng.sample(range(size), min(n, size)))
+    queries, shops = [], []
+    for i, product in enumerate(generate_products(size, seed)):
+        if i in wanted:
+            words = product.title.split()
+            if len(words) >= 2:
+                queries.append(" ".join(rng.sample(words, min(len(words), rng.randint(2, 4)))))
+                shops.append(product.shop_id)
+            wanted.discard(i)
+            if not wanted:
+                break
+    return queries, shops
+
+
+def official_requests() -> list[str]:
+    try:
+        from benchmarks.lucene_texts import task_queries
+
+        return task_queries()
+    except OSError:
+        return []
+
+
+def compare_routes(env: ShopEnvironment, families: dict[str, tuple[list[str], list[str]]], repeat: int) -> dict:
+    """find_product through the pruned and the exhaustive route, same queries, same process."""
+    from arena.shop import ranking
+
+    ranker = env.catalog.ranker
+    shapes = {
+        "unfiltered": lambda q, shop: {"q": q, "page": 1},
+        "filtered": lambda q, shop: {"q": q, "page": 2, "price": "100-2000", "service": "COD", "sort": "priceasc"},
+        "in_shop": lambda q, shop: {"q": q, "page": 1, "shop_id": shop, "sort": "order"},
+    }
+    out: dict = {}
+    for family, (queries, shops) in families.items():
+        for shape, request in shapes.items():
+            calls = [request(q, s) for q, s in zip(queries, shops, strict=True)]
+            row: dict = {"n": len(calls)}
+            routes = (("pruned", True), ("exhaustive", False))
+            times: dict[str, list[float]] = {route: [] for route, _ in routes}
+            pages: dict[str, list] = {route: [] for route, _ in routes}
+            counted: dict[str, Counter] = {route: Counter() for route, _ in routes}
+            for i in range(repeat * len(calls)):
+                call = calls[i % len(calls)]
+                # both routes on each call in turn, the first alternating: a load spike hits both
+                for route, pruning in routes if i % 2 == 0 else routes[::-1]:
+                    ranking.USE_PRUNING = pruning
+                    if i == 0:
+                        env.call("find_product", call)  # warm
+                    ranker.routes.clear()
+                    started = time.perf_counter()
+                    result = env.call("find_product", call)
+                    times[route].append((time.perf_counter() - started) * 1000)
+                    counted[route] += ranker.routes
+                    if i < len(calls):
+                        pages[route].append(result.result)
+            for route, _ in routes:
+                t = times[route]
+                row[route] = {"p50_ms": round(percentile(t, 0.5), 2), "p99_ms": round(percentile(t, 0.99), 2),
+                              "mean_ms": round(statistics.fmean(t), 2), "routes": dict(counted[route])}  # fmt: skip
+            ranking.USE_PRUNING = True
+            row["same_pages"] = pages["pruned"] == pages["exhaustive"]
+            out[f"{family}/{shape}"] = row
+    return out
+
+
+def print_routes(figures: dict) -> None:
+    print(f"\n{figures['products']:,} products: find_product by route (same queries, this process)")
+    print(
+        "family/request                 n   pruned p50/p99 ms   exhaustive p50/p99 ms  same  pruned run: other routes"
+    )
+    for name, row in figures["routes"].items():
+        p, e = row["pruned"], row["exhaustive"]
+        handed = {k: v for k, v in p["routes"].items() if k != "pruned"}
+        print(f"{name:<28} {row['n']:>4}  {p['p50_ms']:>7}/{p['p99_ms']:<10}  {e['p50_ms']:>9}/{e['p99_ms']:<12}  "
+              f"{'yes' if row['same_pages'] else 'NO':>4}  {handed or '-'}")  # fmt: skip
+
+
+def run_size(size: int, seed: int, workdir: Path, n_queries: int, scan: bool, keep: bool, repeat: int = 1) -> dict:
     need = size * BYTES_PER_PRODUCT_ESTIMATE
     free = shutil.disk_usage(workdir).free
     if free < need * 2:
@@ -157,6 +246,11 @@ def run_size(size: int, seed: int, workdir: Path, n_queries: int, scan: bool, ke
         lambda q: env.call("find_product", {"q": q, "page": 1, "shop_id": in_shop[q], "sort": "order"}), queries
     )
     figures["get_by_id"] = time_queries(catalog.get, ids)
+    families = {"keyword": (queries, shops), "title_words": title_word_queries(size, seed, n_queries)}
+    requests = official_requests()
+    if requests:
+        families["official_requests"] = (requests, [shops[i % len(shops)] for i in range(len(requests))])
+    figures["routes"] = compare_routes(env, families, repeat)
     if scan:
         baseline = ScanBaseline(size, seed)
         figures["scan_baseline"] = time_queries(lambda q: baseline.search(q, SearchFilters()), queries[:30])
@@ -175,14 +269,18 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--keep", action="store_true", help="keep the built index in --workdir and reuse it next time")
+    parser.add_argument("--repeat", type=int, default=1, help="passes over the queries in the routes table")
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="arena-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
     results = []
     for size in (int(s) for s in args.sizes.split(",")):
-        figures = run_size(size, args.seed, workdir, args.queries, scan=size <= 100_000, keep=args.keep)
+        figures = run_size(
+            size, args.seed, workdir, args.queries, scan=size <= 100_000, keep=args.keep, repeat=args.repeat
+        )
         results.append(figures)
         print(json.dumps(figures), flush=True)
+        print_routes(figures)
     print(
         "\nsize        build_s  peak_MiB  disk_MiB  find p50/p99 ms  filtered p50/p99 ms  in-shop p50/p99 ms  scan p50 ms"
     )

@@ -127,13 +127,20 @@ def ids(catalog: CatalogIndex, q: str, filters: SearchFilters, limit: int) -> li
     return [p.product_id for p in catalog.bm25(q, filters, limit)]
 
 
-# The compiled route and the plain numpy one (see arena/shop/ranking.py) give the same lists.
-ROUTES = {"kernel": True, "numpy": False}
+# The pruned route, the exhaustive compiled one and the plain numpy one (see
+# arena/shop/ranking.py) give the same lists: (USE_KERNEL, USE_PRUNING) per route.
+ROUTES = {"pruned": (True, True), "kernel": (True, False), "numpy": (False, False)}
+
+
+def use_route(monkeypatch, route: str) -> None:
+    kernel, pruning = ROUTES[route]
+    monkeypatch.setattr(ranking, "USE_KERNEL", kernel)
+    monkeypatch.setattr(ranking, "USE_PRUNING", pruning)
 
 
 @pytest.mark.parametrize("route", sorted(ROUTES))
 def test_every_hit_list_equals_the_oracle(synthetic_dir, oracle, queries, monkeypatch, route):
-    monkeypatch.setattr(ranking, "USE_KERNEL", ROUTES[route])
+    use_route(monkeypatch, route)
     catalog = CatalogIndex(synthetic_dir)
     compared = 0
     for q in queries:
@@ -154,9 +161,11 @@ def test_scores_are_the_oracles_to_the_bit(synthetic_dir, oracle, queries):
         assert got == expected and all(isinstance(s, np.float32) for s in got.values())
 
 
-def test_filters_see_only_the_official_search_depth(synthetic_dir, oracle, queries, monkeypatch):
+@pytest.mark.parametrize("route", ["pruned", "kernel"])
+def test_filters_see_only_the_official_search_depth(synthetic_dir, oracle, queries, monkeypatch, route):
     # The official server filters the first 100,000 hits only: shrunk here so that a
     # 3k catalog's common words reach past it, which must cut filtered hits the same way.
+    use_route(monkeypatch, route)
     monkeypatch.setattr(index_module, "SEARCH_DEPTH", 40)
     catalog = CatalogIndex(synthetic_dir)
     cut = 0
@@ -166,7 +175,12 @@ def test_filters_see_only_the_official_search_depth(synthetic_dir, oracle, queri
             assert ids(catalog, q, filters, 50) == expected, (q, filters)
             cut += len(expected) < len(oracle.first(q, filters, 50, 100_000))
     assert cut > 20  # the depth really removed passing hits
-    assert catalog.ranker.routes["depth_cut"] >= cut and catalog.ranker.routes["kernel"] > 0
+    routes = catalog.ranker.routes
+    assert routes[route] > 0
+    if route == "kernel":
+        assert routes["depth_cut"] >= cut, routes
+    else:  # the depth dropped kept hits (or its floor kept them out of the heap in the first place)
+        assert routes["pruned_depth_cut"] > cut // 2 and routes["kernel"] == 0, routes
 
 
 def test_shop_filters_and_unknown_services(synthetic_dir, oracle):

@@ -8,11 +8,12 @@ is built for that one ranking:
 
 - terms come from ``lucene_analysis`` (Lucene's English analyzer, reproduced);
 - each posting stores the query-independent half of Lucene's BM25 term score
-  (``1f + freq * normInverse``, float32, see ``lucene_bm25``), so a query scores every
-  matching product exactly as Lucene does, in one compiled pass per term (``ranking``);
-- every matching product is scored, never a pruned candidate list, so the 100,000-hit
-  depth the official server searches, and the filters it applies to that list, come out
-  the same;
+  (``1f + freq * normInverse``, float32, see ``lucene_bm25``), so a query scores a
+  matching product exactly as Lucene does, in compiled loops (``ranking``);
+- the hits are those of scoring every matching product: products are skipped only where
+  stored per-window bounds of the term scores (``score_bounds``) prove they rank below
+  the hits, so the 100,000-hit depth the official server searches, and the filters it
+  applies to that list, come out the same;
 - equal scores go to the smaller product id in string (byte) order, as Anserini sorts
   ties (``id_rank``).
 
@@ -23,8 +24,10 @@ side with pyserini (benchmarks/search_fidelity.py), it showed the same first pag
 11% of queries at 100k products. Why not bm25s: its Lucene mode computes scores in its
 own precision, without Lucene's one-byte norms, and it has no filters before a cut.
 
-Layout (format 4): ``catalog.json`` (the manifest), the posting arrays
-(``term_starts``, ``post_docs``, ``post_den``; searched by ``ranking``), the sorted term table (``terms``), one
+Layout (format 5): ``catalog.json`` (the manifest), the posting arrays
+(``term_starts``, ``post_docs``, ``post_den``; searched by ``ranking``), the score bounds
+(``term_max_den``, ``term_window_row``, ``window_max_den``, ``window_first``; format 5
+added them), the sorted term table (``terms``), one
 column per filter and sort (``price``, ``sold_count``, ``services``, ``shop``), the
 product ids in byte order (``ids`` and ``by_id``, with ``id_rank``), and the stored
 records (``records``). All are opened read-only and memory-mapped.
@@ -44,13 +47,13 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from arena.shop import lucene_bm25
+from arena.shop import lucene_bm25, score_bounds
 from arena.shop.catalog_files import Blobs, BlobWriter, load_array, save_array, write_blobs
 from arena.shop.lucene_analysis import STOPWORDS, analyze
 from arena.shop.product import SERVICES, Product
-from arena.shop.ranking import Postings, Ranker
+from arena.shop.ranking import Filter, Postings, Ranker
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 MANIFEST = "catalog.json"
 ENGINE = "lucene-bm25-exact"
 # The official server asks LuceneSearcher for this many hits before it filters.
@@ -204,8 +207,10 @@ def _write_postings(out: Path, c: _Collected) -> None:
     save_array(out, "term_starts", starts)
     save_array(out, "post_docs", docs)
     save_array(out, "post_den", denominators)
+    shift = score_bounds.write_bounds(out, starts, docs, denominators, c.rows)
     write_blobs(out, "terms", (t.encode() for t in terms))
-    (out / "stats.json").write_text(json.dumps({"doc_count": doc_count, "avgdl": float(avgdl)}))
+    stats = {"doc_count": doc_count, "avgdl": float(avgdl), "window_shift": shift}
+    (out / "stats.json").write_text(json.dumps(stats))
 
 
 def _write_columns(out: Path, c: _Collected) -> None:
@@ -274,13 +279,15 @@ class CatalogIndex:
             # of a 2.5M catalog takes minutes the caller did not ask for.
             raise CatalogIndexError(
                 f"{path}: index format {found} is not {INDEX_FORMAT} (format {INDEX_FORMAT} ranks as the official "
-                f"search server does); rebuild it: {rebuild_command(self.manifest, path)}"
+                f"search server does, with the score bounds its searches skip by); rebuild it: "
+                f"{rebuild_command(self.manifest, path)}"
             )
         stats = json.loads((path / "stats.json").read_text())
         postings = Postings(
             starts=load_array(path, "term_starts"),
             docs=load_array(path, "post_docs"),
             den=load_array(path, "post_den"),
+            bounds=score_bounds.load_bounds(path, int(stats["window_shift"])),
         )
         self._price = load_array(path, "price")
         self._sold = load_array(path, "sold_count")
@@ -353,7 +360,7 @@ class CatalogIndex:
         """The official server's hit list: the first ``SEARCH_DEPTH`` hits in BM25 order
         (equal scores by product id), then the first ``limit`` of them that pass the filters."""
         query = self.ranker.query(self.query_terms(q))
-        passing = (lambda docs: self._passing(docs, filters)) if filters.active else None
+        passing = self._filter(filters) if filters.active else None
         with self._lock:
             return self.ranker.hits(query, limit, SEARCH_DEPTH, passing)
 
@@ -365,25 +372,29 @@ class CatalogIndex:
     def _first(self, docs: np.ndarray, scores: np.ndarray, k: int, *, ordered: bool = False) -> np.ndarray:
         return self.ranker.first(docs, scores, k, ordered=ordered)
 
-    def _passing(self, docs: np.ndarray, filters: SearchFilters) -> np.ndarray:
-        ok = np.ones(len(docs), dtype=bool)
+    def _filter(self, filters: SearchFilters) -> Filter:
+        """The filters over product positions (``ranking.Filter``): ``shop_id`` equality,
+        inclusive price bounds, every service; an unknown shop or service passes nothing."""
+        shop_code = None
+        nothing = False
         if filters.shop_id:
-            code = self._shops.find(filters.shop_id.encode())
-            if code is None:
-                return np.zeros(len(docs), dtype=bool)
-            ok &= self._shop[docs] == code
-        if filters.price_low is not None or filters.price_high is not None:
-            prices = self._price[docs]
-            if filters.price_low is not None:
-                ok &= prices >= filters.price_low
-            if filters.price_high is not None:
-                ok &= prices <= filters.price_high
-        if filters.services:
-            if any(s not in SERVICES for s in filters.services):
-                return np.zeros(len(docs), dtype=bool)  # no product offers a service of another name
-            want = service_mask(filters.services)
-            ok &= (self._services[docs] & want) == want
-        return ok
+            shop_code = self._shops.find(filters.shop_id.encode())
+            nothing = shop_code is None
+        if any(s not in SERVICES for s in filters.services):
+            nothing = True  # no product offers a service of another name
+        return Filter(
+            price=self._price,
+            services=self._services,
+            shop=self._shop,
+            low=filters.price_low,
+            high=filters.price_high,
+            want=service_mask(filters.services),
+            shop_code=shop_code,
+            nothing=nothing,
+        )
+
+    def _passing(self, docs: np.ndarray, filters: SearchFilters) -> np.ndarray:
+        return self._filter(filters)(docs)
 
 
 _FIELDS = set(Product.model_fields)

@@ -1,12 +1,21 @@
-"""The official hit list, computed exactly: every matching product scored, the best kept.
+"""The official hit list, computed exactly: the best products by BM25, equal scores by id.
 
 The hit list the official server filters is "the first 100,000 products by BM25, equal
-scores by product id", then the first 50 of them that pass its filters. Every product
-sharing a word with the query is scored (no pruning can drop a hit), by the compiled
-loops of ``score_kernel``; the 50-slot heap keeps the best passing ones; and the
-100,000-hit depth is checked by counting the candidates ahead of the last hit, and
-applied exactly (``first``) in the rare case it bites. ``all_hits`` is the same scoring
-in plain numpy: the reference the kernel is tested against, and what ``scored`` returns.
+scores by product id", then the first 50 of them that pass its filters. Three routes
+give that list, hit for hit:
+
+- pruned (``prune_kernel``, the usual one): block-max MaxScore. It skips only products
+  whose score provably falls strictly below the last hit kept, or below a floor that
+  100,000 products already reach (past the depth), so the hits are those of an
+  exhaustive scan. The filter is evaluated in the compiled loop (``Filter``). With a
+  filter, every product scored is recorded, so the products ahead of each kept hit are
+  counted exactly where it matters, and the hits past the depth dropped
+  (``routes["pruned_depth_cut"]``).
+- exhaustive (``score_kernel``): every posting of every query term is scored; the
+  50-slot heap keeps the best passing ones; the depth is checked by counting the
+  candidates ahead of the last hit, and applied exactly (``first``) when it bites.
+- numpy (``all_hits``): the same scoring in plain numpy: the reference the others are
+  tested against, what ``scored`` returns, and the route for repeated product ids.
 """
 
 from __future__ import annotations
@@ -17,11 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.shop import lucene_bm25, score_kernel
+from arena.shop import lucene_bm25, prune_kernel, score_kernel
 from arena.shop.catalog_files import Blobs
 
-# False: every search takes the plain numpy route (tests compare the two).
+# False: every search takes the plain numpy route (tests compare the routes).
 USE_KERNEL = True
+# False: the compiled route scores every posting (the exhaustive route).
+USE_PRUNING = True
 
 
 @dataclass(frozen=True)
@@ -29,6 +40,18 @@ class QueryTerm:
     start: int
     end: int
     weight: np.float32  # boost (how often the query repeats the term) * idf
+    term_id: int = -1  # -1: unknown (no pruned route)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What the pruned route knows of a term's scores without reading its postings."""
+
+    max_den: np.ndarray  # per term id, its largest ``den`` (float32)
+    rows: np.ndarray  # per term id, its row of ``window_max``, or -1 (a rare term: ``max_den`` only)
+    window_max: np.ndarray  # [row, window]: the largest ``den`` of the term in the window (1: none)
+    window_first: np.ndarray  # [row, window]: its first posting in the window, from its first (int32)
+    shift: int  # a window is ``2**shift`` consecutive product positions
 
 
 @dataclass(frozen=True)
@@ -36,6 +59,48 @@ class Postings:
     starts: np.ndarray  # per term id, its first posting (int64, n_terms + 1)
     docs: np.ndarray  # document order
     den: np.ndarray  # ``1f + freq * normInverse`` per posting, document order
+    bounds: Bounds | None = None  # None: no pruned route
+
+
+@dataclass(frozen=True)
+class Filter:
+    """The official server's filters over product positions, as one predicate: called on an
+    array of positions (numpy, the reference), or evaluated product by product in the
+    pruned route (``prune_kernel.passes``, the same comparisons)."""
+
+    price: np.ndarray  # per position
+    services: np.ndarray  # per position, a bit per service
+    shop: np.ndarray  # per position, a shop code
+    low: float | None = None
+    high: float | None = None
+    want: int = 0  # service bits that must all be set
+    shop_code: int | None = None  # None: any shop
+    nothing: bool = False  # an unknown shop or service: no product passes
+
+    def __call__(self, docs: np.ndarray) -> np.ndarray:
+        if self.nothing:
+            return np.zeros(len(docs), dtype=bool)
+        ok = np.ones(len(docs), dtype=bool)
+        if self.shop_code is not None:
+            ok &= self.shop[docs] == self.shop_code
+        if self.low is not None or self.high is not None:
+            prices = self.price[docs]
+            if self.low is not None:
+                ok &= prices >= self.low
+            if self.high is not None:
+                ok &= prices <= self.high
+        if self.want:
+            ok &= (self.services[docs] & self.want) == self.want
+        return ok
+
+    def compiled(self) -> tuple[np.ndarray, np.ndarray]:
+        """``prune_kernel.passes``'s ``bounds`` and ``wants``."""
+        bounds = np.array([0.0 if self.low is None else self.low, 0.0 if self.high is None else self.high])
+        wants = np.array(
+            [self.low is not None, self.high is not None, self.want, -1 if self.shop_code is None else self.shop_code],
+            dtype=np.int64,
+        )
+        return bounds, wants
 
 
 class Ranker:
@@ -62,16 +127,39 @@ class Ranker:
         self.canonical = canonical
         self._repeats = 0 if canonical is None else int(np.count_nonzero(canonical != np.arange(len(canonical))))
         self.routes: Counter[str] = Counter()  # which route answered (benchmarks report it)
+        self._term_ids: dict[str, int | None] = {}  # term -> id, a cache of ``terms.find``
+        self.bounds = postings.bounds
+        if self.bounds is not None:
+            self._rows = np.asarray(self.bounds.rows)
+            self._window_max = np.asarray(self.bounds.window_max)
+            self._window_first = np.asarray(self.bounds.window_first)
+            self._max_den = np.asarray(self.bounds.max_den)
+            self._acc = np.zeros(1 << self.bounds.shift, dtype=np.float64)  # all-zero between queries
+            self._mark = np.zeros(1 << self.bounds.shift, dtype=np.uint8)  # all-zero between queries
+            self._seen = np.empty(1 << self.bounds.shift, dtype=np.int32)
+        self._records: tuple[np.ndarray, np.ndarray] | None = None  # the depth check's, made on first use
+        self._as_float = np.zeros(1, dtype=np.float32)
+        self._as_int = self._as_float.view(np.int32)  # a float32's bits, for the depth floor's histogram
+        self.prune_stats = np.zeros(4, dtype=np.int64)  # windows, skipped, candidates, postings read (summed)
 
     def query(self, terms: Counter[str]) -> list[QueryTerm]:
         out = []
         for term, repeats in terms.items():
-            term_id = self.terms.find(term.encode())
+            term_id = self._term_id(term)
             if term_id is None:
                 continue
             start, end = int(self.p.starts[term_id]), int(self.p.starts[term_id + 1])
-            out.append(QueryTerm(start, end, np.float32(repeats) * lucene_bm25.idf(end - start, self.doc_count)))
+            weight = np.float32(repeats) * lucene_bm25.idf(end - start, self.doc_count)
+            out.append(QueryTerm(start, end, weight, term_id))
         return out
+
+    def _term_id(self, term: str) -> int | None:
+        # A binary search of the term table costs ~20 us in Python; requests repeat words.
+        if term not in self._term_ids:
+            if len(self._term_ids) >= _TERM_CACHE:
+                self._term_ids.clear()
+            self._term_ids[term] = self.terms.find(term.encode())
+        return self._term_ids[term]
 
     # -- scoring ------------------------------------------------------------------------
 
@@ -133,10 +221,73 @@ class Ranker:
         """The first ``limit`` products, in order, that pass ``passing`` among the first
         ``depth`` hits of the whole ranking (the official server's search, then its filter).
         Not thread-safe (callers lock)."""
-        if not query or limit <= 0:
-            return []
+        if not query or limit <= 0 or (passing is not None and depth <= 0):
+            return []  # (no hit among the first 0 passes)
         if not USE_KERNEL or self.canonical is not None:
             return self._hits_numpy(query, limit, depth, passing)
+        if USE_PRUNING and self.bounds is not None and (passing is None or isinstance(passing, Filter)):
+            hits = self._hits_pruned(query, limit, depth, passing)
+            if hits is not None:
+                return hits
+        return self._hits_exhaustive(query, limit, depth, passing)
+
+    def _hits_pruned(self, query, limit, depth, passing: Filter | None) -> list[int] | None:
+        """The pruned route's hits, or None where it cannot prove them (the caller then scans)."""
+        if passing is not None and passing.nothing:
+            self.routes["pruned"] += 1
+            return []
+        ids = np.array([t.term_id for t in query], dtype=np.int64)
+        if (ids < 0).any():
+            return None
+        weights = np.array([t.weight for t in query], dtype=np.float32)
+        record = passing is not None and sum(t.end - t.start for t in query) > depth
+        if record and self._records is None:
+            rows = len(self._sums)
+            self._records = (np.empty(rows, dtype=np.int32), np.empty(rows, dtype=np.float32))
+        rec_docs, rec_values = self._records if record else (_NO_DOCS, _NO_SCORES)
+        rec_bits = rec_values.view(np.int32)
+        counts = np.zeros(prune_kernel.BUCKETS if record else 0, dtype=np.int32)
+        if passing is None:
+            column, bounds, wants = _NO_PRICES, _NO_BOUNDS, _NO_WANTS
+            services, shop = _NO_SERVICES, _NO_DOCS
+        else:
+            column, services, shop = np.asarray(passing.price), np.asarray(passing.services), np.asarray(passing.shop)
+            bounds, wants = passing.compiled()
+        heap_docs = np.empty(limit, dtype=np.int32)
+        heap_scores = np.empty(limit, dtype=np.float32)
+        size, recorded = prune_kernel.top_hits(
+            self._docs, self._den,
+            np.array([t.start for t in query], dtype=np.int64), np.array([t.end for t in query], dtype=np.int64),
+            weights, self._rows[ids], self._max_den[ids], self._window_max, self._window_first, self.bounds.shift, len(self._sums),
+            self._id_rank, passing is not None, column, services, shop, bounds, wants, limit, depth,
+            heap_docs, heap_scores, self._acc, self._mark, self._seen, record, rec_docs, rec_values, rec_bits, counts,
+            self._as_float, self._as_int, self.prune_stats,
+        )  # fmt: skip
+        order = np.lexsort((self._id_rank[heap_docs[:size]], -heap_scores[:size]))
+        top = heap_docs[:size][order]
+        self.routes["pruned"] += 1
+        if record and size:
+            # The kept hits within the depth: those with fewer than ``depth`` products ahead,
+            # a first stretch of the list (products ahead never decrease down it).
+            top_scores, top_ranks = heap_scores[:size][order], self._id_rank[top]
+            found, values = rec_docs[:recorded], rec_values[:recorded]
+
+            def ahead(j: int) -> int:
+                return score_kernel.rank_of(found, values, self._id_rank, top_scores[j], top_ranks[j])
+
+            if ahead(size - 1) >= depth:
+                low, high = 0, size - 1  # the first hit with ``depth`` or more ahead lies in low..high
+                while low < high:
+                    middle = (low + high) // 2
+                    if ahead(middle) >= depth:
+                        high = middle
+                    else:
+                        low = middle + 1
+                self.routes["pruned_depth_cut"] += 1
+                top = top[:low]
+        return top.tolist()
+
+    def _hits_exhaustive(self, query, limit, depth, passing) -> list[int]:
         found = np.empty(sum(t.end - t.start for t in query), dtype=np.int32)
         count = 0
         for t in query:
@@ -187,4 +338,12 @@ class Ranker:
         return out[:limit]
 
 
+_TERM_CACHE = 200_000  # terms remembered (a few MB)
 _ALL = np.empty(0, dtype=bool)  # "no filter" for the kernel
+# Placeholders for the pruned route's unused arguments (typed as the real ones).
+_NO_DOCS = np.empty(0, dtype=np.int32)
+_NO_SCORES = np.empty(0, dtype=np.float32)
+_NO_PRICES = np.empty(0, dtype=np.float64)
+_NO_SERVICES = np.empty(0, dtype=np.uint8)
+_NO_BOUNDS = np.zeros(2, dtype=np.float64)
+_NO_WANTS = np.array([0, 0, 0, -1], dtype=np.int64)

@@ -1,4 +1,7 @@
-"""The two loops of a search, compiled (numba): score every posting, keep the best hits.
+"""The exhaustive route's loops, compiled (numba): score every posting, keep the best hits.
+
+(The usual route, ``prune_kernel``, skips what cannot rank; this one is its benchmark
+peer and the route of indexes without score bounds. ``push`` is both routes' heap.)
 
 numpy needs about eight passes over memory per posting (slices, the float32 term score,
 a gather, a compare, a compress, a gather-add-scatter) and then a partial sort of every
@@ -40,6 +43,49 @@ def _worse(score_a, rank_a, score_b, rank_b):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def push(heap_docs, heap_scores, size, k, d, score, id_rank):  # pragma: no cover - compiled
+    """Offer product ``d`` to the ``k``-slot heap of ``size`` hits, whose root is its worst
+    (lowest score, then highest ``id_rank``); returns the new size."""
+    rank = id_rank[d]
+    if size < k:
+        # sift up
+        j = size
+        size += 1
+        while j > 0:
+            parent = (j - 1) // 2
+            if _worse(score, rank, heap_scores[parent], id_rank[heap_docs[parent]]):
+                heap_docs[j] = heap_docs[parent]
+                heap_scores[j] = heap_scores[parent]
+                j = parent
+            else:
+                break
+        heap_docs[j] = d
+        heap_scores[j] = score
+    elif _worse(heap_scores[0], id_rank[heap_docs[0]], score, rank):
+        # replace the root, sift down
+        j = 0
+        while True:
+            left = 2 * j + 1
+            if left >= size:
+                break
+            child = left
+            right = left + 1
+            if right < size and _worse(
+                heap_scores[right], id_rank[heap_docs[right]], heap_scores[left], id_rank[heap_docs[left]]
+            ):
+                child = right
+            if _worse(heap_scores[child], id_rank[heap_docs[child]], score, rank):
+                heap_docs[j] = heap_docs[child]
+                heap_scores[j] = heap_scores[child]
+                j = child
+            else:
+                break
+        heap_docs[j] = d
+        heap_scores[j] = score
+    return size
+
+
+@njit(cache=True, nogil=True)
 def best(found, sums, id_rank, passing, k, heap_docs, heap_scores, scores):  # pragma: no cover - compiled
     """The first ``k`` of ``found`` that pass (``passing`` by position, or empty for all),
     by float32 score then ``id_rank``. Moves each candidate's sum into ``scores`` (as
@@ -54,42 +100,8 @@ def best(found, sums, id_rank, passing, k, heap_docs, heap_scores, scores):  # p
         sums[d] = 0.0
         if use_filter and not passing[i]:
             continue
-        rank = id_rank[d]
-        if size < k:
-            # sift up: the heap's root is its worst hit
-            j = size
-            size += 1
-            while j > 0:
-                parent = (j - 1) // 2
-                if _worse(score, rank, heap_scores[parent], id_rank[heap_docs[parent]]):
-                    heap_docs[j] = heap_docs[parent]
-                    heap_scores[j] = heap_scores[parent]
-                    j = parent
-                else:
-                    break
-            heap_docs[j] = d
-            heap_scores[j] = score
-        elif _worse(heap_scores[0], id_rank[heap_docs[0]], score, rank):
-            # replace the root, sift down
-            j = 0
-            while True:
-                left = 2 * j + 1
-                if left >= size:
-                    break
-                child = left
-                right = left + 1
-                if right < size and _worse(
-                    heap_scores[right], id_rank[heap_docs[right]], heap_scores[left], id_rank[heap_docs[left]]
-                ):
-                    child = right
-                if _worse(heap_scores[child], id_rank[heap_docs[child]], score, rank):
-                    heap_docs[j] = heap_docs[child]
-                    heap_scores[j] = heap_scores[child]
-                    j = child
-                else:
-                    break
-            heap_docs[j] = d
-            heap_scores[j] = score
+        if size < k or _worse(heap_scores[0], id_rank[heap_docs[0]], score, id_rank[d]):
+            size = push(heap_docs, heap_scores, size, k, d, score, id_rank)
     return size
 
 

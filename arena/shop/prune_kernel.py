@@ -1,0 +1,335 @@
+"""The first hits of a search without scoring every posting: block-max MaxScore, compiled.
+
+The exhaustive route (``score_kernel``) scores every posting of every query term into
+one array as large as the catalog; a fifteen-word request on a million products touches
+millions of postings, scattered over it. This route gives the same hits, bit for bit,
+and skips what provably cannot be among them. The products are cut into windows of
+``2**shift`` consecutive positions, searched one after the other with an accumulator
+that fits the CPU's first-level cache. The index stores, per common term and window, the
+largest ``den`` of its postings there (``window_maxima``). A term's float32 score
+``weight - weight / den`` never decreases as ``den`` grows (IEEE division and subtraction
+round monotonically), so ``weight - weight / max_den`` is the term's exact best score in
+the window: a true upper bound, not an estimate.
+
+Per window, with ``theta`` the score of the worst of the ``k`` hits kept so far:
+
+- if the bounds of the terms present sum below ``theta``, nothing in it can enter;
+- else the terms of smallest bounds, as many as sum below ``theta``, are
+  "non-essential": a product that only they reach cannot enter either. The candidates
+  are the products the other terms reach; each is scored with every query term, in
+  query order, so its sum is Lucene's to the bit (double, in the order of the query).
+
+A product is dropped only when its float32 score is strictly below the kept worst hit's,
+so a product that ties it (and may win on product id) is always scored. Bound sums are
+compared with ``SLACK``: a sum of float32 values in double may round differently in
+another order, by far less. ``theta`` only rises, so a product dropped early is also below
+the final last hit: what this route does not score is never among the hits, nor ahead of
+them (which the depth check needs, ``ranking``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from arena.shop.score_kernel import push
+
+# A bound summed in double, and a score summed in double in another order, each lie
+# within n * 2**-53 of the exact sums (n terms, far under 2**20): inflating the bound by
+# 2**-30 keeps it above any score it bounds, whatever the rounding.
+SLACK = 1.0 + 2.0**-30
+
+
+# -- built with the index -----------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def term_max_den(den, starts, out):  # pragma: no cover - compiled
+    """Each term's largest ``den`` (its best possible score)."""
+    for t in range(starts.shape[0] - 1):
+        high = np.float32(0)
+        for i in range(starts[t], starts[t + 1]):
+            if den[i] > high:
+                high = den[i]
+        out[t] = high
+
+
+@njit(cache=True, nogil=True)
+def window_maxima(docs, den, starts, blocked, shift, out, first):  # pragma: no cover - compiled
+    """``out[r, w]``: the largest ``den`` of term ``blocked[r]`` among products of window
+    ``w`` (positions ``w << shift`` to ``(w + 1) << shift``), 1 (a score of 0) where it
+    has none; ``first[r, w]``: its first posting there, counted from the term's first
+    (``first[r, w + 1]`` ends the window's)."""
+    out[:] = np.float32(1)
+    first[:] = 0
+    n_windows = out.shape[1]
+    for r in range(blocked.shape[0]):
+        t = blocked[r]
+        for i in range(starts[t], starts[t + 1]):
+            w = docs[i] >> shift
+            first[r, w + 1] += 1
+            if den[i] > out[r, w]:
+                out[r, w] = den[i]
+        for w in range(n_windows):
+            first[r, w + 1] += first[r, w]
+
+
+# -- searched -----------------------------------------------------------------------------
+
+
+# The depth floor: scores by bucket, the top 16 bits of their float32 (sign, exponent and
+# 7 mantissa bits: for positive scores, a bucket order that is the score order), so that
+# "at least ``depth`` products score >= the bucket's lowest value" is kept up cheaply.
+BUCKETS = 1 << 15
+
+
+@njit(cache=True, nogil=True)
+def _better(score_a, rank_a, score_b, rank_b):  # pragma: no cover - compiled
+    return score_a > score_b or (score_a == score_b and rank_a < rank_b)
+
+
+@njit(cache=True, nogil=True)
+def top_hits(
+    docs,
+    den,
+    starts,
+    ends,
+    weights,
+    rows,
+    max_den,
+    window_max,
+    window_first,
+    shift,
+    n_rows,
+    id_rank,
+    use_filter,
+    price,
+    services,
+    shop,
+    bounds,
+    wants,
+    k,
+    depth,
+    heap_docs,
+    heap_scores,
+    acc,
+    mark,
+    seen,
+    record,
+    rec_docs,
+    rec_values,
+    rec_bits,
+    counts,
+    as_float,
+    as_int,
+    stats,
+):  # pragma: no cover - compiled
+    """The first ``k`` products that pass (all when not ``use_filter``), by float32 score
+    then ``id_rank``, in ``heap_docs``/``heap_scores`` (unordered); returns (kept, recorded).
+
+    Query term ``t`` (in query order) has postings ``starts[t]:ends[t]``, weight
+    ``weights[t]``, and window bounds and postings in ``window_max[rows[t]]`` and
+    ``window_first[rows[t]]`` (``rows[t]`` < 0: its overall ``max_den[t]``, and its
+    postings in a window are sought from a cursor).
+
+    With ``record`` (a filter, and maybe more than ``depth`` matches), every product
+    scored, passing or not, is written to ``rec_docs``/``rec_values``, and a histogram of
+    their scores (``counts``, ``BUCKETS`` zeros, by the top bits of ``rec_bits``, the int32
+    view of ``rec_values``; ``as_float`` one float32 and ``as_int`` its int32 view, to
+    make a floor of its bits) gives a floor that at least ``depth`` of
+    them reach: a product below it lies past the depth, so it is skipped like one below
+    the kept hits. Every product ahead of a kept hit that lies within the depth is then
+    recorded, so counting the recorded ones ahead of each kept hit places it exactly
+    (``score_kernel.ahead_counts``); a kept hit past the depth has ``depth`` or more ahead.
+
+    ``acc`` (``2**shift`` doubles, all zero), ``mark`` (as many zero bytes) and ``seen``
+    are scratch; ``stats`` adds up windows, windows skipped, candidates, postings read."""
+    n = starts.shape[0]
+    size = 0
+    recorded = 0
+    theta = np.float32(-np.inf)  # the larger of the kept hits' worst and the depth floor
+    floor_bucket = 0  # the floor's bucket (0: no floor yet)
+    above = 0  # products in the histogram in buckets >= floor_bucket
+    histogram_end = 0  # the products recorded before this one are in the histogram
+    # The filter (``ranking.Filter``'s comparisons, NaN prices failing a bound as in numpy).
+    # Helpers taking arrays cost a reference count each call: the hot loops are written out.
+    shop_code, has_low, has_high, want = wants[3], wants[0] != 0, wants[1] != 0, wants[2]
+    price_low, price_high = bounds[0], bounds[1]
+    cur = starts.copy()
+    wend = np.empty(n, dtype=np.int64)
+    bound = np.empty(n, dtype=np.float64)
+    order = np.empty(n, dtype=np.int64)
+    essential = np.empty(n, dtype=np.bool_)
+    overall = np.empty(n, dtype=np.float32)
+    for t in range(n):
+        overall[t] = weights[t] - weights[t] / max_den[t]
+    width = 1 << shift
+    n_windows = (n_rows + width - 1) >> shift
+    for win in range(n_windows):
+        low = win << shift
+        high = low + width
+        total = 0.0
+        present = 0
+        for t in range(n):
+            row = rows[t]
+            if row >= 0:  # a common term: its window's postings are stored
+                cur[t] = starts[t] + window_first[row, win]
+                i = starts[t] + window_first[row, win + 1]
+            else:  # wend[t]: the first posting past the window (gallop from cur[t], then bisect)
+                i = cur[t]
+                end = ends[t]
+                if i < end and docs[i] < high:
+                    jump = 1
+                    probe = i + 1
+                    while probe < end and docs[probe] < high:
+                        i = probe
+                        jump *= 2
+                        probe = i + jump
+                    if probe > end:
+                        probe = end
+                    i += 1
+                    while i < probe:
+                        middle = (i + probe) >> 1
+                        if docs[middle] < high:
+                            i = middle + 1
+                        else:
+                            probe = middle
+            wend[t] = i
+            if i > cur[t]:
+                present += 1
+                if row >= 0:
+                    bound[t] = weights[t] - weights[t] / window_max[row, win]
+                else:
+                    bound[t] = overall[t]
+                total += bound[t]
+            else:
+                bound[t] = 0.0
+        if present == 0:
+            continue
+        stats[0] += 1
+        if np.float32(total * SLACK) < theta:
+            stats[1] += 1
+            for t in range(n):
+                cur[t] = wend[t]
+            continue
+        # Non-essential: the terms of smallest bounds, as many as sum below ``theta``. A
+        # product none of the others reaches scores below it.
+        for j in range(n):
+            order[j] = j
+        for j in range(1, n):  # by bound, smallest first (a handful: insertion sort)
+            t = order[j]
+            i = j - 1
+            while i >= 0 and bound[order[i]] > bound[t]:
+                order[i + 1] = order[i]
+                i -= 1
+            order[i + 1] = t
+        small = 0.0
+        for j in range(n):
+            t = order[j]
+            small += bound[t]
+            essential[t] = bound[t] > 0.0 and not np.float32(small * SLACK) < theta
+        # The candidates: every product an essential term reaches (found while scoring when
+        # every term present is essential).
+        split = False
+        for t in range(n):
+            if bound[t] > 0.0 and not essential[t]:
+                split = True
+        count = 0
+        if split:
+            for t in range(n):
+                if essential[t]:
+                    for i in range(cur[t], wend[t]):
+                        off = docs[i] - low
+                        if mark[off] == 0:
+                            mark[off] = 1
+                            seen[count] = off
+                            count += 1
+        # Their scores, term by term in query order (Lucene's order of the additions): an
+        # essential term's postings all count; a non-essential term's only at candidates,
+        # read through (short lists) or looked up (few candidates).
+        for t in range(n):
+            if bound[t] == 0.0:
+                continue
+            w = weights[t]
+            first, last = cur[t], wend[t]
+            cur[t] = last
+            if essential[t]:
+                stats[3] += last - first
+                if split:
+                    for i in range(first, last):
+                        acc[docs[i] - low] += w - w / den[i]
+                else:
+                    for i in range(first, last):
+                        off = docs[i] - low
+                        if mark[off] == 0:
+                            mark[off] = 1
+                            seen[count] = off
+                            count += 1
+                        acc[off] += w - w / den[i]
+            elif count * 8 < last - first:
+                stats[3] += count
+                for s in range(count):
+                    d = low + seen[s]
+                    i = first
+                    probe = last
+                    while i < probe:
+                        middle = (i + probe) >> 1
+                        if docs[middle] < d:
+                            i = middle + 1
+                        else:
+                            probe = middle
+                    if i < last and docs[i] == d:
+                        acc[seen[s]] += w - w / den[i]
+            else:
+                stats[3] += last - first
+                for i in range(first, last):
+                    off = docs[i] - low
+                    if mark[off] != 0:
+                        acc[off] += w - w / den[i]
+        stats[2] += count
+        for s in range(count):
+            off = seen[s]
+            score = np.float32(acc[off])
+            acc[off] = 0.0
+            mark[off] = 0
+            if score < theta:
+                continue
+            d = low + off
+            ok = True
+            if use_filter:
+                if shop_code >= 0 and shop[d] != shop_code:
+                    ok = False
+                elif has_low and not price[d] >= price_low:
+                    ok = False
+                elif has_high and not price[d] <= price_high:
+                    ok = False
+                elif (services[d] & want) != want:
+                    ok = False
+            if not ok and not record:
+                continue
+            if record:
+                rec_docs[recorded] = d
+                rec_values[recorded] = score
+                recorded += 1
+            if ok and (size < k or _better(score, id_rank[d], heap_scores[0], id_rank[heap_docs[0]])):
+                size = push(heap_docs, heap_scores, size, k, d, score, id_rank)
+                if size == k and heap_scores[0] > theta:
+                    theta = heap_scores[0]
+        # The depth floor, once ``depth`` products are scored: the window's scores join the
+        # histogram (by the top bits of a positive float32) and the floor rises while
+        # ``depth`` of them stay at or above it.
+        if recorded >= depth:
+            for r in range(histogram_end, recorded):
+                b = rec_bits[r] >> 16
+                counts[b] += 1
+                if b >= floor_bucket:
+                    above += 1
+            histogram_end = recorded
+            if above - counts[floor_bucket] >= depth:
+                while above - counts[floor_bucket] >= depth:
+                    above -= counts[floor_bucket]
+                    floor_bucket += 1
+                as_int[0] = floor_bucket << 16
+                if as_float[0] > theta:
+                    theta = as_float[0]
+    return size, recorded
