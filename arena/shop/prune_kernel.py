@@ -84,6 +84,19 @@ BUCKETS = 1 << 15
 
 
 @njit(cache=True, nogil=True)
+def _lower_bound(docs, i, end, value):  # pragma: no cover - compiled
+    """The first position in ``[i, end)`` whose product is >= ``value`` (``end`` if none): postings
+    are in product order."""
+    while i < end:
+        middle = (i + end) >> 1
+        if docs[middle] < value:
+            i = middle + 1
+        else:
+            end = middle
+    return i
+
+
+@njit(cache=True, nogil=True)
 def _better(score_a, rank_a, score_b, rank_b):  # pragma: no cover - compiled
     return score_a > score_b or (score_a == score_b and rank_a < rank_b)
 
@@ -187,13 +200,7 @@ def top_hits(
                         probe = i + jump
                     if probe > end:
                         probe = end
-                    i += 1
-                    while i < probe:
-                        middle = (i + probe) >> 1
-                        if docs[middle] < high:
-                            i = middle + 1
-                        else:
-                            probe = middle
+                    i = _lower_bound(docs, i + 1, probe, high)
             wend[t] = i
             if i > cur[t]:
                 present += 1
@@ -270,14 +277,7 @@ def top_hits(
                 stats[3] += count
                 for s in range(count):
                     d = low + seen[s]
-                    i = first
-                    probe = last
-                    while i < probe:
-                        middle = (i + probe) >> 1
-                        if docs[middle] < d:
-                            i = middle + 1
-                        else:
-                            probe = middle
+                    i = _lower_bound(docs, first, last, d)
                     if i < last and docs[i] == d:
                         acc[seen[s]] += w - w / den[i]
             else:
