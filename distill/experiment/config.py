@@ -49,7 +49,12 @@ class ExportPlan(_Strict):
 
 class StudentPlan(_Strict):
     cache: Path | None = Field(None, description="Materialised checkpoint cache (default: the user cache).")
-    max_new_tokens: int = Field(128, ge=8, description="Tokens one generated turn may take.")
+    max_new_tokens: int | None = Field(
+        None,
+        ge=8,
+        description="Tokens one generated turn may take (default: the train split's longest assistant turn, in "
+        "student tokens, plus 16: a budget below the turns it learned cuts the student off mid-turn).",
+    )
 
 
 class SampledPlan(_Strict):

@@ -64,6 +64,31 @@ def _partitions(config: ExperimentConfig, suite_dir: Path) -> tuple[list[Problem
     return heldout, train, known
 
 
+TURN_MARGIN = 16  # tokens past the longest trained turn (a turn's JSON can come out a little longer)
+
+
+def assistant_turn_tokens(tokenizer, train_file: Path) -> list[int]:
+    """The length of every assistant turn of ``train_file`` as the student is trained on it: the
+    runs of the template's assistant mask."""
+    lengths: list[int] = []
+    if not train_file.is_file():
+        return lengths
+    for line in train_file.open(encoding="utf-8"):
+        row = json.loads(line)
+        encoded = tokenizer.apply_chat_template(
+            row["messages"], tools=row.get("tools") or None, tokenize=True, return_dict=True,
+            return_assistant_tokens_mask=True,
+        )  # fmt: skip
+        run = 0
+        for masked in [*encoded["assistant_masks"], 0]:
+            if masked:
+                run += 1
+            elif run:
+                lengths.append(run)
+                run = 0
+    return lengths
+
+
 def _file_sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
@@ -102,6 +127,8 @@ class Experiment:
         self.out = out
         self.log = log
         self.steps = Steps(out, log)
+        # Set by ``budget`` (after the export): what the evaluations and rollouts generate per turn.
+        self.turn_tokens: int = config.student.max_new_tokens or 0
 
     # Each step returns its result; what later steps need is read back from the step directories.
 
@@ -284,6 +311,27 @@ class Experiment:
 
         return self.steps.run("leak", step_key("leak", suite.key, export.key), work)
 
+    def budget(self, export: StepResult, student: Path) -> StepResult:
+        """The tokens a generated turn may take: the config's, or the longest assistant turn the
+        student trains on (train split, student tokens, end of turn included) plus a margin."""
+
+        def work(folder: Path) -> dict:
+            from transformers import AutoTokenizer
+
+            tokenizer = AutoTokenizer.from_pretrained(student)
+            turns = assistant_turn_tokens(tokenizer, self.corpus_dir / "train.jsonl")
+            longest = max(turns, default=0)
+            return {"turns": len(turns), "median": sorted(turns)[len(turns) // 2] if turns else 0, "longest": longest}
+
+        result = self.steps.run("budget", step_key("budget", export.key, _file_sha(self._template())), work)
+        configured = self.config.student.max_new_tokens
+        self.turn_tokens = configured if configured is not None else max(result.result["longest"] + TURN_MARGIN, 64)
+        self.log(
+            f"[budget] {self.turn_tokens} new tokens a turn (train turns: median {result.result['median']}, "
+            f"longest {result.result['longest']}{'' if configured is None else '; set by the config'})"
+        )
+        return result
+
     @staticmethod
     def _template() -> Path:
         from distill.student import TEMPLATE
@@ -292,7 +340,7 @@ class Experiment:
 
     def evaluate(self, row: str, checkpoint: Path, key: str, *, sampled: bool = False) -> StepResult:
         """One row on the held-out problems: greedy ASR (and, when ``sampled``, pass@1 / pass@k)."""
-        plan, student = self.config.eval, self.config.student
+        plan = self.config.eval
         samples = plan.sampled.k if sampled and plan.sampled else 0
         temperature = plan.sampled.temperature if sampled and plan.sampled else 0.7
         name = f"{'sampled' if sampled else 'eval'}-{row}"
@@ -322,7 +370,7 @@ class Experiment:
                 llm_calls=plan.llm_calls,
                 wall_s=plan.wall_s,
                 call_timeout_s=plan.llm_call_timeout_s,
-                max_new_tokens=student.max_new_tokens,
+                max_new_tokens=self.turn_tokens,
             )
             results = [ProblemResult.model_validate_json(line) for line in (folder / "problems.jsonl").open()]
             stats = episode_stats([row["record"] for row in _records(folder / "records.jsonl")])
@@ -338,7 +386,7 @@ class Experiment:
                 "stats": stats,
             }
 
-        return self.steps.run(name, step_key(name, key, plan.model_dump(), student.max_new_tokens), work)
+        return self.steps.run(name, step_key(name, key, plan.model_dump(), self.turn_tokens), work)
 
     def train(self, stage: StagePlan, start: Path, start_key: str, export: StepResult) -> StepResult:
         def work(folder: Path) -> dict:
@@ -378,7 +426,7 @@ class Experiment:
             values["catalog"] = str(self.catalog_dir)
             values["problems_file"] = str(self.steps.dir("suite") / "train.jsonl")
         if stage.rollout is not None:
-            values["rollout"] = {"max_new_tokens": self.config.student.max_new_tokens, **stage.rollout}
+            values["rollout"] = {"max_new_tokens": self.turn_tokens, **stage.rollout}
         return values
 
 
@@ -449,6 +497,7 @@ def run_experiment(config: ExperimentConfig, out: Path, *, log: Log = print, mat
     student = (materialise or default_materialise)(config.student.cache)
     student_key = step_key("student", json.loads((student / "student.json").read_text()))
     export = run.export(arena, student)
+    run.budget(export, student)
     leak = run.leak(suite, export)
     verdict = leak.result["verdict"]
     heldout = Heldout(n=suite.result["heldout"], clusters=suite.result["heldout_clusters"], leak_check=verdict)
