@@ -257,7 +257,10 @@ class Experiment:
             )
             return {"agents": summary, "judged": len(outcomes), "store": stored}
 
-        return self.steps.run("arena", step_key("arena", suite.key, plan.model_dump(), self.config.seed), work)
+        # "stored": an arena step cached before episodes went to the store has no "store" result to export from.
+        return self.steps.run(
+            "arena", step_key("arena", suite.key, plan.model_dump(), self.config.seed, "stored"), work
+        )
 
     def export(self, arena: StepResult, student: Path) -> StepResult:
         plan = self.config.export
