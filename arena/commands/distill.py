@@ -135,6 +135,9 @@ def serve(
         str | None, typer.Option("--served-model-name", help="Model name clients ask for (default: CHECKPOINT).")
     ] = None,
     max_new_tokens: Annotated[int, typer.Option("--max-new-tokens", min=1, help="Tokens per completion.")] = 256,
+    max_batch: Annotated[
+        int, typer.Option("--max-batch", min=1, help="Concurrent requests generated together as one batch.")
+    ] = 8,
 ) -> None:
     """Serve a checkpoint on CPU as an OpenAI-compatible chat server (/v1/chat/completions), the small
     models' stand-in for vLLM: `arena eval --base-url http://HOST:PORT/v1 --model CHECKPOINT` evaluates it."""
@@ -150,6 +153,8 @@ def serve(
         fail(f"{checkpoint} is not a checkpoint (no config.json): give a stage's OUTPUT/final folder")
     name = served_model_name or str(checkpoint)  # vLLM's default too: clients name the path they served
     model = AutoModelForCausalLM.from_pretrained(checkpoint).eval()
-    application = create_model_app(model, load_tokenizer(str(checkpoint)), name, max_new_tokens=max_new_tokens)
+    application = create_model_app(
+        model, load_tokenizer(str(checkpoint)), name, max_new_tokens=max_new_tokens, max_batch=max_batch
+    )
     err.print(f"serving {name} on http://{host}:{port}/v1", highlight=False)
     uvicorn.run(application, host=host, port=port, log_level="warning")

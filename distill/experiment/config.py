@@ -64,7 +64,12 @@ class SampledPlan(_Strict):
 
 class EvalPlan(_Strict):
     mode: Literal["strict", "official"] = "strict"
-    concurrency: int = Field(1, ge=1, description="The in-process server generates one request at a time.")
+    concurrency: int = Field(
+        8,
+        ge=1,
+        description="Episodes in flight at once; the in-process server generates their turns as one batch "
+        "(on CPU a batch of 8 decodes about 4x the tokens per second of one row).",
+    )
     llm_calls: int = Field(8, ge=1, description="Turns an episode may take.")
     wall_s: float = Field(1800.0, gt=0, description="Generous: a loaded CPU must not turn into failures.")
     llm_call_timeout_s: float = Field(900.0, gt=0, description="One generation; generous for the same reason.")

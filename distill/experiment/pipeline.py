@@ -462,7 +462,7 @@ def serve_and_evaluate(
     model = AutoModelForCausalLM.from_pretrained(checkpoint, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     apply_template(tokenizer)  # the template file itself, whatever a stage saved: every row renders alike
-    app = create_model_app(model, tokenizer, served, max_new_tokens=max_new_tokens)
+    app = create_model_app(model, tokenizer, served, max_new_tokens=max_new_tokens, max_batch=settings.concurrency)
     registry = UpstreamRegistry(
         [Upstream(name=STUDENT_SERVED, base_url=f"http://{STUDENT_SERVED}/v1", models=[served])],
         transports={STUDENT_SERVED: httpx.ASGITransport(app=app)},
