@@ -129,6 +129,29 @@ def test_the_depth_cut_bites_as_in_the_reference(catalog, products, vocabulary):
     assert catalog.ranker.routes["pruned_depth_cut"] > 50
 
 
+def test_a_shop_search_scores_the_shop_first_and_still_cuts_at_the_depth(catalog, products, vocabulary):
+    # A shop's products are scored first (``subset_scores``); their limit-th best bounds the
+    # scan from the first window. Long requests, shops large and small, with and without a
+    # price bound, limits small and large, depths that bite and one that does not.
+    rng = random.Random(77)
+    shops = Counter(p.shop_id for p in products)
+    ranked = [shop for shop, _ in shops.most_common()]
+    catalog.ranker.routes.clear()
+    for _ in range(120):
+        words = [rng.choice(vocabulary) for _ in range(rng.randint(1, 20))]
+        if rng.random() < 0.5:
+            words += rng.choice(products).title.split()
+        shop = rng.choice(ranked[:5] if rng.random() < 0.5 else ranked)
+        filters = rng.choice([SearchFilters(shop_id=shop), SearchFilters(shop_id=shop, price_high=400.0)])
+        limit = rng.choice([1, 10, 50, 300])
+        for depth in (3, 60, 500, 100_000):
+            expected = hits(catalog, " ".join(words), filters, limit, depth, "numpy")
+            assert hits(catalog, " ".join(words), filters, limit, depth, "pruned") == expected, (words, filters, depth)
+    routes = catalog.ranker.routes
+    assert routes["pruned_shop"] == 120 * 4, routes  # every word is known: every search took the shop route
+    assert routes["pruned_depth_cut"] > 20, routes  # the seeded scan still cut hits past the depth
+
+
 @pytest.fixture(scope="module")
 def twins(tmp_path_factory):
     """Equal products (one title, one length): every score ties, across many windows,

@@ -97,6 +97,44 @@ def _lower_bound(docs, i, end, value):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _gallop(docs, i, end, value):  # pragma: no cover - compiled
+    """``_lower_bound`` from ``i`` when the answer is likely near: doubling steps, then bisection."""
+    if i >= end or docs[i] >= value:
+        return i
+    low = i
+    jump = 1
+    probe = i + 1
+    while probe < end and docs[probe] < value:
+        low = probe
+        jump *= 2
+        probe = low + jump
+    if probe > end:
+        probe = end
+    return _lower_bound(docs, low + 1, probe, value)
+
+
+@njit(cache=True, nogil=True)
+def subset_scores(docs, den, starts, ends, weights, subset, out):  # pragma: no cover - compiled
+    """``out[s]``: the float32 score of product ``subset[s]`` (positions in ascending order),
+    0 where no query term reaches it; summed term by term in query order in double, as
+    ``top_hits`` sums a candidate, so the two agree to the bit."""
+    m = subset.shape[0]
+    acc = np.zeros(m, dtype=np.float64)
+    for t in range(starts.shape[0]):
+        w = weights[t]
+        i = starts[t]
+        end = ends[t]
+        for s in range(m):
+            i = _gallop(docs, i, end, subset[s])
+            if i >= end:
+                break
+            if docs[i] == subset[s]:
+                acc[s] += w - w / den[i]
+    for s in range(m):
+        out[s] = np.float32(acc[s])
+
+
+@njit(cache=True, nogil=True)
 def _better(score_a, rank_a, score_b, rank_b):  # pragma: no cover - compiled
     return score_a > score_b or (score_a == score_b and rank_a < rank_b)
 
@@ -136,6 +174,7 @@ def top_hits(
     as_float,
     as_int,
     stats,
+    floor,
 ):  # pragma: no cover - compiled
     """The first ``k`` products that pass (all when not ``use_filter``), by float32 score
     then ``id_rank``, in ``heap_docs``/``heap_scores`` (unordered); returns (kept, recorded).
@@ -155,12 +194,17 @@ def top_hits(
     recorded, so counting the recorded ones ahead of each kept hit places it exactly
     (``score_kernel.ahead_counts``); a kept hit past the depth has ``depth`` or more ahead.
 
+    ``floor`` (float32; -inf when unknown) is a score no hit can lie below: the ``k``-th
+    best passing score when the caller has scored every passing product (a shop's, see
+    ``ranking``). A product below it is neither a hit nor ahead of one, so it starts as
+    ``theta``, where the kept hits' worst would otherwise rise to it only late.
+
     ``acc`` (``2**shift`` doubles, all zero), ``mark`` (as many zero bytes) and ``seen``
     are scratch; ``stats`` adds up windows, windows skipped, candidates, postings read."""
     n = starts.shape[0]
     size = 0
     recorded = 0
-    theta = np.float32(-np.inf)  # the larger of the kept hits' worst and the depth floor
+    theta = np.float32(floor)  # the larger of the kept hits' worst, the depth floor and ``floor``
     floor_bucket = 0  # the floor's bucket (0: no floor yet)
     above = 0  # products in the histogram in buckets >= floor_bucket
     histogram_end = 0  # the products recorded before this one are in the histogram

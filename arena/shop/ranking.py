@@ -10,7 +10,10 @@ give that list, hit for hit:
   exhaustive scan. The filter is evaluated in the compiled loop (``Filter``). With a
   filter, every product scored is recorded, so the products ahead of each kept hit are
   counted exactly where it matters, and the hits past the depth dropped
-  (``routes["pruned_depth_cut"]``).
+  (``routes["pruned_depth_cut"]``). A shop's products are few: they are scored first
+  (``prune_kernel.subset_scores``), and the ``limit``-th best of those that pass is a
+  floor under the hits from the first window on (``routes["pruned_shop"]``); when fewer
+  than ``depth`` products match at all, they are the answer without a scan.
 - exhaustive (``score_kernel``): every posting of every query term is scored; the
   50-slot heap keeps the best passing ones; the depth is checked by counting the
   candidates ahead of the last hit, and applied exactly (``first``) when it bites.
@@ -141,6 +144,7 @@ class Ranker:
         self._as_float = np.zeros(1, dtype=np.float32)
         self._as_int = self._as_float.view(np.int32)  # a float32's bits, for the depth floor's histogram
         self.prune_stats = np.zeros(4, dtype=np.int64)  # windows, skipped, candidates, postings read (summed)
+        self._shops: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # (column, codes, positions) by shop
 
     def query(self, terms: Counter[str]) -> list[QueryTerm]:
         out = []
@@ -253,15 +257,37 @@ class Ranker:
         else:
             column, services, shop = np.asarray(passing.price), np.asarray(passing.services), np.asarray(passing.shop)
             bounds, wants = passing.compiled()
+        starts = np.array([t.start for t in query], dtype=np.int64)
+        ends = np.array([t.end for t in query], dtype=np.int64)
+        floor = np.float32(-np.inf)
+        if passing is not None and passing.shop_code is not None:
+            # One shop's products are few: score them all first. The hits are among them, so
+            # the ``limit``-th best of them bounds the hits from below from the first window
+            # on; without a depth cut to check, they are the answer.
+            members = self._shop_members(passing.shop, passing.shop_code)
+            scores = np.empty(len(members), dtype=np.float32)
+            prune_kernel.subset_scores(self._docs, self._den, starts, ends, weights, members, scores)
+            found = members[scores > 0]
+            found_scores = scores[scores > 0]
+            ok = passing(found)
+            found, found_scores = found[ok], found_scores[ok]
+            self.routes["pruned_shop"] += 1
+            if len(found) == 0 or not record:
+                self.routes["pruned"] += 1
+                return found[self.first(found, found_scores, limit, ordered=True)].tolist()
+            floor = (
+                found_scores.min()
+                if len(found) <= limit
+                else np.partition(found_scores, len(found) - limit)[len(found) - limit]
+            )
         heap_docs = np.empty(limit, dtype=np.int32)
         heap_scores = np.empty(limit, dtype=np.float32)
         size, recorded = prune_kernel.top_hits(
-            self._docs, self._den,
-            np.array([t.start for t in query], dtype=np.int64), np.array([t.end for t in query], dtype=np.int64),
+            self._docs, self._den, starts, ends,
             weights, self._rows[ids], self._max_den[ids], self._window_max, self._window_first, self.bounds.shift, len(self._sums),
             self._id_rank, passing is not None, column, services, shop, bounds, wants, limit, depth,
             heap_docs, heap_scores, self._acc, self._mark, self._seen, record, rec_docs, rec_values, rec_bits, counts,
-            self._as_float, self._as_int, self.prune_stats,
+            self._as_float, self._as_int, self.prune_stats, floor,
         )  # fmt: skip
         order = np.lexsort((self._id_rank[heap_docs[:size]], -heap_scores[:size]))
         top = heap_docs[:size][order]
@@ -286,6 +312,14 @@ class Ranker:
                 self.routes["pruned_depth_cut"] += 1
                 top = top[:low]
         return top.tolist()
+
+    def _shop_members(self, column: np.ndarray, code: int) -> np.ndarray:
+        """The positions of one shop's products, ascending (the column grouped once, on first use)."""
+        if self._shops is None or self._shops[0] is not column:
+            positions = np.argsort(column, kind="stable").astype(np.int32)
+            self._shops = (column, np.asarray(column)[positions], positions)
+        _, codes, positions = self._shops
+        return positions[np.searchsorted(codes, code, "left") : np.searchsorted(codes, code, "right")]
 
     def _hits_exhaustive(self, query, limit, depth, passing) -> list[int]:
         found = np.empty(sum(t.end - t.start for t in query), dtype=np.int32)
