@@ -253,3 +253,46 @@ def test_importing_distill_makes_openmp_wait_passively_unless_told_otherwise():
         check=True,
     )
     assert chosen.stdout.split() == ["ACTIVE", "False"]
+
+
+def test_the_fused_lm_head_projects_only_labelled_positions_on_cpu_with_the_same_loss_and_gradients(tiny):
+    import torch
+    from transformers import AutoModelForCausalLM
+    from trl.trainer import utils
+    from trl.trainer.utils import add_fused_lm_head
+
+    from distill.train.model import score_only_labelled_positions
+
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_pretrained(tiny, dtype=torch.float32)
+    add_fused_lm_head(model)
+    ids = torch.randint(5, model.config.vocab_size, (1, 96))
+    labels = torch.full_like(ids, -100)
+    labels[0, 60:80] = ids[0, 60:80]  # an assistant turn among prompt and tool tokens
+    projected: list[int] = []
+    kernel = utils._ChunkedLogProbFunction
+    apply = kernel.apply  # inherited from torch.autograd.Function
+
+    def counting(hidden, *rest):
+        projected.append(hidden.shape[0])
+        return apply(hidden, *rest)
+
+    def loss_and_grads():
+        model.zero_grad()
+        out = model(input_ids=ids, labels=labels, fused_lm_head=True)
+        out.loss.backward()
+        return out.loss.item(), [p.grad.clone() for p in model.parameters() if p.grad is not None]
+
+    saved = utils._use_triton
+    try:
+        kernel.apply = counting
+        full_loss, full_grads = loss_and_grads()
+        assert score_only_labelled_positions() and score_only_labelled_positions()  # idempotent
+        compact_loss, compact_grads = loss_and_grads()
+    finally:
+        utils._use_triton = saved
+        del kernel.apply
+    assert projected == [95, 20]  # every shifted position, then only the 20 labelled ones
+    assert compact_loss == pytest.approx(full_loss, rel=1e-6)
+    for full, compact in zip(full_grads, compact_grads, strict=True):
+        torch.testing.assert_close(compact, full, rtol=1e-5, atol=1e-7)
