@@ -174,7 +174,9 @@ def top_hits(
     as_float,
     as_int,
     stats,
-    floor,
+    hit_scores,
+    hit_ranks,
+    ahead,
 ):  # pragma: no cover - compiled
     """The first ``k`` products that pass (all when not ``use_filter``), by float32 score
     then ``id_rank``, in ``heap_docs``/``heap_scores`` (unordered); returns (kept, recorded).
@@ -194,17 +196,26 @@ def top_hits(
     recorded, so counting the recorded ones ahead of each kept hit places it exactly
     (``score_kernel.ahead_counts``); a kept hit past the depth has ``depth`` or more ahead.
 
-    ``floor`` (float32; -inf when unknown) is a score no hit can lie below: the ``k``-th
-    best passing score when the caller has scored every passing product (a shop's, see
-    ``ranking``). A product below it is neither a hit nor ahead of one, so it starts as
-    ``theta``, where the kept hits' worst would otherwise rise to it only late.
+    Ranking mode (``hit_scores`` not empty): the caller knows the hits already, best first
+    (``hit_scores``/``hit_ranks``: a shop's products, all scored, see ``ranking``), and asks
+    only how many lie within the depth. ``theta`` starts at the last hit's score (a product
+    below it is ahead of no hit). Nothing is filtered, kept or recorded: each product
+    scored at or above ``theta`` adds one to
+    ``ahead[j]``, ``j`` the first hit it ranks ahead of, so the products ahead of hit ``j``
+    are ``ahead[0] + ... + ahead[j]``. After each window the hits with ``depth`` or more
+    ahead are cut, ``theta`` rises to the last one left, and the scan ends when none is.
+    Returns (hits within the depth, 0).
 
     ``acc`` (``2**shift`` doubles, all zero), ``mark`` (as many zero bytes) and ``seen``
     are scratch; ``stats`` adds up windows, windows skipped, candidates, postings read."""
     n = starts.shape[0]
     size = 0
     recorded = 0
-    theta = np.float32(floor)  # the larger of the kept hits' worst, the depth floor and ``floor``
+    theta = np.float32(-np.inf)  # the larger of the kept hits' worst and the depth floor
+    n_hits = hit_scores.shape[0]
+    left = n_hits  # ranking mode: the hits not yet cut
+    if n_hits > 0:
+        theta = hit_scores[n_hits - 1]
     floor_bucket = 0  # the floor's bucket (0: no floor yet)
     above = 0  # products in the histogram in buckets >= floor_bucket
     histogram_end = 0  # the products recorded before this one are in the histogram
@@ -339,6 +350,18 @@ def top_hits(
             if score < theta:
                 continue
             d = low + off
+            if n_hits > 0:
+                rank = id_rank[d]
+                first = 0
+                last = n_hits
+                while first < last:  # the first hit it ranks ahead of (hits are best first)
+                    middle = (first + last) >> 1
+                    if _better(score, rank, hit_scores[middle], hit_ranks[middle]):
+                        last = middle
+                    else:
+                        first = middle + 1
+                ahead[first] += 1
+                continue
             ok = True
             if use_filter:
                 if shop_code >= 0 and shop[d] != shop_code:
@@ -362,6 +385,18 @@ def top_hits(
         # The depth floor, once ``depth`` products are scored: the window's scores join the
         # histogram (by the top bits of a positive float32) and the floor rises while
         # ``depth`` of them stay at or above it.
+        if n_hits > 0:
+            before = 0
+            for j in range(left):
+                before += ahead[j]
+                if before >= depth:
+                    left = j
+                    break
+            if left == 0:
+                return 0, 0
+            if hit_scores[left - 1] > theta:
+                theta = hit_scores[left - 1]
+            continue
         if recorded >= depth:
             for r in range(histogram_end, recorded):
                 b = rec_bits[r] >> 16
@@ -376,4 +411,6 @@ def top_hits(
                 as_int[0] = floor_bucket << 16
                 if as_float[0] > theta:
                     theta = as_float[0]
+    if n_hits > 0:
+        return left, 0
     return size, recorded

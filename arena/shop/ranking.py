@@ -10,10 +10,10 @@ give that list, hit for hit:
   exhaustive scan. The filter is evaluated in the compiled loop (``Filter``). With a
   filter, every product scored is recorded, so the products ahead of each kept hit are
   counted exactly where it matters, and the hits past the depth dropped
-  (``routes["pruned_depth_cut"]``). A shop's products are few: they are scored first
-  (``prune_kernel.subset_scores``), and the ``limit``-th best of those that pass is a
-  floor under the hits from the first window on (``routes["pruned_shop"]``); when fewer
-  than ``depth`` products match at all, they are the answer without a scan.
+  (``routes["pruned_depth_cut"]``). A shop's products are few: they are all scored first
+  (``prune_kernel.subset_scores``), so the hits are known before the scan, which only
+  counts the products ahead of them, from the last hit's score up (``routes["pruned_shop"]``);
+  when fewer than ``depth`` products match at all, no scan is needed.
 - exhaustive (``score_kernel``): every posting of every query term is scored; the
   50-slot heap keeps the best passing ones; the depth is checked by counting the
   candidates ahead of the last hit, and applied exactly (``first``) when it bites.
@@ -259,35 +259,19 @@ class Ranker:
             bounds, wants = passing.compiled()
         starts = np.array([t.start for t in query], dtype=np.int64)
         ends = np.array([t.end for t in query], dtype=np.int64)
-        floor = np.float32(-np.inf)
+        args = (
+            self._docs, self._den, starts, ends,
+            weights, self._rows[ids], self._max_den[ids], self._window_max, self._window_first, self.bounds.shift, len(self._sums),
+            self._id_rank, passing is not None, column, services, shop, bounds, wants,
+        )  # fmt: skip
         if passing is not None and passing.shop_code is not None:
-            # One shop's products are few: score them all first. The hits are among them, so
-            # the ``limit``-th best of them bounds the hits from below from the first window
-            # on; without a depth cut to check, they are the answer.
-            members = self._shop_members(passing.shop, passing.shop_code)
-            scores = np.empty(len(members), dtype=np.float32)
-            prune_kernel.subset_scores(self._docs, self._den, starts, ends, weights, members, scores)
-            found = members[scores > 0]
-            found_scores = scores[scores > 0]
-            ok = passing(found)
-            found, found_scores = found[ok], found_scores[ok]
-            self.routes["pruned_shop"] += 1
-            if len(found) == 0 or not record:
-                self.routes["pruned"] += 1
-                return found[self.first(found, found_scores, limit, ordered=True)].tolist()
-            floor = (
-                found_scores.min()
-                if len(found) <= limit
-                else np.partition(found_scores, len(found) - limit)[len(found) - limit]
-            )
+            return self._hits_in_shop(query, limit, depth, passing, args, record)
         heap_docs = np.empty(limit, dtype=np.int32)
         heap_scores = np.empty(limit, dtype=np.float32)
         size, recorded = prune_kernel.top_hits(
-            self._docs, self._den, starts, ends,
-            weights, self._rows[ids], self._max_den[ids], self._window_max, self._window_first, self.bounds.shift, len(self._sums),
-            self._id_rank, passing is not None, column, services, shop, bounds, wants, limit, depth,
+            *args, limit, depth,
             heap_docs, heap_scores, self._acc, self._mark, self._seen, record, rec_docs, rec_values, rec_bits, counts,
-            self._as_float, self._as_int, self.prune_stats, floor,
+            self._as_float, self._as_int, self.prune_stats, _NO_SCORES, self._id_rank[:0], _NO_AHEAD,
         )  # fmt: skip
         order = np.lexsort((self._id_rank[heap_docs[:size]], -heap_scores[:size]))
         top = heap_docs[:size][order]
@@ -313,12 +297,39 @@ class Ranker:
                 top = top[:low]
         return top.tolist()
 
+    def _hits_in_shop(self, query, limit, depth, passing: Filter, args: tuple, deep: bool) -> list[int]:
+        """A shop's products are few: all of them are scored first, so the hits are known
+        before the scan, which then only counts the products ahead of them (ranking mode)."""
+        members = self._shop_members(passing.shop, passing.shop_code)
+        scores = np.empty(len(members), dtype=np.float32)
+        starts, ends, weights = args[2], args[3], args[4]
+        prune_kernel.subset_scores(self._docs, self._den, starts, ends, weights, members, scores)
+        matched = scores > 0
+        found, found_scores = members[matched], scores[matched]
+        ok = passing(found)
+        found, found_scores = found[ok], found_scores[ok]
+        order = self.first(found, found_scores, limit, ordered=True)
+        top, top_scores = found[order], found_scores[order]
+        self.routes["pruned"] += 1
+        self.routes["pruned_shop"] += 1
+        if len(top) == 0 or not deep:  # fewer products match than the depth: none lies past it
+            return top.tolist()
+        ahead = np.zeros(len(top) + 1, dtype=np.int64)
+        within, _ = prune_kernel.top_hits(
+            *args, limit, depth, _NO_DOCS, _NO_SCORES, self._acc, self._mark, self._seen, False, _NO_DOCS, _NO_SCORES,
+            _NO_DOCS, _NO_COUNTS, self._as_float, self._as_int, self.prune_stats, top_scores, self._id_rank[top], ahead,
+        )  # fmt: skip
+        if within < len(top):
+            self.routes["pruned_depth_cut"] += 1
+        return top[:within].tolist()
+
     def _shop_members(self, column: np.ndarray, code: int) -> np.ndarray:
         """The positions of one shop's products, ascending (the column grouped once, on first use)."""
         if self._shops is None or self._shops[0] is not column:
             positions = np.argsort(column, kind="stable").astype(np.int32)
             self._shops = (column, np.asarray(column)[positions], positions)
         _, codes, positions = self._shops
+        code = codes.dtype.type(code)  # of the column's type: another would convert all of ``codes`` each call
         return positions[np.searchsorted(codes, code, "left") : np.searchsorted(codes, code, "right")]
 
     def _hits_exhaustive(self, query, limit, depth, passing) -> list[int]:
@@ -377,6 +388,8 @@ _ALL = np.empty(0, dtype=bool)  # "no filter" for the kernel
 # Placeholders for the pruned route's unused arguments (typed as the real ones).
 _NO_DOCS = np.empty(0, dtype=np.int32)
 _NO_SCORES = np.empty(0, dtype=np.float32)
+_NO_COUNTS = np.empty(0, dtype=np.int32)
+_NO_AHEAD = np.empty(0, dtype=np.int64)
 _NO_PRICES = np.empty(0, dtype=np.float64)
 _NO_SERVICES = np.empty(0, dtype=np.uint8)
 _NO_BOUNDS = np.zeros(2, dtype=np.float64)
