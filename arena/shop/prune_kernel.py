@@ -96,7 +96,7 @@ def _lower_bound(docs, i, end, value):  # pragma: no cover - compiled
     return i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")  # inlined where called: no call in the window loop
 def _gallop(docs, i, end, value):  # pragma: no cover - compiled
     """``_lower_bound`` from ``i`` when the answer is likely near: doubling steps, then bisection."""
     if i >= end or docs[i] >= value:
@@ -243,19 +243,8 @@ def top_hits(
             if row >= 0:  # a common term: its window's postings are stored
                 cur[t] = starts[t] + window_first[row, win]
                 i = starts[t] + window_first[row, win + 1]
-            else:  # wend[t]: the first posting past the window (gallop from cur[t], then bisect)
-                i = cur[t]
-                end = ends[t]
-                if i < end and docs[i] < high:
-                    jump = 1
-                    probe = i + 1
-                    while probe < end and docs[probe] < high:
-                        i = probe
-                        jump *= 2
-                        probe = i + jump
-                    if probe > end:
-                        probe = end
-                    i = _lower_bound(docs, i + 1, probe, high)
+            else:  # wend[t]: the first posting past the window
+                i = _gallop(docs, cur[t], ends[t], high)
             wend[t] = i
             if i > cur[t]:
                 present += 1
