@@ -73,6 +73,7 @@ def score_only_labelled_positions() -> bool:
             return device.type == "cpu" or decide(device)
 
         compact.compacts_on_cpu = True
+        compact.original = decide
         utils._use_triton = compact
     return True
 
