@@ -138,7 +138,8 @@ def create_model_app(
     Up to ``max_batch`` concurrent requests are generated together: the first to arrive waits
     ``batch_wait_s`` for others (episodes between turns come back within milliseconds), and the
     batch is left-padded. On CPU a decode step is bound by reading the weights, so 8 rows cost
-    little more than one (measured: 14 tokens/s at 1 row, 63 at 8; benchmarks/student_serving.py).
+    little more than one (Gemma 3 270M, 2 cores: decoding alone 14 tokens/s at 1 row, 63 at 8;
+    end to end with prefill, which does not batch, 2.0x; benchmarks/student_serving.py).
     Greedy rows come out as they do alone, up to float summation order.
     """
     import torch

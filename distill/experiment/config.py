@@ -68,7 +68,7 @@ class EvalPlan(_Strict):
         8,
         ge=1,
         description="Episodes in flight at once; the in-process server generates their turns as one batch "
-        "(on CPU a batch of 8 decodes about 4x the tokens per second of one row).",
+        "(on CPU a batch of 8 decodes about 4.5x the tokens per second of one row).",
     )
     llm_calls: int = Field(8, ge=1, description="Turns an episode may take.")
     wall_s: float = Field(1800.0, gt=0, description="Generous: a loaded CPU must not turn into failures.")
