@@ -245,12 +245,6 @@ class Ranker:
             return None
         weights = np.array([t.weight for t in query], dtype=np.float32)
         record = passing is not None and sum(t.end - t.start for t in query) > depth
-        if record and self._records is None:
-            rows = len(self._sums)
-            self._records = (np.empty(rows, dtype=np.int32), np.empty(rows, dtype=np.float32))
-        rec_docs, rec_values = self._records if record else (_NO_DOCS, _NO_SCORES)
-        rec_bits = rec_values.view(np.int32)
-        counts = np.zeros(prune_kernel.BUCKETS if record else 0, dtype=np.int32)
         if passing is None:
             column, bounds, wants = _NO_PRICES, _NO_BOUNDS, _NO_WANTS
             services, shop = _NO_SERVICES, _NO_DOCS
@@ -266,6 +260,13 @@ class Ranker:
         )  # fmt: skip
         if passing is not None and passing.shop_code is not None:
             return self._hits_in_shop(query, limit, depth, passing, args, record)
+        # Only the heap route records (a shop search counts instead): its buffers, on first use.
+        if record and self._records is None:
+            rows = len(self._sums)
+            self._records = (np.empty(rows, dtype=np.int32), np.empty(rows, dtype=np.float32))
+        rec_docs, rec_values = self._records if record else (_NO_DOCS, _NO_SCORES)
+        rec_bits = rec_values.view(np.int32)
+        counts = np.zeros(prune_kernel.BUCKETS if record else 0, dtype=np.int32)
         heap_docs = np.empty(limit, dtype=np.int32)
         heap_scores = np.empty(limit, dtype=np.float32)
         size, recorded = prune_kernel.top_hits(
