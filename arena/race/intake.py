@@ -38,6 +38,7 @@ these cases; the user guide is docs/miner-guide-submit.md.
 from __future__ import annotations
 
 import ast
+import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Literal
@@ -125,9 +126,17 @@ def check_utf8(code: bytes) -> IntakeVerdict | None:
     return None
 
 
+# ``ast.parse`` in concurrent threads failed here (CPython 3.11.7) with "SystemError: AST
+# constructor recursion depth mismatch": the parser's recursion counter is not thread-safe. The
+# API checks concurrent uploads in threads (seen in test_api_submissions' twenty-hotkey test as a
+# 500), and a validator fault must never reach a miner as an error of theirs.
+_PARSE = threading.Lock()
+
+
 def check_syntax(code: bytes) -> tuple[ast.Module | None, IntakeVerdict | None]:
     try:
-        return ast.parse(source_text(code)), None
+        with _PARSE:
+            return ast.parse(source_text(code)), None
     except SyntaxError as exc:
         where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
         return None, _reject("syntax", 422, f"the agent file is not valid Python: {exc.msg} ({where})", line=exc.lineno)
