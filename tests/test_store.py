@@ -493,9 +493,14 @@ def test_episode_lifecycle_is_idempotent_and_final(store, world, catalog):
             repo.complete(s, third.id, record, {"rule": 1.0})
 
 
-def _claim_all(store: Store, cycle: int, worker: str) -> list[int]:
+def _claim_all(store: Store, cycle: int, worker: str, meet=None) -> list[int]:
+    """Claims until none is left; with ``meet`` (a barrier), after the first claim every
+    worker waits for the others, so each is known to hold work while the rest race on."""
     claimed = []
     while True:
+        if meet is not None and len(claimed) == 1:
+            meet.wait(60)
+            meet = None
         with store.transaction() as s:
             episode = repo.claim_next(s, worker, 300, cycle=cycle)
         if episode is None:
@@ -522,9 +527,9 @@ def test_concurrent_workers_never_share_an_episode(store, world):
         assert {e.claims for e in repo.list_episodes(s, cycle=cycle)} == {1}
 
 
-def _process_worker(url: str, cycle: int, worker: str, out: str) -> None:
+def _process_worker(url: str, cycle: int, worker: str, out: str, meet) -> None:
     store = open_store(url)
-    ids = _claim_all(store, cycle, worker)
+    ids = _claim_all(store, cycle, worker, meet)
     Path(out).write_text("\n".join(map(str, ids)))
     store.dispose()
 
@@ -535,7 +540,10 @@ def test_concurrent_worker_processes_never_share_an_episode(store, world, tmp_pa
     store.engine.dispose()  # no pooled connection may be inherited by the forked workers
     context = multiprocessing.get_context("fork")
     outs = [tmp_path / f"w{i}.txt" for i in range(4)]
-    workers = [context.Process(target=_process_worker, args=(url, cycle, f"p{i}", str(o))) for i, o in enumerate(outs)]
+    meet = context.Barrier(len(outs))
+    workers = [
+        context.Process(target=_process_worker, args=(url, cycle, f"p{i}", str(o), meet)) for i, o in enumerate(outs)
+    ]
     for worker in workers:
         worker.start()
     for worker in workers:
@@ -543,7 +551,7 @@ def test_concurrent_worker_processes_never_share_an_episode(store, world, tmp_pa
         assert worker.exitcode == 0
     claimed = [int(x) for o in outs for x in o.read_text().split()]
     assert sorted(claimed) == sorted(e.id for e in episodes)
-    assert sum(1 for o in outs if o.read_text()) >= 2  # the work really was shared
+    assert all(o.read_text() for o in outs)  # the work really was shared (each claimed before the barrier)
 
 
 def test_concurrent_completion_stores_one_record(store, world):
