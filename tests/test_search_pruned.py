@@ -152,6 +152,45 @@ def test_a_shop_search_scores_the_shop_first_and_still_cuts_at_the_depth(catalog
     assert routes["pruned_depth_cut"] > 20, routes  # the seeded scan still cut hits past the depth
 
 
+def test_the_products_ahead_of_given_hits_are_counted_exactly(catalog, products, vocabulary):
+    # ``within_depth`` (the shop route's scan) against a count over every score: hits drawn
+    # among products of equal scores as often as not (the buckets hits share), from the
+    # best score to the weakest (the widest bucket tables), one hit to sixty, depths that
+    # keep all, some or none of them.
+    rng = random.Random(31)
+    ranker = catalog.ranker
+    checked = cut_some = 0
+    for _ in range(300):
+        query = ranker.query(catalog.query_terms(random_query(rng, vocabulary, products)))
+        if not query or min(t.term_id for t in query) < 0:
+            continue
+        docs, scores = ranker.all_hits(query)
+        ranks = ranker.id_rank[docs]
+        order = np.lexsort((ranks, -scores))
+        docs, scores, ranks = docs[order], scores[order], ranks[order]  # the whole ranking
+        if rng.random() < 0.5:  # products of one score
+            value = rng.choice(scores.tolist())
+            pool = np.flatnonzero(scores == value)
+            picked = np.unique(
+                np.concatenate([pool[: rng.randint(1, 40)], rng.sample(range(len(docs)), min(3, len(docs)))])
+            )
+        else:
+            picked = np.unique(rng.sample(range(len(docs)), min(len(docs), rng.randint(1, 60))))
+        ahead = picked  # in the ranking, the products ahead of a product are those before it
+        for depth in {
+            1,
+            int(ahead[0]) + 1,
+            int(ahead[-1]),
+            int(ahead[len(ahead) // 2]) + 1,
+            rng.randint(1, len(docs) + 1),
+        }:
+            expected = int((ahead < depth).sum())
+            assert ranker.within_depth(query, docs[picked], scores[picked], depth) == expected, (depth, picked)
+            cut_some += 0 < expected < len(picked)
+            checked += 1
+    assert checked > 500 and cut_some > 100, (checked, cut_some)
+
+
 @pytest.fixture(scope="module")
 def twins(tmp_path_factory):
     """Equal products (one title, one length): every score ties, across many windows,

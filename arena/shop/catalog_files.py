@@ -50,7 +50,8 @@ class Blobs(Sequence[bytes]):
     """The byte strings ``BlobWriter`` wrote, by position."""
 
     def __init__(self, folder: Path, name: str) -> None:
-        self._offsets = load_array(folder, f"{name}_offsets")
+        # A plain array over the mapping: a memmap's own indexing runs Python code per item.
+        self._offsets = np.asarray(load_array(folder, f"{name}_offsets"))
         path = folder / f"{name}.bin"
         with path.open("rb") as handle:
             # mmap refuses an empty file; an empty table needs no mapping.
@@ -65,7 +66,7 @@ class Blobs(Sequence[bytes]):
         if isinstance(i, slice):
             raise TypeError("Blobs take one position at a time")
         start, end = self._offsets[i], self._offsets[i + 1]
-        return bytes(self._data[start:end])
+        return self._data[start:end]  # (a slice of an mmap or of bytes is a new bytes object)
 
     def find(self, key: bytes) -> int | None:
         """The position of ``key`` in a table written in sorted (byte) order, or None."""

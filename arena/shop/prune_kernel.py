@@ -139,6 +139,88 @@ def _better(score_a, rank_a, score_b, rank_b):  # pragma: no cover - compiled
     return score_a > score_b or (score_a == score_b and rank_a < rank_b)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _scratch(starts, weights, max_den):  # pragma: no cover - compiled
+    """A scan's per-term state: cursors, window ends, bounds, an order, the essential
+    flags, and each term's overall bound (its best score anywhere)."""
+    n = starts.shape[0]
+    overall = np.empty(n, dtype=np.float32)
+    for t in range(n):
+        overall[t] = weights[t] - weights[t] / max_den[t]
+    bound = np.empty(n, dtype=np.float64)
+    return (
+        starts.copy(),
+        np.empty(n, dtype=np.int64),
+        bound,
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=np.bool_),
+        overall,
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _open_window(
+    docs, starts, ends, weights, rows, window_max, window_first, overall, win, high, theta, cur, wend, bound, stats
+):  # pragma: no cover - compiled
+    """Window ``win``'s postings of each term (``cur[t]:wend[t]``) and its bound there
+    (``bound[t]``, 0 where absent); False (the cursors moved past it) when no term is
+    present or the bounds sum below ``theta``: nothing in it can count."""
+    total = 0.0
+    present = 0
+    for t in range(starts.shape[0]):
+        row = rows[t]
+        if row >= 0:  # a common term: its window's postings are stored
+            cur[t] = starts[t] + window_first[row, win]
+            i = starts[t] + window_first[row, win + 1]
+        else:  # wend[t]: the first posting past the window
+            i = _gallop(docs, cur[t], ends[t], high)
+        wend[t] = i
+        if i > cur[t]:
+            present += 1
+            if row >= 0:
+                bound[t] = weights[t] - weights[t] / window_max[row, win]
+            else:
+                bound[t] = overall[t]
+            total += bound[t]
+        else:
+            bound[t] = 0.0
+    if present == 0:
+        return False
+    stats[0] += 1
+    if np.float32(total * SLACK) < theta:
+        stats[1] += 1
+        for t in range(starts.shape[0]):
+            cur[t] = wend[t]
+        return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _essential_terms(bound, theta, order, essential):  # pragma: no cover - compiled
+    """Marks the essential terms: all but those of smallest bounds, as many as sum below
+    ``theta`` (a product none of the others reaches scores below it); returns whether any
+    term present is not essential."""
+    n = bound.shape[0]
+    for j in range(n):
+        order[j] = j
+    for j in range(1, n):  # by bound, smallest first (a handful: insertion sort)
+        t = order[j]
+        i = j - 1
+        while i >= 0 and bound[order[i]] > bound[t]:
+            order[i + 1] = order[i]
+            i -= 1
+        order[i + 1] = t
+    small = 0.0
+    split = False
+    for j in range(n):
+        t = order[j]
+        small += bound[t]
+        essential[t] = bound[t] > 0.0 and not np.float32(small * SLACK) < theta
+        if bound[t] > 0.0 and not essential[t]:
+            split = True
+    return split
+
+
 @njit(cache=True, nogil=True)
 def top_hits(
     docs,
@@ -174,9 +256,6 @@ def top_hits(
     as_float,
     as_int,
     stats,
-    hit_scores,
-    hit_ranks,
-    ahead,
 ):  # pragma: no cover - compiled
     """The first ``k`` products that pass (all when not ``use_filter``), by float32 score
     then ``id_rank``, in ``heap_docs``/``heap_scores`` (unordered); returns (kept, recorded).
@@ -196,26 +275,12 @@ def top_hits(
     recorded, so counting the recorded ones ahead of each kept hit places it exactly
     (``score_kernel.ahead_counts``); a kept hit past the depth has ``depth`` or more ahead.
 
-    Ranking mode (``hit_scores`` not empty): the caller knows the hits already, best first
-    (``hit_scores``/``hit_ranks``: a shop's products, all scored, see ``ranking``), and asks
-    only how many lie within the depth. ``theta`` starts at the last hit's score (a product
-    below it is ahead of no hit). Nothing is filtered, kept or recorded: each product
-    scored at or above ``theta`` adds one to
-    ``ahead[j]``, ``j`` the first hit it ranks ahead of, so the products ahead of hit ``j``
-    are ``ahead[0] + ... + ahead[j]``. After each window the hits with ``depth`` or more
-    ahead are cut, ``theta`` rises to the last one left, and the scan ends when none is.
-    Returns (hits within the depth, 0).
-
     ``acc`` (``2**shift`` doubles, all zero), ``mark`` (as many zero bytes) and ``seen``
     are scratch; ``stats`` adds up windows, windows skipped, candidates, postings read."""
     n = starts.shape[0]
     size = 0
     recorded = 0
     theta = np.float32(-np.inf)  # the larger of the kept hits' worst and the depth floor
-    n_hits = hit_scores.shape[0]
-    left = n_hits  # ranking mode: the hits not yet cut
-    if n_hits > 0:
-        theta = hit_scores[n_hits - 1]
     floor_bucket = 0  # the floor's bucket (0: no floor yet)
     above = 0  # products in the histogram in buckets >= floor_bucket
     histogram_end = 0  # the products recorded before this one are in the histogram
@@ -223,68 +288,19 @@ def top_hits(
     # Helpers taking arrays cost a reference count each call: the hot loops are written out.
     shop_code, has_low, has_high, want = wants[3], wants[0] != 0, wants[1] != 0, wants[2]
     price_low, price_high = bounds[0], bounds[1]
-    cur = starts.copy()
-    wend = np.empty(n, dtype=np.int64)
-    bound = np.empty(n, dtype=np.float64)
-    order = np.empty(n, dtype=np.int64)
-    essential = np.empty(n, dtype=np.bool_)
-    overall = np.empty(n, dtype=np.float32)
-    for t in range(n):
-        overall[t] = weights[t] - weights[t] / max_den[t]
+    cur, wend, bound, order, essential, overall = _scratch(starts, weights, max_den)
     width = 1 << shift
     n_windows = (n_rows + width - 1) >> shift
     for win in range(n_windows):
         low = win << shift
         high = low + width
-        total = 0.0
-        present = 0
-        for t in range(n):
-            row = rows[t]
-            if row >= 0:  # a common term: its window's postings are stored
-                cur[t] = starts[t] + window_first[row, win]
-                i = starts[t] + window_first[row, win + 1]
-            else:  # wend[t]: the first posting past the window
-                i = _gallop(docs, cur[t], ends[t], high)
-            wend[t] = i
-            if i > cur[t]:
-                present += 1
-                if row >= 0:
-                    bound[t] = weights[t] - weights[t] / window_max[row, win]
-                else:
-                    bound[t] = overall[t]
-                total += bound[t]
-            else:
-                bound[t] = 0.0
-        if present == 0:
+        if not _open_window(
+            docs, starts, ends, weights, rows, window_max, window_first, overall, win, high, theta, cur, wend, bound, stats,
+        ):  # fmt: skip
             continue
-        stats[0] += 1
-        if np.float32(total * SLACK) < theta:
-            stats[1] += 1
-            for t in range(n):
-                cur[t] = wend[t]
-            continue
-        # Non-essential: the terms of smallest bounds, as many as sum below ``theta``. A
-        # product none of the others reaches scores below it.
-        for j in range(n):
-            order[j] = j
-        for j in range(1, n):  # by bound, smallest first (a handful: insertion sort)
-            t = order[j]
-            i = j - 1
-            while i >= 0 and bound[order[i]] > bound[t]:
-                order[i + 1] = order[i]
-                i -= 1
-            order[i + 1] = t
-        small = 0.0
-        for j in range(n):
-            t = order[j]
-            small += bound[t]
-            essential[t] = bound[t] > 0.0 and not np.float32(small * SLACK) < theta
+        split = _essential_terms(bound, theta, order, essential)
         # The candidates: every product an essential term reaches (found while scoring when
         # every term present is essential).
-        split = False
-        for t in range(n):
-            if bound[t] > 0.0 and not essential[t]:
-                split = True
         count = 0
         if split:
             for t in range(n):
@@ -339,18 +355,6 @@ def top_hits(
             if score < theta:
                 continue
             d = low + off
-            if n_hits > 0:
-                rank = id_rank[d]
-                first = 0
-                last = n_hits
-                while first < last:  # the first hit it ranks ahead of (hits are best first)
-                    middle = (first + last) >> 1
-                    if _better(score, rank, hit_scores[middle], hit_ranks[middle]):
-                        last = middle
-                    else:
-                        first = middle + 1
-                ahead[first] += 1
-                continue
             ok = True
             if use_filter:
                 if shop_code >= 0 and shop[d] != shop_code:
@@ -374,18 +378,6 @@ def top_hits(
         # The depth floor, once ``depth`` products are scored: the window's scores join the
         # histogram (by the top bits of a positive float32) and the floor rises while
         # ``depth`` of them stay at or above it.
-        if n_hits > 0:
-            before = 0
-            for j in range(left):
-                before += ahead[j]
-                if before >= depth:
-                    left = j
-                    break
-            if left == 0:
-                return 0, 0
-            if hit_scores[left - 1] > theta:
-                theta = hit_scores[left - 1]
-            continue
         if recorded >= depth:
             for r in range(histogram_end, recorded):
                 b = rec_bits[r] >> 16
@@ -400,6 +392,179 @@ def top_hits(
                 as_int[0] = floor_bucket << 16
                 if as_float[0] > theta:
                     theta = as_float[0]
-    if n_hits > 0:
-        return left, 0
     return size, recorded
+
+
+@njit(cache=True, nogil=True)
+def count_ahead(
+    docs,
+    den,
+    starts,
+    ends,
+    weights,
+    rows,
+    max_den,
+    window_max,
+    window_first,
+    shift,
+    n_rows,
+    id_rank,
+    hit_scores,
+    hit_ranks,
+    depth,
+    acc,
+    mark,
+    seen,
+    stats,
+    ahead,
+):  # pragma: no cover - compiled
+    """How many of the known hits (best first: ``hit_scores``/``hit_ranks``, a shop's
+    products, all scored, see ``ranking``) have fewer than ``depth`` products ahead of
+    them in the whole ranking.
+
+    ``theta`` starts at the last hit's score: a product below it is ahead of no hit.
+    Windows and non-essential terms are skipped as in ``top_hits``. Each product scored
+    at or above ``theta`` adds one to ``ahead[j]``, ``j`` the first hit it ranks ahead of,
+    so the products ahead of hit ``j`` are ``ahead[0] + ... + ahead[j]``. After each
+    window the hits with ``depth`` or more ahead are cut, ``theta`` rises to the last one
+    left, and the scan ends when none is.
+
+    A low ``theta`` makes most of a window's products candidates, so the window is scored
+    densely: every essential posting is added straight into ``acc`` (term by term in query
+    order, as ``top_hits`` sums a candidate: the same float32 to the bit), then ``acc`` is
+    swept once, with no list of candidates kept. ``acc`` (``2**shift`` doubles) and
+    ``mark`` (as many bytes) are all zero and left so; ``stats`` as in ``top_hits``."""
+    n = starts.shape[0]
+    n_hits = hit_scores.shape[0]
+    left = n_hits
+    if n_hits == 0:
+        return 0
+    theta = hit_scores[n_hits - 1]
+    window = np.empty(1 << shift, dtype=np.float32)
+    window_bits = window.view(np.int32)
+    # Four counters per hit, taken in turn: consecutive products mostly fall in one
+    # slot, and one counter would make each increment wait for the one before.
+    banks = np.zeros((n_hits + 1) << 2, dtype=np.int64)
+    # Scores by bucket (their float32 bits shifted right by ``step``: in score order), from
+    # the last hit's bucket to the best's, at most 2**13 of them (a table in the first-level
+    # cache): ``table`` gives, for a bucket no hit lies in, the first hit all its products
+    # rank ahead of (slot 0: below the last hit's bucket, behind every hit; the last slot:
+    # above the best's); for a bucket hits ``j`` to ``k - 1`` lie in, ``-1 - j`` (``k`` in
+    # ``tied_end``): its products are placed among those hits one by one.
+    hit_bits = hit_scores.view(np.int32)
+    step = 11
+    while (hit_bits[0] >> step) - (hit_bits[n_hits - 1] >> step) >= 1 << 13:
+        step += 1
+    first_bucket = hit_bits[n_hits - 1] >> step
+    last_slot = (hit_bits[0] >> step) - first_bucket + 2
+    table = np.empty(last_slot + 1, dtype=np.int16)
+    tied_end = np.zeros(last_slot + 1, dtype=np.int16)
+    table[0] = n_hits
+    table[last_slot] = 0
+    j = n_hits  # the first hit whose bucket lies below the current one (buckets rising)
+    for slot in range(1, last_slot):
+        bucket = first_bucket + slot - 1
+        while j > 0 and (hit_bits[j - 1] >> step) < bucket:
+            j -= 1
+        k = j
+        while j > 0 and (hit_bits[j - 1] >> step) == bucket:
+            j -= 1
+        table[slot] = j if k == j else -1 - j
+        tied_end[slot] = k
+    cur, wend, bound, order, essential, overall = _scratch(starts, weights, max_den)
+    overall_bound = overall.astype(np.float64)
+    reaching = np.empty(n, dtype=np.bool_)  # the terms essential by their overall bounds
+    _essential_terms(overall_bound, theta, order, reaching)
+    width = 1 << shift
+    n_windows = (n_rows + width - 1) >> shift
+    for win in range(n_windows):
+        low = win << shift
+        high = low + width
+        if not _open_window(
+            docs, starts, ends, weights, rows, window_max, window_first, overall, win, high, theta, cur, wend, bound, stats,
+        ):  # fmt: skip
+            continue
+        split = _essential_terms(bound, theta, order, essential)
+        if split:  # the candidates: the products an essential term reaches
+            for t in range(n):
+                if essential[t]:
+                    for i in range(cur[t], wend[t]):
+                        mark[docs[i] - low] = 1
+        for t in range(n):
+            if bound[t] == 0.0:
+                continue
+            w = weights[t]
+            first, last = cur[t], wend[t]
+            cur[t] = last
+            stats[3] += last - first
+            if essential[t]:
+                for i in range(first, last):
+                    acc[docs[i] - low] += w - w / den[i]
+            else:  # only at candidates (a product it alone reaches scores below theta)
+                for i in range(first, last):
+                    off = docs[i] - low
+                    if mark[off] != 0:
+                        acc[off] += w - w / den[i]
+        # The sweep, in loops without unpredictable branches: the window's scores (``acc``
+        # zeroed behind), the products at or above ``theta`` listed in ``seen``, then each
+        # one's bucket looked up in ``table``.
+        span = min(width, n_rows - low)
+        scored = 0
+        count = 0
+        for off in range(span):
+            a = acc[off]
+            acc[off] = 0.0
+            score = np.float32(a)
+            window[off] = score
+            scored += a != 0.0
+            seen[count] = off
+            count += score >= theta
+        stats[2] += scored
+        tied = 0
+        for c in range(count):
+            off = seen[c]
+            slot = min(max((window_bits[off] >> step) - first_bucket + 1, 0), last_slot)
+            e = table[slot]
+            if e >= 0:
+                banks[(e << 2) | (c & 3)] += 1
+            else:  # a bucket hits lie in: placed below, off this loop's fast path
+                seen[tied] = off  # (tied <= c: the list is compacted in place)
+                tied += 1
+        for e in range(n_hits + 1):
+            ahead[e] += banks[e << 2] + banks[(e << 2) | 1] + banks[(e << 2) | 2] + banks[(e << 2) | 3]
+        banks[:] = 0
+        for t in range(tied):  # ahead of the hits of lower buckets, behind those of higher
+            off = seen[t]
+            score = window[off]
+            rank = id_rank[low + off]
+            slot = min(max((window_bits[off] >> step) - first_bucket + 1, 0), last_slot)
+            e = -1 - table[slot]
+            end = tied_end[slot]
+            while e < end and not _better(score, rank, hit_scores[e], hit_ranks[e]):
+                e += 1
+            ahead[e] += 1
+        if split:
+            mark[:span] = 0
+        before = 0
+        for j in range(left):
+            before += ahead[j]
+            if before >= depth:
+                left = j
+                break
+        if left == 0:
+            return 0
+        if hit_scores[left - 1] > theta:
+            theta = hit_scores[left - 1]
+            _essential_terms(overall_bound, theta, order, reaching)
+        # Each product still to come that could reach ``theta`` has a posting of a term
+        # whose best score is not too small: when too few such postings are left to put
+        # ``depth`` products ahead of the last hit kept, every hit kept stays within.
+        rest = 0
+        for j in range(left):
+            rest += ahead[j]
+        for t in range(n):
+            if reaching[t]:
+                rest += ends[t] - cur[t]
+        if rest < depth:
+            return left
+    return left

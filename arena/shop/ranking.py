@@ -12,7 +12,8 @@ give that list, hit for hit:
   counted exactly where it matters, and the hits past the depth dropped
   (``routes["pruned_depth_cut"]``). A shop's products are few: they are all scored first
   (``prune_kernel.subset_scores``), so the hits are known before the scan, which only
-  counts the products ahead of them, from the last hit's score up (``routes["pruned_shop"]``);
+  counts the products ahead of them, from the last hit's score up, scoring each window
+  densely (``prune_kernel.count_ahead``, ``routes["pruned_shop"]``);
   when fewer than ``depth`` products match at all, no scan is needed.
 - exhaustive (``score_kernel``): every posting of every query term is scored; the
   50-slot heap keeps the best passing ones; the depth is checked by counting the
@@ -243,7 +244,6 @@ class Ranker:
         ids = np.array([t.term_id for t in query], dtype=np.int64)
         if (ids < 0).any():
             return None
-        weights = np.array([t.weight for t in query], dtype=np.float32)
         record = passing is not None and sum(t.end - t.start for t in query) > depth
         if passing is None:
             column, bounds, wants = _NO_PRICES, _NO_BOUNDS, _NO_WANTS
@@ -251,13 +251,7 @@ class Ranker:
         else:
             column, services, shop = np.asarray(passing.price), np.asarray(passing.services), np.asarray(passing.shop)
             bounds, wants = passing.compiled()
-        starts = np.array([t.start for t in query], dtype=np.int64)
-        ends = np.array([t.end for t in query], dtype=np.int64)
-        args = (
-            self._docs, self._den, starts, ends,
-            weights, self._rows[ids], self._max_den[ids], self._window_max, self._window_first, self.bounds.shift, len(self._sums),
-            self._id_rank, passing is not None, column, services, shop, bounds, wants,
-        )  # fmt: skip
+        args = (*self._scan_args(query, ids), passing is not None, column, services, shop, bounds, wants)
         if passing is not None and passing.shop_code is not None:
             return self._hits_in_shop(query, limit, depth, passing, args, record)
         # Only the heap route records (a shop search counts instead): its buffers, on first use.
@@ -272,7 +266,7 @@ class Ranker:
         size, recorded = prune_kernel.top_hits(
             *args, limit, depth,
             heap_docs, heap_scores, self._acc, self._mark, self._seen, record, rec_docs, rec_values, rec_bits, counts,
-            self._as_float, self._as_int, self.prune_stats, _NO_SCORES, self._id_rank[:0], _NO_AHEAD,
+            self._as_float, self._as_int, self.prune_stats,
         )  # fmt: skip
         order = np.lexsort((self._id_rank[heap_docs[:size]], -heap_scores[:size]))
         top = heap_docs[:size][order]
@@ -315,14 +309,30 @@ class Ranker:
         self.routes["pruned_shop"] += 1
         if len(top) == 0 or not deep:  # fewer products match than the depth: none lies past it
             return top.tolist()
-        ahead = np.zeros(len(top) + 1, dtype=np.int64)
-        within, _ = prune_kernel.top_hits(
-            *args, limit, depth, _NO_DOCS, _NO_SCORES, self._acc, self._mark, self._seen, False, _NO_DOCS, _NO_SCORES,
-            _NO_DOCS, _NO_COUNTS, self._as_float, self._as_int, self.prune_stats, top_scores, self._id_rank[top], ahead,
-        )  # fmt: skip
+        within = self.within_depth(query, top, top_scores, depth)
         if within < len(top):
             self.routes["pruned_depth_cut"] += 1
         return top[:within].tolist()
+
+    def within_depth(self, query: list[QueryTerm], docs: np.ndarray, scores: np.ndarray, depth: int) -> int:
+        """How many of ``docs`` (products in ranking order, best first, with their float32
+        ``scores``) have fewer than ``depth`` products ahead of them (needs the bounds)."""
+        ids = np.array([t.term_id for t in query], dtype=np.int64)
+        ahead = np.zeros(len(docs) + 1, dtype=np.int64)
+        return prune_kernel.count_ahead(
+            *self._scan_args(query, ids), np.ascontiguousarray(scores, dtype=np.float32), self._id_rank[docs],
+            depth, self._acc, self._mark, self._seen, self.prune_stats, ahead,
+        )  # fmt: skip
+
+    def _scan_args(self, query: list[QueryTerm], ids: np.ndarray) -> tuple:
+        """The index and the query as the compiled scans take them (postings, weights, bounds, ranks)."""
+        starts = np.array([t.start for t in query], dtype=np.int64)
+        ends = np.array([t.end for t in query], dtype=np.int64)
+        weights = np.array([t.weight for t in query], dtype=np.float32)
+        return (
+            self._docs, self._den, starts, ends, weights, self._rows[ids], self._max_den[ids], self._window_max,
+            self._window_first, self.bounds.shift, len(self._sums), self._id_rank,
+        )  # fmt: skip
 
     def _shop_members(self, column: np.ndarray, code: int) -> np.ndarray:
         """The positions of one shop's products, ascending (the column grouped once, on first use)."""
@@ -389,8 +399,6 @@ _ALL = np.empty(0, dtype=bool)  # "no filter" for the kernel
 # Placeholders for the pruned route's unused arguments (typed as the real ones).
 _NO_DOCS = np.empty(0, dtype=np.int32)
 _NO_SCORES = np.empty(0, dtype=np.float32)
-_NO_COUNTS = np.empty(0, dtype=np.int32)
-_NO_AHEAD = np.empty(0, dtype=np.int64)
 _NO_PRICES = np.empty(0, dtype=np.float64)
 _NO_SERVICES = np.empty(0, dtype=np.uint8)
 _NO_BOUNDS = np.zeros(2, dtype=np.float64)
