@@ -432,13 +432,18 @@ def count_ahead(
     A low ``theta`` makes most of a window's products candidates, so the window is scored
     densely: every essential posting is added straight into ``acc`` (term by term in query
     order, as ``top_hits`` sums a candidate: the same float32 to the bit), then ``acc`` is
-    swept once, with no list of candidates kept. ``acc`` (``2**shift`` doubles) and
-    ``mark`` (as many bytes) are all zero and left so; ``stats`` as in ``top_hits``."""
+    swept, and each product at or above ``theta`` placed by its score's bucket. The scan
+    also ends once too few postings remain to put ``depth`` products ahead of the last hit
+    kept. ``acc`` (``2**shift`` doubles) and ``mark`` (as many bytes) are all zero and left
+    so, ``seen`` (as many int32) is scratch; ``stats`` as in ``top_hits``. At most 32,767
+    hits (the bucket table holds hit positions in int16, to stay in the first-level cache)."""
     n = starts.shape[0]
     n_hits = hit_scores.shape[0]
     left = n_hits
     if n_hits == 0:
         return 0
+    if n_hits >= 1 << 15:
+        raise ValueError("count_ahead takes at most 32,767 hits")
     theta = hit_scores[n_hits - 1]
     window = np.empty(1 << shift, dtype=np.float32)
     window_bits = window.view(np.int32)
