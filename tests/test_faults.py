@@ -39,7 +39,7 @@ from arena.race.resilience import is_transient
 from arena.race.settings import RaceSettings
 from arena.race.tasks import EPISODES_QUEUE, QueueConnector, store_held_results
 from arena.race.validator import Validator
-from arena.race.workers import run_workers
+from arena.race.workers import queue_worker, run_workers
 from arena.runner.workdirs import WorkdirError, new_episode_folder, sweep
 from arena.store import repositories as repo
 from arena.store import resolve_url
@@ -520,3 +520,50 @@ def test_the_job_listener_comes_back_after_a_postgresql_restart(cluster, caplog)
     assert "listening for job notifications again" in caplog.text, caplog.text[-3000:]
     # the heartbeat rode the outage out too: nothing stopped the workers
     assert "stopping the worker to restart it" not in caplog.text
+
+
+def test_a_job_announced_while_the_worker_fetches_is_fetched_at_once(cluster):
+    """procrastinate clears a worker's wake-up after every fetch. A job committed after a fetch's snapshot,
+    and announced before that fetch returned, used to wait for the next poll (here ten minutes)."""
+    url = fresh_database(cluster)
+    upgrade_database(url)
+    app = App(connector=QueueConnector(url))
+    pickups = Pickups()
+
+    @app.task(name="probe", queue=EPISODES_QUEUE)
+    async def probe(n: int) -> None:
+        pickups.started[n] = time.monotonic()
+
+    race = RaceSettings(job_poll_s=600.0, stalled_worker_s=3.0)
+
+    async def scenario() -> None:
+        async with app.open_async():
+            worker = queue_worker(app, race, [EPISODES_QUEUE], 1, "probe")
+            fetch_job = app.job_manager.fetch_job
+            raced = asyncio.Event()
+
+            async def fetch_meeting_a_new_job(**kwargs):
+                job = await fetch_job(**kwargs)
+                if job is None and worker.listening.is_set() and not raced.is_set():
+                    raced.set()
+                    heard = worker.notifications
+                    pickups.queued[1] = time.monotonic()
+                    await probe.defer_async(n=1)  # after this fetch's snapshot...
+                    async with asyncio.timeout(20):
+                        while worker.notifications == heard:  # ...and announced before the fetch returns
+                            await asyncio.sleep(0.01)
+                return job
+
+            app.job_manager.fetch_job = fetch_meeting_a_new_job
+            running = asyncio.create_task(worker.run())
+            try:
+                async with asyncio.timeout(30):
+                    await raced.wait()
+                    while 1 not in pickups.started:
+                        await asyncio.sleep(0.02)
+            finally:
+                worker.stop()
+                await running
+
+    asyncio.run(scenario())
+    assert pickups.latency(1) < 20.0, pickups.latency(1)

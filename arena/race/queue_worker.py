@@ -17,6 +17,9 @@ job-notification listener            reconnects once; a reconnect that fails    
 heartbeat                            the first failed update ends the task, so   retried with backoff: a live worker
                                      after an outage a live worker looks dead    keeps beating after an outage
 fetching a job                       an error ends the worker's loop             logged; fetched again after a pause
+a job announced during a fetch       the wake-up is cleared after the fetch      fetched again at once
+                                     returns, so a job committed after the
+                                     fetch's snapshot waits for the next poll
 recording a job's end                an error is lost (the job stays "doing")    retried until the store is back
 ===================================  ==========================================  =====================================
 """
@@ -55,6 +58,7 @@ class QueueWorker(Worker):
         super().__init__(app, **options)
         self.listen_conninfo = listen_conninfo
         self.notifications = 0  # job notifications received: a test tells notification from polling by it
+        self._jobs_announced = 0  # "job_inserted" notifications handled, whoever's listener delivered them
         self.listening = asyncio.Event()  # set while the listener has LISTENed on its channels
         self._fetch_pauses = Backoff()
 
@@ -137,9 +141,25 @@ class QueueWorker(Worker):
         self.notifications += 1
         await self._handle_notification(channel=notify.channel, notification=notification)
 
+    async def _handle_notification(self, *, channel: str, notification: Any) -> None:
+        if notification.get("type") == "job_inserted":
+            self._jobs_announced += 1
+        await super()._handle_notification(channel=channel, notification=notification)
+
     # --- the job loop ------------------------------------------------------------------------------------
 
     async def _fetch_and_process_jobs(self) -> None:
+        announced = self._jobs_announced
+        try:
+            await self._fetch_and_process_jobs_once()
+        finally:
+            if self._jobs_announced != announced:
+                # procrastinate clears its wake-up after every fetch, so a job announced while the last fetch
+                # was in flight (committed after that fetch's snapshot) would sleep until the next poll
+                # (minutes): fetch again instead. A spare fetch for a job already taken costs one query.
+                self._new_job_event.set()
+
+    async def _fetch_and_process_jobs_once(self) -> None:
         try:
             await super()._fetch_and_process_jobs()
         except Exception as exc:
