@@ -64,6 +64,7 @@ def test_sft_drives_the_loss_down_on_an_overfit_set(sft_run):
     assert len(losses) == 8 and all(loss > 0 for loss in losses)  # assistant tokens are in the loss
     assert losses[-1] < 0.75 * losses[0], losses
     assert report["tokens"] > 0 and report["tokens_per_s"] > 0 and report["peak_memory_mb"] > 0
+    assert report["precision"] == expected_cpu_precision()
     final = out / "final"
     assert (final / "config.json").is_file()
     # The checkpoint is saved with the training template (think block on every turn, generation markers).
@@ -297,3 +298,27 @@ def test_the_fused_lm_head_projects_only_labelled_positions_on_cpu_with_the_same
     assert compact_loss == pytest.approx(full_loss, rel=1e-6)
     for full, compact in zip(full_grads, compact_grads, strict=True):
         torch.testing.assert_close(compact, full, rtol=1e-5, atol=1e-7)
+
+
+def expected_cpu_precision() -> str:
+    from distill.train.model import native_bf16_on_cpu
+
+    return "bf16-mixed" if native_bf16_on_cpu() else "fp32"
+
+
+def test_the_trainer_computes_in_fp32_on_a_cpu_without_native_bf16(monkeypatch):
+    # trl defaults to bf16 autocast; on an AVX2-only CPU torch's bf16 matmul is a reference loop (~6x slower).
+    import torch
+    from trl import SFTConfig
+
+    from distill.train import model
+    from distill.train.report import trainer_precision
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    for native, expected in ((False, "fp32"), (True, "bf16-mixed")):
+        monkeypatch.setattr(model, "native_bf16_on_cpu", lambda native=native: native)
+        fields = {"use_cpu": True} | model.precision_fields({"use_cpu": True})
+        assert trainer_precision(SFTConfig(output_dir="unused", report_to="none", **fields)) == expected
+    # What a config says is kept, on any CPU.
+    monkeypatch.setattr(model, "native_bf16_on_cpu", lambda: False)
+    assert model.precision_fields({"bf16": True}) == {} and model.precision_fields({"fp16": False}) == {}

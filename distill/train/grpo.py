@@ -15,7 +15,7 @@ from typing import Any
 from distill.train.config import StageConfig
 from distill.train.data import CorpusError, iter_jsonl, shape_dialogue
 from distill.train.grpo_env import RewardLog, environment_factory, outcome_reward, teacher_step_reward
-from distill.train.model import load_model, load_tokenizer, peft_config, train_to_final
+from distill.train.model import load_model, load_tokenizer, peft_config, precision_fields, train_to_final
 from distill.train.report import StageReport, stage_report
 
 GRPO_DEFAULTS: dict[str, Any] = {
@@ -99,7 +99,7 @@ def build_grpo_trainer(config: StageConfig, rows: list[dict[str, Any]], model=No
     args = GRPOConfig(
         output_dir=str(config.output),
         reward_weights=[config.reward.step_weight, config.reward.outcome_weight],
-        **(GRPO_DEFAULTS | config.trl),
+        **(GRPO_DEFAULTS | precision_fields(config.trl) | config.trl),
     )
     trainer = GRPOTrainer(
         model=model,

@@ -7,7 +7,7 @@ from typing import Any
 
 from distill.train.config import StageConfig
 from distill.train.data import kto_rows, to_dataset
-from distill.train.model import load_model, load_tokenizer, peft_config, train_to_final
+from distill.train.model import load_model, load_tokenizer, peft_config, precision_fields, train_to_final
 from distill.train.report import StageReport, stage_report
 
 KTO_DEFAULTS: dict[str, Any] = {
@@ -25,7 +25,7 @@ def run_kto(config: StageConfig) -> StageReport:
     desirable = sum(r["label"] for r in rows)
     tokenizer = load_tokenizer(config.model)
     model = load_model(config)
-    args = KTOConfig(output_dir=str(config.output), **(KTO_DEFAULTS | config.trl))
+    args = KTOConfig(output_dir=str(config.output), **(KTO_DEFAULTS | precision_fields(config.trl) | config.trl))
     trainer = KTOTrainer(
         model=model,
         args=args,

@@ -22,6 +22,7 @@ class StageReport(BaseModel):
     tokens_per_s: float
     peak_memory_mb: float
     peak_memory_kind: str  # "cuda" or "cpu-rss"
+    precision: str = "fp32"  # "bf16-mixed", "fp16-mixed" or "fp32": what the trainer computed in
     losses: list[tuple[int, float]] = Field(default_factory=list)  # (step, loss)
     extra: dict[str, float | int | str] = Field(default_factory=dict)
     skipped: str | None = None  # why the stage trained nothing (its checkpoint is its input)
@@ -64,6 +65,12 @@ def stopwatch():
         elapsed[0] = time.perf_counter() - started
 
 
+def trainer_precision(args) -> str:
+    if getattr(args, "bf16", False):
+        return "bf16-mixed"
+    return "fp16-mixed" if getattr(args, "fp16", False) else "fp32"
+
+
 def stage_report(
     stage: str, config_model: str, final: Path, trainer, examples: int, seconds: float, **extra
 ) -> StageReport:
@@ -82,6 +89,7 @@ def stage_report(
         tokens_per_s=round(tokens / seconds, 2) if seconds > 0 else 0.0,
         peak_memory_mb=round(memory, 1),
         peak_memory_kind=kind,
+        precision=trainer_precision(trainer.args),
         losses=losses,
         extra=extra,
     )

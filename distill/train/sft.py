@@ -8,7 +8,7 @@ from typing import Any
 
 from distill.train.config import StageConfig
 from distill.train.data import dialogue_rows, is_teacher, to_dataset
-from distill.train.model import load_model, load_tokenizer, peft_config, train_to_final
+from distill.train.model import load_model, load_tokenizer, peft_config, precision_fields, train_to_final
 from distill.train.report import StageReport, stage_report
 
 # Our defaults for an SFT stage; the config file's trl fields override them.
@@ -29,7 +29,7 @@ def train_sft_rows(config: StageConfig, rows: list[dict[str, Any]], stage: str) 
     dataset = to_dataset(rows, f"{stage} ({config.data})")
     tokenizer = load_tokenizer(config.model)
     model = load_model(config)
-    args = SFTConfig(output_dir=str(config.output), **(SFT_DEFAULTS | config.trl))
+    args = SFTConfig(output_dir=str(config.output), **(SFT_DEFAULTS | precision_fields(config.trl) | config.trl))
     trainer = SFTTrainer(
         model=model,
         args=args,
