@@ -25,6 +25,7 @@ import uuid
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -130,10 +131,85 @@ def _groups(batch: list[_Job]) -> list[list[_Job]]:
     return list(groups.values())
 
 
+class TransformersBackend:
+    """Generation by a transformers model: the rows of a group in one left-padded ``generate()``."""
+
+    kind = "transformers"
+
+    def __init__(self, model, tokenizer) -> None:
+        self.model, self.pad = model, tokenizer.pad_token_id
+        eos = model.generation_config.eos_token_id
+        self.stops = {tokenizer.eos_token_id, *(eos if isinstance(eos, list) else [eos])} - {None}
+
+    def generate(self, group: list[_Job]) -> list[list[int]]:
+        import torch
+
+        width = max(len(job.input_ids) for job in group)
+        input_ids = torch.tensor([[self.pad] * (width - len(job.input_ids)) + job.input_ids for job in group])
+        attention = torch.tensor([[0] * (width - len(job.input_ids)) + [1] * len(job.input_ids) for job in group])
+        first = group[0]
+        sampling = {"do_sample": first.sampling[0]}
+        if first.sampling[0]:
+            sampling |= {"temperature": first.sampling[1], "top_p": first.sampling[2]}
+        with torch.no_grad():
+            if first.seed is not None:
+                torch.manual_seed(first.seed)
+            output = self.model.generate(
+                input_ids=input_ids,
+                attention_mask=attention,
+                max_new_tokens=max(job.limit for job in group),
+                pad_token_id=self.pad,
+                **sampling,
+            )
+        return output[:, width:].tolist()
+
+
+class LlamaCppBackend:
+    """Generation by llama.cpp (``llama-cpp-python``) from a GGUF file, one row after another.
+
+    The prompt is rendered and tokenized by the checkpoint's own tokenizer, as for transformers, and
+    the token ids go to llama.cpp as they are: both backends see the same tokens, and the reply is
+    decoded and parsed by the same code. llama.cpp keeps the KV cache of the previous prompt and
+    reuses its longest common prefix, so an episode's next turn prefills only its new tokens when
+    no other episode ran in between. Sampling: temperature and top-p only (top-k and min-p off).
+    """
+
+    kind = "llama.cpp"
+
+    def __init__(self, gguf: Path | str, tokenizer, *, n_ctx: int = 8192, threads: int | None = None) -> None:
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise RuntimeError(
+                "the llama.cpp backend needs llama-cpp-python; see docs/experiment.md for the build flags"
+            ) from None
+        self.llama = Llama(model_path=str(gguf), n_ctx=n_ctx, n_threads=threads, n_batch=512, verbose=False)
+        end_of_turn = tokenizer.convert_tokens_to_ids("<end_of_turn>")
+        self.stops = {tokenizer.eos_token_id, self.llama.token_eos(), end_of_turn} - {None, tokenizer.unk_token_id}
+
+    def generate(self, group: list[_Job]) -> list[list[int]]:
+        return [self._one(job) for job in group]
+
+    def _one(self, job: _Job) -> list[int]:
+        if len(job.input_ids) + job.limit > self.llama.n_ctx():
+            raise ValueError(f"prompt of {len(job.input_ids)} tokens + {job.limit} exceeds n_ctx {self.llama.n_ctx()}")
+        sampled = job.sampling[0]
+        if job.seed is not None:
+            self.llama.set_seed(job.seed)
+        options = {"temp": job.sampling[1], "top_p": job.sampling[2]} if sampled else {"temp": 0.0}
+        row: list[int] = []
+        for token in self.llama.generate(job.input_ids, top_k=0, min_p=0.0, repeat_penalty=1.0, reset=True, **options):
+            row.append(int(token))
+            if token in self.stops or len(row) >= job.limit:
+                break
+        return row
+
+
 def create_model_app(
     model, tokenizer, model_name: str, *, max_new_tokens: int = 256, max_batch: int = 1, batch_wait_s: float = 0.2
 ) -> FastAPI:
-    """Serve ``model`` under ``model_name`` at ``/v1/chat/completions`` and ``/v1/models``.
+    """Serve ``model`` (a transformers model, or a ``LlamaCppBackend``) under ``model_name`` at
+    ``/v1/chat/completions`` and ``/v1/models``.
 
     Up to ``max_batch`` concurrent requests are generated together: the first to arrive waits
     ``batch_wait_s`` for others (episodes between turns come back within milliseconds), and the
@@ -142,18 +218,15 @@ def create_model_app(
     end to end with prefill, which does not batch, 2.0x; benchmarks/student_serving.py).
     Greedy rows come out as they do alone, up to float summation order.
     """
-    import torch
-
-    app = FastAPI(title=f"{model_name} (transformers, in-process)")
+    backend = model if isinstance(model, LlamaCppBackend) else TransformersBackend(model, tokenizer)
+    app = FastAPI(title=f"{model_name} ({backend.kind}, in-process)")
     lock = threading.Lock()  # generate() is not re-entrant on one model, whatever loop calls it
     # Its own thread: the episode runner holds the loop's default executor for whole sandboxed
     # episodes, so a generation queued there would wait for episodes that wait for it.
     generator = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"generate-{model_name}")
     queues: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
     created = int(time.time())
-    eos = model.generation_config.eos_token_id
-    stops = {tokenizer.eos_token_id, *(eos if isinstance(eos, list) else [eos])} - {None}
-    pad = tokenizer.pad_token_id
+    stops = backend.stops
 
     def prepare(body: dict[str, Any]) -> _Job:
         prompt = tokenizer.apply_chat_template(
@@ -171,25 +244,10 @@ def create_model_app(
 
     def generate(group: list[_Job]) -> list[list[int]]:
         """The new tokens of each job, each cut at its first stop token and at its own limit."""
-        width = max(len(job.input_ids) for job in group)
-        input_ids = torch.tensor([[pad] * (width - len(job.input_ids)) + job.input_ids for job in group])
-        attention = torch.tensor([[0] * (width - len(job.input_ids)) + [1] * len(job.input_ids) for job in group])
-        first = group[0]
-        sampling = {"do_sample": first.sampling[0]}
-        if first.sampling[0]:
-            sampling |= {"temperature": first.sampling[1], "top_p": first.sampling[2]}
-        with lock, torch.no_grad():
-            if first.seed is not None:
-                torch.manual_seed(first.seed)
-            output = model.generate(
-                input_ids=input_ids,
-                attention_mask=attention,
-                max_new_tokens=max(job.limit for job in group),
-                pad_token_id=pad,
-                **sampling,
-            )
         rows = []
-        for job, row in zip(group, output[:, width:].tolist(), strict=True):
+        with lock:
+            generated = backend.generate(group)
+        for job, row in zip(group, generated, strict=True):
             row = row[: job.limit]
             stop = next((i for i, token in enumerate(row) if token in stops), None)
             rows.append(row if stop is None else row[: stop + 1])

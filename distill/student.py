@@ -104,6 +104,27 @@ def _package():
         ) from None
 
 
+def source_gguf(folder: Path, progress: Progress | None = None) -> Path:
+    """The GGUF the student is made from, assembled into ``folder`` once and checked (the llama.cpp
+    backend copies its metadata into every checkpoint it exports, distill/gguf_export.py)."""
+    package = _package()
+    target = Path(folder) / package.MODEL_NAME
+    if target.is_file() and _sha256(target) == GGUF_SHA256:
+        return target
+    if progress:
+        progress("assemble", 0, None)
+    try:
+        package.assemble(target, overwrite=True)
+    except (OSError, ValueError) as exc:
+        raise StudentError(f"assembling the GGUF failed: {exc}") from None
+    if progress:
+        progress("assemble", 1, 1)
+    digest = _sha256(target, progress)
+    if digest != GGUF_SHA256:
+        raise StudentError(f"{target}: sha256 {digest} is not the expected {GGUF_SHA256}; reinstall the extra")
+    return target
+
+
 def apply_template(tokenizer) -> None:
     """The student's template and end-of-turn token on a tokenizer (serving stops at the end of a turn)."""
     tokenizer.chat_template = template_text()
@@ -141,22 +162,11 @@ def _materialise(cache: Path, progress: Progress | None) -> Path:
             (target / MARKER).write_text(info.model_dump_json(indent=2) + "\n")
         return target
 
-    package = _package()
     work = cache / f".{NAME}.partial"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     try:
-        if progress:
-            progress("assemble", 0, None)
-        try:
-            gguf = Path(package.assemble(work / "gguf" / package.MODEL_NAME, overwrite=True))
-        except (OSError, ValueError) as exc:
-            raise StudentError(f"assembling the GGUF failed: {exc}") from None
-        if progress:
-            progress("assemble", 1, 1)
-        digest = _sha256(gguf, progress)
-        if digest != GGUF_SHA256:
-            raise StudentError(f"{gguf}: sha256 {digest} is not the expected {GGUF_SHA256}; reinstall the extra")
+        gguf = source_gguf(work / "gguf", progress)
         model, tokenizer = _convert(gguf, progress)
         if progress:
             progress("save", 0, 1)
@@ -166,7 +176,7 @@ def _materialise(cache: Path, progress: Progress | None) -> Path:
         tokenizer.save_pretrained(checkpoint)
         shutil.rmtree(target, ignore_errors=True)
         checkpoint.rename(target)
-        info = StudentInfo(name=NAME, gguf_sha256=digest, template_sha256=template_sha, checkpoint=str(target))
+        info = StudentInfo(name=NAME, gguf_sha256=GGUF_SHA256, template_sha256=template_sha, checkpoint=str(target))
         (target / MARKER).write_text(info.model_dump_json(indent=2) + "\n")  # last: the checkpoint is complete
         if progress:
             progress("save", 1, 1)

@@ -138,6 +138,14 @@ def serve(
     max_batch: Annotated[
         int, typer.Option("--max-batch", min=1, help="Concurrent requests generated together as one batch.")
     ] = 8,
+    gguf: Annotated[
+        Path | None,
+        typer.Option(
+            "--gguf",
+            help="Generate with llama.cpp from this GGUF (`arena student export-gguf CHECKPOINT FILE`); the "
+            "checkpoint still gives the tokenizer and template. Needs llama-cpp-python.",
+        ),
+    ] = None,
 ) -> None:
     """Serve a checkpoint on CPU as an OpenAI-compatible chat server (/v1/chat/completions), the small
     models' stand-in for vLLM: `arena eval --base-url http://HOST:PORT/v1 --model CHECKPOINT` evaluates it."""
@@ -152,9 +160,18 @@ def serve(
     if not (checkpoint / "config.json").is_file():
         fail(f"{checkpoint} is not a checkpoint (no config.json): give a stage's OUTPUT/final folder")
     name = served_model_name or str(checkpoint)  # vLLM's default too: clients name the path they served
-    model = AutoModelForCausalLM.from_pretrained(checkpoint).eval()
-    application = create_model_app(
-        model, load_tokenizer(str(checkpoint)), name, max_new_tokens=max_new_tokens, max_batch=max_batch
-    )
+    tokenizer = load_tokenizer(str(checkpoint))
+    if gguf is not None:
+        from distill.serve import LlamaCppBackend
+
+        if not gguf.is_file():
+            fail(f"--gguf {gguf}: no such file")
+        try:
+            model = LlamaCppBackend(gguf, tokenizer)
+        except (RuntimeError, ValueError) as exc:
+            fail(f"--gguf {gguf}: {exc}")
+    else:
+        model = AutoModelForCausalLM.from_pretrained(checkpoint).eval()
+    application = create_model_app(model, tokenizer, name, max_new_tokens=max_new_tokens, max_batch=max_batch)
     err.print(f"serving {name} on http://{host}:{port}/v1", highlight=False)
     uvicorn.run(application, host=host, port=port, log_level="warning")

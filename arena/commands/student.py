@@ -49,3 +49,32 @@ def materialise_command(cache: CacheOption = None) -> None:
 
     path = materialise_with_bar(cache)
     out.print_json(json.dumps(describe(path)))
+
+
+@app.command("export-gguf")
+def export_gguf_command(
+    checkpoint: Annotated[Path, typer.Argument(help="A student checkpoint: the materialised base or a stage's final.")],
+    output: Annotated[Path, typer.Argument(help="The .gguf file to write.")],
+    gguf_type: Annotated[
+        str, typer.Option("--type", help="f32, f16 or q8_0 (use one for every row compared).")
+    ] = "f32",
+) -> None:
+    """Write a student checkpoint as GGUF with the metadata of the file it was made from, for the llama.cpp
+    backend (`arena distill serve CHECKPOINT --gguf OUTPUT`); print the file as JSON."""
+    import tempfile
+
+    try:
+        from distill.gguf_export import ExportError, export_gguf
+        from distill.student import StudentError, source_gguf
+    except ImportError as exc:
+        fail(f"the distill extra is not installed ({exc}); pip install 'trajectory-arena[distill,student]'")
+    if gguf_type not in ("f32", "f16", "q8_0"):
+        fail(f"--type {gguf_type!r}: give f32, f16 or q8_0")
+    if not (checkpoint / "config.json").is_file():
+        fail(f"{checkpoint} is not a checkpoint (no config.json)")
+    try:
+        with tempfile.TemporaryDirectory(prefix="student-gguf-") as folder:
+            written = export_gguf(checkpoint, source_gguf(Path(folder)), output, precision=gguf_type)
+    except (StudentError, ExportError) as exc:
+        fail(str(exc))
+    out.print_json(json.dumps({"gguf": str(written), "type": gguf_type, "bytes": written.stat().st_size}))

@@ -74,6 +74,15 @@ class EvalPlan(_Strict):
     wall_s: float = Field(1800.0, gt=0, description="Generous: a loaded CPU must not turn into failures.")
     llm_call_timeout_s: float = Field(900.0, gt=0, description="One generation; generous for the same reason.")
     sampled: SampledPlan | None = Field(None, description="pass@1 / pass@k for the base and the best row.")
+    backend: Literal["transformers", "llama.cpp"] = Field(
+        "transformers",
+        description="What serves every row: the fp32 checkpoint in transformers, or llama.cpp (optional "
+        "llama-cpp-python) on that checkpoint exported as GGUF, the base's included.",
+    )
+    gguf_type: Literal["f32", "f16", "q8_0"] = Field(
+        "f32", description="llama.cpp: the type every row's checkpoint is exported at (one for all rows)."
+    )
+    n_ctx: int = Field(8192, ge=512, description="llama.cpp: the context window (prompt plus new tokens).")
 
 
 class StagePlan(_Strict):

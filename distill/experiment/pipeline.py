@@ -374,6 +374,9 @@ class Experiment:
                 wall_s=plan.wall_s,
                 call_timeout_s=plan.llm_call_timeout_s,
                 max_new_tokens=self.turn_tokens,
+                backend=plan.backend,
+                gguf_type=plan.gguf_type,
+                n_ctx=plan.n_ctx,
             )
             results = [ProblemResult.model_validate_json(line) for line in (folder / "problems.jsonl").open()]
             stats = episode_stats([row["record"] for row in _records(folder / "records.jsonl")])
@@ -447,11 +450,16 @@ def serve_and_evaluate(
     wall_s: float,
     call_timeout_s: float,
     max_new_tokens: int,
+    backend: str = "transformers",
+    gguf_type: str = "f32",
+    n_ctx: int = 8192,
 ):
-    """The checkpoint behind the in-process OpenAI server, evaluated through the race's episode runner."""
+    """The checkpoint behind the in-process OpenAI server, evaluated through the race's episode runner.
+
+    With ``backend="llama.cpp"`` the checkpoint is exported as GGUF (``gguf_type``) into ``out_dir``
+    first and served from there; the file goes once the evaluation is done (1 GB at f32)."""
     import httpx
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoTokenizer
 
     from arena.runner.record import EpisodeLimits
     from arena.runner.upstreams import Upstream, UpstreamRegistry
@@ -459,9 +467,23 @@ def serve_and_evaluate(
     from distill.serve import create_model_app
     from distill.student import apply_template
 
-    model = AutoModelForCausalLM.from_pretrained(checkpoint, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     apply_template(tokenizer)  # the template file itself, whatever a stage saved: every row renders alike
+    exported: Path | None = None
+    if backend == "llama.cpp":
+        from distill.gguf_export import export_gguf
+        from distill.serve import LlamaCppBackend
+        from distill.student import source_gguf
+
+        source = source_gguf(out_dir / "source")
+        exported = export_gguf(checkpoint, source, out_dir / f"student-{gguf_type}.gguf", precision=gguf_type)
+        source.unlink()
+        model = LlamaCppBackend(exported, tokenizer, n_ctx=n_ctx)
+    else:
+        import torch
+        from transformers import AutoModelForCausalLM
+
+        model = AutoModelForCausalLM.from_pretrained(checkpoint, dtype=torch.float32).eval()
     app = create_model_app(model, tokenizer, served, max_new_tokens=max_new_tokens, max_batch=settings.concurrency)
     registry = UpstreamRegistry(
         [Upstream(name=STUDENT_SERVED, base_url=f"http://{STUDENT_SERVED}/v1", models=[served])],
@@ -477,7 +499,11 @@ def serve_and_evaluate(
         finally:
             await registry.aclose()
 
-    return asyncio.run(go())
+    try:
+        return asyncio.run(go())
+    finally:
+        if exported is not None:
+            exported.unlink(missing_ok=True)
 
 
 class LeakFound(ExperimentError):
