@@ -477,19 +477,28 @@ class Pickups:
         return self.started[probe] - self.queued[probe]
 
 
-def test_the_job_listener_comes_back_after_a_postgresql_restart(cluster, caplog):
-    caplog.set_level(logging.WARNING, logger="arena.race.queue_worker")
+# Polling every 10 minutes: only a notification explains a pickup within seconds.
+NOTIFIED_ONLY = RaceSettings(job_poll_s=600.0, stalled_worker_s=3.0)
+
+
+def probe_queue(cluster: ThrowawayCluster, pickups: Pickups):
+    """A queue on a fresh database, and its "probe" task, which records when a worker started it."""
     url = fresh_database(cluster)
     upgrade_database(url)  # the queue's schema
     app = App(connector=QueueConnector(url))
-    pickups = Pickups()
 
     @app.task(name="probe", queue=EPISODES_QUEUE)
     async def probe(n: int) -> None:
         pickups.started[n] = time.monotonic()
 
-    # Polling every 10 minutes: only a notification explains a pickup within seconds.
-    race = RaceSettings(job_poll_s=600.0, stalled_worker_s=3.0)
+    return app, probe
+
+
+def test_the_job_listener_comes_back_after_a_postgresql_restart(cluster, caplog):
+    caplog.set_level(logging.WARNING, logger="arena.race.queue_worker")
+    pickups = Pickups()
+    app, probe = probe_queue(cluster, pickups)
+    race = NOTIFIED_ONLY
 
     async def scenario() -> None:
         stop = asyncio.Event()
@@ -525,16 +534,9 @@ def test_the_job_listener_comes_back_after_a_postgresql_restart(cluster, caplog)
 def test_a_job_announced_while_the_worker_fetches_is_fetched_at_once(cluster):
     """procrastinate clears a worker's wake-up after every fetch. A job committed after a fetch's snapshot,
     and announced before that fetch returned, used to wait for the next poll (here ten minutes)."""
-    url = fresh_database(cluster)
-    upgrade_database(url)
-    app = App(connector=QueueConnector(url))
     pickups = Pickups()
-
-    @app.task(name="probe", queue=EPISODES_QUEUE)
-    async def probe(n: int) -> None:
-        pickups.started[n] = time.monotonic()
-
-    race = RaceSettings(job_poll_s=600.0, stalled_worker_s=3.0)
+    app, probe = probe_queue(cluster, pickups)
+    race = NOTIFIED_ONLY
 
     async def scenario() -> None:
         async with app.open_async():
