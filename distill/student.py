@@ -64,6 +64,26 @@ def default_cache() -> Path:
     return base / "trajectory-arena" / "students"
 
 
+# How transformers' ``parse_response`` (and so trl's GRPO tool loop) reads a student turn back: the
+# syntax the template writes, as trl's own table does for the Qwen3 template it knows. A generation
+# begins after ``<start_of_turn>model\n``; each ``<tool_call>`` holds one JSON call; the rest up to
+# ``<end_of_turn>`` is the text answer. Serving parses the same text with ``distill.serve``.
+RESPONSE_TEMPLATE = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<start_of_turn>model\n",
+    "fields": {
+        "tool_calls": {
+            "open": "<tool_call>",
+            "close_pattern": r"</tool_call>\s*",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": "{content}"},
+        },
+        "content": {"close_pattern": r"<end_of_turn>\s*", "content": "text"},
+    },
+}
+
+
 def template_text() -> str:
     return TEMPLATE.read_text(encoding="utf-8")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from arena.shop.index import SearchFilters
 from arena.shop.tools import ShopEnvironment, parse_price, parse_services
 
 
@@ -100,3 +101,25 @@ def test_a_query_of_only_stopwords_finds_nothing(catalog):
 def test_lookup_by_id(catalog):
     assert catalog.get("3000").title == "blue denim jeans"
     assert catalog.get("nope") is None
+
+
+def test_hit_views_are_the_products_own_views_field_for_field(catalog):
+    # find_product builds its hits from the stored records without a Product per hit; each must be
+    # exactly the view of the Product that record decodes to (types too: a price stays a float).
+    addresses = catalog.bm25_addresses("widget gadget jeans denim", SearchFilters(), limit=50)
+    assert len(addresses) > 10
+    views = catalog.search_views(addresses)
+    expected = [catalog.record(a).search_view() for a in addresses]
+    assert views == expected
+    assert [[type(v) for v in view.values()] for view in views] == [[type(v) for v in e.values()] for e in expected]
+    assert find(catalog, q="widget gadget jeans denim", page=2) == expected[10:20]
+
+
+def test_a_hit_view_of_an_older_record_takes_the_product_defaults():
+    from arena.shop.product import Product, search_view
+
+    older = {"product_id": "42", "title": "a lamp", "price": 3.5}  # no shop, services or sales stored
+    assert search_view(older) == Product.model_construct(**older).search_view()
+    assert search_view(older) == {
+        "product_id": "42", "shop_id": "", "title": "a lamp", "price": 3.5, "service": [], "sold_count": 0,
+    }  # fmt: skip

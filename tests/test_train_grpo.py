@@ -10,12 +10,14 @@ GRPO optimizer step."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
 pytest.importorskip("trl")
 
 import torch  # noqa: E402
+from trl.chat_template_utils import parse_response  # noqa: E402
 
 from arena.problems.official import parse_row  # noqa: E402
 from distill.train.config import load_stage_config  # noqa: E402
@@ -56,6 +58,28 @@ def test_step_match_scores_name_keys_and_values():
     assert trajectory_match(steps[:1] + steps[1:], [teacher, teacher, steps[1]]) == pytest.approx((1 + 0) / 3)
 
 
+def test_grpo_shows_the_tools_as_the_arena_does():
+    # trl renders a GRPO prompt's tool listing from the environment's methods; the corpus rows were
+    # rendered from the arena's schemas. Any drift is a prompt the model never trained on.
+    from transformers.utils import get_json_schema
+
+    from arena.shop.tools import openai_tool_schemas
+    from distill.train.grpo_env import ShopToolEnv
+
+    env = ShopToolEnv()
+    for arena in openai_tool_schemas():
+        name = arena["function"]["name"]
+        shown = get_json_schema(getattr(env, name))["function"]
+        assert (shown["name"], shown["description"]) == (name, arena["function"]["description"])
+        expected, got = arena["function"]["parameters"], shown["parameters"]
+        assert got["required"] == expected["required"]
+        assert list(got["properties"]) == list(expected["properties"])
+        for arg, spec in expected["properties"].items():
+            assert got["properties"][arg]["type"] == spec["type"]
+            assert got["properties"][arg].get("enum") == spec.get("enum")
+            assert got["properties"][arg]["description"] == " ".join(spec["description"].split())
+
+
 def scripted(model, tokenizer, turns: list[str]):
     """Wrap ``model.generate``: each row's continuation is the scripted turn for its dialogue position."""
     original = model.generate
@@ -76,16 +100,20 @@ def scripted(model, tokenizer, turns: list[str]):
     return original
 
 
-def test_grpo_scripted_tool_calls_run_in_the_shop_and_earn_rewards(setup, catalog_dir, tmp_path):
-    tiny, data, rows = setup
-    config = load_stage_config(
+def one_step_config(model, data, catalog_dir, tmp_path, **settings):
+    """One Dr. GRPO step: two rollouts of one prompt, up to three tool rounds each."""
+    return load_stage_config(
         None,
         "grpo",
-        {"model": str(tiny), "data": data, "output": tmp_path / "grpo", "catalog": catalog_dir,
+        {"model": str(model), "data": data, "output": tmp_path / "grpo", "catalog": catalog_dir,
          "problems_file": "problems.jsonl", "max_steps": 1, "num_generations": 2, "per_device_train_batch_size": 2,
-         "max_completion_length": 1024, "max_tool_calling_iterations": 3, "learning_rate": 1e-3, "use_cpu": True,
-         "save_strategy": "no"},
+         "max_tool_calling_iterations": 3, "use_cpu": True, "save_strategy": "no", **settings},
     )  # fmt: skip
+
+
+def test_grpo_scripted_tool_calls_run_in_the_shop_and_earn_rewards(setup, catalog_dir, tmp_path):
+    tiny, data, rows = setup
+    config = one_step_config(tiny, data, catalog_dir, tmp_path, max_completion_length=1024, learning_rate=1e-3)
     train = grpo_rows(config)
     assert len(train) == 2 and json.loads(train[0]["teacher_steps"])[0]["name"] == "find_product"
     # Both scripted rollouts follow the first trajectory's teacher exactly.
@@ -111,3 +139,41 @@ def test_grpo_scripted_tool_calls_run_in_the_shop_and_earn_rewards(setup, catalo
     assert outcome_log.batches[0] == [1.0, 1.0]
     logged = trainer.state.log_history[0]
     assert logged["reward"] == pytest.approx(config.reward.step_weight * 1.0 + config.reward.outcome_weight * 1.0)
+
+
+def test_grpo_reads_the_students_tool_calls_and_runs_them_in_the_shop(setup, catalog_dir, student_checkpoint, tmp_path):
+    """The student (Gemma 3 270M, real weights, LoRA) under Dr. GRPO: its turns are written in the student
+    template's syntax, which trl can only read through the response template distill.student gives it."""
+    _, data, _ = setup
+    config = one_step_config(
+        student_checkpoint, data, catalog_dir, tmp_path, max_completion_length=512, learning_rate=1e-4,
+        dtype="float32", lora={"r": 4, "alpha": 8, "dropout": 0.0},
+    )  # fmt: skip
+    train = grpo_rows(config)
+    teacher = json.loads(train[0]["teacher_steps"])
+    # A plain-text preamble before the call, as a base model writes one: it stays the turn's content.
+    turns = [
+        "Let me look.\n<tool_call>" + json.dumps({"name": s["name"], "arguments": s["arguments"]}) + "</tool_call>"
+        for s in teacher
+    ]
+    tokenizer = load_tokenizer(str(student_checkpoint))
+    assert getattr(tokenizer, "response_template", None) is None  # without it trl reads every turn as plain text
+    model = load_model(config)
+    scripted(model, tokenizer, turns)
+    trainer, tokenizer, step_log, outcome_log = build_grpo_trainer(
+        config, train[:1], model=model, tokenizer=tokenizer
+    )
+    # What trl's rollout does with a generated turn: parse it after the rendered prompt.
+    prompt = tokenizer.apply_chat_template(train[0]["prompt"], add_generation_prompt=True, return_dict=False)
+    turn = tokenizer(turns[0] + "<end_of_turn>", add_special_tokens=False)["input_ids"]
+    parsed = parse_response(tokenizer, turn, prefix=prompt)
+    assert parsed["content"].strip() == "Let me look."
+    assert parsed["tool_calls"] == [{"type": "function", "function": teacher[0]}]
+    trainer.train()
+
+    envs = trainer.environments
+    assert [c["name"] for c in envs[0].calls] == ["find_product", "recommend_product", "terminate"]
+    assert envs[0].env.state.terminated and envs[0].env.state.recommended
+    assert step_log.batches[0] == pytest.approx([1.0, 1.0])
+    assert outcome_log.batches[0] == [1.0, 1.0]
+    assert math.isfinite(trainer.state.log_history[0]["loss"])

@@ -50,7 +50,7 @@ import orjson
 from arena.shop import lucene_bm25, score_bounds
 from arena.shop.catalog_files import Blobs, BlobWriter, load_array, save_array, write_blobs
 from arena.shop.lucene_analysis import STOPWORDS, analyze
-from arena.shop.product import SERVICES, Product
+from arena.shop.product import SERVICES, Product, search_view
 from arena.shop.ranking import Filter, Postings, Ranker
 
 INDEX_FORMAT = 5
@@ -328,6 +328,11 @@ class CatalogIndex:
 
     def records(self, addresses: Iterable[int]) -> list[Product]:
         return [self.record(int(a)) for a in addresses]
+
+    def search_views(self, addresses: Iterable[int]) -> list[dict]:
+        """``record(a).search_view()`` for each address, without building a Product per hit: at
+        100k products that construction was half of a find_product call."""
+        return [search_view(orjson.loads(self._records[int(self._canonical[a])])) for a in addresses]
 
     def prices(self, addresses: list[int]) -> list[float]:
         """Prices read from the column, without decoding records."""

@@ -10,6 +10,10 @@ Service = Literal["official", "freeShipping", "COD", "flashsale"]
 SERVICES: tuple[str, ...] = ("official", "freeShipping", "COD", "flashsale")
 
 
+# What ``find_product`` returns per hit, in this order.
+SEARCH_FIELDS: tuple[str, ...] = ("product_id", "shop_id", "title", "price", "service", "sold_count")
+
+
 class Product(BaseModel):
     """One catalog product.
 
@@ -57,14 +61,7 @@ class Product(BaseModel):
 
     def search_view(self) -> dict:
         """What ``find_product`` returns per hit."""
-        return {
-            "product_id": self.product_id,
-            "shop_id": self.shop_id,
-            "title": self.title,
-            "price": self.price,
-            "service": list(self.service),
-            "sold_count": self.sold_count,
-        }
+        return search_view(self.__dict__)
 
     def information_view(self) -> dict:
         """What ``view_product_information`` returns (no title, price or shop, as officially)."""
@@ -85,3 +82,15 @@ class Product(BaseModel):
         sku_values = {v for option in self.sku_options.values() for v in option.values()}
         attr_values = {v for values in self.attributes.values() for v in values}
         return "\n".join([self.title, " ".join(sorted(sku_values)), " ".join(sorted(attr_values))])
+
+
+_SEARCH_DEFAULTS = {name: Product.model_fields[name].get_default(call_default_factory=True) for name in SEARCH_FIELDS}
+
+
+def search_view(fields: dict) -> dict:
+    """A hit's ``find_product`` view from a product's fields: a Product's own, or a stored record
+    decoded as it is (the index validated it when it was built; a field missing from an older
+    record takes the Product default, as ``model_construct`` gives it)."""
+    view = {name: fields.get(name, _SEARCH_DEFAULTS[name]) for name in SEARCH_FIELDS}
+    view["service"] = list(view["service"])
+    return view

@@ -228,7 +228,7 @@ class ShopEnvironment:
         notice = None
         if sort not in (None, "default", *SORTS):
             notice = f"sort {sort!r} is not one of {', '.join(SORTS)}: results in relevance order"
-        return [p.search_view() for p in self.catalog.records(window)], notice
+        return self.catalog.search_views(window), notice
 
     def _view_product_information(self, product_ids: str | list) -> tuple[list[dict], str | None]:
         ids = self._ids(product_ids)

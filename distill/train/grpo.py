@@ -68,12 +68,17 @@ def grpo_rows(config: StageConfig) -> list[dict[str, Any]]:
 
 def set_response_parser(tokenizer) -> None:
     """trl recognizes a model's tool-call parser by its *stock* template; our checkpoints carry the training
-    variant (see model.py), whose generated text has the stock format, so the stock parser applies."""
+    variant (see model.py), whose generated text has the stock format, so the stock parser applies. The
+    student's template (distill/templates/gemma3_tools.jinja) is ours, so its parser is too."""
     from trl import chat_template_utils as ctu
+
+    from distill.student import RESPONSE_TEMPLATE, template_text
 
     if getattr(tokenizer, "response_template", None) is not None:
         return
-    if tokenizer.chat_template == ctu.qwen3_training_chat_template:
+    if tokenizer.chat_template == template_text():
+        tokenizer.response_template = RESPONSE_TEMPLATE
+    elif tokenizer.chat_template == ctu.qwen3_training_chat_template:
         tokenizer.response_template = ctu.qwen3_template
     elif tokenizer.chat_template == ctu.qwen3_instruct_2507_training_chat_template:
         tokenizer.response_template = ctu.qwen3_template

@@ -25,7 +25,7 @@ from typing import Any
 from arena.problems.official import parse_row
 from arena.scoring.outcome import ScoreMode, score_problem
 from arena.shop.index import CatalogIndex
-from arena.shop.tools import ShopEnvironment
+from arena.shop.tools import SHOP_TOOLS, TOOL_SCHEMAS, ShopEnvironment
 
 NAME_WEIGHT, KEYS_WEIGHT, VALUES_WEIGHT = 0.4, 0.3, 0.3
 
@@ -86,64 +86,42 @@ class ShopToolEnv:
     def find_product(
         self,
         q: str,
-        page: int = 1,
+        page: int,
         shop_id: str | None = None,
         price: str | None = None,
         sort: str | None = None,
         service: str | None = None,
     ) -> str:
-        """
-        Search for products and return up to 10 products with product_id, shop_id, title, price, service, sold_count.
-
-        Args:
-            q: The query used to search for products, e.g. "nike shoes".
-            page: Result page, from 1 to 5.
-            shop_id: Search only within this shop.
-            price: Price range, e.g. "0-100", "100-1000", "1000-".
-            sort: priceasc, pricedesc, order (sales volume) or default (relevance).
-            service: Comma-separated services, e.g. "COD,official".
-
-        Returns:
-            The matching products as JSON.
-        """
         args = {"q": q, "page": page, "shop_id": shop_id, "price": price, "sort": sort, "service": service}
         return self._call("find_product", args)
 
     def view_product_information(self, product_ids: str) -> str:
-        """
-        View detailed information of products: descriptions, sku_options and attributes.
-
-        Args:
-            product_ids: Product ids joined with a comma, e.g. "123,456".
-
-        Returns:
-            The products' details as JSON.
-        """
         return self._call("view_product_information", {"product_ids": product_ids})
 
     def recommend_product(self, product_ids: str) -> str:
-        """
-        Recommend products to the user; only the last recommendation counts.
-
-        Args:
-            product_ids: Product ids joined with a comma, in the order the user asked for them.
-
-        Returns:
-            A confirmation.
-        """
         return self._call("recommend_product", {"product_ids": product_ids})
 
     def terminate(self, status: str) -> str:
-        """
-        End the task when it is done or cannot be done.
-
-        Args:
-            status: "success" or "failure".
-
-        Returns:
-            A confirmation.
-        """
         return self._call("terminate", {"status": status})
+
+
+def _docstring(name: str) -> str:
+    """A tool method's docstring written from the arena's own schema (``TOOL_SCHEMAS``): trl shows the
+    model the schema it parses from the docstring and the signature, so a GRPO prompt lists the tools
+    exactly as the episodes the corpus was taken from did (a student template renders only the name,
+    the arguments and the description, but a single drifted word is a prompt it never trained on)."""
+    spec = TOOL_SCHEMAS[name]
+    lines = [spec["description"], "", "Args:"]
+    for arg, about in spec["parameters"]["properties"].items():
+        text = " ".join(about["description"].split())  # one line: a docstring argument cannot span more
+        if "enum" in about:
+            text += f" (choices: {json.dumps(about['enum'])})"
+        lines.append(f"    {arg}: {text}")
+    return "\n".join([*lines, "", "Returns:", "    The tool's result as JSON.", ""])
+
+
+for _name in SHOP_TOOLS:
+    getattr(ShopToolEnv, _name).__doc__ = _docstring(_name)
 
 
 def environment_factory(catalog: CatalogIndex) -> Callable[[], ShopToolEnv]:
