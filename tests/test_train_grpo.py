@@ -160,9 +160,7 @@ def test_grpo_reads_the_students_tool_calls_and_runs_them_in_the_shop(setup, cat
     assert getattr(tokenizer, "response_template", None) is None  # without it trl reads every turn as plain text
     model = load_model(config)
     scripted(model, tokenizer, turns)
-    trainer, tokenizer, step_log, outcome_log = build_grpo_trainer(
-        config, train[:1], model=model, tokenizer=tokenizer
-    )
+    trainer, tokenizer, step_log, outcome_log = build_grpo_trainer(config, train[:1], model=model, tokenizer=tokenizer)
     # What trl's rollout does with a generated turn: parse it after the rendered prompt.
     prompt = tokenizer.apply_chat_template(train[0]["prompt"], add_generation_prompt=True, return_dict=False)
     turn = tokenizer(turns[0] + "<end_of_turn>", add_special_tokens=False)["input_ids"]
