@@ -292,22 +292,18 @@ def test_a_bad_experiment_config_is_refused_with_its_key(tmp_path):
 
 @pytest.mark.parametrize("name", ["gemma-270m-ci", "gemma-270m-quick", "gemma-270m"])
 def test_every_shipped_config_loads_and_each_stage_resolves_to_a_stage_config(name, tmp_path):
-    """A shipped config must not fail hours in: its keys validate, and each stage's settings are keys
-    that `arena distill` takes (the full config's Dr. GRPO stage included)."""
+    """A shipped config must not fail hours in: its keys validate, and each stage resolves, as the run
+    resolves it, to settings that `arena distill` takes (the full config's Dr. GRPO stage included)."""
     from distill.experiment.config import load_config
-    from distill.train.config import load_stage_config
+    from distill.experiment.pipeline import stage_config
 
     config = load_config(REPO / "experiments" / f"{name}.yaml")
     assert config.stages
     for stage in config.stages:
-        kind = "sft" if stage.kind == "subtask-sft" else stage.kind
-        values = {**stage.settings, "model": "m", "data": tmp_path, "output": tmp_path / stage.name}
-        if stage.lora is not None:
-            values["lora"] = stage.lora
-        if kind in ("rft", "grpo"):
-            values |= {"catalog": tmp_path, "problems_file": "problems.jsonl"}
-        if stage.rollout is not None:
-            values["rollout"] = stage.rollout
-        assert load_stage_config(None, kind, values).stage == kind
+        resolved = stage_config(
+            stage, start=tmp_path, data=tmp_path, output=tmp_path / stage.name, catalog=tmp_path,
+            problems=tmp_path / "train.jsonl", seed=config.seed, turn_tokens=64,
+        )  # fmt: skip
+        assert resolved.stage == ("sft" if stage.kind == "subtask-sft" else stage.kind)
     if name == "gemma-270m":
         assert {s.kind for s in config.stages} >= {"sft", "teacher-sft", "rft", "kto", "subtask-sft", "grpo"}

@@ -324,7 +324,11 @@ class CatalogIndex:
 
     def record(self, address: int) -> Product:
         # Validated when the index was built; model_construct skips re-validation on the hot path.
-        return Product.model_construct(**_product_fields(orjson.loads(self._records[int(self._canonical[address])])))
+        return Product.model_construct(**_product_fields(self._stored(address)))
+
+    def _stored(self, address: int) -> dict:
+        """The stored record of ``address`` (of its first row where its id repeats), decoded."""
+        return orjson.loads(self._records[int(self._canonical[address])])
 
     def records(self, addresses: Iterable[int]) -> list[Product]:
         return [self.record(int(a)) for a in addresses]
@@ -332,7 +336,7 @@ class CatalogIndex:
     def search_views(self, addresses: Iterable[int]) -> list[dict]:
         """``record(a).search_view()`` for each address, without building a Product per hit: at
         100k products that construction was half of a find_product call."""
-        return [search_view(orjson.loads(self._records[int(self._canonical[a])])) for a in addresses]
+        return [search_view(self._stored(a)) for a in addresses]
 
     def prices(self, addresses: list[int]) -> list[float]:
         """Prices read from the column, without decoding records."""

@@ -396,12 +396,14 @@ class Experiment:
 
     def train(self, stage: StagePlan, start: Path, start_key: str, export: StepResult) -> StepResult:
         def work(folder: Path) -> dict:
-            from distill.train.config import resolve
             from distill.train.stages import run_stage
 
-            values = self._stage_values(stage, start, folder)
-            kind = "sft" if stage.kind == "subtask-sft" else stage.kind
-            report = run_stage(resolve(values, kind, f"stage {stage.name}"))
+            config = stage_config(
+                stage, start=start, data=self.corpus_dir, output=folder, catalog=self.catalog_dir,
+                problems=self.steps.dir("suite") / "train.jsonl", seed=self.config.seed,
+                turn_tokens=self.turn_tokens,
+            )  # fmt: skip
+            report = run_stage(config)
             self.log(
                 f"[train-{stage.name}] {report.examples} examples, {report.steps} steps, loss "
                 f"{report.first_loss} -> {report.last_loss}, {report.seconds:.0f} s"
@@ -411,29 +413,46 @@ class Experiment:
         name = f"train-{stage.name}"
         return self.steps.run(name, step_key(name, start_key, export.key, stage.model_dump()), work)
 
-    def _stage_values(self, stage: StagePlan, start: Path, folder: Path) -> dict[str, Any]:
-        values: dict[str, Any] = {
-            "report_to": "none",
-            "use_cpu": True,
-            "save_strategy": "no",
-            "logging_steps": 1,
-            "seed": self.config.seed,
-            **stage.settings,
-            "model": str(start),
-            "data": str(self.corpus_dir),
-            "output": str(folder),
-            "dtype": "float32",
-        }
-        if stage.lora is not None:
-            values["lora"] = stage.lora
-        if stage.kind == "subtask-sft":
-            values["train_file"] = "subtask.jsonl"
-        if stage.kind in ("rft", "grpo"):
-            values["catalog"] = str(self.catalog_dir)
-            values["problems_file"] = str(self.steps.dir("suite") / "train.jsonl")
-        if stage.rollout is not None:
-            values["rollout"] = {"max_new_tokens": self.turn_tokens, **stage.rollout}
-        return values
+
+def stage_config(
+    stage: StagePlan,
+    *,
+    start: Path,
+    data: Path,
+    output: Path,
+    catalog: Path,
+    problems: Path,
+    seed: int,
+    turn_tokens: int,
+):
+    """A configured stage as ``arena distill`` runs it (``distill.train.config.StageConfig``): the
+    experiment's fixed choices (CPU, fp32 weights, no checkpoints), then the stage's settings, then
+    where it reads and writes. ``subtask-sft`` is SFT on ``subtask.jsonl``."""
+    from distill.train.config import resolve
+
+    values: dict[str, Any] = {
+        "report_to": "none",
+        "use_cpu": True,
+        "save_strategy": "no",
+        "logging_steps": 1,
+        "seed": seed,
+        **stage.settings,
+        "model": str(start),
+        "data": str(data),
+        "output": str(output),
+        "dtype": "float32",
+    }
+    if stage.lora is not None:
+        values["lora"] = stage.lora
+    if stage.kind == "subtask-sft":
+        values["train_file"] = "subtask.jsonl"
+    if stage.kind in ("rft", "grpo"):
+        values["catalog"] = str(catalog)
+        values["problems_file"] = str(problems)
+    if stage.rollout is not None:
+        values["rollout"] = {"max_new_tokens": turn_tokens, **stage.rollout}
+    kind = "sft" if stage.kind == "subtask-sft" else stage.kind
+    return resolve(values, kind, f"stage {stage.name}")
 
 
 def serve_and_evaluate(
