@@ -238,3 +238,33 @@ def test_a_bound_below_the_true_best_score_is_caught(catalog, products, vocabula
         if query:
             differ += broken.hits(query, 50, 100_000) != ranker._hits_numpy(query, 50, 100_000, None)
     assert differ > 10, differ
+
+
+def test_windows_whose_every_product_matches_list_each_product_once(tmp_path):
+    # Candidates are listed without a branch: each posting writes its product one past the
+    # last listed. In a window where every product matches, and a second essential term
+    # follows the first, that write lands one past the window: the scratch list has the
+    # slot, and the kernel refuses a list without it.
+    rng = random.Random(5)
+    extras = ["", "", " shade", " brass", " brass shade", " led"]
+    rows = [
+        Product(product_id=str(10**9 + i * 7919), title="desk lamp" + rng.choice(extras), price=float(i % 53),
+                shop_id=f"s{i % 4}")
+        for i in range(300)
+    ]  # fmt: skip
+    patch = pytest.MonkeyPatch()
+    patch.setattr(score_bounds, "WINDOW_SHIFT", 4)
+    try:
+        build_index(rows, tmp_path / "catalog")
+    finally:
+        patch.undo()
+    index = CatalogIndex(tmp_path / "catalog")
+    for q in ["desk lamp", "desk lamp shade", "lamp desk brass shade led", "brass brass desk"]:
+        for limit in (1, 10, 50):
+            for filters in (SearchFilters(), SearchFilters(shop_id="s2"), SearchFilters(price_high=20.0)):
+                expected = hits(index, q, filters, limit, 100_000, "numpy")
+                assert hits(index, q, filters, limit, 100_000, "pruned") == expected, (q, limit, filters)
+    assert index.ranker.prune_stats[2] > 0  # the pruned route ran
+    index.ranker._seen = np.empty(1 << 4, dtype=np.int32)
+    with pytest.raises(ValueError, match="2\\*\\*shift \\+ 1"):
+        hits(index, "desk lamp", SearchFilters(), 10, 100_000, "pruned")

@@ -140,7 +140,8 @@ class Ranker:
             self._max_den = np.asarray(self.bounds.max_den)
             self._acc = np.zeros(1 << self.bounds.shift, dtype=np.float64)  # all-zero between queries
             self._mark = np.zeros(1 << self.bounds.shift, dtype=np.uint8)  # all-zero between queries
-            self._seen = np.empty(1 << self.bounds.shift, dtype=np.int32)
+            # One more than a window: top_hits lists candidates without a branch, writing one past the last.
+            self._seen = np.empty((1 << self.bounds.shift) + 1, dtype=np.int32)
         self._records: tuple[np.ndarray, np.ndarray] | None = None  # the depth check's, made on first use
         self._as_float = np.zeros(1, dtype=np.float32)
         self._as_int = self._as_float.view(np.int32)  # a float32's bits, for the depth floor's histogram
