@@ -134,6 +134,16 @@ def subset_scores(docs, den, starts, ends, weights, subset, out):  # pragma: no 
         out[s] = np.float32(acc[s])
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _at_candidates(marked, term_score):  # pragma: no cover - compiled
+    """A non-essential term's score where ``marked`` (a candidate), else 0, without a branch:
+    about every other posting of such a term meets a candidate, so a branch mispredicts
+    that often (a quarter of a long request at 1M). Exact: ``marked`` is 0 or 1, a term
+    score is positive and finite, so the product is the score or +0, and adding +0 to
+    the accumulator leaves it as it was."""
+    return marked * term_score
+
+
 @njit(cache=True, nogil=True)
 def _better(score_a, rank_a, score_b, rank_b):  # pragma: no cover - compiled
     return score_a > score_b or (score_a == score_b and rank_a < rank_b)
@@ -345,10 +355,9 @@ def top_hits(
                         acc[seen[s]] += w - w / den[i]
             else:
                 stats[3] += last - first
-                for i in range(first, last):
+                for i in range(first, last):  # branchless: see ``_at_candidates``
                     off = docs[i] - low
-                    if mark[off] != 0:
-                        acc[off] += w - w / den[i]
+                    acc[off] += _at_candidates(mark[off], w - w / den[i])
         stats[2] += count
         for s in range(count):
             off = seen[s]
@@ -511,8 +520,7 @@ def count_ahead(
             else:  # only at candidates (a product it alone reaches scores below theta)
                 for i in range(first, last):
                     off = docs[i] - low
-                    if mark[off] != 0:
-                        acc[off] += w - w / den[i]
+                    acc[off] += _at_candidates(mark[off], w - w / den[i])
         # The sweep, in loops without unpredictable branches: the window's scores (``acc``
         # zeroed behind), the products at or above ``theta`` listed in ``seen``, then each
         # one's bucket looked up in ``table``. The first loop has no cross-iteration store
