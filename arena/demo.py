@@ -126,7 +126,7 @@ def run_demo(settings: ArenaSettings, out_dir: Path, plan: DemoPlan, console: Co
 
 
 def ensure_catalog(out_dir: Path, plan: DemoPlan, console: Console) -> Path:
-    from arena.shop.building import build_catalog
+    from arena.taskpack.build import build_catalog
 
     catalog_dir = out_dir / "catalog"
     if (catalog_dir / "catalog.json").is_file():

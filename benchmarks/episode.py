@@ -43,8 +43,8 @@ from arena.problems.official import parse_row  # noqa: E402
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig  # noqa: E402
 from arena.runner.proxy import Upstream, UpstreamRegistry  # noqa: E402
 from arena.runner.record import EpisodeLimits  # noqa: E402
-from arena.shop.building import build_catalog  # noqa: E402
 from arena.shop.index import CatalogIndex  # noqa: E402
+from arena.taskpack.build import build_catalog  # noqa: E402
 
 AGENTS = Path(__file__).parent / "agents"
 LATENCY_S = 0.05

@@ -25,8 +25,8 @@ from arena.problems.official import parse_row  # noqa: E402
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig  # noqa: E402
 from arena.runner.proxy import UpstreamRegistry  # noqa: E402
 from arena.runner.record import EpisodeLimits, EpisodeRecord  # noqa: E402
-from arena.shop.building import build_catalog  # noqa: E402
 from arena.shop.index import CatalogIndex  # noqa: E402
+from arena.taskpack.build import build_catalog  # noqa: E402
 from tests.process_memory import peak_since_reset, status_bytes  # noqa: E402
 
 AGENTS = REPO / "tests" / "hostile_sandbox_agents"

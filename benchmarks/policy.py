@@ -43,8 +43,8 @@ from arena.scoring import ScoreMode, score_problem  # noqa: E402
 from arena.shop.index import CatalogIndex, build_index  # noqa: E402
 from arena.shop.knowledge import KnowledgeDocument, LocalKnowledgeBase, build_knowledge_index  # noqa: E402
 from arena.shop.product import Product  # noqa: E402
-from arena.shop.synthetic import generate_products  # noqa: E402
 from arena.shop.tools import KNOWLEDGE_TOOLS, SHOP_TOOLS, ShopEnvironment  # noqa: E402
+from arena.taskpack.synthetic import generate_products  # noqa: E402
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 _PEOPLE = ("Amelia Grant", "Jonas Ferreira", "Mika Tanaka", "Rosa Villanueva", "Henrik Aalto", "Lena Okafor",

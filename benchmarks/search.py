@@ -42,8 +42,8 @@ sys.path.insert(0, str(REPO))
 
 from arena.shop.index import CatalogIndex, SearchFilters  # noqa: E402
 from arena.shop.lucene_analysis import analyze  # noqa: E402
-from arena.shop.synthetic import generate_products  # noqa: E402
 from arena.shop.tools import ShopEnvironment  # noqa: E402
+from arena.taskpack.synthetic import generate_products  # noqa: E402
 
 BYTES_PER_PRODUCT_ESTIMATE = 1500  # measured ~1 KB/product on disk; keep headroom
 
@@ -51,7 +51,7 @@ BYTES_PER_PRODUCT_ESTIMATE = 1500  # measured ~1 KB/product on disk; keep headro
 def build_in_child(size: int, seed: int, out: Path) -> dict:
     code = (
         f"import sys, json; sys.path.insert(0, {str(REPO)!r})\n"
-        "from arena.shop.building import build_catalog\n"
+        "from arena.taskpack.build import build_catalog\n"
         f"r = build_catalog({str(out)!r}, synthetic={size}, seed={seed})\n"
         "print(json.dumps(r.model_dump()))\n"
     )

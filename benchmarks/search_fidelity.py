@@ -63,7 +63,7 @@ def write_fixtures(env: Path) -> None:
 def write_dev_tokens(env: Path, out: Path, products: int, seed: int) -> None:
     """Lucene's tokens for every official request and title, the fixture's texts, and the
     contents of ``products`` synthetic products: a larger check than the fixture."""
-    from arena.shop.synthetic import generate_products
+    from arena.taskpack.synthetic import generate_products
 
     texts = list(dict.fromkeys([*fixture_texts(), *task_queries(), *task_titles()]))
     texts += [p.contents() for p in generate_products(products, seed)]
@@ -80,7 +80,7 @@ def write_dev_tokens(env: Path, out: Path, products: int, seed: int) -> None:
 
 def write_documents(path: Path, size: int, seed: int) -> None:
     from arena.shop.documents import document_row
-    from arena.shop.synthetic import generate_products
+    from arena.taskpack.synthetic import generate_products
 
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
@@ -94,7 +94,7 @@ def build_project(documents: Path, out: Path) -> dict:
     """build_catalog from the documents file, in a child measured alone (wall, peak RSS)."""
     code = (
         f"import sys; sys.path.insert(0, {str(REPO)!r})\n"
-        "from arena.shop.building import build_catalog\n"
+        "from arena.taskpack.build import build_catalog\n"
         f"build_catalog({str(out)!r}, documents={str(documents)!r})\n"
     )
     started = time.perf_counter()

@@ -26,9 +26,9 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from arena.shop.building import build_catalog
     from arena.shop.documents import document_row
     from arena.shop.index import CatalogIndex
+    from arena.taskpack.build import build_catalog
     from distill.train.config import load_stage_config
     from distill.train.sft import run_sft
     from tests.conftest import search_products

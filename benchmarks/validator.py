@@ -288,9 +288,9 @@ def bench_cycle(n: int = 50, workers: int = 2, agents: int = 10) -> dict:
     from arena.problems.suites import build_suite
     from arena.race.settings import RaceSettings
     from arena.race.validator import Validator
-    from arena.shop.building import build_catalog
     from arena.shop.index import CatalogIndex
     from arena.store import repositories as repo
+    from arena.taskpack.build import build_catalog
     from tests.race_support import agent_code, seed_store
 
     names = ("dialogue", "first_hit", "cheapest_of_three")

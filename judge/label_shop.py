@@ -8,8 +8,8 @@ from pathlib import Path
 
 from arena.shop.index import CatalogIndex, build_index
 from arena.shop.knowledge import KnowledgeDocument, LocalKnowledgeBase, build_knowledge_index
-from arena.shop.synthetic import generate_products
 from arena.shop.tools import ShopEnvironment
+from arena.taskpack.synthetic import generate_products
 from judge.builder import EpisodeBuilder
 from judge.facts import STOPWORDS, tokens
 

@@ -63,7 +63,7 @@ def documents_file(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def catalog_dir(tmp_path_factory, documents_file) -> Path:
-    from arena.shop.building import build_catalog
+    from arena.taskpack.build import build_catalog
 
     out = tmp_path_factory.mktemp("index") / "catalog"
     build_catalog(out, documents=documents_file, strict=True)

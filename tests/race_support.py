@@ -44,8 +44,8 @@ def _world(base: str) -> tuple[Path, Path]:
     from arena.problems.model import Intent
     from arena.problems.partitions import PartitionPlan
     from arena.problems.suites import build_suite
-    from arena.shop.building import build_catalog
     from arena.shop.index import CatalogIndex
+    from arena.taskpack.build import build_catalog
 
     root = Path(base) / "race-world"
     catalog_dir = root / "catalog"

@@ -27,11 +27,11 @@ from arena.policy.client import SyncASGITransport
 from arena.policy.server import create_policy_app
 from arena.problems.official import parse_row
 from arena.scoring import ScoreMode, score_problem
-from arena.shop.building import build_catalog
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeDocument, LocalKnowledgeBase, build_knowledge_index
-from arena.shop.synthetic import generate_products
 from arena.shop.tools import KNOWLEDGE_TOOLS, ShopEnvironment
+from arena.taskpack.build import build_catalog
+from arena.taskpack.synthetic import generate_products
 
 MODEL = "heuristic-policy"
 

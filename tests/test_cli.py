@@ -86,7 +86,7 @@ def test_catalog_build_and_search(tmp_path):
     arena("catalog", "build", "--synthetic", "300", "--seed", "3", "--out", tmp_path / "cat")
     manifest = json.loads((tmp_path / "cat" / "catalog.json").read_text())
     assert manifest["products"] == 300 and manifest["source"] == {"kind": "synthetic", "products": 300, "seed": 3}
-    from arena.shop.synthetic import generate_products
+    from arena.taskpack.synthetic import generate_products
 
     first = next(iter(generate_products(300, 3)))
     done = arena("catalog", "search", tmp_path / "cat", first.title, "--page", "1")

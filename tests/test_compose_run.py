@@ -57,7 +57,7 @@ def test_the_deployment_runs_setup_worker_and_validator(tmp_path):
     volume, data = tmp_path / "volume", tmp_path / "data"
     volume.mkdir()
     data.mkdir()
-    from arena.shop.synthetic import generate_products, write_documents
+    from arena.taskpack.synthetic import generate_products, write_documents
 
     write_documents(generate_products(2500, seed=3), data / "documents.jsonl.gz")
     port = free_port()

@@ -6,10 +6,10 @@ import gzip
 
 import pytest
 
-from arena.shop.building import CatalogBuildError, build_catalog
 from arena.shop.documents import DocumentError, LoadReport, document_row, iter_documents
 from arena.shop.index import CatalogIndex
 from arena.shop.product import Product
+from arena.taskpack.build import CatalogBuildError, build_catalog
 
 GOOD = Product(product_id="1", shop_id="9", title="red mug", price=5, sku_options={"1": {"color_family": "red"}})
 

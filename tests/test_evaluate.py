@@ -16,8 +16,8 @@ from arena.problems.partitions import PartitionName, PartitionPlan
 from arena.problems.suites import build_suite
 from arena.runner.sandbox import bubblewrap_path
 from arena.scoring.metrics import pass_at_k, pass_hat_k
-from arena.shop.building import build_catalog
 from arena.shop.index import CatalogIndex
+from arena.taskpack.build import build_catalog
 from distill.eval_report import compare_runs, render_comparison
 from distill.evaluate import EvalMetrics, EvalSettings, ProblemResult, load_run, metrics_from_results
 

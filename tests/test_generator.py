@@ -51,7 +51,7 @@ VOUCHER_RULES = re.compile(
 
 @pytest.fixture(scope="module")
 def catalog_path(tmp_path_factory) -> Path:
-    from arena.shop.building import build_catalog
+    from arena.taskpack.build import build_catalog
 
     out = tmp_path_factory.mktemp("gen") / "catalog"
     build_catalog(out, synthetic=5000, seed=1)
@@ -247,7 +247,7 @@ def test_generation_is_a_function_of_the_seed_alone_across_catalog_orders(catalo
     equal BM25 scores were ordered by index layout. The module's 5k catalog rebuilt from its
     products in another order must give byte-identical problem files."""
     from arena.shop.index import build_index
-    from arena.shop.synthetic import generate_products
+    from arena.taskpack.synthetic import generate_products
 
     shuffled = list(generate_products(5000, 1))
     random.Random(3).shuffle(shuffled)

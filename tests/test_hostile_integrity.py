@@ -37,10 +37,10 @@ from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
 from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
-from arena.shop.building import build_catalog
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import knowledge_for_catalog
 from arena.store.models import CopyRefusal
+from arena.taskpack.build import build_catalog
 from arena.wallets import ensure_hotkeys, hotkey_address
 from tests.conftest import official_dir
 from tests.test_api_submissions import app_settings, live_server, make_agent, migrated, signed_headers

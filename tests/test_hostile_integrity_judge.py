@@ -30,9 +30,9 @@ from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
 from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord
 from arena.runner.sandbox import bubblewrap_path
-from arena.shop.building import build_catalog
 from arena.shop.index import CatalogIndex
 from arena.shop.tools import TOOL_SCHEMAS
+from arena.taskpack.build import build_catalog
 from judge.builder import EpisodeBuilder
 from judge.dictation import DICTATION_RULE
 from judge.evidence import Evidence, ModelStep, ToolStep, build_evidence

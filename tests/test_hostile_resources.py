@@ -210,7 +210,7 @@ NON_ROOT_SCRIPT = textwrap.dedent(
     from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
     from arena.runner.proxy import UpstreamRegistry
     from arena.runner.record import EpisodeLimits
-    from arena.shop.building import build_catalog
+    from arena.taskpack.build import build_catalog
     from arena.shop.index import CatalogIndex
 
     work, limits, agents = Path(sys.argv[1]), EpisodeLimits.model_validate_json(sys.argv[2]), sys.argv[3:]

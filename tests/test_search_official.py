@@ -19,12 +19,12 @@ import pytest
 
 import arena.shop.index as index_module
 from arena.shop import lucene_bm25, ranking
-from arena.shop.building import build_catalog
 from arena.shop.index import CatalogIndex, SearchFilters, service_mask
 from arena.shop.lucene_analysis import analyze
 from arena.shop.product import SERVICES
-from arena.shop.synthetic import generate_products
 from arena.shop.tools import ShopEnvironment
+from arena.taskpack.build import build_catalog
+from arena.taskpack.synthetic import generate_products
 
 SIZE, SEED = 3000, 5
 

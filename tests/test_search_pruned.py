@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 
 from arena.shop import ranking, score_bounds
-from arena.shop.building import build_catalog
 from arena.shop.index import CatalogIndex, SearchFilters, build_index
 from arena.shop.lucene_analysis import analyze
 from arena.shop.product import SERVICES, Product
 from arena.shop.ranking import Ranker
-from arena.shop.synthetic import generate_products
+from arena.taskpack.build import build_catalog
+from arena.taskpack.synthetic import generate_products
 
 SIZE, SEED = 4000, 11
 

@@ -111,7 +111,7 @@ def test_a_documents_row_is_searched_by_its_own_contents(tmp_path):
     # The official index analyzes the row's "contents", whatever built it.
     import orjson
 
-    from arena.shop.building import build_catalog
+    from arena.taskpack.build import build_catalog
 
     row = {"id": "7", "contents": "zebra crossing", "product": {"product_id": "7", "title": "Desk lamp", "price": 5}}
     documents = tmp_path / "documents.jsonl"

@@ -1,4 +1,4 @@
-"""Tests for the seeded synthetic catalog (arena/shop/synthetic.py).
+"""Tests for the seeded synthetic catalog (arena/taskpack/synthetic.py).
 
 They check what the rest of the arena relies on: byte-for-byte determinism
 (also across processes with different hash seeds), the official document
@@ -22,8 +22,8 @@ from urllib.parse import urlparse
 import pytest
 
 from arena.shop.product import SERVICES, Product
-from arena.shop.synthetic import document, generate_products, write_documents
 from arena.shop.vocabulary import LEAVES, check_vocabulary
+from arena.taskpack.synthetic import document, generate_products, write_documents
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -57,7 +57,7 @@ def test_same_bytes_in_another_process(tmp_path: Path) -> None:
     there = tmp_path / "there.jsonl.gz"
     write_documents(generate_products(1500, 3), here)
     code = (
-        "import sys; from arena.shop.synthetic import generate_products, write_documents; "
+        "import sys; from arena.taskpack.synthetic import generate_products, write_documents; "
         "write_documents(generate_products(1500, 3), sys.argv[1])"
     )
     for hash_seed in ("1", "987"):
@@ -253,7 +253,7 @@ def test_memory_is_flat() -> None:
 
 
 def test_cli_writes_a_catalog(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from arena.shop.synthetic import main
+    from arena.taskpack.synthetic import main
 
     out = tmp_path / "docs.jsonl.gz"
     assert main(["--n", "25", "--seed", "2", "--out", str(out)]) == 0

@@ -21,14 +21,14 @@ import pytest
 from arena.problems.model import Intent, Problem
 from arena.problems.official import load_problems
 from arena.scoring.outcome import ScoreMode, budget_met, knowledge_score, rule_score, score_problem
-from arena.shop.building import CatalogBuildError, build_catalog
-from arena.shop.distractors import BASKET_KINDS, DistractorKind
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import LocalKnowledgeBase
-from arena.shop.synthetic import generate_products
-from arena.shop.taskpack import KNOWLEDGE_DIR, KNOWLEDGE_JSONL, SUMMARY, TaskPackSummary, riddle
-from arena.shop.taskpack_pricing import intended_total
 from arena.shop.tools import ShopEnvironment
+from arena.taskpack.build import CatalogBuildError, build_catalog
+from arena.taskpack.distractors import BASKET_KINDS, DistractorKind
+from arena.taskpack.pack import KNOWLEDGE_DIR, KNOWLEDGE_JSONL, SUMMARY, TaskPackSummary, riddle
+from arena.taskpack.pricing import intended_total
+from arena.taskpack.synthetic import generate_products
 from tests.conftest import REPO, official_dir
 
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -44,7 +44,7 @@ def catalog_build(
     config: ConfigOption = None,
 ) -> None:
     """Build a catalog index from a synthetic generator, the official documents file, or task files."""
-    from arena.shop.building import CatalogBuildError, build_catalog
+    from arena.taskpack.build import CatalogBuildError, build_catalog
 
     settings = settings_or_fail(config)
     if sum(x is not None for x in (synthetic, from_file, from_tasks)) != 1:

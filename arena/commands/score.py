@@ -23,7 +23,7 @@ def score(
 ) -> None:
     """Score an answer file against task files (ShoppingBench's outcome rules)."""
     from arena.problems.official import ProblemFileError, load_problems
-    from arena.scoring.answers import AnswerFileError, load_answers, score_answers
+    from arena.scoring.answer_files import AnswerFileError, load_answers, score_answers
     from arena.scoring.outcome import ScoreMode
     from arena.scoring.similarity import similarity_from_settings
     from arena.shop.catalog import open_catalog

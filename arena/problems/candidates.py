@@ -16,11 +16,11 @@ from pydantic import BaseModel
 
 from arena.problems.catalog_frame import CatalogFrame
 from arena.problems.draft import Draft, Fact, ItemNeed, Style
-from arena.problems.facts import fact_options, invent_name, pick_place
 from arena.problems.model import Difficulty, Intent, KnowledgeReward, Problem, content_id
 from arena.problems.nouns import title_noun
 from arena.problems.phrasing import render_query
 from arena.problems.recipe import ITEM, PRODUCT, VOUCHER_ITEM, Profile, make_voucher, pick_constraints
+from arena.problems.riddles import fact_options, invent_name, pick_place
 from arena.problems.solvability import SearchProbe, Verdict, check_problem
 from arena.shop.index import CatalogIndex
 from arena.shop.product import Product

@@ -33,8 +33,8 @@ from pydantic import BaseModel, Field
 from arena.problems.candidates import CandidateContext, Outcome, assemble, candidate, difficulty_of
 from arena.problems.catalog_frame import CatalogFrame, FrameState, GenerationError
 from arena.problems.draft import Draft
-from arena.problems.facts import fact_document
 from arena.problems.model import Difficulty, Intent, Problem
+from arena.problems.riddles import fact_document
 from arena.problems.variants import make_variants
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeDocument

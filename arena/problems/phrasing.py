@@ -12,8 +12,8 @@ Python's salted ``hash``), so a draft renders to the same text in every process.
 from __future__ import annotations
 
 from arena.problems.draft import Draft, ItemNeed
-from arena.problems.facts import knowledge_query
 from arena.problems.model import Intent, Voucher
+from arena.problems.riddles import knowledge_query
 from arena.problems.wording import Renderer, capital, listing
 
 _PRODUCT_OPENERS = (

@@ -5,7 +5,7 @@ shipping and priced above PHP 200") from the three seeds of a ``Style``:
 ``wording`` picks the phrases and joins, ``order`` shuffles the order the
 constraints are mentioned in, ``money`` picks the number and currency format
 and the price phrasing. Whole queries (openers, shop and voucher frames) are
-``arena.problems.phrasing``'s; knowledge riddles are ``arena.problems.facts``'.
+``arena.problems.phrasing``'s; knowledge riddles are ``arena.problems.riddles``'.
 """
 
 from __future__ import annotations

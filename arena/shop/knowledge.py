@@ -8,7 +8,7 @@ indexed on its own, so knowledge riddles are solvable without the internet.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
@@ -43,16 +43,6 @@ class KnowledgeBackend(Protocol):
     def search(self, q: str, max_results: int) -> list[dict]:
         """Up to ``max_results`` results ``{url, title, content}``, best first."""
         ...
-
-
-def iter_knowledge_documents(path: str | Path) -> Iterator[KnowledgeDocument]:
-    with Path(path).open("rb") as handle:
-        for lineno, raw in enumerate(handle, start=1):
-            if raw.strip():
-                try:
-                    yield KnowledgeDocument.model_validate(orjson.loads(raw))
-                except ValueError as exc:
-                    raise ValueError(f"{path}:{lineno}: {exc}") from None
 
 
 def _schema() -> tantivy.Schema:

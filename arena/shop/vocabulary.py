@@ -1,4 +1,4 @@
-"""Hand-written vocabularies for the synthetic catalog (see ``synthetic.py``).
+"""Hand-written vocabularies for the synthetic catalog (see ``arena.taskpack.synthetic``).
 
 Why a separate data module: the generator's logic stays short and readable,
 while this file holds the "shape" of the real Lazada Philippines catalog that
@@ -15,6 +15,10 @@ catalog lower-cases them and the scorer compares them verbatim;
 
 Brand names are invented so the catalog never pretends to describe a real
 company's product.
+
+It lives in the shop, below the generator, because the problems name products
+with the same leaves and labels (``arena.problems.nouns``, ``wording``), and the
+problems stand below the catalog builder.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 with a progress bar and a report of what was skipped.
 
 Sources: the synthetic generator, an official documents file, or a task pack
-(tasks files in the official row format, see ``arena.shop.taskpack``), whose
+(tasks files in the official row format, see ``arena.taskpack.pack``), whose
 knowledge corpus and summary are written beside the index.
 """
 
@@ -76,8 +76,8 @@ def build_catalog(
     total: int | None = None
     if tasks is not None:
         from arena.problems.official import ProblemFileError
-        from arena.shop.distractors import DEFAULT_DISTRACTORS
-        from arena.shop.taskpack import TaskPackError, build_taskpack
+        from arena.taskpack.distractors import DEFAULT_DISTRACTORS
+        from arena.taskpack.pack import TaskPackError, build_taskpack
 
         try:
             pack = build_taskpack(
@@ -93,7 +93,7 @@ def build_catalog(
         total = pack.size()
         source = pack.source()
     elif synthetic is not None:
-        from arena.shop.synthetic import generate_products
+        from arena.taskpack.synthetic import generate_products
 
         if synthetic < 1:
             raise CatalogBuildError("--synthetic needs a positive product count")

@@ -4,7 +4,7 @@ Every builder starts from ``_base`` (the gold under a near title, its own sales,
 images and a slightly different price that still fits every range), changes
 the one thing its kind breaks, and returns the record with a line saying what
 it broke, or None when the gold offers nothing of that kind to break. Whether
-the result really fails every task is checked by ``arena.shop.distractors``.
+the result really fails every task is checked by ``arena.taskpack.distractors``.
 """
 
 from __future__ import annotations
@@ -24,16 +24,17 @@ from arena.scoring.similarity import (
     TitleSimilarity,
     normalize_title,
 )
-from arena.shop.pack_ids import IdAllocator
 from arena.shop.product import Product
-from arena.shop.taskpack_gold import (
+from arena.shop.vocabulary import GENERAL_ADJECTIVES
+from arena.taskpack.gold import (
     GENERIC_CATEGORY,
     IMAGE_HOST,
     ValueVocabulary,
     leaf_for,
     listing_texts,
 )
-from arena.shop.taskpack_requirements import (
+from arena.taskpack.ids import IdAllocator
+from arena.taskpack.requirements import (
     GoldRequirement,
     TaskRef,
     attribute_pairs,
@@ -41,7 +42,6 @@ from arena.shop.taskpack_requirements import (
     reward_interval,
     sku_pairs,
 )
-from arena.shop.vocabulary import GENERAL_ADJECTIVES
 
 
 class DistractorKind(StrEnum):

@@ -33,10 +33,10 @@ from pydantic import BaseModel
 from arena.problems.model import Intent, ProductReward
 from arena.scoring.outcome import ScoreMode, knowledge_score, rule_score, score_problem
 from arena.scoring.similarity import normalize_title
-from arena.shop.distractor_builders import BASKET_KINDS, BUILDERS, DistractorContext, DistractorKind
 from arena.shop.product import Product
-from arena.shop.taskpack_gold import PRODUCT_HOST
-from arena.shop.taskpack_requirements import GoldRequirement, attribute_pairs, sku_pairs
+from arena.taskpack.distractor_builders import BASKET_KINDS, BUILDERS, DistractorContext, DistractorKind
+from arena.taskpack.gold import PRODUCT_HOST
+from arena.taskpack.requirements import GoldRequirement, attribute_pairs, sku_pairs
 
 DEFAULT_DISTRACTORS = 3
 _ATTEMPTS = 4

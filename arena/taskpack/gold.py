@@ -22,17 +22,17 @@ from dataclasses import dataclass
 
 from arena.problems.model import Intent
 from arena.scoring.similarity import normalize_title
-from arena.shop.pack_ids import IdAllocator
 from arena.shop.product import Product
-from arena.shop.synthetic import SERVICE_RATES
-from arena.shop.taskpack_pricing import (
+from arena.shop.vocabulary import LABELS, LEAVES, Leaf
+from arena.taskpack.ids import IdAllocator
+from arena.taskpack.pricing import (
     basket_total,
     cents_bounds,
     intended_total,
     pick_price,
     split_total,
 )
-from arena.shop.taskpack_requirements import (
+from arena.taskpack.requirements import (
     GoldRequirement,
     RequirementBook,
     TaskConflict,
@@ -41,7 +41,7 @@ from arena.shop.taskpack_requirements import (
     fmt_range,
     sku_pairs,
 )
-from arena.shop.vocabulary import LABELS, LEAVES, Leaf
+from arena.taskpack.synthetic import SERVICE_RATES
 
 GENERIC_CATEGORY = "Others"
 DEFAULT_TYPICAL_PRICE = 300.0

@@ -3,13 +3,13 @@
 The real 2.5M-product catalog the official tasks were drawn from is not here, so
 a task pack rebuilds what the tasks need from the tasks themselves:
 
-1. gold products rebuilt from the rewards (``taskpack_requirements`` merges what
-   every task asks of an id, ``taskpack_gold`` and ``taskpack_pricing`` write the
-   records); knowledge rewards are full records and are kept as they are;
+1. gold products rebuilt from the rewards (``requirements`` merges what every task
+   asks of an id, ``gold`` and ``pricing`` write the records); knowledge rewards
+   are full records and are kept as they are;
 2. near-miss distractors per gold product (``distractors``), each checked with
    the real scorer to fail its tasks;
 3. background products from the synthetic generator, renamed with ids shaped like the gold
-   ones (``pack_ids``: no id tells gold from the rest);
+   ones (``ids``: no id tells gold from the rest);
 4. a knowledge corpus: one document per knowledge riddle that states its answer,
    so ``web_search`` with the riddle finds it.
 
@@ -36,12 +36,12 @@ from arena.problems.official import ProblemFileError, parse_row
 from arena.scoring.outcome import ScoreMode, rule_score, score_problem
 from arena.scoring.similarity import TitleSimilarity, default_similarity
 from arena.shop.catalog import InMemoryCatalog
-from arena.shop.distractors import DEFAULT_DISTRACTORS, DistractorContext, DistractorRecord, make_distractors
 from arena.shop.knowledge import KnowledgeDocument, build_knowledge_index
-from arena.shop.pack_ids import IdAllocator
 from arena.shop.product import SERVICES, Product
-from arena.shop.taskpack_gold import ValueVocabulary, build_gold_products
-from arena.shop.taskpack_requirements import RequirementBook, TaskConflict, TaskRef
+from arena.taskpack.distractors import DEFAULT_DISTRACTORS, DistractorContext, DistractorRecord, make_distractors
+from arena.taskpack.gold import ValueVocabulary, build_gold_products
+from arena.taskpack.ids import IdAllocator
+from arena.taskpack.requirements import RequirementBook, TaskConflict, TaskRef
 
 SUMMARY = "taskpack.json"
 KNOWLEDGE_JSONL = "knowledge.jsonl"
@@ -260,11 +260,11 @@ class TaskPack:
         """Gold, distractors and background, in an order and under ids that say nothing of which is gold.
 
         Background products (and their shops) are renamed with fresh ids shaped like the gold
-        ones (``pack_ids``), so no id collides and none reveals its kind. The index breaks score
+        ones (``ids``), so no id collides and none reveals its kind. The index breaks score
         ties by insertion order, so gold first would win every tie with its own look-alike
         distractors: the task products go in by id, at seeded random places in the background.
         """
-        from arena.shop.synthetic import generate_products
+        from arena.taskpack.synthetic import generate_products
 
         ids = copy.deepcopy(self._ids)  # the same renaming on every pass
         rng = random.Random(f"{self.summary.seed}:order")

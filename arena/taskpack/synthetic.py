@@ -720,7 +720,7 @@ def write_documents(products: Iterable[Product], path: str | os.PathLike[str]) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m arena.shop.synthetic --n 2500000 --seed 0 --out documents.jsonl.gz``;
+    """``python -m arena.taskpack.synthetic --n 2500000 --seed 0 --out documents.jsonl.gz``;
     without ``--out`` it only generates (a throughput check)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)

@@ -136,7 +136,7 @@ class Experiment:
         plan = self.config.catalog
 
         def work(folder: Path) -> dict:
-            from arena.shop.building import build_catalog
+            from arena.taskpack.build import build_catalog
 
             build_catalog(folder / "catalog", synthetic=plan.products, seed=plan.seed)
             return {"products": plan.products}
