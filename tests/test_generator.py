@@ -27,9 +27,9 @@ from arena.problems.generator import GenerationError, GeneratorConfig, generate,
 from arena.problems.model import Difficulty, Intent, Voucher
 from arena.problems.official import parse_row
 from arena.problems.phrasing import render_query, voucher_rules
-from arena.problems.rewriter import QueryRewriter, RewriteError, RewriterConfig, RewriterUnavailable
 from arena.problems.solvability import SearchProbe, check_problem, honest_queries
 from arena.problems.variants import KINDS
+from arena.rewrite_client import QueryRewriter, RewriteError, RewriterConfig, RewriterUnavailable
 from arena.scoring.outcome import ScoreMode, discounted_total, score_problem
 from arena.shop.index import CatalogIndex, SearchFilters
 from arena.shop.knowledge import LocalKnowledgeBase
