@@ -1,5 +1,5 @@
 """The leaderboard: the latest cycle's standings, its champion, the weights sent, and who is waiting to race.
-``/`` renders the same data as plain HTML."""
+The dashboard's ``/`` page (``routes/pages.py``) renders the same board as HTML."""
 
 from __future__ import annotations
 
