@@ -14,12 +14,11 @@ import json
 from typing import Any, Literal
 
 from pydantic import BaseModel
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena.api import views
 from arena.api.embargo_view import embargo_state
 from arena.api.redaction import Redactor
-from arena.api.routes import queries
 from arena.api.routes.cycles import get_cycle
 from arena.api.routes.episodes import get_episode
 from arena.api.routes.leaderboard import build_leaderboard
@@ -29,10 +28,11 @@ from arena.api.templates import render
 from arena.race.embargo import EmbargoRule
 from arena.runner.record import EpisodeRecord
 from arena.store import repositories as repo
+from arena.store import tallies
+from arena.store.cycles import latest_cycle
 from arena.store.exports import latest_verdict
 from arena.store.models import utcnow
-from arena.store.models_race import Cycle, EpisodeStatus
-from arena.store.models_race import Episode as EpisodeRow
+from arena.store.models_race import EpisodeStatus
 
 
 class StageProgress(BaseModel):
@@ -99,22 +99,16 @@ class AnswerView(BaseModel):
 
 def stage_progress(session: Session, cycle: int) -> list[StageProgress]:
     """Episode counts per stage that has any: what a cycle's progress bars show."""
-    rows = session.execute(
-        select(EpisodeRow.stage, EpisodeRow.status, func.count())
-        .where(EpisodeRow.cycle == cycle)
-        .group_by(EpisodeRow.stage, EpisodeRow.status)
-    )
     counts: dict[str, dict[str, int]] = {}
-    for stage, status, n in rows:
+    for (stage, status), n in tallies.episodes_by_stage_and_status(session, cycle=cycle).items():
         counts.setdefault(stage.value, dict.fromkeys((s.value for s in EpisodeStatus), 0))[status.value] = n
     return [StageProgress(stage=stage, **by_status) for stage, by_status in sorted(counts.items())]
 
 
 def leaderboard_html(session: Session) -> str:
     board = build_leaderboard(session)
-    latest = session.execute(select(func.max(Cycle.number))).scalar_one_or_none()
-    current = repo.get_cycle(session, latest) if latest is not None else None
-    progress = stage_progress(session, latest) if latest is not None else []
+    current = latest_cycle(session)
+    progress = stage_progress(session, current.number) if current is not None else []
     weight_pairs = list(zip(board.weights.uids, board.weights.weights, strict=True)) if board.weights else []
     return render(
         "leaderboard.html",
@@ -152,8 +146,8 @@ def submission_html(session: Session, submission_id: int, rule: EmbargoRule, pag
     if not embargo_state(session, info, rule, utcnow()).embargoed:
         code = repo.submission_code(session, submission_id)
         source = code.decode("utf-8", errors="replace") if code is not None else None
-    total, episodes = queries.episode_summaries(
-        session, Redactor(session), [EpisodeRow.submission_id == submission_id], 0, page_size
+    total, episodes = views.episode_summaries(
+        session, Redactor(session), submission_id=submission_id, offset=0, limit=page_size
     )
     return render(
         "submission.html", detail=detail, sub=detail.submission, source=source, episodes=episodes, episode_total=total

@@ -1,77 +1,51 @@
-"""Read queries the routes share: submissions with their miners' uids, standings with names, results per intent.
+"""The store's reads shaped as the API's response models: submissions with uids, standings with names, results
+per intent, episode summaries as redaction allows.
 
-Route functions stay thin; the joins and aggregations live here, each
-returning the typed models of ``arena.api.schemas``.
+Route functions stay thin; the queries are ``arena.store``'s, the shaping here, each function returning the
+typed models of ``arena.api.schemas``.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from arena.api.redaction import Level, Redactor
 from arena.api.schemas import EpisodeSummary, IntentResult, StageResult, StandingView, SubmissionSummary
 from arena.problems.model import Intent
-from arena.problems.partitions import PartitionName
-from arena.store import repositories as repo
-from arena.store.models import Miner, ProblemRow, Submission, SubmissionStatus
-from arena.store.models_race import Cycle, CycleStage, Episode, EpisodeStatus, Judgment, JudgmentStatus, Standing
-
-_SUMMARY = (
-    Submission.id,
-    Submission.hotkey,
-    Miner.uid,
-    Submission.agent_name,
-    Submission.sha256,
-    Submission.size,
-    Submission.submitted_at,
-    Submission.commitment_block,
-    Submission.status,
-    Submission.rejection_reason,
-)
+from arena.store import episode_listing, standings, submission_listing
+from arena.store.episode_listing import ResultRow
+from arena.store.models import SubmissionStatus
+from arena.store.models_race import EpisodeStage, EpisodeStatus
+from arena.store.standings import StandingInfo
 
 
-def _summaries(session: Session, *conditions, offset: int = 0, limit: int | None = None) -> list[SubmissionSummary]:
-    statement = (
-        select(*_SUMMARY).join(Miner, Miner.hotkey == Submission.hotkey).where(*conditions).order_by(Submission.id)
-    )
-    if offset:
-        statement = statement.offset(offset)
-    if limit is not None:
-        statement = statement.limit(limit)
-    return [SubmissionSummary.model_validate(dict(row)) for row in session.execute(statement).mappings()]
+def _summary(listed: submission_listing.ListedSubmission) -> SubmissionSummary:
+    return SubmissionSummary.model_validate(listed.model_dump())
 
 
 def submission_summary(session: Session, submission_id: int) -> SubmissionSummary | None:
-    found = _summaries(session, Submission.id == submission_id)
-    return found[0] if found else None
+    found = submission_listing.listed_submission(session, submission_id)
+    return None if found is None else _summary(found)
 
 
-def submission_page(session: Session, conditions: list, offset: int, limit: int) -> tuple[int, list[SubmissionSummary]]:
-    total = session.execute(select(func.count()).select_from(Submission).where(*conditions)).scalar_one()
-    return total, _summaries(session, *conditions, offset=offset, limit=limit)
+def submission_page(
+    session: Session, *, status: SubmissionStatus | None, hotkey: str | None, offset: int, limit: int
+) -> tuple[int, list[SubmissionSummary]]:
+    total, page = submission_listing.submission_page(session, status=status, hotkey=hotkey, offset=offset, limit=limit)
+    return total, [_summary(listed) for listed in page]
 
 
 def waiting_submissions(session: Session) -> list[SubmissionSummary]:
     """Accepted submissions that no cycle has ranked yet."""
-    ranked = select(Standing.submission_id).distinct()
-    return _summaries(session, Submission.status == SubmissionStatus.accepted, Submission.id.not_in(ranked))
+    return [_summary(listed) for listed in submission_listing.waiting_submissions(session)]
 
 
-def standing_views(session: Session, standings: Iterable[repo.StandingInfo]) -> list[StandingView]:
-    standings = list(standings)
-    ids = {s.submission_id for s in standings}
-    names = {
-        row.id: row
-        for row in session.execute(
-            select(Submission.id, Submission.hotkey, Submission.agent_name, Miner.uid)
-            .join(Miner, Miner.hotkey == Submission.hotkey)
-            .where(Submission.id.in_(ids))
-        )
-    }
+def standing_views(session: Session, rows: Iterable[StandingInfo]) -> list[StandingView]:
+    rows = list(rows)
+    names = submission_listing.submitters(session, {s.submission_id for s in rows})
     return [
         StandingView(
             cycle=s.cycle,
@@ -86,31 +60,15 @@ def standing_views(session: Session, standings: Iterable[repo.StandingInfo]) -> 
             mean_coefficient=s.mean_coefficient,
             is_champion=s.is_champion,
         )
-        for s in standings
+        for s in rows
     ]
 
 
 def submission_standings(session: Session, submission_id: int) -> list[StandingView]:
-    rows = session.scalars(select(Standing).where(Standing.submission_id == submission_id).order_by(Standing.cycle))
-    return standing_views(session, [repo.StandingInfo.model_validate(row) for row in rows])
+    return standing_views(session, standings.standings_of_submission(session, submission_id))
 
 
-def latest_coefficients():
-    """Subquery: each episode's latest done judgment coefficient."""
-    newest = (
-        select(Judgment.episode_id, func.max(Judgment.version).label("version"))
-        .where(Judgment.status == JudgmentStatus.done)
-        .group_by(Judgment.episode_id)
-        .subquery()
-    )
-    return (
-        select(Judgment.episode_id, Judgment.coefficient)
-        .join(newest, and_(newest.c.episode_id == Judgment.episode_id, newest.c.version == Judgment.version))
-        .subquery()
-    )
-
-
-def _result(intent: Intent | None, rows: list, finished: bool) -> IntentResult:
+def _result(intent: Intent | None, rows: list[ResultRow], finished: bool) -> IntentResult:
     done = [r for r in rows if r.status is EpisodeStatus.done]
     judged = [r.coefficient for r in done if r.coefficient is not None]
     successes = sum(1 for r in done if r.success) if finished else None
@@ -131,28 +89,11 @@ def _result(intent: Intent | None, rows: list, finished: bool) -> IntentResult:
 def submission_results(session: Session, submission_id: int) -> list[StageResult]:
     """Per cycle and stage, the submission's episodes by intent. Held-out problems count nowhere;
     while a cycle runs only progress is shown (scores once it finished)."""
-    coefficients = latest_coefficients()
-    statement = (
-        select(
-            Episode.cycle,
-            Episode.stage,
-            Episode.status,
-            Episode.success,
-            Episode.rule,
-            ProblemRow.intent,
-            Cycle.stage.label("cycle_stage"),
-            coefficients.c.coefficient,
-        )
-        .join(ProblemRow, and_(ProblemRow.suite_id == Episode.suite_id, ProblemRow.problem_id == Episode.problem_id))
-        .join(Cycle, Cycle.number == Episode.cycle)
-        .outerjoin(coefficients, coefficients.c.episode_id == Episode.id)
-        .where(Episode.submission_id == submission_id, ProblemRow.partition != PartitionName.heldout)
-    )
-    groups: dict[tuple, list] = defaultdict(list)
+    groups: dict[tuple[int, EpisodeStage], list[ResultRow]] = defaultdict(list)
     finished: dict[int, bool] = {}
-    for row in session.execute(statement):
+    for row in episode_listing.result_rows(session, submission_id):
         groups[(row.cycle, row.stage)].append(row)
-        finished[row.cycle] = row.cycle_stage is CycleStage.done
+        finished[row.cycle] = row.cycle_finished
     results = []
     for (cycle, stage), rows in sorted(groups.items(), key=lambda item: (item[0][0], item[0][1].value)):
         by_intent = defaultdict(list)
@@ -173,38 +114,27 @@ def submission_results(session: Session, submission_id: int) -> list[StageResult
 
 
 def episode_summaries(
-    session: Session, redactor: Redactor, conditions: list, offset: int, limit: int
+    session: Session,
+    redactor: Redactor,
+    *,
+    submission_id: int | None = None,
+    cycle: int | None = None,
+    stage: EpisodeStage | None = None,
+    offset: int = 0,
+    limit: int | None = None,
 ) -> tuple[int, list[EpisodeSummary]]:
-    """Episodes matching ``conditions`` with what may be shown of each; held-out ones are left out entirely."""
-    coefficients = latest_coefficients()
-    visible = [
-        *conditions,
-        ~select(ProblemRow.problem_id)
-        .where(
-            ProblemRow.suite_id == Episode.suite_id,
-            ProblemRow.problem_id == Episode.problem_id,
-            ProblemRow.partition == PartitionName.heldout,
-        )
-        .exists(),
-    ]
-    total = session.execute(select(func.count()).select_from(Episode).where(*visible)).scalar_one()
-    columns = [c for c in Episode.__table__.columns if c.key not in ("record", "outcome")]
-    statement = (
-        select(*columns, coefficients.c.coefficient, Episode.record["termination"].as_string().label("termination"))
-        .outerjoin(coefficients, coefficients.c.episode_id == Episode.id)
-        .where(*visible)
-        .order_by(Episode.id)
-        .offset(offset)
-        .limit(limit)
+    """Episodes matching the filters with what may be shown of each; held-out ones are left out entirely."""
+    total, page = episode_listing.episode_page(
+        session, submission_id=submission_id, cycle=cycle, stage=stage, offset=offset, limit=limit
     )
     items = []
-    for row in session.execute(statement).mappings():
-        view = redactor.episode(row["cycle"], row["suite_id"], row["problem_id"])
-        items.append(episode_summary(row, view.level, row["coefficient"]))
+    for listed in page:
+        view = redactor.episode(listed.cycle, listed.suite_id, listed.problem_id)
+        items.append(episode_summary(listed.model_dump(), view.level, listed.coefficient))
     return total, items
 
 
-def episode_summary(row, level: Level, coefficient: float | None) -> EpisodeSummary:
+def episode_summary(row: Mapping, level: Level, coefficient: float | None) -> EpisodeSummary:
     scores = level in (Level.full, Level.scores)
     return EpisodeSummary(
         id=row["id"],

@@ -101,4 +101,5 @@ def done_episode_ids(session: Session) -> set[int]:
 
 def episode_records(session: Session, ids: Iterable[int]) -> Iterator[tuple[int, dict]]:
     """(id, record) of the given episodes; the caller batches ``ids`` (a record can be megabytes)."""
-    yield from session.execute(select(Episode.id, Episode.record).where(Episode.id.in_(list(ids)))).tuples()
+    for episode_id, record in session.execute(select(Episode.id, Episode.record).where(Episode.id.in_(list(ids)))):
+        yield episode_id, record

@@ -7,8 +7,8 @@ from sqlalchemy.orm import Session
 
 from arena.api.deps import ReadSession, not_found
 from arena.api.params import CycleNumber
-from arena.api.routes.queries import standing_views
 from arena.api.schemas import CycleDetail, CycleSummary, ErrorBody, StageView, WeightsView
+from arena.api.views import standing_views
 from arena.store import repositories as repo
 from arena.store.cycles import CycleInfo
 from arena.store.models_race import CycleStage, EpisodeStage

@@ -8,8 +8,8 @@ from fastapi import APIRouter
 from arena.api.deps import ReadSession, not_found
 from arena.api.params import RowId
 from arena.api.redaction import Level, Redactor
-from arena.api.routes.queries import episode_summary
 from arena.api.schemas import EpisodeDetail, ErrorBody, JudgmentView, ProblemView
+from arena.api.views import episode_summary
 from arena.store import repositories as repo
 from arena.store.models_race import JudgmentStatus
 

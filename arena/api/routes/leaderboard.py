@@ -4,27 +4,21 @@ The dashboard's ``/`` page (``routes/pages.py``) renders the same board as HTML.
 from __future__ import annotations
 
 from fastapi import APIRouter
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.api.deps import ReadSession, not_found
 from arena.api.params import CycleFilter
-from arena.api.routes.queries import standing_views, waiting_submissions
 from arena.api.schemas import ErrorBody, Leaderboard, WeightsView
+from arena.api.views import standing_views, waiting_submissions
 from arena.store import repositories as repo
-from arena.store.models_race import Cycle, Standing
+from arena.store.standings import latest_ranked_cycle
 
 router = APIRouter(tags=["leaderboard"])
 
 
 def build_leaderboard(session: Session, cycle: int | None = None) -> Leaderboard:
     if cycle is None:
-        # The latest cycle that finished: a running cycle already holds qualifying standings, not yet a ranking.
-        cycle = session.execute(
-            select(func.max(Standing.cycle))
-            .join(Cycle, Cycle.number == Standing.cycle)
-            .where(Cycle.finished_at.is_not(None))
-        ).scalar_one_or_none()
+        cycle = latest_ranked_cycle(session)
     info = repo.get_cycle(session, cycle) if cycle is not None else None
     if cycle is not None and info is None:
         raise not_found(f"cycle {cycle}")
