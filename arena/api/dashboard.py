@@ -1,7 +1,6 @@
 """The dashboard: the pages a person reads in a browser, server-rendered from the same typed reads as the JSON API.
 
-Every page is built from the JSON API's own functions (``build_leaderboard``,
-``get_cycle``, ``get_submission``, ``get_episode``), so the redaction rules of
+Every page is built from the JSON API's own answers (``arena.api.reads``), so the redaction rules of
 ``arena.api.redaction`` and the embargo of ``arena.api.embargo_view`` apply
 unchanged: the dashboard can never show more than ``/v1`` does. What is added
 here is presentation: progress per stage, the trajectory as ordered steps,
@@ -16,13 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from arena.api import views
+from arena.api import reads, views
 from arena.api.embargo_view import embargo_state
 from arena.api.redaction import Redactor
-from arena.api.routes.cycles import get_cycle
-from arena.api.routes.episodes import get_episode
-from arena.api.routes.leaderboard import build_leaderboard
-from arena.api.routes.submission_reads import get_submission
 from arena.api.schemas import EpisodeDetail
 from arena.api.templates import render
 from arena.race.embargo import EmbargoRule
@@ -106,7 +101,7 @@ def stage_progress(session: Session, cycle: int) -> list[StageProgress]:
 
 
 def leaderboard_html(session: Session) -> str:
-    board = build_leaderboard(session)
+    board = reads.leaderboard(session)
     current = latest_cycle(session)
     progress = stage_progress(session, current.number) if current is not None else []
     weight_pairs = list(zip(board.weights.uids, board.weights.weights, strict=True)) if board.weights else []
@@ -125,7 +120,7 @@ def cycles_html(session: Session) -> str:
 
 
 def cycle_html(session: Session, number: int) -> str:
-    cycle = get_cycle(number, session)  # raises the API's 404 for an unknown cycle
+    cycle = reads.cycle_detail(session, number)  # raises the API's 404 for an unknown cycle
     numbers = [c.number for c in repo.list_cycles(session)]
     earlier = [n for n in numbers if n < number]
     later = [n for n in numbers if n > number]
@@ -139,7 +134,7 @@ def cycle_html(session: Session, number: int) -> str:
 
 
 def submission_html(session: Session, submission_id: int, rule: EmbargoRule, page_size: int) -> str:
-    detail = get_submission(submission_id, session, rule)
+    detail = reads.submission_detail(session, submission_id, rule)
     source = None
     info = repo.get_submission(session, submission_id)
     assert info is not None  # get_submission answered, so the row exists in this transaction
@@ -226,7 +221,7 @@ def answer_view(outcome: dict | None, record: EpisodeRecord) -> AnswerView | Non
 
 
 def episode_html(session: Session, episode_id: int) -> str:
-    detail: EpisodeDetail = get_episode(episode_id, session)  # redacted exactly as /v1/episodes/{id}
+    detail: EpisodeDetail = reads.episode_detail(session, episode_id)  # redacted exactly as /v1/episodes/{id}
     record = EpisodeRecord.model_validate(detail.record) if detail.record is not None else None
     return render(
         "episode.html",

@@ -7,7 +7,7 @@ shares, so the counts are the same whichever process answers.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
@@ -99,7 +99,7 @@ def done_episode_ids(session: Session) -> set[int]:
     )
 
 
-def episode_records(session: Session, ids: Iterable[int]) -> Iterator[tuple[int, dict]]:
+def episode_records(session: Session, ids: Iterable[int]) -> list[tuple[int, dict]]:
     """(id, record) of the given episodes; the caller batches ``ids`` (a record can be megabytes)."""
-    for episode_id, record in session.execute(select(Episode.id, Episode.record).where(Episode.id.in_(list(ids)))):
-        yield episode_id, record
+    rows = session.execute(select(Episode.id, Episode.record).where(Episode.id.in_(list(ids))))
+    return [(episode_id, record) for episode_id, record in rows]

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from arena.api import views
+from arena.api import reads, views
 from arena.api.deps import ApiError, Embargo, ReadSession, Settings, not_found
 from arena.api.embargo_view import embargo_state
 from arena.api.params import CycleFilter, HotkeyFilter, Limit, Offset, RowId
 from arena.api.redaction import Redactor
 from arena.api.schemas import (
-    EmbargoView,
     EpisodePage,
     ErrorBody,
     SubmissionDetail,
@@ -41,17 +40,7 @@ def list_submissions(
 
 @router.get("/{submission_id}", response_model=SubmissionDetail, responses=NOT_FOUND, summary="A submission's results")
 def get_submission(submission_id: RowId, session: ReadSession, rule: Embargo) -> SubmissionDetail:
-    summary = views.submission_summary(session, submission_id)
-    info = repo.get_submission(session, submission_id)
-    if summary is None or info is None:
-        raise not_found(f"submission {submission_id}")
-    embargo = embargo_state(session, info, rule, utcnow())
-    return SubmissionDetail(
-        submission=summary,
-        embargo=EmbargoView.model_validate(embargo.model_dump()),
-        standings=views.submission_standings(session, submission_id),
-        results=views.submission_results(session, submission_id),
-    )
+    return reads.submission_detail(session, submission_id, rule)
 
 
 @router.get(
