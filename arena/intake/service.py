@@ -1,8 +1,8 @@
 """The intake service behind ``POST /v1/submissions``: a miner's signed agent file, checked, then stored once.
 
 The checks run in this order, each with its own HTTP error (codes in
-``arena.intake.checks`` and docs/miner-guide-submit.md): body size (413, before
-anything else, so an oversized body is never read whole: the route reads it), the ``btauth/1``
+``arena.intake.checks`` and docs/miner-guide-submit.md): body size (413, checked
+by the route as it reads the body, so an oversized body is never read whole), the ``btauth/1``
 signature, freshness and receiver (401/403), registration on the subnet (403),
 the rate limit and the copy budget (429 + Retry-After), then the content checks of
 :func:`arena.intake.checks.check_submission` (UTF-8, syntax, ``agent_main``,
