@@ -26,7 +26,7 @@ import pytest
 from sqlalchemy import create_engine, func, select
 
 from arena.chain.local import LocalChain
-from arena.race.intake import fingerprint
+from arena.intake.copies import fingerprint
 from arena.race.settings import RaceSettings
 from arena.store import Store, open_store, resolve_url
 from arena.store import repositories as repo

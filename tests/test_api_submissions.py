@@ -39,9 +39,9 @@ from arena.api.settings import ApiSettings
 from arena.chain.local import LocalChain
 from arena.commands.validator import publish_api
 from arena.config import ArenaSettings
+from arena.duration import human_wait
+from arena.intake.copies import fingerprint
 from arena.miner.client import MinerClient, MinerClientError, Validator, resolve_validators
-from arena.race.admission import human_wait
-from arena.race.intake import fingerprint
 from arena.store import Store
 from arena.store.models import CopyRefusal, Miner, Nonce, Submission, SubmissionStatus
 from arena.wallets import ensure_hotkeys, hotkey_address

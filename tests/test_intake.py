@@ -17,24 +17,18 @@ import pytest
 
 from arena.agents import agent_path
 from arena.chain.protocol import Commitment, Neuron
-from arena.race.intake import (
+from arena.intake.checks import SubmissionRejected, check_submission, commitment_block_for
+from arena.intake.copies import EarlierSubmission, find_collisions, fingerprint, first_committed, minhash_bytes
+from arena.intake.limits import IntakeLimits
+from arena.intake.signed_requests import (
     BadSignatureError,
-    EarlierSubmission,
-    IntakeLimits,
     MalformedAuthError,
     RateLimitedError,
     ReplayedRequestError,
     StaleRequestError,
-    SubmissionRejected,
     UnregisteredHotkeyError,
     WrongReceiverError,
     check_rate_limit,
-    check_submission,
-    commitment_block_for,
-    find_collisions,
-    fingerprint,
-    first_committed,
-    minhash_bytes,
     require_registered,
     verify_request,
 )
@@ -421,6 +415,6 @@ def test_commitment_block_counts_only_for_the_same_code():
 def test_the_auth_window_defaults_are_bittensors():
     from bittensor import http_auth
 
-    from arena.race.intake_limits import AUTH_ALLOWED_SKEW_S, AUTH_MAX_AGE_S
+    from arena.intake.limits import AUTH_ALLOWED_SKEW_S, AUTH_MAX_AGE_S
 
     assert (AUTH_MAX_AGE_S, AUTH_ALLOWED_SKEW_S) == (http_auth.DEFAULT_MAX_AGE, http_auth.DEFAULT_ALLOWED_SKEW)

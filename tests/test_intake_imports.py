@@ -1,7 +1,7 @@
 """An agent's imports are checked against what the sandbox really holds.
 
 The intake derives its list from the sandbox runtime's own package closure
-(arena/race/imports.py); these tests prove the two agree by importing, inside
+(arena/intake/sandbox_imports.py); these tests prove the two agree by importing, inside
 the real sandbox, every third-party module the intake accepts, and by watching
 a module the intake refuses fail there too.
 """
@@ -16,9 +16,9 @@ from contextlib import chdir
 import pytest
 from typer.testing import CliRunner
 
+from arena.intake.checks import check_submission
+from arena.intake.sandbox_imports import sandbox_modules
 from arena.problems.official import parse_row
-from arena.race.imports import sandbox_modules
-from arena.race.intake import check_submission
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
 from arena.runner.proxy import UpstreamRegistry
 from arena.runner.record import EpisodeLimits, Termination

@@ -33,6 +33,9 @@ from typer.testing import CliRunner
 from arena.agents import agent_path
 from arena.chain.local import LocalChain
 from arena.commands.submit import submit
+from arena.intake.checks import check_submission, commitment_block_for
+from arena.intake.copies import EarlierSubmission
+from arena.intake.signed_requests import IntakeError, check_rate_limit, require_registered
 from arena.miner.client import (
     AGENT_NAME_HEADER,
     MinerClient,
@@ -41,14 +44,6 @@ from arena.miner.client import (
     parse_error,
     read_agent,
     resolve_validators,
-)
-from arena.race.intake import (
-    EarlierSubmission,
-    IntakeError,
-    check_rate_limit,
-    check_submission,
-    commitment_block_for,
-    require_registered,
 )
 from arena.store.db import open_store
 from arena.store.migrate import upgrade_database

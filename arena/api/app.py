@@ -5,7 +5,8 @@ Routes (all typed in the OpenAPI schema at ``/openapi.json``):
 - ``POST /v1/submissions``: a signed agent file (``routes/submissions.py``)
 - ``GET /v1/submissions[/{id}[/source|/episodes]]``: submissions, results, source after the embargo
 - ``GET /v1/leaderboard``: standings of the latest ranked cycle
-- ``GET /``, ``/cycles[/{n}]``, ``/submissions/{id}``, ``/episodes/{id}``: the HTML dashboard (``dashboard.py``)
+- ``GET /``, ``/cycles[/{n}]``, ``/submissions/{id}``, ``/episodes/{id}``: the HTML dashboard (``routes/pages.py``
+  over ``dashboard.py``)
 - ``GET /v1/cycles[/{n}[/stages]]``: cycles and their stages
 - ``GET /v1/episodes/{id}``: one episode, redacted as ``redaction.py`` says
 - ``GET /healthz``, ``GET /metrics`` (Prometheus)
@@ -20,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from arena.api.deps import ApiContext, ApiError
 from arena.api.embargo_view import embargo_rule
+from arena.api.metrics import ApiMetrics, LatencyMiddleware
 from arena.api.routes import (
     cycles,
     episodes,
@@ -31,12 +33,11 @@ from arena.api.routes import (
     submissions,
     suite,
 )
-from arena.api.routes.metrics import ApiMetrics, LatencyMiddleware
-from arena.api.routes.submissions import SubmissionIntake
 from arena.api.schemas import ErrorBody
 from arena.api.settings import ApiSettings, api_settings
 from arena.chain.protocol import Chain
-from arena.race.intake import IntakeError
+from arena.intake.service import SubmissionIntake
+from arena.intake.signed_requests import IntakeError
 from arena.store.db import Store, open_store
 
 
@@ -103,9 +104,8 @@ def create_app(
         validator_hotkey=validator_hotkey,
         embargo=embargo_rule(settings),
         metrics=app_metrics,
-        intake=SubmissionIntake(store, chain, api, validator_hotkey),
+        intake=SubmissionIntake(store, chain, api.intake, validator_hotkey),
     )
-    # pages first: its dashboard ``/`` replaces the plain leaderboard page leaderboard.py still declares
     for module in (pages, submissions, submission_reads, leaderboard, cycles, episodes, suite, health, metrics):
         app.include_router(module.router, responses=INVALID_REQUEST)
     app.add_middleware(LatencyMiddleware, metrics=app_metrics)

@@ -1,7 +1,6 @@
 """The dashboard: the pages a person reads in a browser, server-rendered from the same typed reads as the JSON API.
 
-Every page is built from the JSON API's own functions (``build_leaderboard``,
-``get_cycle``, ``get_submission``, ``get_episode``), so the redaction rules of
+Every page is built from the JSON API's own answers (``arena.api.reads``), so the redaction rules of
 ``arena.api.redaction`` and the embargo of ``arena.api.embargo_view`` apply
 unchanged: the dashboard can never show more than ``/v1`` does. What is added
 here is presentation: progress per stage, the trajectory as ordered steps,
@@ -14,25 +13,21 @@ import json
 from typing import Any, Literal
 
 from pydantic import BaseModel
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena.api import reads, views
 from arena.api.embargo_view import embargo_state
 from arena.api.redaction import Redactor
-from arena.api.routes import queries
-from arena.api.routes.cycles import get_cycle
-from arena.api.routes.episodes import get_episode
-from arena.api.routes.leaderboard import build_leaderboard
-from arena.api.routes.submission_reads import get_submission
 from arena.api.schemas import EpisodeDetail
 from arena.api.templates import render
 from arena.race.embargo import EmbargoRule
 from arena.runner.record import EpisodeRecord
 from arena.store import repositories as repo
+from arena.store import tallies
+from arena.store.cycles import latest_cycle
 from arena.store.exports import latest_verdict
 from arena.store.models import utcnow
-from arena.store.models_race import Cycle, EpisodeStatus
-from arena.store.models_race import Episode as EpisodeRow
+from arena.store.models_race import EpisodeStatus
 
 
 class StageProgress(BaseModel):
@@ -99,22 +94,16 @@ class AnswerView(BaseModel):
 
 def stage_progress(session: Session, cycle: int) -> list[StageProgress]:
     """Episode counts per stage that has any: what a cycle's progress bars show."""
-    rows = session.execute(
-        select(EpisodeRow.stage, EpisodeRow.status, func.count())
-        .where(EpisodeRow.cycle == cycle)
-        .group_by(EpisodeRow.stage, EpisodeRow.status)
-    )
     counts: dict[str, dict[str, int]] = {}
-    for stage, status, n in rows:
+    for (stage, status), n in tallies.episodes_by_stage_and_status(session, cycle=cycle).items():
         counts.setdefault(stage.value, dict.fromkeys((s.value for s in EpisodeStatus), 0))[status.value] = n
     return [StageProgress(stage=stage, **by_status) for stage, by_status in sorted(counts.items())]
 
 
 def leaderboard_html(session: Session) -> str:
-    board = build_leaderboard(session)
-    latest = session.execute(select(func.max(Cycle.number))).scalar_one_or_none()
-    current = repo.get_cycle(session, latest) if latest is not None else None
-    progress = stage_progress(session, latest) if latest is not None else []
+    board = reads.leaderboard(session)
+    current = latest_cycle(session)
+    progress = stage_progress(session, current.number) if current is not None else []
     weight_pairs = list(zip(board.weights.uids, board.weights.weights, strict=True)) if board.weights else []
     return render(
         "leaderboard.html",
@@ -131,7 +120,7 @@ def cycles_html(session: Session) -> str:
 
 
 def cycle_html(session: Session, number: int) -> str:
-    cycle = get_cycle(number, session)  # raises the API's 404 for an unknown cycle
+    cycle = reads.cycle_detail(session, number)  # raises the API's 404 for an unknown cycle
     numbers = [c.number for c in repo.list_cycles(session)]
     earlier = [n for n in numbers if n < number]
     later = [n for n in numbers if n > number]
@@ -145,15 +134,15 @@ def cycle_html(session: Session, number: int) -> str:
 
 
 def submission_html(session: Session, submission_id: int, rule: EmbargoRule, page_size: int) -> str:
-    detail = get_submission(submission_id, session, rule)
+    detail = reads.submission_detail(session, submission_id, rule)
     source = None
     info = repo.get_submission(session, submission_id)
     assert info is not None  # get_submission answered, so the row exists in this transaction
     if not embargo_state(session, info, rule, utcnow()).embargoed:
         code = repo.submission_code(session, submission_id)
         source = code.decode("utf-8", errors="replace") if code is not None else None
-    total, episodes = queries.episode_summaries(
-        session, Redactor(session), [EpisodeRow.submission_id == submission_id], 0, page_size
+    total, episodes = views.episode_summaries(
+        session, Redactor(session), submission_id=submission_id, offset=0, limit=page_size
     )
     return render(
         "submission.html", detail=detail, sub=detail.submission, source=source, episodes=episodes, episode_total=total
@@ -232,7 +221,7 @@ def answer_view(outcome: dict | None, record: EpisodeRecord) -> AnswerView | Non
 
 
 def episode_html(session: Session, episode_id: int) -> str:
-    detail: EpisodeDetail = get_episode(episode_id, session)  # redacted exactly as /v1/episodes/{id}
+    detail: EpisodeDetail = reads.episode_detail(session, episode_id)  # redacted exactly as /v1/episodes/{id}
     record = EpisodeRecord.model_validate(detail.record) if detail.record is not None else None
     return render(
         "episode.html",

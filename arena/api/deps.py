@@ -9,19 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
+from arena.api.metrics import ApiMetrics
 from arena.api.settings import ApiSettings
 from arena.chain.protocol import Chain
+from arena.intake.service import SubmissionIntake
 from arena.race.embargo import EmbargoRule
 from arena.store.db import Store
-
-if TYPE_CHECKING:  # the routes import this module; these only type its fields
-    from arena.api.routes.metrics import ApiMetrics
-    from arena.api.routes.submissions import SubmissionIntake
 
 
 @dataclass
@@ -42,10 +40,6 @@ def get_context(request: Request) -> ApiContext:
 
 def get_api_settings(context: Annotated[ApiContext, Depends(get_context)]) -> ApiSettings:
     return context.api
-
-
-def get_chain(context: Annotated[ApiContext, Depends(get_context)]) -> Chain:
-    return context.chain
 
 
 def get_session(context: Annotated[ApiContext, Depends(get_context)]) -> Iterator[Session]:

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.race.embargo import EmbargoDecision, EmbargoRule, ReignFacts, embargo_decision
 from arena.race.settings import race_settings
-from arena.store.models_race import Cycle, Standing
+from arena.store import standings
 from arena.store.submissions import SubmissionInfo
 
 
@@ -32,22 +31,7 @@ def embargo_rule(settings: object) -> EmbargoRule:
 
 def reign_facts(session: Session, submission_id: int, rule: EmbargoRule) -> ReignFacts:
     """When the submission last reigned, which cycle dethroned it, and whether cycle dethroned + N finished."""
-    last = session.execute(
-        select(func.max(Standing.cycle)).where(Standing.submission_id == submission_id, Standing.is_champion.is_(True))
-    ).scalar_one_or_none()
-    if last is None:
-        return ReignFacts()
-    dethroned = session.execute(
-        select(func.min(Standing.cycle)).where(
-            Standing.cycle > last, Standing.is_champion.is_(True), Standing.submission_id != submission_id
-        )
-    ).scalar_one_or_none()
-    finished = None
-    if dethroned is not None:
-        finished = session.execute(
-            select(Cycle.finished_at).where(Cycle.number == dethroned + rule.cycles_after_champion)
-        ).scalar_one_or_none()
-    return ReignFacts(last_reign_cycle=last, dethroned_cycle=dethroned, until_cycle_finished_at=finished)
+    return ReignFacts.model_validate(standings.reign(session, submission_id, rule.cycles_after_champion).model_dump())
 
 
 def embargo_state(session: Session, submission: SubmissionInfo, rule: EmbargoRule, now: datetime) -> EmbargoDecision:

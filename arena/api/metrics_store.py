@@ -18,20 +18,11 @@ from collections.abc import Iterator
 
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
-from sqlalchemy import func, select
 
 from arena.runner.record import EpisodeRecord
+from arena.store import tallies
 from arena.store.db import Store
-from arena.store.models import Submission, SubmissionStatus
-from arena.store.models_race import (
-    Cycle,
-    Episode,
-    EpisodeStage,
-    EpisodeStatus,
-    Judgment,
-    JudgmentStatus,
-    WeightsSent,
-)
+from arena.store.models_race import EpisodeStatus
 
 DURATION_BUCKETS = (1.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
@@ -90,47 +81,23 @@ class StoreCollector(Collector):
         self.lock = threading.Lock()  # two concurrent scrapes must not count a record twice
 
     def _catch_up(self, session) -> None:
-        done = session.scalars(
-            select(Episode.id).where(Episode.status == EpisodeStatus.done, Episode.record.is_not(None))
-        )
-        new = sorted(set(done) - self.totals.seen)
+        new = sorted(tallies.done_episode_ids(session) - self.totals.seen)
         for start in range(0, len(new), BATCH):
             ids = new[start : start + BATCH]
-            for episode_id, record in session.execute(select(Episode.id, Episode.record).where(Episode.id.in_(ids))):
+            for episode_id, record in tallies.episode_records(session, ids):
                 self.totals.add(EpisodeRecord.model_validate(record))
                 self.totals.seen.add(episode_id)
 
     def collect(self) -> Iterator[GaugeMetricFamily | HistogramMetricFamily]:
         with self.lock, self.store.transaction() as session:
             self._catch_up(session)
-            started = dict.fromkeys(EpisodeStage, 0)
-            started.update(
-                session.execute(
-                    select(Episode.stage, func.count()).where(Episode.started_at.is_not(None)).group_by(Episode.stage)
-                ).all()
-            )
-            pending = dict.fromkeys(EpisodeStage, 0)
-            pending.update(
-                session.execute(
-                    select(Episode.stage, func.count())
-                    .where(Episode.status == EpisodeStatus.pending)
-                    .group_by(Episode.stage)
-                ).all()
-            )
-            judgments = dict.fromkeys(JudgmentStatus, 0)
-            judgments.update(session.execute(select(Judgment.status, func.count()).group_by(Judgment.status)).all())
-            submissions = dict.fromkeys(SubmissionStatus, 0)
-            submissions.update(
-                session.execute(select(Submission.status, func.count()).group_by(Submission.status)).all()
-            )
-            weights = dict(session.execute(select(WeightsSent.ok, func.count()).group_by(WeightsSent.ok)).all())
-            faults = session.execute(
-                select(Episode.fault_kind, Episode.fault_charged, Episode.status, func.count())
-                .where(Episode.fault_kind.is_not(None))
-                .group_by(Episode.fault_kind, Episode.fault_charged, Episode.status)
-            ).all()
-            halted = session.scalars(select(Cycle.halt).where(Cycle.halt.is_not(None)))
-            halts = Counter(str(halt.get("kind")) for halt in halted if halt)
+            started = tallies.started_by_stage(session)
+            pending = tallies.pending_by_stage(session)
+            judgments = tallies.judgments_by_status(session)
+            submissions = tallies.submissions_by_status(session)
+            weights = tallies.weights_by_result(session)
+            faults = tallies.validator_faults(session)
+            halts = tallies.halt_kinds(session)
         yield _gauge("arena_episodes_started", "Episodes a worker started, by stage.", "stage", started)
         yield _gauge("arena_queue_depth", "Episodes waiting for a worker, by stage.", "stage", pending)
         yield _gauge("arena_judgments", "Judge calls by status (failed: the judge gave up).", "status", judgments)
@@ -146,8 +113,9 @@ class StoreCollector(Collector):
             labels=["kind", "charged", "outcome"],
         )
         outcomes = {EpisodeStatus.failed: "given_up", EpisodeStatus.done: "record_stood"}
-        for kind, charged, status, n in sorted(faults, key=lambda row: (row[0], str(row[1]), row[2].value)):
-            validator_faults.add_metric([kind, str(bool(charged)).lower(), outcomes.get(status, "retrying")], n)
+        for fault in sorted(faults, key=lambda f: (f.kind, str(f.charged), f.status.value)):
+            charged = str(bool(fault.charged)).lower()
+            validator_faults.add_metric([fault.kind, charged, outcomes.get(fault.status, "retrying")], fault.episodes)
         yield validator_faults
         yield _gauge("arena_cycles_halted", "Cycles halted undecided (the validator could not measure), by kind.",
                      "kind", halts)  # fmt: skip

@@ -21,13 +21,12 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pydantic import BaseModel
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.problems.partitions import PartitionName
-from arena.store import repositories as repo
-from arena.store.models import ProblemRow
-from arena.store.models_race import Cycle, CycleStage
+from arena.store import cycles, suites
+from arena.store.models_race import CycleStage
+from arena.store.suites import ProblemRecord
 
 
 class Level(StrEnum):
@@ -67,17 +66,17 @@ class Redactor:
 
     def retired(self, suite_id: str) -> set[str]:
         if suite_id not in self._retired:
-            self._retired[suite_id] = set(repo.ledger_state(self.session, suite_id).retired)
+            self._retired[suite_id] = set(suites.ledger_state(self.session, suite_id).retired)
         return self._retired[suite_id]
 
     def cycle_done(self, cycle: int) -> bool:
         if cycle not in self._cycle_done:
-            stage = self.session.execute(select(Cycle.stage).where(Cycle.number == cycle)).scalar_one_or_none()
-            self._cycle_done[cycle] = stage is CycleStage.done
+            info = cycles.get_cycle(self.session, cycle)
+            self._cycle_done[cycle] = info is not None and info.stage is CycleStage.done
         return self._cycle_done[cycle]
 
-    def problem_row(self, suite_id: str, problem_id: str) -> ProblemRow | None:
-        return self.session.get(ProblemRow, (suite_id, problem_id))
+    def problem_row(self, suite_id: str, problem_id: str) -> ProblemRecord | None:
+        return suites.problem_record(self.session, suite_id, problem_id)
 
     def episode(self, cycle: int, suite_id: str, problem_id: str) -> Visibility:
         row = self.problem_row(suite_id, problem_id)

@@ -31,32 +31,6 @@ class ErrorBody(BaseModel):
     until_cycle: int | None = Field(None, description="The cycle whose end lifts a champion's embargo.")
 
 
-class SubmissionAccepted(BaseModel):
-    id: int
-    status: SubmissionStatus
-    hotkey: str
-    uid: int
-    agent_name: str
-    sha256: str
-    size: int
-    submitted_at: datetime
-    commitment_block: int | None = Field(description="Block of the matching chain commitment; None: not committed.")
-    supersedes: list[int] = Field(
-        default_factory=list, description="Earlier submissions this one replaced as a copy (its commitment came first)."
-    )
-
-
-class SubmissionAdmission(BaseModel):
-    """A dry run's answer: this hotkey may submit this file now (nothing was stored, copies were not compared)."""
-
-    admissible: bool = True
-    hotkey: str
-    uid: int
-    sha256: str
-    size: int
-    detail: str = Field(description="What was checked, and what the real submission still checks.")
-
-
 class SubmissionSummary(BaseModel):
     id: int
     hotkey: str

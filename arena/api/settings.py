@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from arena.race.intake_limits import IntakeLimits  # not arena.race.intake: that module loads bittensor
+from arena.intake.limits import IntakeLimits  # not arena.intake.checks: that module loads bittensor
 
 
 class ApiSettings(BaseModel):

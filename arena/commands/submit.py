@@ -56,8 +56,8 @@ def submit(
     unreachable (each answer is reported), 2 when nothing could be sent.
     """
     from arena.chain.bittensor_chain import BittensorChain, ChainAccessError, ChainConfigError
+    from arena.duration import human_wait
     from arena.miner.client import MinerClient, MinerClientError, read_agent, resolve_validators
-    from arena.race.admission import human_wait
     from arena.wallets import LOCAL_WALLET_DIR, WalletError, load_wallet
 
     ignored_network(local, network)

@@ -31,7 +31,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from arena.chain.protocol import Chain, Commitment
-from arena.race.intake import check_submission
+from arena.intake.checks import check_submission
 from arena.wallets import hotkey_address
 
 SUBMISSIONS_PATH = "/v1/submissions"

@@ -19,6 +19,8 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
 
+from arena.duration import human_time
+
 
 class EmbargoRule(BaseModel):
     cycles_after_champion: int = Field(2, ge=0)
@@ -38,11 +40,6 @@ class EmbargoDecision(BaseModel):
     until: datetime | None  # None while the end depends on cycles not yet run
     until_cycle: int | None = None  # the cycle whose end lifts a former champion's embargo
     reason: str
-
-
-def human_time(moment: datetime) -> str:
-    """A moment as people read it, to the minute (the JSON's ``until`` keeps the exact instant)."""
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def day_rule_end(submitted_at: datetime, rule: EmbargoRule, stored_until: datetime | None = None) -> datetime:

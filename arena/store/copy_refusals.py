@@ -1,4 +1,4 @@
-"""Copy refusals: what a hotkey's daily copy budget counts (see ``arena.race.admission.check_copy_budget``)."""
+"""Copy refusals: what a hotkey's daily copy budget counts (see ``arena.intake.signed_requests.check_copy_budget``)."""
 
 from __future__ import annotations
 

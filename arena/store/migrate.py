@@ -17,8 +17,9 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, text
 from sqlalchemy.engine import URL
+from sqlalchemy.exc import SQLAlchemyError
 
 from arena.store.db import StoreError, create_store_engine, safe_url
 
@@ -69,6 +70,16 @@ def current_revision(bind: str | URL | Engine | None = None) -> str | None:
     """The database's revision (None: never migrated, or downgraded to base)."""
     with _engine(bind) as engine, engine.connect() as connection:
         return MigrationContext.configure(connection).get_current_revision()
+
+
+def database_state(engine: Engine) -> tuple[str, str | None]:
+    """("ok", its revision) when the database answers; else ("unreachable: " + the driver's first line, None)."""
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+        return "ok", current_revision(engine)
+    except SQLAlchemyError as exc:
+        return f"unreachable: {str(getattr(exc, 'orig', None) or exc).strip().splitlines()[0]}", None
 
 
 def upgrade_database(bind: str | URL | Engine | None = None, revision: str = "head") -> str | None:

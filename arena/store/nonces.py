@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from arena.store.db import SessionFactory, dialect_insert, transaction
@@ -28,6 +28,12 @@ def check_and_store(session: Session, hotkey: str, nonce: int) -> bool:
     # RETURNING, not rowcount: an ORM insert on psycopg reports rowcount -1. A row back means it was new.
     inserted = session.execute(statement.on_conflict_do_nothing().returning(Nonce.nonce)).first()
     return inserted is not None
+
+
+def nonce_seen(session: Session, hotkey: str, nonce: int) -> bool:
+    """Whether the (hotkey, nonce) pair was stored, without storing it (intake spends it with the submission)."""
+    found = session.execute(select(Nonce.nonce).where(Nonce.hotkey == hotkey, Nonce.nonce == nonce)).first()
+    return found is not None
 
 
 def purge_nonces(session: Session, older_than: timedelta, *, now: datetime | None = None) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.store.db import StoreError, dialect_insert
@@ -87,6 +87,49 @@ def champion(session: Session, *, up_to_cycle: int | None = None) -> StandingInf
         statement = statement.where(Standing.cycle <= up_to_cycle)
     row = session.scalars(statement.order_by(Standing.cycle.desc()).limit(1)).one_or_none()
     return None if row is None else StandingInfo.model_validate(row)
+
+
+def standings_of_submission(session: Session, submission_id: int) -> list[StandingInfo]:
+    """The submission's row in every cycle it stood in, oldest cycle first."""
+    rows = session.scalars(select(Standing).where(Standing.submission_id == submission_id).order_by(Standing.cycle))
+    return [StandingInfo.model_validate(row) for row in rows]
+
+
+def latest_ranked_cycle(session: Session) -> int | None:
+    """The latest finished cycle with standings: a running cycle already holds qualifying rows, not yet a ranking."""
+    return session.execute(
+        select(func.max(Standing.cycle))
+        .join(Cycle, Cycle.number == Standing.cycle)
+        .where(Cycle.finished_at.is_not(None))
+    ).scalar_one_or_none()
+
+
+class Reign(BaseModel):
+    """A submission's history as champion (the facts the embargo rule reads)."""
+
+    last_reign_cycle: int | None = None  # the latest cycle it was champion in (None: never reigned)
+    dethroned_cycle: int | None = None  # the first later cycle that crowned another submission
+    until_cycle_finished_at: datetime | None = None  # when cycle dethroned + ``cycles_after`` finished (None: not yet)
+
+
+def reign(session: Session, submission_id: int, cycles_after: int) -> Reign:
+    """When the submission last reigned, which cycle dethroned it, and whether cycle dethroned + N finished."""
+    last = session.execute(
+        select(func.max(Standing.cycle)).where(Standing.submission_id == submission_id, Standing.is_champion.is_(True))
+    ).scalar_one_or_none()
+    if last is None:
+        return Reign()
+    dethroned = session.execute(
+        select(func.min(Standing.cycle)).where(
+            Standing.cycle > last, Standing.is_champion.is_(True), Standing.submission_id != submission_id
+        )
+    ).scalar_one_or_none()
+    finished = None
+    if dethroned is not None:
+        finished = session.execute(
+            select(Cycle.finished_at).where(Cycle.number == dethroned + cycles_after)
+        ).scalar_one_or_none()
+    return Reign(last_reign_cycle=last, dethroned_cycle=dethroned, until_cycle_finished_at=finished)
 
 
 def record_weights(

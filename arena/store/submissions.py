@@ -1,7 +1,7 @@
 """Miners and their submitted agents.
 
 The intake checks (signature, rate limit, size, syntax, copy detection) live
-in the API; this module stores what they decided and answers the questions
+in ``arena.intake``; this module stores what they decided and answers the questions
 they ask: was this exact file, or this normalised AST, seen before; what did
 this hotkey submit last; which earlier submissions to compare MinHashes with.
 """
@@ -13,12 +13,13 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from arena.store.db import StoreError, dialect_insert
+from arena.store.db import StoreError, dialect_insert, is_sqlite
 from arena.store.models import HASH, HOTKEY, Miner, Submission, SubmissionStatus, utcnow
 
+INTAKE_LOCK = 0x6172656E61  # "arena": the advisory lock that serialises intake writes on PostgreSQL
 # Who came first in a copy dispute: the earlier chain commitment, then the earlier arrival.
 _PRIORITY = (Submission.commitment_block.is_(None), Submission.commitment_block, Submission.submitted_at, Submission.id)
 
@@ -177,6 +178,22 @@ def copy_candidates(session: Session, *, include_rejected: bool = False) -> list
     """Every earlier submission with its MinHash, earliest commitment first."""
     rows = session.execute(select(*_CANDIDATE).where(*_not_rejected(include_rejected)).order_by(*_PRIORITY))
     return [CopyCandidate.model_validate(dict(row)) for row in rows.mappings()]
+
+
+def copy_candidates_after(session: Session, seen: int) -> list[CopyCandidate]:
+    """Copy candidates stored after submission ``seen`` (by concurrent requests), oldest first."""
+    rows = session.execute(
+        select(*_CANDIDATE)
+        .where(Submission.id > seen, Submission.status != SubmissionStatus.rejected)
+        .order_by(Submission.id)
+    ).mappings()
+    return [CopyCandidate.model_validate(dict(row)) for row in rows]
+
+
+def lock_intake(session: Session) -> None:
+    """Serialise intake writes until the transaction ends (SQLite already did: its transactions begin IMMEDIATE)."""
+    if not is_sqlite(session):
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": INTAKE_LOCK})
 
 
 def list_submissions(session: Session, *, statuses: Iterable[SubmissionStatus] | None = None) -> list[SubmissionInfo]:

@@ -13,17 +13,18 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.problems.ledger import LedgerEvent, LedgerState, replay
-from arena.problems.model import Problem
+from arena.problems.model import Difficulty, Intent, Problem
 from arena.problems.official import parse_row
 from arena.problems.partitions import PartitionName
 from arena.problems.suites import Suite, SuiteError, SuiteManifest
 from arena.store.db import StoreError
 from arena.store.models import LedgerEventRow, ProblemRow, SuiteRow, utcnow
+from arena.store.models_race import Cycle
 
 INSERT_CHUNK = 1000
 
@@ -182,6 +183,33 @@ def suite_problems(session: Session, suite_id: str, partition: PartitionName | N
 def get_problem(session: Session, suite_id: str, problem_id: str) -> Problem | None:
     row = session.get(ProblemRow, (suite_id, problem_id))
     return None if row is None else parse_row(row.row, source=f"suite {suite_id}")
+
+
+class ProblemRecord(BaseModel):
+    """A stored problem as the suite filed it: its partition, cluster and the official row (gold included)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    suite_id: str
+    problem_id: str
+    cluster_id: str
+    partition: PartitionName
+    intent: Intent
+    difficulty: Difficulty
+    row: dict
+
+
+def problem_record(session: Session, suite_id: str, problem_id: str) -> ProblemRecord | None:
+    row = session.get(ProblemRow, (suite_id, problem_id))
+    return None if row is None else ProblemRecord.model_validate(row)
+
+
+def current_suite_id(session: Session) -> str | None:
+    """The suite of the newest cycle, else the newest imported suite (None: no suite yet)."""
+    suite_id = session.scalars(select(Cycle.suite_id).order_by(Cycle.number.desc()).limit(1)).first()
+    if suite_id is None:
+        suite_id = session.scalars(select(SuiteRow.id).order_by(SuiteRow.imported_at.desc(), SuiteRow.id)).first()
+    return suite_id
 
 
 def list_suites(session: Session) -> list[SuiteInfo]:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Response
-from sqlalchemy import text
-from sqlalchemy.exc import SQLAlchemyError
 
 from arena.api.deps import Context
 from arena.api.schemas import Health
-from arena.store.migrate import current_revision, head_revision
+from arena.store.migrate import database_state, head_revision
 
 router = APIRouter(tags=["health"])
 
@@ -21,13 +19,7 @@ router = APIRouter(tags=["health"])
 )
 def healthz(context: Context, response: Response) -> Health:
     head = head_revision()
-    try:
-        with context.store.engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
-        revision = current_revision(context.store.engine)
-        database = "ok"
-    except SQLAlchemyError as exc:
-        revision, database = None, f"unreachable: {str(getattr(exc, 'orig', None) or exc).strip().splitlines()[0]}"
+    database, revision = database_state(context.store.engine)
     healthy = database == "ok" and revision == head
     if not healthy:
         response.status_code = 503

@@ -1,43 +1,16 @@
 """The leaderboard: the latest cycle's standings, its champion, the weights sent, and who is waiting to race.
-``/`` renders the same data as plain HTML."""
+The dashboard's ``/`` page (``routes/pages.py``) renders the same board as HTML."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
-from arena.api.deps import ReadSession, not_found
+from arena.api import reads
+from arena.api.deps import ReadSession
 from arena.api.params import CycleFilter
-from arena.api.routes.queries import standing_views, waiting_submissions
-from arena.api.schemas import ErrorBody, Leaderboard, WeightsView
-from arena.store import repositories as repo
-from arena.store.models_race import Cycle, Standing
+from arena.api.schemas import ErrorBody, Leaderboard
 
 router = APIRouter(tags=["leaderboard"])
-
-
-def build_leaderboard(session: Session, cycle: int | None = None) -> Leaderboard:
-    if cycle is None:
-        # The latest cycle that finished: a running cycle already holds qualifying standings, not yet a ranking.
-        cycle = session.execute(
-            select(func.max(Standing.cycle))
-            .join(Cycle, Cycle.number == Standing.cycle)
-            .where(Cycle.finished_at.is_not(None))
-        ).scalar_one_or_none()
-    info = repo.get_cycle(session, cycle) if cycle is not None else None
-    if cycle is not None and info is None:
-        raise not_found(f"cycle {cycle}")
-    entries = standing_views(session, repo.standings(session, cycle)) if cycle is not None else []
-    sent = repo.weights_sent(session, cycle=cycle) if cycle is not None else []
-    return Leaderboard(
-        cycle=cycle,
-        stage=info.stage if info else None,
-        champion=next((e for e in entries if e.is_champion), None),
-        entries=entries,
-        weights=WeightsView.model_validate(sent[-1].model_dump()) if sent else None,
-        waiting=waiting_submissions(session),
-    )
 
 
 @router.get(
@@ -47,4 +20,4 @@ def build_leaderboard(session: Session, cycle: int | None = None) -> Leaderboard
     summary="Standings of the latest finished cycle (or of ?cycle=N)",
 )
 def leaderboard(session: ReadSession, cycle: CycleFilter = None) -> Leaderboard:
-    return build_leaderboard(session, cycle)
+    return reads.leaderboard(session, cycle)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from arena.api import reads, views
 from arena.api.deps import ApiError, Embargo, ReadSession, Settings, not_found
 from arena.api.embargo_view import embargo_state
 from arena.api.params import CycleFilter, HotkeyFilter, Limit, Offset, RowId
 from arena.api.redaction import Redactor
-from arena.api.routes import queries
 from arena.api.schemas import (
-    EmbargoView,
     EpisodePage,
     ErrorBody,
     SubmissionDetail,
@@ -18,8 +17,8 @@ from arena.api.schemas import (
     SubmissionSource,
 )
 from arena.store import repositories as repo
-from arena.store.models import Submission, SubmissionStatus, utcnow
-from arena.store.models_race import Episode, EpisodeStage
+from arena.store.models import SubmissionStatus, utcnow
+from arena.store.models_race import EpisodeStage
 
 router = APIRouter(prefix="/v1/submissions", tags=["submissions"])
 NOT_FOUND = {404: {"model": ErrorBody, "description": "No such submission."}}
@@ -34,29 +33,14 @@ def list_submissions(
     offset: Offset = 0,
     limit: Limit = None,
 ) -> SubmissionPage:
-    conditions = []
-    if status is not None:
-        conditions.append(Submission.status == status)
-    if hotkey is not None:
-        conditions.append(Submission.hotkey == hotkey)
     limit = min(limit or settings.page_size, settings.page_size)
-    total, items = queries.submission_page(session, conditions, offset, limit)
+    total, items = views.submission_page(session, status=status, hotkey=hotkey, offset=offset, limit=limit)
     return SubmissionPage(total=total, offset=offset, items=items)
 
 
 @router.get("/{submission_id}", response_model=SubmissionDetail, responses=NOT_FOUND, summary="A submission's results")
 def get_submission(submission_id: RowId, session: ReadSession, rule: Embargo) -> SubmissionDetail:
-    summary = queries.submission_summary(session, submission_id)
-    info = repo.get_submission(session, submission_id)
-    if summary is None or info is None:
-        raise not_found(f"submission {submission_id}")
-    embargo = embargo_state(session, info, rule, utcnow())
-    return SubmissionDetail(
-        submission=summary,
-        embargo=EmbargoView.model_validate(embargo.model_dump()),
-        standings=queries.submission_standings(session, submission_id),
-        results=queries.submission_results(session, submission_id),
-    )
+    return reads.submission_detail(session, submission_id, rule)
 
 
 @router.get(
@@ -101,11 +85,8 @@ def list_episodes(
 ) -> EpisodePage:
     if repo.get_submission(session, submission_id) is None:
         raise not_found(f"submission {submission_id}")
-    conditions = [Episode.submission_id == submission_id]
-    if cycle is not None:
-        conditions.append(Episode.cycle == cycle)
-    if stage is not None:
-        conditions.append(Episode.stage == stage)
     limit = min(limit or settings.page_size, settings.page_size)
-    total, items = queries.episode_summaries(session, Redactor(session), conditions, offset, limit)
+    total, items = views.episode_summaries(
+        session, Redactor(session), submission_id=submission_id, cycle=cycle, stage=stage, offset=offset, limit=limit
+    )
     return EpisodePage(total=total, offset=offset, items=items)

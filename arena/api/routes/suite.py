@@ -14,15 +14,12 @@ from pathlib import Path
 
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from arena.api.deps import ApiError, Context
 from arena.api.schemas import ErrorBody
 from arena.problems.partitions import PartitionName, problem_file_bytes
 from arena.problems.suite_manifest import PublicManifest
-from arena.store.models import SuiteRow
-from arena.store.models_race import Cycle
-from arena.store.suites import suite_manifest, suite_problems
+from arena.store.suites import current_suite_id, suite_manifest, suite_problems
 
 router = APIRouter(tags=["suite"])
 
@@ -41,9 +38,7 @@ class SuiteInfo(BaseModel):
 
 def _current_suite_id(session) -> str:
     """The suite of the newest cycle, else the newest imported suite."""
-    suite_id = session.scalars(select(Cycle.suite_id).order_by(Cycle.number.desc()).limit(1)).first()
-    if suite_id is None:
-        suite_id = session.scalars(select(SuiteRow.id).order_by(SuiteRow.imported_at.desc(), SuiteRow.id)).first()
+    suite_id = current_suite_id(session)
     if suite_id is None:
         raise ApiError(
             404, "no_suite", "this validator has no suite yet (the operator imports one with `arena suite import`)"

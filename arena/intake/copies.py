@@ -4,7 +4,7 @@ A fingerprint is the sha256 of the bytes, the hash of the normalised AST (every
 name and literal abstracted) and a MinHash of that AST's 8-token shingles. An
 earlier submission collides when its bytes or tree are identical or its MinHash
 is at least ``IntakeLimits.minhash_threshold`` similar (the threshold and its
-measurements are in ``arena.race.intake``'s docstring); :func:`first_committed`
+measurements are in ``arena.intake.checks``' docstring); :func:`first_committed`
 decides who keeps the code: the earlier chain commitment.
 """
 
@@ -20,7 +20,7 @@ from typing import Literal, Protocol, TypeVar
 import numpy as np
 from pydantic import BaseModel, field_validator
 
-from arena.race.intake_limits import MINHASH_PERMUTATIONS, IntakeLimits, aware
+from arena.intake.limits import MINHASH_PERMUTATIONS, IntakeLimits, aware
 
 MINHASH_SEED = 1
 SHINGLE_TOKENS = 8

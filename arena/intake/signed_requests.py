@@ -1,8 +1,8 @@
-"""Request-level admission: is the request signed for this validator, is the hotkey registered, may it submit now.
+"""Signed requests: is the request signed for this validator, is the hotkey registered, may it submit now.
 
 Each refusal is an :class:`IntakeError` carrying the HTTP answer the API gives
 (status, error code, ``Retry-After``); the content checks of the agent file
-itself are ``arena.race.intake``'s.
+itself are ``arena.intake.checks``'.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from datetime import datetime, timedelta
 from bittensor import http_auth
 
 from arena.chain.protocol import Neuron
-from arena.race.embargo import human_time
-from arena.race.intake_limits import IntakeLimits, aware
+from arena.duration import human_time, human_wait
+from arena.intake.limits import IntakeLimits, aware
 
 
 class IntakeError(Exception):
@@ -160,14 +160,3 @@ def check_copy_budget(refused_at: Sequence[datetime], *, now: datetime, budget: 
         f"for this hotkey until one ages out; retry in {human_wait(retry_after)}",
         retry_after=retry_after,
     )
-
-
-def human_wait(seconds: float) -> str:
-    """A wait as people say it: "11 h 59 min", "42 min 10 s", "30 s" (Retry-After keeps the exact seconds)."""
-    hours, rest = divmod(max(0, math.ceil(seconds)), 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    if minutes:
-        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
-    return f"{secs} s"

@@ -1,11 +1,11 @@
-"""Submission intake: the pure checks a submitted agent file must pass.
+"""The content checks a submitted agent file must pass, in order.
 
 No database, no chain, no network: the API feeds in the request, the earlier
 submissions' fingerprints and the chain's neurons; everything here is a
 function of its arguments, so every rule is testable on its own. This module
 holds the content checks and their order; copy detection is
-``arena.race.copies``, request authentication, registration and the rate limit
-are ``arena.race.admission``, the knobs ``arena.race.intake_limits``.
+``arena.intake.copies``, request authentication, registration and the rate limit
+are ``arena.intake.signed_requests``, the knobs ``arena.intake.limits``.
 
 Order of the content checks (the first failure decides, with its HTTP status):
 
@@ -13,7 +13,7 @@ Order of the content checks (the first failure decides, with its HTTP status):
 line), 4. a top-level ``def agent_main(problem)`` (422: the runner calls it
 synchronously, so ``async def`` or a bare assignment would never run),
 5. every import resolves in the sandbox (422, names the module and line;
-``arena.race.imports``), 6. copy detection against every earlier submission (409): identical sha256,
+``arena.intake.sandbox_imports``), 6. copy detection against every earlier submission (409): identical sha256,
 identical normalised-AST hash, or MinHash similarity >= ``minhash_threshold``.
 A collision is decided by :func:`first_committed`: the submission whose chain
 commitment came first wins, so a new submission that committed earlier than
@@ -46,37 +46,19 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from arena.chain.protocol import Commitment
-
-# The API, the miner client and the tests import every intake name from here, wherever it is defined.
-from arena.race.admission import (  # noqa: F401
-    BadSignatureError,
-    CopyBudgetExhaustedError,
-    IntakeError,
-    MalformedAuthError,
-    RateLimitedError,
-    ReplayedRequestError,
-    StaleRequestError,
-    UnregisteredHotkeyError,
-    WrongReceiverError,
-    check_copy_budget,
-    check_rate_limit,
-    require_registered,
-    verify_request,
-)
-from arena.race.copies import (  # noqa: F401
+from arena.intake.copies import (
     Collision,
     EarlierSubmission,
     Fingerprint,
     find_collisions,
-    fingerprint,
     fingerprint_dump,
     first_committed,
-    minhash_bytes,
     normalised_dump,
     source_text,
 )
-from arena.race.imports import unsatisfied_import
-from arena.race.intake_limits import IntakeLimits, aware
+from arena.intake.limits import IntakeLimits, aware
+from arena.intake.sandbox_imports import unsatisfied_import
+from arena.intake.signed_requests import IntakeError
 from arena.runner.runtime import ALLOWED_ROOTS
 
 ENTRYPOINT = "agent_main"
@@ -113,6 +95,13 @@ def check_size(code: bytes, limits: IntakeLimits) -> IntakeVerdict | None:
     if not code.strip():
         return _reject("size", 400, "the agent file is empty")
     return None
+
+
+def too_large(size: int | None, limit: int) -> SubmissionRejected:
+    """The size refusal of a body too large to read whole (``size``: the declared size, None when unknown)."""
+    what = f"{size} bytes" if size is not None else f"more than {limit} bytes"
+    reason = f"the agent file is {what}; the limit is {limit} bytes"
+    return SubmissionRejected(IntakeVerdict(accepted=False, check="size", status_code=413, reason=reason))
 
 
 def check_utf8(code: bytes) -> IntakeVerdict | None:
@@ -162,7 +151,7 @@ def check_entrypoint(tree: ast.Module) -> IntakeVerdict | None:
 
 
 def check_imports(tree: ast.Module) -> IntakeVerdict | None:
-    """Every import must resolve in the sandbox (arena/race/imports.py says what does)."""
+    """Every import must resolve in the sandbox (arena/intake/sandbox_imports.py says what does)."""
     missing = unsatisfied_import(tree)
     if missing is None:
         return None
