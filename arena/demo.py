@@ -138,7 +138,7 @@ def ensure_catalog(out_dir: Path, plan: DemoPlan, console: Console) -> Path:
 
 
 def ensure_suite(out_dir: Path, catalog_dir: Path, plan: DemoPlan, console: Console) -> Path:
-    from arena.problems.generator import GeneratorConfig, generate, write_knowledge, write_problems
+    from arena.generator.generate import GeneratorConfig, generate, write_knowledge, write_problems
     from arena.problems.partitions import PartitionPlan
     from arena.problems.suites import build_suite
     from arena.shop.index import CatalogIndex

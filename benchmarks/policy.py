@@ -16,7 +16,7 @@ Every episode is the agentic loop (``arena.policy.rollout``): the policy sees
 the dialogue, emits tool calls, the real ``ShopEnvironment`` executes them.
 
 - ``--generator``: the same catalog, with problems from the project's
-  generator (``arena.problems.generator``, the engine of ``arena problems generate``).
+  generator (``arena.generator.generate``, the engine of ``arena problems generate``).
 
 Run: ``.venv/bin/python benchmarks/policy.py [--n 100] [--products 20000] [--seed 1] [--generator]``
 """
@@ -131,7 +131,7 @@ def synthetic_suite(products: list[Product], n: int, seed: int) -> tuple[list[Pr
 
 def generated_suite(catalog: CatalogIndex, n: int, seed: int) -> tuple[list[Problem], list[KnowledgeDocument]]:
     """Problems from the project's generator (``arena problems generate``'s engine), n per intent."""
-    from arena.problems.generator import GeneratorConfig, generate
+    from arena.generator.generate import GeneratorConfig, generate
 
     result = generate(catalog, GeneratorConfig(n=4 * n, seed=seed))
     return result.problems, result.documents
@@ -176,7 +176,7 @@ def main() -> None:
     parser.add_argument("--knowledge", type=Path, help="knowledge index directory for knowledge problems")
     parser.add_argument("--n", type=int, default=100, help="synthetic problems per intent")
     parser.add_argument("--generator", action="store_true",
-                        help="problems from arena.problems.generator instead of this script's own")  # fmt: skip
+                        help="problems from arena.generator.generate instead of this script's own")  # fmt: skip
     parser.add_argument("--products", type=int, default=20_000, help="synthetic catalog size")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--temperature", type=float, default=0.0)
@@ -199,7 +199,7 @@ def main() -> None:
         else:
             problems, docs = synthetic_suite(products, args.n, args.seed)
         build_knowledge_index(docs, Path(tmp) / "knowledge")
-        source = "arena.problems.generator" if args.generator else "this script"
+        source = "arena.generator.generate" if args.generator else "this script"
         print(f"synthetic catalog: {len(products)} products (seed {args.seed}); {len(problems)} problems from {source}")
         measure(problems, catalog, LocalKnowledgeBase(Path(tmp) / "knowledge"), args.seed, args.temperature)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from arena.problems.generator import GeneratorConfig, generate  # noqa: E402
+from arena.generator.generate import GeneratorConfig, generate  # noqa: E402
 from arena.shop.index import CatalogIndex  # noqa: E402
 from arena.taskpack.build import build_catalog  # noqa: E402
 

@@ -40,7 +40,7 @@ SUBMITTED = datetime(2026, 1, 1, tzinfo=UTC)
 
 @functools.cache
 def _world(base: str) -> tuple[Path, Path]:
-    from arena.problems.generator import GeneratorConfig, generate
+    from arena.generator.generate import GeneratorConfig, generate
     from arena.problems.model import Intent
     from arena.problems.partitions import PartitionPlan
     from arena.problems.suites import build_suite

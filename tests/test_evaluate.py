@@ -11,7 +11,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from arena.commands.evaluate import app, comparison_table, versus_table
-from arena.problems.generator import GeneratorConfig, generate
+from arena.generator.generate import GeneratorConfig, generate
 from arena.problems.partitions import PartitionName, PartitionPlan
 from arena.problems.suites import build_suite
 from arena.runner.sandbox import bubblewrap_path

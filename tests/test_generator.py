@@ -20,16 +20,16 @@ from pathlib import Path
 import orjson
 import pytest
 
-from arena.problems.candidates import assemble, harder
-from arena.problems.catalog_frame import CatalogFrame
+from arena.generator.candidates import assemble, harder
+from arena.generator.catalog_frame import CatalogFrame
+from arena.generator.generate import GenerationError, GeneratorConfig, generate, write_knowledge, write_problems
+from arena.generator.rewrite_client import QueryRewriter, RewriteError, RewriterConfig, RewriterUnavailable
+from arena.generator.solvability import SearchProbe, check_problem, honest_queries
 from arena.problems.draft import Constraint, Draft, Fact, ItemNeed, Style
-from arena.problems.generator import GenerationError, GeneratorConfig, generate, write_knowledge, write_problems
 from arena.problems.model import Difficulty, Intent, Voucher
 from arena.problems.official import parse_row
 from arena.problems.phrasing import render_query, voucher_rules
-from arena.problems.solvability import SearchProbe, check_problem, honest_queries
 from arena.problems.variants import KINDS
-from arena.rewrite_client import QueryRewriter, RewriteError, RewriterConfig, RewriterUnavailable
 from arena.scoring.outcome import ScoreMode, discounted_total, score_problem
 from arena.shop.index import CatalogIndex, SearchFilters
 from arena.shop.knowledge import LocalKnowledgeBase
@@ -315,7 +315,7 @@ def _succeeds(problem, product, mode) -> bool:
 
 
 def test_solvability_rejects_a_problem_whose_strict_answer_is_luck(catalog5k, probe, sources):
-    from arena.problems.solvability import NOT_UNIQUE
+    from arena.generator.solvability import NOT_UNIQUE
 
     # Three title words and no constraint: where another listing with those words ranks above the gold and
     # passes official mode but not strict, which one an agent recommends is luck.

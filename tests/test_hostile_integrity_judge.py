@@ -24,8 +24,8 @@ from fastapi import FastAPI, Request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.generator.generate import GeneratorConfig, generate
 from arena.policy.server import create_policy_app
-from arena.problems.generator import GeneratorConfig, generate
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
 from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(bubblewrap_path() is None, reason="bubblewrap is
 PROBE = """
 import sys
 from arena.shop.index import CatalogIndex
-from arena.problems.catalog_frame import CatalogFrame
+from arena.generator.catalog_frame import CatalogFrame
 from arena.shop.index import SearchFilters
 index = CatalogIndex(sys.argv[1])
 hits = index.bm25("widget", SearchFilters(), 10)

@@ -38,10 +38,10 @@ def generate(
     config: ConfigOption = None,
 ) -> None:
     """Generate solvable problems of every intent from a catalog index."""
-    from arena.problems.generator import GenerationError, GeneratorConfig, write_knowledge, write_problems
-    from arena.problems.generator import generate as run_generator
+    from arena.generator.generate import GenerationError, GeneratorConfig, write_knowledge, write_problems
+    from arena.generator.generate import generate as run_generator
+    from arena.generator.rewrite_client import RewriteError
     from arena.problems.model import Intent
-    from arena.rewrite_client import RewriteError
     from arena.shop.index import CatalogIndex, CatalogIndexError
 
     settings = settings_or_fail(config)
@@ -99,7 +99,7 @@ def _rewriter(base_url: str | None, model: str | None, api_key: str | None):
         return None
     if not base_url or not model:
         fail("the query rewriter needs both --rewrite-base-url and --rewrite-model")
-    from arena.rewrite_client import QueryRewriter, RewriterConfig, RewriterUnavailable
+    from arena.generator.rewrite_client import QueryRewriter, RewriterConfig, RewriterUnavailable
 
     try:
         return QueryRewriter(RewriterConfig(base_url=base_url, model=model, api_key=api_key))

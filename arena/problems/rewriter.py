@@ -2,7 +2,7 @@
 
 Templates give variety but still read as templates; a chat model turns them
 into the way shoppers write. It is optional: generation needs no LLM. The chat
-client that asks the model lives above this library (``arena.rewrite_client``),
+client that asks the model lives above this library (``arena.generator.rewrite_client``),
 so the problem library stays pure: these rules receive the model as a
 ``complete(text) -> text`` callable.
 

@@ -154,7 +154,7 @@ class Experiment:
         plan = self.config.suite
 
         def work(folder: Path) -> dict:
-            from arena.problems.generator import GeneratorConfig, generate, write_knowledge, write_problems
+            from arena.generator.generate import GeneratorConfig, generate, write_knowledge, write_problems
             from arena.problems.partitions import PartitionPlan
             from arena.problems.suites import build_suite
             from arena.shop.index import CatalogIndex

@@ -3,7 +3,7 @@
 Candidate ``i`` of an intent draws from ``Random(f"{seed}:{intent}:{i}")``, so a
 candidate is a pure function of (seed, intent, index) whichever process builds
 it. A builder returns a ``Draft`` or the reason it could not make one; a draft
-then passes the solvability check (``arena.problems.solvability``) or is
+then passes the solvability check (``arena.generator.solvability``) or is
 rejected with the check's reason.
 """
 
@@ -14,14 +14,14 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from arena.problems.catalog_frame import CatalogFrame
+from arena.generator.catalog_frame import CatalogFrame
+from arena.generator.recipe import ITEM, PRODUCT, VOUCHER_ITEM, Profile, make_voucher, pick_constraints
+from arena.generator.solvability import SearchProbe, Verdict, check_problem
 from arena.problems.draft import Draft, Fact, ItemNeed, Style
 from arena.problems.model import Difficulty, Intent, KnowledgeReward, Problem, content_id
 from arena.problems.nouns import title_noun
 from arena.problems.phrasing import render_query
-from arena.problems.recipe import ITEM, PRODUCT, VOUCHER_ITEM, Profile, make_voucher, pick_constraints
 from arena.problems.riddles import fact_options, invent_name, pick_place
-from arena.problems.solvability import SearchProbe, Verdict, check_problem
 from arena.shop.index import CatalogIndex
 from arena.shop.product import Product
 

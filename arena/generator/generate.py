@@ -6,7 +6,7 @@ attributes, one SKU option, services, a price range around the true price);
 write the query; for vouchers derive threshold, discount and budget from the
 gold total; for knowledge, state a fact in a document and ask for a product
 only the fact identifies. Every candidate then passes the solvability check
-(``arena.problems.solvability``) or is counted as rejected with its reason.
+(``arena.generator.solvability``) or is counted as rejected with its reason.
 
 The parts: ``recipe`` (the numbers), ``catalog_frame`` (sampling that repeats
 on any build), ``candidates`` (one seeded candidate per intent and index);
@@ -30,8 +30,8 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel, Field
 
-from arena.problems.candidates import CandidateContext, Outcome, assemble, candidate, difficulty_of
-from arena.problems.catalog_frame import CatalogFrame, FrameState, GenerationError
+from arena.generator.candidates import CandidateContext, Outcome, assemble, candidate, difficulty_of
+from arena.generator.catalog_frame import CatalogFrame, FrameState, GenerationError
 from arena.problems.draft import Draft
 from arena.problems.model import Difficulty, Intent, Problem
 from arena.problems.riddles import fact_document
