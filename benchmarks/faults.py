@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO))
 
 from procrastinate import App  # noqa: E402
 
-from arena.config import ArenaSettings  # noqa: E402
+from arena.settings import ArenaSettings  # noqa: E402
 from arena.race.settings import RaceSettings  # noqa: E402
 from arena.race.tasks import EPISODES_QUEUE, QueueConnector  # noqa: E402
 from arena.race.validator import Validator  # noqa: E402

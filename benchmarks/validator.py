@@ -281,7 +281,7 @@ def bench_cycle(n: int = 50, workers: int = 2, agents: int = 10) -> dict:
     """
     from datetime import timedelta
 
-    from arena.config import ArenaSettings
+    from arena.settings import ArenaSettings
     from arena.problems.generator import GeneratorConfig, generate
     from arena.problems.model import Intent
     from arena.problems.partitions import PartitionPlan

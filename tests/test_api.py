@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from arena.api import create_app
 from arena.api.settings import ApiSettings
 from arena.chain.local import LocalChain
-from arena.config import ArenaSettings
+from arena.settings import ArenaSettings
 from arena.problems.draw import record_draw, retire
 from arena.problems.model import Difficulty, Intent, Problem, ProductReward
 from arena.problems.partitions import PartitionName, PartitionPlan

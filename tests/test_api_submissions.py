@@ -38,7 +38,7 @@ from arena.api.endpoint import EndpointError, public_endpoint
 from arena.api.settings import ApiSettings
 from arena.chain.local import LocalChain
 from arena.commands.validator import publish_api
-from arena.config import ArenaSettings
+from arena.settings import ArenaSettings
 from arena.miner.client import MinerClient, MinerClientError, Validator, resolve_validators
 from arena.race.admission import human_wait
 from arena.race.intake import fingerprint

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.config import ConfigError, describe, load_settings
+from arena.settings import ConfigError, describe, load_settings
 
 
 def test_defaults_env_and_toml_precedence(tmp_path, monkeypatch):

@@ -33,7 +33,7 @@ from procrastinate import App
 from procrastinate import exceptions as procrastinate_exceptions
 from sqlalchemy import create_engine, select, text
 
-from arena.config import ArenaSettings
+from arena.settings import ArenaSettings
 from arena.race.held_results import HeldResult, HeldResults
 from arena.race.resilience import is_transient
 from arena.race.settings import RaceSettings

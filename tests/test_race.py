@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import func, select
 
 from arena.chain.local import LocalChain
-from arena.config import ArenaSettings
+from arena.settings import ArenaSettings
 from arena.problems.ledger import EventKind
 from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport

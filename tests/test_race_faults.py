@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from arena.chain.local import LocalChain
-from arena.config import ArenaSettings
+from arena.settings import ArenaSettings
 from arena.problems.ledger import EventKind
 from arena.problems.suites import Suite
 from arena.race.validator import Validator

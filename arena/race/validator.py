@@ -29,7 +29,7 @@ import httpx
 
 from arena.chain.local import LocalChain
 from arena.chain.protocol import Chain
-from arena.config import ArenaSettings, load_settings
+from arena.settings import ArenaSettings, load_settings
 from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport, run_cycle, with_cycle_params
 from arena.race.dispatch import Dispatcher, ProgressSink

@@ -160,7 +160,7 @@ def default_similarity() -> LexicalSimilarity:
 
 
 def similarity_from_settings(settings) -> TitleSimilarity:
-    """The backend ``ScoringSettings`` selects (``arena.config.ScoringSettings``)."""
+    """The backend ``ScoringSettings`` selects (``arena.settings.ScoringSettings``)."""
     if settings.similarity == "embedding":
         if settings.embedding_model_path is None:
             raise EmbeddingBackendUnavailable(

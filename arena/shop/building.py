@@ -22,7 +22,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from arena.config import CatalogSettings
+from arena.settings import CatalogSettings
 from arena.shop.documents import DocumentError, LoadReport, iter_documents
 from arena.shop.index import CatalogIndexError, build_index
 
