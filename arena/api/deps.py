@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
-from arena.api.settings import ApiSettings
+from arena.api.settings import ApiSettings, AppSettings
 from arena.chain.protocol import Chain
 from arena.race.embargo import EmbargoRule
 from arena.store.db import Store
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the routes import this module; these only type its fields
 
 @dataclass
 class ApiContext:
-    settings: object  # the ArenaSettings the app was built from
+    settings: AppSettings  # the ArenaSettings the app was built from
     api: ApiSettings
     store: Store
     chain: Chain
