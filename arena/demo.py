@@ -37,7 +37,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.config import ArenaSettings
+from arena.settings import ArenaSettings
 
 AGENTS_DIR = Path(__file__).resolve().parent / "agents"
 MINERS = ("tool_calling", "search_loop", "shortcut")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 
-from arena.config import ArenaSettings
+from arena.settings import ArenaSettings
 
 TASK_FILES = (
     "synthesize_product_test.jsonl",

@@ -33,7 +33,6 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from types import SimpleNamespace
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -90,6 +89,7 @@ def bench_submissions(n: int = 200, workers: int = 8, backend: str = "postgresql
     from arena.api import create_app
     from arena.api.settings import ApiSettings
     from arena.chain.local import LocalChain
+    from arena.settings import ArenaSettings
     from tests.test_api_submissions import live_server, make_agent
 
     keys = [Keypair.create_from_seed(secrets.token_bytes(32)) for _ in range(n + 1)]
@@ -100,7 +100,7 @@ def bench_submissions(n: int = 200, workers: int = 8, backend: str = "postgresql
         chain.register(validator.ss58_address, validator_permit=True)
         for miner in miners:
             chain.register(miner.ss58_address)
-        settings = SimpleNamespace(api=ApiSettings(validator_hotkey=validator.ss58_address))
+        settings = ArenaSettings(api=ApiSettings(validator_hotkey=validator.ss58_address))
         app = create_app(settings, store=store, chain=chain)
         local = threading.local()
         latencies: list[float] = []
@@ -281,13 +281,13 @@ def bench_cycle(n: int = 50, workers: int = 2, agents: int = 10) -> dict:
     """
     from datetime import timedelta
 
-    from arena.config import ArenaSettings
     from arena.generator.generate import GeneratorConfig, generate
     from arena.problems.model import Intent
     from arena.problems.partitions import PartitionPlan
     from arena.problems.suites import build_suite
     from arena.race.settings import RaceSettings
     from arena.race.validator import Validator
+    from arena.settings import ArenaSettings
     from arena.shop.index import CatalogIndex
     from arena.store import repositories as repo
     from arena.taskpack.build import build_catalog

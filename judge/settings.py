@@ -1,5 +1,5 @@
-"""The judge's knobs, meant to sit in ``ArenaSettings`` as the ``judge`` group
-(``ARENA_JUDGE__*`` in the environment, ``[judge]`` in TOML)."""
+"""The judge's knobs: the ``judge`` group of the settings (``ARENA_JUDGE__*`` in the environment,
+``[judge]`` in TOML)."""
 
 from __future__ import annotations
 

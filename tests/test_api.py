@@ -31,13 +31,13 @@ from hypothesis import strategies as st
 from arena.api import create_app
 from arena.api.settings import ApiSettings
 from arena.chain.local import LocalChain
-from arena.config import ArenaSettings
 from arena.problems.draw import record_draw, retire
 from arena.problems.model import Difficulty, Intent, Problem, ProductReward
 from arena.problems.partitions import PartitionName, PartitionPlan
 from arena.problems.suites import write_suite
 from arena.runner.record import AgentRef, EpisodeRecord, LLMCallRecord, ProblemRef, Termination
 from arena.scoring import ScoreMode, score_problem
+from arena.settings import ArenaSettings
 from arena.store import Store
 from arena.store import repositories as repo
 from arena.store.migrate import head_revision

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import SimpleNamespace
 from urllib.parse import quote
 
 import bittensor as bt
@@ -38,10 +37,10 @@ from arena.api.endpoint import EndpointError, public_endpoint
 from arena.api.settings import ApiSettings
 from arena.chain.local import LocalChain
 from arena.commands.validator import publish_api
-from arena.config import ArenaSettings
 from arena.duration import human_wait
 from arena.intake.copies import fingerprint
 from arena.miner.client import MinerClient, MinerClientError, Validator, resolve_validators
+from arena.settings import ArenaSettings
 from arena.store import Store
 from arena.store.models import CopyRefusal, Miner, Nonce, Submission, SubmissionStatus
 from arena.wallets import ensure_hotkeys, hotkey_address
@@ -58,15 +57,11 @@ NETUID = 15
 migrated = migrated_store
 
 
-def app_settings(race: dict | None = None, **api: object):
-    """Settings with an ``api`` group (and a ``race`` group when given): ArenaSettings once the lead wires
-    those groups into it, else a stand-in with the same attributes."""
+def app_settings(race: dict | None = None, **api: object) -> ArenaSettings:
+    """Settings with this ``api`` group (and this ``race`` group, when given)."""
     from arena.race.settings import RaceSettings
 
-    groups = {"api": ApiSettings(**api), "race": RaceSettings(**(race or {}))}
-    if all(name in ArenaSettings.model_fields for name in groups):
-        return ArenaSettings(**groups)
-    return SimpleNamespace(**groups)
+    return ArenaSettings(api=ApiSettings(**api), race=RaceSettings(**(race or {})))
 
 
 @contextmanager

@@ -2,12 +2,15 @@ from __future__ import annotations
 
 import pytest
 
-from arena.config import ConfigError, describe, load_settings
+from arena.config_file import ConfigError
+from arena.race.settings import RaceSettings
+from arena.settings import describe, load_settings
 
 
 def test_defaults_env_and_toml_precedence(tmp_path, monkeypatch):
     monkeypatch.delenv("ARENA_CONFIG", raising=False)
     assert load_settings().scoring.mode == "official"
+    assert load_settings().race == RaceSettings()  # no race configured: the race's own defaults
     toml = tmp_path / "arena.toml"
     toml.write_text('log_level = "DEBUG"\n[scoring]\nmode = "strict"\nsimilarity = "embedding"\n')
     settings = load_settings(toml)

@@ -33,7 +33,6 @@ from procrastinate import App
 from procrastinate import exceptions as procrastinate_exceptions
 from sqlalchemy import create_engine, select, text
 
-from arena.config import ArenaSettings
 from arena.race.held_results import HeldResult, HeldResults
 from arena.race.resilience import is_transient
 from arena.race.settings import RaceSettings
@@ -41,6 +40,7 @@ from arena.race.tasks import EPISODES_QUEUE, QueueConnector, store_held_results
 from arena.race.validator import Validator
 from arena.race.workers import queue_worker, run_workers
 from arena.runner.workdirs import WorkdirError, new_episode_folder, sweep
+from arena.settings import ArenaSettings
 from arena.store import repositories as repo
 from arena.store import resolve_url
 from arena.store.migrate import upgrade_database

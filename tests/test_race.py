@@ -20,11 +20,11 @@ import pytest
 from sqlalchemy import func, select
 
 from arena.chain.local import LocalChain
-from arena.config import ArenaSettings
 from arena.problems.ledger import EventKind
 from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport
 from arena.race.validator import Validator
+from arena.settings import ArenaSettings
 from arena.store import open_store
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus

@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 
 from arena.chain.local import LocalChain
-from arena.config import ArenaSettings
 from arena.problems.ledger import EventKind
 from arena.problems.suites import Suite
 from arena.race.validator import Validator
 from arena.runner.proxy import Upstream
+from arena.settings import ArenaSettings
 from arena.store import Store
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus

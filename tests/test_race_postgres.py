@@ -17,8 +17,8 @@ from collections import Counter
 
 import pytest
 
-from arena.config import ArenaSettings
 from arena.race.validator import Validator
+from arena.settings import ArenaSettings
 from arena.store import repositories as repo
 from arena.store.models_race import EpisodeStatus
 from tests.race_support import (

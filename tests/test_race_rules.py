@@ -8,10 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from arena.config_file import ConfigError
 from arena.race.embargo import EmbargoRule, ReignFacts, day_rule_end, embargo_decision
 from arena.race.promotion import Contender, Verdict, decide_promotion, rank_contenders, required_margin
 from arena.race.scoring import EXCLUDED_JUDGMENT_TIMEOUT, EXCLUDED_UNFINISHED, EpisodeOutcome, score_outcomes
-from arena.race.settings import RaceSettings, RaceSettingsError, load_race_settings, race_settings
+from arena.race.settings import RaceSettings, load_race_settings
 from arena.race.weights import Finisher, compute_weights
 from arena.store.models_race import EpisodeStatus, JudgmentStatus
 
@@ -232,7 +233,6 @@ def test_race_settings_defaults_and_validation():
     assert RaceSettings(pin_temperature=None, pin_seed=None).pin is None
     with pytest.raises(ValueError, match="champion_share"):
         RaceSettings(champion_share=0.9, burn_share=0.2)
-    assert race_settings(object()) == RaceSettings()
 
 
 def test_race_settings_files_are_read_and_bad_ones_named(tmp_path):
@@ -242,14 +242,14 @@ def test_race_settings_files_are_read_and_bad_ones_named(tmp_path):
     assert race.cycle_length == timedelta(seconds=90) and race.draw_size == 4 and str(race.suite_dir) == "suites/v1"
     bad = tmp_path / "bad.toml"
     bad.write_text("[race]\ndraw_size = 0\nsurprise = 1\n")
-    with pytest.raises(RaceSettingsError) as caught:
+    with pytest.raises(ConfigError) as caught:
         load_race_settings(bad)
     assert str(bad) in str(caught.value) and "draw_size" in str(caught.value) and "surprise" in str(caught.value)
     broken = tmp_path / "broken.toml"
     broken.write_text("[race\n")
-    with pytest.raises(RaceSettingsError, match="not valid TOML"):
+    with pytest.raises(ConfigError, match="not valid TOML"):
         load_race_settings(broken)
-    with pytest.raises(RaceSettingsError, match="cannot read"):
+    with pytest.raises(ConfigError, match="cannot read"):
         load_race_settings(tmp_path / "missing.toml")
 
 

@@ -13,7 +13,8 @@ pytest.importorskip("trl")
 from typer.testing import CliRunner  # noqa: E402
 
 from arena.commands.distill import app  # noqa: E402
-from distill.train.config import ConfigFileError, load_stage_config  # noqa: E402
+from arena.config_file import ConfigError  # noqa: E402
+from distill.train.config import load_stage_config  # noqa: E402
 from distill.train.data import CorpusError, dialogue_rows  # noqa: E402
 from tests.test_train_support import kto_rows, tiny_checkpoint, train_rows, write_jsonl  # noqa: E402
 
@@ -131,7 +132,7 @@ def test_kto_trains_on_per_step_labels(sft_run, corpus, tmp_path):
 def test_unknown_config_key_names_the_file(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("model: m\noutput: o\nlerning_rate: 0.1\n")
-    with pytest.raises(ConfigFileError, match=r"bad\.yaml: 'lerning_rate' is neither"):
+    with pytest.raises(ConfigError, match=r"bad\.yaml: 'lerning_rate' is neither"):
         load_stage_config(bad, "sft")
     result = runner.invoke(app, ["sft", "--config", str(bad)])
     assert result.exit_code == 2 and "lerning_rate" in result.output

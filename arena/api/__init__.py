@@ -7,7 +7,7 @@ __all__ = ["ApiSetupError", "create_app"]
 
 
 def __getattr__(name: str):
-    # Lazy: arena.config reads arena.api.settings, and every `arena` command would otherwise load
+    # Lazy: arena.settings reads arena.api.settings, and every `arena` command would otherwise load
     # FastAPI, the store and bittensor just to parse its settings.
     if name in __all__:
         from arena.api import app

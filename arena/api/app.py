@@ -34,7 +34,7 @@ from arena.api.routes import (
     suite,
 )
 from arena.api.schemas import ErrorBody
-from arena.api.settings import ApiSettings, api_settings
+from arena.api.settings import ApiSettings, AppSettings
 from arena.chain.protocol import Chain
 from arena.intake.service import SubmissionIntake
 from arena.intake.signed_requests import IntakeError
@@ -73,7 +73,7 @@ def default_chain(api: ApiSettings, store: Store) -> Chain:
 
 
 def create_app(
-    settings: object,
+    settings: AppSettings,
     *,
     store: Store | None = None,
     chain: Chain | None = None,
@@ -81,12 +81,11 @@ def create_app(
 ) -> FastAPI:
     """The API on ``store`` (default: ``ARENA_DATABASE_URL``) and ``chain`` (default from ``settings.api.chain``).
 
-    ``settings`` is an ``ArenaSettings``; its ``api`` group (``ApiSettings``) is used, or the
-    ``ARENA_API__*`` environment while ``ArenaSettings`` has no such group. ``validator_hotkey``
+    ``settings`` is an ``ArenaSettings`` (the groups ``AppSettings`` names). ``validator_hotkey``
     (the receiver of signed submissions) defaults to ``api.validator_hotkey``, else the
     ``api.wallet_name`` wallet's hotkey; a validator process passes its own.
     """
-    api = api_settings(settings)
+    api = settings.api
     store = store or open_store()
     chain = chain or default_chain(api, store)
     validator_hotkey = validator_hotkey or resolve_validator_hotkey(api)
@@ -102,7 +101,7 @@ def create_app(
         store=store,
         chain=chain,
         validator_hotkey=validator_hotkey,
-        embargo=embargo_rule(settings),
+        embargo=embargo_rule(settings.race),
         metrics=app_metrics,
         intake=SubmissionIntake(store, chain, api.intake, validator_hotkey),
     )

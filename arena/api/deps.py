@@ -15,7 +15,7 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
 from arena.api.metrics import ApiMetrics
-from arena.api.settings import ApiSettings
+from arena.api.settings import ApiSettings, AppSettings
 from arena.chain.protocol import Chain
 from arena.intake.service import SubmissionIntake
 from arena.race.embargo import EmbargoRule
@@ -24,7 +24,7 @@ from arena.store.db import Store
 
 @dataclass
 class ApiContext:
-    settings: object  # the ArenaSettings the app was built from
+    settings: AppSettings  # the ArenaSettings the app was built from
     api: ApiSettings
     store: Store
     chain: Chain

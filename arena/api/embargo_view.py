@@ -15,14 +15,13 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from arena.race.embargo import EmbargoDecision, EmbargoRule, ReignFacts, embargo_decision
-from arena.race.settings import race_settings
+from arena.race.settings import RaceSettings
 from arena.store import standings
 from arena.store.submissions import SubmissionInfo
 
 
-def embargo_rule(settings: object) -> EmbargoRule:
-    """The rule configured for the race of these ``ArenaSettings`` (defaults while it has no race group)."""
-    race = race_settings(settings)
+def embargo_rule(race: RaceSettings) -> EmbargoRule:
+    """The rule these race settings configure."""
     return EmbargoRule(
         cycles_after_champion=race.embargo_cycles_after_champion,
         days_after_submission=race.embargo_days_after_submission,

@@ -1,20 +1,20 @@
 """The validator API's settings: where it listens, whom it is, which chain it asks, intake and embargo rules.
 
-``ApiSettings`` is a nested group of ``ArenaSettings`` (``[api]`` in TOML,
-``ARENA_API__*`` in the environment). Until the group is wired into
-``arena/config.py``, :func:`api_settings` reads the same ``ARENA_API__*``
-variables itself, so ``arena serve`` is configurable either way.
+``ApiSettings`` is the ``api`` group of the settings (``[api]`` in TOML,
+``ARENA_API__*`` in the environment); ``AppSettings`` names every group the
+app reads.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from arena.intake.limits import IntakeLimits  # not arena.intake.checks: that module loads bittensor
+from arena.race.settings import RaceSettings
+from arena.shop.settings import CatalogSettings
 
 
 class ApiSettings(BaseModel):
@@ -53,17 +53,13 @@ class ApiSettings(BaseModel):
     )
 
 
-class _ApiFromEnvironment(BaseSettings):
-    """The ``api`` group alone, from ``ARENA_API__*`` (used only while ArenaSettings lacks the group)."""
+class AppSettings(Protocol):
+    """The settings groups the app reads. ``ArenaSettings`` has them; the API takes them typed this way
+    because it never imports the root settings, which assemble the groups of the floors above it too."""
 
-    model_config = SettingsConfigDict(env_prefix="ARENA_", env_nested_delimiter="__", extra="ignore")
-
-    api: ApiSettings = Field(default_factory=ApiSettings)
-
-
-def api_settings(settings: object) -> ApiSettings:
-    """The ``api`` group of an ``ArenaSettings``, or the environment's when the object has none."""
-    found = getattr(settings, "api", None)
-    if isinstance(found, ApiSettings):
-        return found
-    return _ApiFromEnvironment().api
+    @property
+    def api(self) -> ApiSettings: ...
+    @property
+    def race(self) -> RaceSettings: ...  # the embargo rule
+    @property
+    def catalog(self) -> CatalogSettings: ...  # the manifest `GET /v1/suite` shows

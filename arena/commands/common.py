@@ -8,7 +8,8 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
-from arena.config import ArenaSettings, ConfigError, load_settings
+from arena.config_file import ConfigError
+from arena.settings import ArenaSettings, load_settings
 
 out = Console()
 # soft_wrap: an error naming a long path must stay on one line for grep and CI logs.

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from arena.commands.common import ConfigOption, out, settings_or_fail
-from arena.config import describe
+from arena.settings import describe
 
 app = typer.Typer(help="Settings.", no_args_is_help=True)
 

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from arena.commands.common import err, fail
+from arena.config_file import ConfigError
 
 app = typer.Typer(
     help="Post-train a model on the corpus: sft, teacher-sft, rft, kto, grpo, recipe.", no_args_is_help=True
@@ -29,7 +30,7 @@ ResumeOption = Annotated[bool, typer.Option("--resume", help="Continue from the 
 
 def _run(stage: str, config: Path | None, data: Path | None, model: str | None, output: Path | None, resume: bool):
     try:
-        from distill.train.config import ConfigFileError, load_stage_config
+        from distill.train.config import load_stage_config
         from distill.train.data import CorpusError
         from distill.train.stages import run_stage
     except ImportError as exc:
@@ -42,7 +43,7 @@ def _run(stage: str, config: Path | None, data: Path | None, model: str | None, 
         # The trainers print their logs to stdout; stdout carries only the report.
         with contextlib.redirect_stdout(sys.stderr):
             report = run_stage(resolved)
-    except (ConfigFileError, CorpusError) as exc:
+    except (ConfigError, CorpusError) as exc:
         fail(str(exc))
     _emit(report.model_dump(mode="json"))
 
@@ -91,7 +92,6 @@ def recipe(
 ) -> None:
     """Run the configured stages in order, each from the last one's checkpoint; write OUTPUT/report.md."""
     try:
-        from distill.train.config import ConfigFileError
         from distill.train.data import CorpusError
         from distill.train.recipe import run_recipe
     except ImportError as exc:
@@ -101,7 +101,7 @@ def recipe(
     try:
         with contextlib.redirect_stdout(sys.stderr):
             result = run_recipe(config, {"data": data, "model": model, "output": output, "resume": resume or None})
-    except (ConfigFileError, CorpusError) as exc:
+    except (ConfigError, CorpusError) as exc:
         fail(str(exc))
     _emit(result.model_dump(mode="json"))
 

@@ -22,17 +22,18 @@ def run(
 
     Exit 1 when the leak check finds a held-out problem clustered with a trained-on one."""
     try:
-        from distill.experiment.config import ExperimentConfigError, load_config
+        from distill.experiment.config import load_config
         from distill.experiment.pipeline import ExperimentError, LeakFound, run_experiment
         from distill.student import StudentError
     except ImportError as exc:
         fail(f"the distill extra is not installed ({exc}); pip install 'trajectory-arena[distill,student]'")
     from arena.commands.student import materialise_with_bar
+    from arena.config_file import ConfigError
     from arena.runner.sandbox import SandboxUnavailable
 
     try:
         loaded = load_config(config)
-    except ExperimentConfigError as exc:
+    except ConfigError as exc:
         fail(str(exc))
 
     def log(line: str) -> None:

@@ -57,8 +57,7 @@ def _settings(
     from judge.settings import JudgeSettings
 
     settings = settings_or_fail(config)
-    # ``judge`` joins ArenaSettings when the lead wires it; until then the defaults apply.
-    base = getattr(settings, "judge", None) or JudgeSettings()
+    base = settings.judge
     overrides: dict = {}
     if kind is not None:
         overrides["kind"] = kind

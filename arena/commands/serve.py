@@ -42,12 +42,11 @@ def serve(
     from sqlalchemy.exc import SQLAlchemyError
 
     from arena.api import ApiSetupError, create_app
-    from arena.api.settings import api_settings
     from arena.store.db import StoreError, open_store
     from arena.store.migrate import current_revision, head_revision, upgrade_database
 
     settings = settings_or_fail(config)
-    api = api_settings(settings)
+    api = settings.api
     try:
         store = open_store(database_url)
         if api.apply_migrations:

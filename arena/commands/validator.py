@@ -132,8 +132,9 @@ def _run_validator(
     """The command's body."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from arena.config_file import ConfigError
     from arena.race.cycle import RaceError
-    from arena.race.settings import RaceSettingsError, race_settings
+    from arena.race.settings import load_race_settings
     from arena.race.validator import Validator, ValidatorError
     from arena.store import StoreError
 
@@ -141,8 +142,8 @@ def _run_validator(
     configure_logging(settings.log_level, settings.log_format, libraries=settings.log_libraries_level)
     ignored_network(local, network)
     try:
-        race = race_settings(settings, race_config)
-    except RaceSettingsError as exc:
+        race = load_race_settings(race_config) if race_config is not None else settings.race
+    except ConfigError as exc:
         fail(str(exc))
     updates = {"suite_dir": suite, "workers": workers, "netuid": netuid}
     race = race.model_copy(update={k: v for k, v in updates.items() if v is not None})
@@ -173,9 +174,7 @@ def _run_validator(
             catalog_path=catalog, on_progress=on_progress,
         )  # fmt: skip
         if api:
-            from arena.api.settings import api_settings
-
-            bind = api_settings(settings)
+            bind = settings.api
             start_api(settings, validator, api_host or bind.host, bind.port if api_port is None else api_port)
         with progress:
             if once:
@@ -224,7 +223,6 @@ def start_api(settings, validator, host: str, port: int):
     without a uid cannot publish. Returns the uvicorn server (None when not served)."""
     try:
         from arena.api.app import create_app
-        from arena.api.settings import api_settings
     except ImportError as exc:
         err.print(f"[yellow]API not served: {exc}[/]")
         return None
@@ -235,7 +233,7 @@ def start_api(settings, validator, host: str, port: int):
     server = uvicorn.Server(uvicorn.Config(application, host=host, port=port, log_level="warning"))
     threading.Thread(target=server.run, name="arena-api", daemon=True).start()
     err.print(f"API on http://{host}:{port}", highlight=False)
-    publish_api(validator.chain, validator.hotkey, api_settings(settings).public_url, host, port)
+    publish_api(validator.chain, validator.hotkey, settings.api.public_url, host, port)
     return server
 
 

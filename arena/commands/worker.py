@@ -41,16 +41,17 @@ def worker(
     config: ConfigOption = None,
 ) -> None:
     """Run procrastinate workers for the race's episodes and judgments against ARENA_DATABASE_URL."""
-    from arena.race.settings import RaceSettingsError, race_settings
+    from arena.config_file import ConfigError
+    from arena.race.settings import load_race_settings
     from arena.race.validator import ValidatorError
     from arena.store import StoreError, open_store, resolve_url, safe_url
 
     settings = settings_or_fail(config)
     configure_logging(settings.log_level, settings.log_format, libraries=settings.log_libraries_level)
     try:
-        race = race_settings(settings, race_config)
+        race = load_race_settings(race_config) if race_config is not None else settings.race
         url = resolve_url(database_url)
-    except (RaceSettingsError, StoreError) as exc:
+    except (ConfigError, StoreError) as exc:
         fail(str(exc))
     if url.get_backend_name() != "postgresql":
         fail(

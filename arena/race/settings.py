@@ -1,29 +1,27 @@
 """The race's knobs: one group of settings, every field with its default and meaning.
 
-Meant to sit in ``ArenaSettings`` as the ``race`` group (``[race]`` in TOML,
-``ARENA_RACE__*`` in the environment). Until it does, ``race_settings()``
-reads a TOML file's ``[race]`` table (or its top level) for the commands.
+The ``race`` group of the settings (``[race]`` in TOML, ``ARENA_RACE__*`` in
+the environment); ``--race-config`` names a TOML file read by
+``load_race_settings`` instead (its ``[race]`` table, or its top level).
 Defaults are for a production validator (a 24 h cycle); a local race shortens
 the cycle to seconds and the draw to a handful of problems.
 """
 
 from __future__ import annotations
 
-import tomllib
 from datetime import timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from arena.config_file import load_config_file
 from arena.duration import Duration
-from arena.runner.proxy import SamplingPin, Upstream
+from arena.runner.settings import RunnerSettings, SamplingPin, Upstream
+from arena.shop.settings import CatalogSettings
+from judge.settings import JudgeSettings
 
 POLICY_MODEL = "heuristic-policy"  # the built-in offline policy (arena.policy.server)
-
-
-class RaceSettingsError(ValueError):
-    """A race settings file that cannot be read or validated; the message names the file."""
 
 
 class RaceSettings(BaseModel):
@@ -199,29 +197,18 @@ class RaceSettings(BaseModel):
 
 def load_race_settings(path: str | Path) -> RaceSettings:
     """RaceSettings from a TOML file: its ``[race]`` table, or its top level when it has none."""
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RaceSettingsError(f"{path}: cannot read the race settings ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RaceSettingsError(f"{path}: not valid TOML: {exc}") from None
-    table = data.get("race", data)
-    try:
-        return RaceSettings.model_validate(table)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'race'}: {e['msg']}" for e in exc.errors())
-        raise RaceSettingsError(f"{path}: invalid race settings: {problems}") from None
+    return load_config_file(path, RaceSettings, "toml", "race settings", table="race")
 
 
-def race_settings(settings: object | None = None, path: str | Path | None = None) -> RaceSettings:
-    """The race settings to use: a file when given, else ``settings.race`` once ArenaSettings has the group,
-    else the defaults."""
-    if path is not None:
-        return load_race_settings(path)
-    found = getattr(settings, "race", None)
-    if isinstance(found, RaceSettings):
-        return found
-    if isinstance(found, BaseModel):  # a copy of the group under another class (a config reload, a subclass)
-        return RaceSettings.model_validate(found.model_dump())
-    return RaceSettings()
+class ValidatorSettings(Protocol):
+    """The settings groups a validator reads. ``ArenaSettings`` has them; the race takes them typed this way
+    because it never imports the root settings, which assemble the groups of every floor above it too."""
+
+    @property
+    def race(self) -> RaceSettings: ...
+    @property
+    def judge(self) -> JudgeSettings: ...
+    @property
+    def runner(self) -> RunnerSettings: ...
+    @property
+    def catalog(self) -> CatalogSettings: ...

@@ -29,12 +29,11 @@ import httpx
 
 from arena.chain.local import LocalChain
 from arena.chain.protocol import Chain
-from arena.config import ArenaSettings, load_settings
 from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport, run_cycle, with_cycle_params
 from arena.race.dispatch import Dispatcher, ProgressSink
 from arena.race.resilience import OUTAGE_BUDGET_S, Backoff, first_line, is_transient
-from arena.race.settings import POLICY_MODEL, RaceSettings, race_settings
+from arena.race.settings import POLICY_MODEL, RaceSettings, ValidatorSettings
 from arena.race.tasks import WorkerContext, connector_for, create_task_app
 from arena.race.workers import run_workers
 from arena.runner.proxy import Upstream, UpstreamRegistry
@@ -69,7 +68,7 @@ def upstream_registry(race: RaceSettings) -> UpstreamRegistry:
     )
 
 
-def make_judge(kind: str, settings: ArenaSettings):
+def make_judge(kind: str, settings: ValidatorSettings):
     if kind == "openai":
         from judge.llm import OpenAIJudge
 
@@ -91,7 +90,7 @@ def open_catalog(path: Path) -> tuple[CatalogIndex, LocalKnowledgeBase | None]:
     return catalog, knowledge
 
 
-def worker_context(settings: ArenaSettings, race: RaceSettings, store: Store, catalog_path: Path) -> WorkerContext:
+def worker_context(settings: ValidatorSettings, race: RaceSettings, store: Store, catalog_path: Path) -> WorkerContext:
     """Everything a task needs, built inside the event loop that will run the tasks."""
     catalog, knowledge = open_catalog(catalog_path)
     return WorkerContext(
@@ -116,7 +115,7 @@ def widen_thread_pool(loop: asyncio.AbstractEventLoop, concurrency: int) -> None
 class Validator:
     def __init__(
         self,
-        settings: ArenaSettings | None = None,
+        settings: ValidatorSettings,
         *,
         race: RaceSettings | None = None,
         database_url: str | None = None,
@@ -127,8 +126,8 @@ class Validator:
         on_progress: ProgressSink | None = None,
         migrate: bool = True,
     ) -> None:
-        self.settings = settings or load_settings()
-        self.race = race or race_settings(self.settings)
+        self.settings = settings
+        self.race = race or settings.race
         # Check the configuration before touching a database: a typo must not leave an empty arena.db behind.
         if self.race.suite_dir is None:
             raise ValidatorError("race.suite_dir is not set: name the suite directory this validator races")

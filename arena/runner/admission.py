@@ -26,7 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arena.runner.record import EpisodeLimits, TokenUsage
 from arena.runner.request_fields import REQUEST_SHAPE, STREAM_OPTIONS_SHAPE, allowed_fields, forwarded_fields
-from arena.runner.upstreams import CallFailure, Upstream, UpstreamRegistry
+from arena.runner.settings import SamplingPin, Upstream
+from arena.runner.upstreams import CallFailure, UpstreamRegistry
 
 # The fields that reach the upstream, at every depth: arena/runner/request_fields.py.
 FORWARDED_KEYS = frozenset(REQUEST_SHAPE)
@@ -35,15 +36,6 @@ SET_BY_PROXY = frozenset({"model", "stream", "stream_options"})
 # over what the request's bytes already bound.
 TEMPLATE_TOKENS = 512
 TOKENIZED_MARGIN = 16  # over an upstream tokenizer's count: the completion's own start markers
-
-
-class SamplingPin(BaseModel):
-    """Reproducible races: these values replace the agent's on every forwarded request."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    temperature: float | None = None
-    seed: int | None = None
 
 
 class _RequestHead(BaseModel):

@@ -20,13 +20,13 @@ from typing import Any, TypeVar
 import httpx
 import orjson
 
-from arena.runner.admission import FORWARDED_KEYS, TOKENIZED_MARGIN, Admission, Budget, Call, Plan, SamplingPin
+from arena.runner.admission import FORWARDED_KEYS, TOKENIZED_MARGIN, Admission, Budget, Call, Plan
 from arena.runner.answers import StreamAssembler, completion_record, estimate_usage, parse_usage
 from arena.runner.limits import LimitLog
 from arena.runner.record import EpisodeLimits, LLMCallRecord, TokenUsage
+from arena.runner.settings import SamplingPin, Upstream
 from arena.runner.upstreams import (
     CallFailure,
-    Upstream,
     UpstreamRegistry,
     close,
     context_overflow,

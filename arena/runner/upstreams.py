@@ -14,7 +14,6 @@ gets.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import time
 import urllib.request
@@ -25,41 +24,12 @@ from typing import Any
 import anyio
 import httpx
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from arena.runner.settings import Upstream
 
 # The upstream's own limits still bound a call; the proxy's per-call deadline is what
 # normally ends it, so these only stop a connection that hangs forever.
 _TIMEOUTS = {"timeout": httpx.Timeout(600.0, connect=10.0).as_dict()}
-
-
-class Upstream(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(min_length=1)  # e.g. "heuristic-policy", "vllm-judge"
-    base_url: str = Field(min_length=1)  # OpenAI-compatible base, e.g. "http://127.0.0.1:8000/v1"
-    api_key: str | None = None
-    # The environment variable holding the key (a deployment's secret, e.g. VLLM_API_KEY), read when the
-    # settings are loaded; used when api_key is not given.
-    api_key_env: str | None = None
-    models: list[str]  # model names served by this upstream
-    # The model's context window (vLLM --max-model-len), when known. vLLM rejects a request
-    # whose prompt + max_tokens exceeds it, so the proxy only injects a max_tokens cap when
-    # the remaining completion budget is smaller than this (else no completion can exceed it).
-    context_length: int | None = Field(default=None, ge=1)
-    # vLLM's tokenizer endpoint (e.g. "http://127.0.0.1:8000/tokenize"), when it has one: a prompt
-    # whose byte bound does not fit the prompt budget left is counted there before it is refused.
-    tokenize_url: str | None = Field(default=None, min_length=1)
-
-    @model_validator(mode="after")
-    def _key_from_environment(self) -> Upstream:
-        if self.api_key is None and self.api_key_env:
-            key = os.environ.get(self.api_key_env)
-            if not key:
-                raise ValueError(
-                    f"upstream {self.name!r}: api_key_env {self.api_key_env} is not set in the environment"
-                )
-            self.api_key = key
-        return self
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from rapidfuzz import fuzz
 
+from arena.scoring.settings import ScoringSettings
+
 # Thresholds on the [0, 1] similarity scale (see the module docstring).
 OFFICIAL_TITLE_THRESHOLD = 0.5  # rewards/orm.py rule_score_reward
 STRICT_TITLE_THRESHOLD = 0.7  # the live subnet's production scorer
@@ -159,8 +161,8 @@ def default_similarity() -> LexicalSimilarity:
     return _default
 
 
-def similarity_from_settings(settings) -> TitleSimilarity:
-    """The backend ``ScoringSettings`` selects (``arena.config.ScoringSettings``)."""
+def similarity_from_settings(settings: ScoringSettings) -> TitleSimilarity:
+    """The backend the ``scoring`` settings select."""
     if settings.similarity == "embedding":
         if settings.embedding_model_path is None:
             raise EmbeddingBackendUnavailable(

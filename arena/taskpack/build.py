@@ -22,9 +22,9 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from arena.config import CatalogSettings
 from arena.shop.documents import DocumentError, LoadReport, iter_documents
 from arena.shop.index import CatalogIndexError, build_index
+from arena.shop.settings import CatalogSettings
 
 
 class CatalogBuildError(RuntimeError):

@@ -37,6 +37,7 @@ def store_race(url: str, suite_dir: Path, runs: list[AgentEpisodes], outcomes: l
     """Store every episode and its judgment (pending ones stay pending: the export's reasoning gate
     drops them); the cycle number and the counts."""
     from arena.race.copies import fingerprint, minhash_bytes
+
     from arena.store import open_store
     from arena.store import repositories as repo
     from arena.store.migrate import upgrade_database

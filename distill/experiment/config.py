@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from arena.config_file import load_config_file
 
 StageKind = Literal["sft", "teacher-sft", "rft", "kto", "grpo", "subtask-sft"]
 
@@ -120,23 +122,5 @@ class ExperimentConfig(_Strict):
         return self
 
 
-class ExperimentConfigError(ValueError):
-    pass
-
-
 def load_config(path: Path) -> ExperimentConfig:
-    import yaml
-
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ExperimentConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    except yaml.YAMLError as exc:
-        raise ExperimentConfigError(f"{path}: not valid YAML: {exc}") from None
-    try:
-        return ExperimentConfig.model_validate(raw or {})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "(top)"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ExperimentConfigError(f"{path}: {where}: {first['msg']}{more}") from None
+    return load_config_file(path, ExperimentConfig, "yaml", "experiment config")

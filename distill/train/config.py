@@ -22,14 +22,12 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
+
+from arena.config_file import ConfigError, read_config_file, validate_config
 
 StageName = Literal["sft", "teacher-sft", "rft", "kto", "grpo"]
 STAGES: tuple[StageName, ...] = ("sft", "teacher-sft", "rft", "kto", "grpo")
-
-
-class ConfigFileError(ValueError):
-    """A config file that cannot be used: the message names the file, the key and the reason."""
 
 
 class LoraSettings(BaseModel):
@@ -121,34 +119,18 @@ def trl_config_class(stage: StageName):
     return SFTConfig
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
-    import yaml
-
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigFileError(f"{path}: cannot read: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigFileError(f"{path}: not valid YAML: {exc}") from None
-    if loaded is None:
-        return {}
-    if not isinstance(loaded, dict):
-        raise ConfigFileError(f"{path}: the top level must be a mapping, not {type(loaded).__name__}")
-    return loaded
-
-
 def load_stage_config(path: Path | None, stage: StageName, overrides: dict[str, Any] | None = None) -> StageConfig:
     """A stage's config from a file (flat, or a recipe's shared keys + ``stages[stage]``) and CLI overrides."""
-    raw: dict[str, Any] = _read_yaml(path) if path is not None else {}
+    raw: dict[str, Any] = read_config_file(path, "yaml") if path is not None else {}
     where = str(path) if path is not None else "<command line>"
     stages = raw.pop("stages", None)
     merged = dict(raw)
     if stages is not None:
         if not isinstance(stages, dict):
-            raise ConfigFileError(f"{where}: 'stages' must map stage names to settings")
+            raise ConfigError(f"{where}: 'stages' must map stage names to settings")
         for name in stages:
             if name not in STAGES:
-                raise ConfigFileError(f"{where}: stages.{name}: unknown stage; stages are {', '.join(STAGES)}")
+                raise ConfigError(f"{where}: stages.{name}: unknown stage; stages are {', '.join(STAGES)}")
         merged |= stages.get(stage) or {}
     merged |= {k: v for k, v in (overrides or {}).items() if v is not None}
     return resolve(merged, stage, where)
@@ -163,26 +145,22 @@ def resolve(values: dict[str, Any], stage: StageName, where: str) -> StageConfig
     known = {f.name for f in dataclasses.fields(cls)}
     for key in theirs:
         if key not in known:
-            raise ConfigFileError(
+            raise ConfigError(
                 f"{where}: {key!r} is neither one of ours ({', '.join(sorted(_OURS))}) nor a field of {cls.__name__}"
             )
     for key in ("model", "output"):
         if key not in ours:
-            raise ConfigFileError(f"{where}: {key!r} is required (in the file or as --{key})")
-    try:
-        return StageConfig(stage=stage, trl=theirs, **ours)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise ConfigFileError(f"{where}: {problems}") from None
+            raise ConfigError(f"{where}: {key!r} is required (in the file or as --{key})")
+    return validate_config(StageConfig, ours, where, "stage config", stage=stage, trl=theirs)
 
 
 def stage_names(path: Path) -> list[StageName]:
     """The stages a recipe file configures, in pipeline order (all five if it names none)."""
-    raw = _read_yaml(path)
+    raw = read_config_file(path, "yaml")
     stages = raw.get("stages")
     if not stages:
         return list(STAGES)
     unknown = [name for name in stages if name not in STAGES]
     if unknown:
-        raise ConfigFileError(f"{path}: stages.{unknown[0]}: unknown stage; stages are {', '.join(STAGES)}")
+        raise ConfigError(f"{path}: stages.{unknown[0]}: unknown stage; stages are {', '.join(STAGES)}")
     return [name for name in STAGES if name in stages]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
@@ -48,8 +47,7 @@ def _current_suite_id(session) -> str:
 
 def catalog_info(context) -> CatalogInfo:
     """The catalog's manifest (catalog.json) and how a miner gets the same catalog."""
-    settings = getattr(context.settings, "catalog", None)
-    path = Path(getattr(settings, "path", "")) / "catalog.json"
+    path = context.settings.catalog.path / "catalog.json"
     manifest = None
     if path.is_file():
         try:

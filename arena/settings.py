@@ -15,50 +15,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
+from pydantic_settings import BaseSettings, InitSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from arena.api.settings import ApiSettings
+from arena.config_file import ConfigError, read_config_file
 from arena.race.settings import RaceSettings
-from arena.runner.record import EpisodeLimits
+from arena.runner.settings import RunnerSettings
+from arena.scoring.settings import ScoringSettings
+from arena.shop.settings import CatalogSettings
 from judge.settings import JudgeSettings
-
-
-class CatalogSettings(BaseModel):
-    path: Path = Field(Path("demo/catalog"), description="Built catalog index directory used by default.")
-    strict_load: bool = Field(
-        False,
-        description="Fail a catalog build on the first bad document row instead of skipping it (skips are always reported).",
-    )
-
-
-class ScoringSettings(BaseModel):
-    mode: Literal["official", "strict"] = Field(
-        "official", description="Default mode of `arena score`; the race and evaluation use strict."
-    )
-    similarity: Literal["lexical", "embedding"] = Field("lexical", description="Title similarity backend.")
-    embedding_model_path: Path | None = Field(
-        None,
-        description="Local sentence-transformers model for the embedding backend (official: Qwen3-Embedding-0.6B).",
-    )
-
-
-class RunnerSettings(BaseModel):
-    limits: EpisodeLimits = Field(
-        default_factory=EpisodeLimits, description="Per-episode sandbox and inference limits."
-    )
-    runtime_dir: Path | None = Field(
-        None, description="Cache folder of the sandbox runtime (default ~/.cache/trajectory-arena)."
-    )
-    work_dir: Path | None = Field(
-        None,
-        description="Root of the episode folders (agent source, socket), one owner folder per runner process; "
-        "dead runners' folders are swept (default $TMPDIR/trajectory-arena-episodes-<uid>).",
-    )
 
 
 class ArenaSettings(BaseSettings):
@@ -104,13 +69,11 @@ class ArenaSettings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
         toml_path = os.environ.get("ARENA_CONFIG")
-        if toml_path:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(toml_path)))
+        if (
+            toml_path and Path(toml_path).is_file()
+        ):  # load_settings names a missing file; a bare ArenaSettings() skips it
+            sources.append(InitSettingsSource(settings_cls, init_kwargs=read_config_file(toml_path, "toml")))
         return tuple(sources)
-
-
-class ConfigError(ValueError):
-    pass
 
 
 def load_settings(config_file: str | Path | None = None, **overrides: Any) -> ArenaSettings:
