@@ -349,7 +349,8 @@ class Experiment:
         name = f"{'sampled' if sampled else 'eval'}-{row}"
 
         def work(folder: Path) -> dict:
-            from distill.evaluate import EvalSettings, ProblemResult
+            from distill.eval_results import ProblemResult
+            from distill.evaluate import EvalSettings
             from distill.evaluate import evaluate as run_eval
 
             heldout, _, _ = _partitions(self.config, self.suite_dir)
