@@ -262,7 +262,7 @@ def export_corpus(database_url: str, out: Path, console: Console) -> dict:
     """The judged store as a corpus; one agent may dominate a three-miner demo, so no share cap."""
     from arena.commands.export import _export_recording_verdicts
     from arena.store import open_store
-    from distill.export import ExportConfig
+    from distill.export_model import ExportConfig
     from distill.importers import store_items
 
     store = open_store(database_url)

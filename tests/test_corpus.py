@@ -329,8 +329,8 @@ def test_database_export_streams_judged_episodes_and_never_the_heldout(backend, 
     from arena.problems.partitions import PartitionName
     from arena.store import repositories as repo
     from arena.store.models_race import EpisodeStage
-    from distill.export import ExportConfig
     from distill.export import run_export as export_items
+    from distill.export_model import ExportConfig
     from distill.gates import GateConfig
     from distill.importers import store_items
     from tests.test_store import make_suite, migrated_store, new_submission

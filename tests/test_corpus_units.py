@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from distill.export import ExportConfig, run_export
+from distill.export import run_export
+from distill.export_model import ExportConfig
 from distill.gates import GateConfig, TokenCounter, format_verdict, render
 from distill.importers import shoppingbench_items, subnet_items
 from distill.schema import AgentInfo, Trajectory, TrajectoryMetadata

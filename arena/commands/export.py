@@ -72,7 +72,8 @@ def export(
     from pydantic import ValidationError
 
     from distill import importers
-    from distill.export import ExportConfig, ExportError, run_export
+    from distill.export import ExportError, run_export
+    from distill.export_model import ExportConfig
     from distill.gates import GateConfig, GateError
     from distill.split import Selection, SplitError
     from distill.structure import FilterConfig
