@@ -2,7 +2,7 @@
 and the summary (the funnel) that the dataset card and the command print.
 
 The run (``distill.export``), the card (``distill.card``) and the store recording
-(``distill.recorded_export``) all read these; this module imports none of them.
+(``distill.store_export``) all read these; this module imports none of them.
 """
 
 from __future__ import annotations
@@ -11,24 +11,52 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from distill.gates import GateConfig
 from distill.schema import Verdict
 from distill.split import Selection
-from distill.structure import FilterConfig
 
 FORMATS = ("jsonl", "parquet", "hf")
 FILES = ("train", "eval", "subtask", "rejected", "kto")
 PROBLEMS_FILE = "problems.jsonl"  # the train problems, rewards included: what rft and grpo sample on
 DEFAULT_EVAL_FRACTION = 0.1
 DEFAULT_MAX_AGENT_SHARE = 0.5
+DEFAULT_MIN_ATTRIBUTION = 0.9
+# Level 0.5 ("cites a datum from the tool results") and above: coefficient(0.5) = 0.7375.
+DEFAULT_MIN_COEFFICIENT = 0.7
+DEFAULT_MAX_TOKENS = 32_768  # Qwen3-4B's native context
+
+
+class FilterConfig(BaseModel):
+    """The structural filter's settings (``distill.structure``)."""
+
+    min_attribution: float = Field(
+        DEFAULT_MIN_ATTRIBUTION, ge=0.0, le=1.0, description="Share of executed calls that must match emitted ones."
+    )
+
+
+class GateConfig(BaseModel):
+    """The gates' settings (``distill.gates``)."""
+
+    min_coefficient: float = Field(
+        DEFAULT_MIN_COEFFICIENT, ge=0.0, le=1.0, description="Reasoning gate (0: unjudged pass)."
+    )
+    max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0, description="Format gate's length limit.")
+    # A tokenizer.json (or a directory holding one); None: the approximation.
+    tokenizer: Path | None = Field(None, description="tokenizer.json to count tokens (else ceil(chars/3)).")
+    template: Path | None = Field(None, description="Template the format gate renders with (default: Qwen3's).")
 
 
 class ExportConfig(BaseModel):
-    out: Path
-    formats: list[str] = Field(default_factory=lambda: ["jsonl"])
-    seed: int = 0
-    eval_fraction: float = Field(DEFAULT_EVAL_FRACTION, ge=0.0, lt=1.0)
-    max_agent_share: float = Field(DEFAULT_MAX_AGENT_SHARE, gt=0.0, le=1.0)
+    """One export's settings; ``arena export`` makes a flag of every field (and of the nested models')."""
+
+    out: Path = Field(description="Directory for train/eval/subtask/rejected/kto and README.md.")
+    formats: list[str] = Field(default_factory=lambda: ["jsonl"], description="Comma list of jsonl, parquet, hf.")
+    seed: int = Field(0, description="Seed of the eval-cluster draw, dedup and cap sampling.")
+    eval_fraction: float = Field(
+        DEFAULT_EVAL_FRACTION, ge=0.0, lt=1.0, description="Share of the gated leak clusters drawn for eval."
+    )
+    max_agent_share: float = Field(
+        DEFAULT_MAX_AGENT_SHARE, gt=0.0, le=1.0, description="Cap on one agent's share of train."
+    )
     filter: FilterConfig = Field(default_factory=FilterConfig)
     gates: GateConfig = Field(default_factory=GateConfig)
     selection: Selection = Field(default_factory=Selection)

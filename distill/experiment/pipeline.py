@@ -269,8 +269,7 @@ class Experiment:
         def work(folder: Path) -> dict:
             from arena.store import open_store
             from distill.export import run_export
-            from distill.export_model import ExportConfig
-            from distill.gates import GateConfig
+            from distill.export_model import ExportConfig, GateConfig
             from distill.importers import store_items
 
             stored = arena.result["store"]
