@@ -298,11 +298,7 @@ def store_items(store: Any, *, cycles: tuple[int, int] | None = None, suites: li
             except ValidationError as exc:
                 yield Unreadable(source=source, line=row.id, reason=f"episode {row.id}: {_validation(exc)}")
                 continue
-            judged = None
-            if row.coefficient is not None:
-                judged = JudgeInfo(
-                    level=row.level, coefficient=row.coefficient, judge=row.judge, rubric_version=row.rubric_version
-                )
+            judged = JudgeInfo.model_validate(row.judgment.model_dump()) if row.judgment is not None else None
             try:
                 trajectory, trace = normalize_record(
                     record,

@@ -15,6 +15,15 @@ from arena.store.models_export import ExportRun, ExportVerdict
 from arena.store.models_race import Episode, EpisodeStatus, Judgment, JudgmentStatus
 
 
+class LatestJudgment(BaseModel):
+    """An episode's latest done judgment."""
+
+    level: float
+    coefficient: float
+    judge: str
+    rubric_version: str
+
+
 class ExportableEpisode(BaseModel):
     """A done episode as the export reads it. ``outcome`` is the episode's OutcomeScore: its home is the
     episode's own column (``episodes.complete`` writes it beside the record), not the record."""
@@ -27,10 +36,7 @@ class ExportableEpisode(BaseModel):
     outcome: dict | None
     cluster_id: str
     partition: str
-    level: float | None  # the latest done judgment; all None: not judged
-    coefficient: float | None
-    judge: str | None
-    rubric_version: str | None
+    judgment: LatestJudgment | None  # None: not judged (yet)
 
 
 def exportable_episodes(
@@ -73,8 +79,21 @@ def exportable_episodes(
     if suites:
         statement = statement.where(Episode.suite_id.in_(suites))
     for row in session.execute(statement, execution_options={"yield_per": batch_size}):
-        yield ExportableEpisode.model_validate(
-            {**row._mapping, "partition": getattr(row.partition, "value", row.partition)}
+        judged = row.coefficient is not None
+        yield ExportableEpisode(
+            id=row.id,
+            cycle=row.cycle,
+            submission_id=row.submission_id,
+            suite_id=row.suite_id,
+            record=row.record,
+            outcome=row.outcome,
+            cluster_id=row.cluster_id,
+            partition=getattr(row.partition, "value", row.partition),
+            judgment=LatestJudgment(
+                level=row.level, coefficient=row.coefficient, judge=row.judge, rubric_version=row.rubric_version
+            )
+            if judged
+            else None,
         )
 
 
