@@ -7,14 +7,19 @@ finish time is one that failed part way; the API never reads its verdicts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from distill.export import run_export
 from distill.export_model import EpisodeVerdict, ExportConfig, ExportSummary
 from distill.importers import store_items
 
+if TYPE_CHECKING:
+    from arena.store.db import Store
+
 VERDICT_BATCH = 500  # verdicts per transaction: a large store's export never holds one transaction open
 
 
-def export_store(store, config: ExportConfig, *, batch_size: int = 500) -> ExportSummary:
+def export_store(store: Store, config: ExportConfig, *, batch_size: int = 500) -> ExportSummary:
     """Export the done episodes ``config.selection`` names, streamed ``batch_size`` at a time, and record
     the run, its verdicts and its funnel in the same store."""
     from arena.store.exports import add_verdicts, finish_export_run, start_export_run
