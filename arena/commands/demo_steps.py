@@ -37,9 +37,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from arena.agents import AGENTS_DIR
 from arena.config import ArenaSettings
 
-AGENTS_DIR = Path(__file__).resolve().parent / "agents"
 MINERS = ("tool_calling", "search_loop", "shortcut")
 COPYCAT = "copycat"
 OWNER = "owner"  # registered first: uid 0, the burn uid
