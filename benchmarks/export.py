@@ -100,7 +100,8 @@ def fill(url: str, n: int, records: list[EpisodeRecord], folder: Path) -> None:
 
 
 def export_child(url: str, out: str, batch_size: int, queue) -> None:
-    from distill.export import ExportConfig, run_export
+    from distill.export import run_export
+    from distill.export_model import ExportConfig
     from distill.importers import store_items
 
     store = open_store(url)

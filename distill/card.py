@@ -12,7 +12,7 @@ import importlib.util
 from pathlib import Path
 
 from distill.columnar import write_hf, write_parquet
-from distill.export import FILES, ExportSummary
+from distill.export_model import FILES, ExportSummary
 
 EXTRA_HINT = "pip install 'trajectory-arena[export]' (pyarrow, datasets, matplotlib)"
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from arena.scoring.metrics import pass_at_k
 from arena.scoring.paired import PairedComparison, confidently_better, confidently_worse
 from arena.scoring.paired import compare as paired_compare
-from distill.evaluate import EvalMetrics, ProblemResult
+from distill.eval_results import EvalMetrics, ProblemResult
 
 
 def _pct(value: float | None) -> str:

@@ -32,8 +32,10 @@ from arena.scoring.metrics import mean_pass_at_k, mean_pass_hat_k
 from arena.scoring.outcome import ScoreMode
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeBackend
+from distill.eval_report import render_report
+from distill.eval_results import METRICS_FILE, PROBLEMS_FILE, EvalMetrics, IntentMetrics, ProblemResult
 
-RECORDS_FILE, METRICS_FILE, REPORT_FILE, PROBLEMS_FILE = "records.jsonl", "metrics.json", "report.md", "problems.jsonl"
+RECORDS_FILE, REPORT_FILE = "records.jsonl", "report.md"
 HARNESS = "tool_calling"
 
 
@@ -48,39 +50,6 @@ class EvalSettings(BaseModel):
     concurrency: int = Field(2, ge=1)
     seed: int = 0
     label: str | None = None  # a name for `arena eval compare` (default: the model)
-
-
-class ProblemResult(BaseModel):
-    """One problem's outcome: the greedy run and the sampled runs' successes."""
-
-    id: str
-    intent: str
-    greedy: bool
-    successes: list[bool] = Field(default_factory=list)
-
-
-class IntentMetrics(BaseModel):
-    n: int
-    asr: float
-    pass_at_1: float | None = None
-    pass_at_k: dict[int, float] = Field(default_factory=dict)
-
-
-class EvalMetrics(BaseModel):
-    """`metrics.json`: the contract `arena eval` promises."""
-
-    asr: float
-    pass_at_1: float | None
-    pass_at_k: dict[int, float]
-    pass_hat_k: dict[int, float]
-    n_problems: int
-    samples: int
-    by_intent: dict[str, IntentMetrics]
-    model: str
-    label: str
-    temperature: float
-    mode: str
-    terminations: dict[str, int] = Field(default_factory=dict)
 
 
 def metrics_from_results(
@@ -147,8 +116,6 @@ async def evaluate(
     on_done: Callable[[EpisodeRecord], None] | None = None,
 ) -> EvalMetrics:
     """Run the greedy and sampled passes, write records/metrics/report/problems into ``out_dir``."""
-    from distill.eval_report import render_report
-
     if not problems:
         raise ValueError("no problems to evaluate")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -201,28 +168,3 @@ async def evaluate(
     (out_dir / PROBLEMS_FILE).write_text("".join(r.model_dump_json() + "\n" for r in ordered))
     (out_dir / REPORT_FILE).write_text(render_report(metrics))
     return metrics
-
-
-class EvalRunError(ValueError):
-    """An evaluation directory that cannot be read back (names the file and the reason)."""
-
-
-def load_run(run_dir: Path) -> tuple[EvalMetrics, list[ProblemResult]]:
-    """Read back a finished run for `arena eval compare`."""
-    metrics_path, problems_path = run_dir / METRICS_FILE, run_dir / PROBLEMS_FILE
-    for path in (metrics_path, problems_path):
-        if not path.is_file():
-            raise EvalRunError(f"{path}: missing; is {run_dir} an `arena eval` output directory?")
-    try:
-        metrics = EvalMetrics.model_validate_json(metrics_path.read_text())
-    except ValueError as exc:
-        raise EvalRunError(f"{metrics_path}: not an evaluation metrics file: {exc}") from None
-    results = []
-    for number, line in enumerate(problems_path.read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            results.append(ProblemResult.model_validate_json(line))
-        except ValueError as exc:
-            raise EvalRunError(f"{problems_path}:{number}: not a problem result: {exc}") from None
-    return metrics, results

@@ -14,16 +14,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from distill.gates import GateConfig, TokenCounter, gate_verdicts
+from distill.card import write_card, write_extras
+from distill.export_model import FILES, FORMATS, PROBLEMS_FILE, EpisodeVerdict, ExportConfig, ExportSummary, Funnel
+from distill.gates import TokenCounter, gate_verdicts
 from distill.importers import Item, Unreadable
 from distill.schema import Trajectory, Verdict
 from distill.split import (
     HELDOUT,
-    Selection,
     cap_agents,
     cluster_of,
     digest,
@@ -31,77 +31,11 @@ from distill.split import (
     eval_clusters,
     fingerprint,
 )
-from distill.structure import FilterConfig, structural_verdicts
-
-FORMATS = ("jsonl", "parquet", "hf")
-FILES = ("train", "eval", "subtask", "rejected", "kto")
-PROBLEMS_FILE = "problems.jsonl"  # the train problems, rewards included: what rft and grpo sample on
-DEFAULT_EVAL_FRACTION = 0.1
-DEFAULT_MAX_AGENT_SHARE = 0.5
+from distill.structure import structural_verdicts
 
 
 class ExportError(ValueError):
     pass
-
-
-class ExportConfig(BaseModel):
-    out: Path
-    formats: list[str] = Field(default_factory=lambda: ["jsonl"])
-    seed: int = 0
-    eval_fraction: float = Field(DEFAULT_EVAL_FRACTION, ge=0.0, lt=1.0)
-    max_agent_share: float = Field(DEFAULT_MAX_AGENT_SHARE, gt=0.0, le=1.0)
-    filter: FilterConfig = Field(default_factory=FilterConfig)
-    gates: GateConfig = Field(default_factory=GateConfig)
-    selection: Selection = Field(default_factory=Selection)
-
-
-class EpisodeVerdict(BaseModel):
-    """Where one episode went and why: what a database export stores per episode for the API."""
-
-    episode_id: str
-    destination: str  # train | eval | subtask | rejected
-    filter: dict[str, Verdict]
-    gates: dict[str, Verdict]
-
-
-class Funnel(BaseModel):
-    episodes: int = 0  # read (unreadable ones excluded)
-    unreadable: int = 0
-    outside_selection: int = 0
-    heldout: int = 0  # never exported
-    agentic: int = 0
-    subtask: int = 0
-    gated: int = 0
-    duplicates: int = 0
-    capped: int = 0
-    train: int = 0
-    eval: int = 0
-    rejected: int = 0
-    kto_rows: int = 0
-
-
-class ExportSummary(BaseModel):
-    out: str
-    config: ExportConfig
-    funnel: Funnel
-    counter: str
-    unreadable: list[str] = Field(default_factory=list)  # "file:line: reason"
-    excluded: dict[str, int] = Field(default_factory=dict)  # selection reason -> episodes
-    stage_failures: dict[str, int] = Field(default_factory=dict)  # first failing stage of sub-task rows
-    gate_failures: dict[str, int] = Field(default_factory=dict)
-    intents: dict[str, dict[str, int]] = Field(default_factory=dict)  # file -> intent -> rows
-    agents: dict[str, int] = Field(default_factory=dict)  # train rows per agent name@sha
-    rules: list[float] = Field(default_factory=list)  # outcome rule scores of every read episode
-    coefficients: list[float] = Field(default_factory=list)
-    extras: list[str] = Field(default_factory=list)  # written beyond JSONL (parquet, hf, plots) or why not
-    warnings: list[str] = Field(default_factory=list)  # what a user must know: a relaxed cap, an empty split
-    empty: list[str] = Field(default_factory=list)  # files with no row: not written (an empty file loads as an error)
-    train_problems: int = 0  # rows of problems.jsonl
-
-    @property
-    def usable(self) -> bool:
-        """False when nothing reached train: the export's purpose failed (the CLI exits 1)."""
-        return self.funnel.train > 0
 
 
 class _Key(BaseModel):
@@ -337,8 +271,6 @@ def run_export(
     items: Iterable[Item | Unreadable], config: ExportConfig, *, on_verdict: VerdictSink | None = None
 ) -> ExportSummary:
     """Run the whole export: filter, gate, split, write the files, the extras and the dataset card."""
-    from distill.card import write_card, write_extras
-
     unknown = sorted(set(config.formats) - set(FORMATS))
     if unknown:
         raise ExportError(f"unknown format(s) {', '.join(unknown)}; choose from {', '.join(FORMATS)}")

@@ -19,24 +19,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-
+from distill.export_model import GateConfig
 from distill.normalize import parse_arguments
 from distill.schema import Trajectory, Verdict
 
 TEMPLATES = Path(__file__).parent / "templates"
 TEMPLATE = TEMPLATES / "qwen3_chat.jinja"
-# Level 0.5 ("cites a datum from the tool results") and above: coefficient(0.5) = 0.7375.
-DEFAULT_MIN_COEFFICIENT = 0.7
-DEFAULT_MAX_TOKENS = 32_768  # Qwen3-4B's native context
 CHARS_PER_TOKEN = 3
-
-
-class GateConfig(BaseModel):
-    min_coefficient: float = Field(DEFAULT_MIN_COEFFICIENT, ge=0.0, le=1.0)
-    max_tokens: int = Field(DEFAULT_MAX_TOKENS, gt=0)
-    tokenizer: Path | None = None  # a tokenizer.json (or a directory holding one); None: the approximation
-    template: Path | None = None  # the chat template to render with; None: the shipped Qwen3 template
 
 
 class GateError(ValueError):

@@ -40,8 +40,8 @@ class Unreadable(BaseModel):
         return f"{self.source}:{self.line}: {self.reason}"
 
 
-class ImportError_(ValueError):  # noqa: N801 - not the builtin: a file the export cannot use at all
-    pass
+class CorpusFileError(ValueError):
+    """An input file the export cannot use at all (unreadable, not a suite, a bad judgment line)."""
 
 
 def _lines(path: Path) -> Iterator[tuple[int, Any | Unreadable]]:
@@ -51,7 +51,7 @@ def _lines(path: Path) -> Iterator[tuple[int, Any | Unreadable]]:
                 row = Unreadable(source=str(path), line=number, reason=f"not valid JSON ({row})")
             yield number, row
     except OSError as exc:
-        raise ImportError_(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        raise CorpusFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
 
 
 def _validation(exc: ValidationError) -> str:
@@ -69,13 +69,13 @@ def read_judgments(paths: Iterable[Path]) -> dict[str, JudgeInfo | None]:
     for path in paths:
         for number, row in _lines(Path(path)):
             if isinstance(row, Unreadable):
-                raise ImportError_(str(row))
+                raise CorpusFileError(str(row))
             if not isinstance(row, dict) or "episode_id" not in row:
-                raise ImportError_(f"{path}:{number}: not a judgment line (no episode_id)")
+                raise CorpusFileError(f"{path}:{number}: not a judgment line (no episode_id)")
             try:
                 found[str(row["episode_id"])] = judge_info(row)
             except (KeyError, TypeError, ValueError) as exc:
-                raise ImportError_(f"{path}:{number}: not a judgment line ({exc})") from None
+                raise CorpusFileError(f"{path}:{number}: not a judgment line ({exc})") from None
     return found
 
 
@@ -94,7 +94,7 @@ def read_suites(paths: Iterable[Path]) -> dict[str, ProblemPlace]:
         try:
             suite = Suite(path)
         except (SuiteError, OSError) as exc:
-            raise ImportError_(f"{path}: not a suite directory ({exc})") from None
+            raise CorpusFileError(f"{path}: not a suite directory ({exc})") from None
         for partition in PartitionName:
             try:
                 problems = suite.problems(partition)
@@ -287,69 +287,26 @@ def subnet_items(path: Path) -> Iterator[Item | Unreadable]:
 
 def store_items(store: Any, *, cycles: tuple[int, int] | None = None, suites: list[str] | None = None,
                 batch_size: int = 500) -> Iterator[Item | Unreadable]:  # fmt: skip
-    """Done episodes with their latest done judgment and problem place, streamed in batches.
+    """Done episodes with their latest done judgment and problem place, streamed in batches of ``batch_size``."""
+    from arena.store.exports import exportable_episodes
 
-    ``yield_per`` makes PostgreSQL use a server-side cursor (SQLite steps its
-    cursor): only ``batch_size`` records are in memory at once, however big the store.
-    """
-    from sqlalchemy import and_, func, select
-
-    from arena.store.models import ProblemRow
-    from arena.store.models_race import Episode, EpisodeStatus, Judgment, JudgmentStatus
-
-    newest = (
-        select(Judgment.episode_id, func.max(Judgment.version).label("version"))
-        .where(Judgment.status == JudgmentStatus.done)
-        .group_by(Judgment.episode_id)
-        .subquery()
-    )
-    statement = (
-        select(
-            Episode.id,
-            Episode.cycle,
-            Episode.submission_id,
-            Episode.suite_id,
-            Episode.record,
-            Episode.outcome,
-            ProblemRow.cluster_id,
-            ProblemRow.partition,
-            Judgment.level,
-            Judgment.coefficient,
-            Judgment.judge,
-            Judgment.rubric_version,
-        )  # fmt: skip
-        .join(ProblemRow, and_(ProblemRow.suite_id == Episode.suite_id, ProblemRow.problem_id == Episode.problem_id))
-        .outerjoin(newest, newest.c.episode_id == Episode.id)
-        .outerjoin(Judgment, and_(Judgment.episode_id == Episode.id, Judgment.version == newest.c.version))
-        .where(Episode.status == EpisodeStatus.done)
-        .order_by(Episode.id)
-    )
-    if cycles is not None:
-        statement = statement.where(Episode.cycle.between(*cycles))
-    if suites:
-        statement = statement.where(Episode.suite_id.in_(suites))
     source = f"store:{store.url}"
     with store.sessions() as session:
-        for row in session.execute(statement, execution_options={"yield_per": batch_size}):
+        for row in exportable_episodes(session, cycles=cycles, suites=suites, batch_size=batch_size):
             try:
                 record = EpisodeRecord.model_validate(row.record)
             except ValidationError as exc:
                 yield Unreadable(source=source, line=row.id, reason=f"episode {row.id}: {_validation(exc)}")
                 continue
-            if row.outcome is not None:
-                record.outcome = row.outcome
-            judged = None
-            if row.coefficient is not None:
-                judged = JudgeInfo(
-                    level=row.level, coefficient=row.coefficient, judge=row.judge, rubric_version=row.rubric_version
-                )
+            judged = JudgeInfo.model_validate(row.judgment.model_dump()) if row.judgment is not None else None
             try:
                 trajectory, trace = normalize_record(
                     record,
                     source="store",
+                    outcome=row.outcome,
                     judgment=judged,
                     cluster_id=row.cluster_id,
-                    partition=getattr(row.partition, "value", row.partition),
+                    partition=row.partition,
                     cycle=row.cycle,
                     submission_id=row.submission_id,
                     suite_id=row.suite_id,

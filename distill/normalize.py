@@ -15,6 +15,7 @@ one filter judges trajectories from every source.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -227,6 +228,7 @@ def normalize_record(
     record: EpisodeRecord,
     *,
     source: str,
+    outcome: Mapping[str, Any] | None = None,
     judgment: JudgeInfo | None = None,
     cluster_id: str | None = None,
     partition: str | None = None,
@@ -234,10 +236,14 @@ def normalize_record(
     submission_id: int | None = None,
     suite_id: str | None = None,
 ) -> tuple[Trajectory, Trace]:
-    """The canonical trajectory of one recorded episode and the trace the filter checks it against."""
+    """The canonical trajectory of one recorded episode and the trace the filter checks it against.
+
+    ``outcome``: the episode's OutcomeScore (JSON) where it is kept apart from the record (the store's
+    column); None: the record's own, as an episode-record file carries it.
+    """
     trace = trace_of(record)
     tokens = record.inference_tokens()
-    outcome = record.outcome or {}
+    outcome = (record.outcome if outcome is None else outcome) or {}
     metadata = TrajectoryMetadata(
         episode_id=record.episode_id,
         problem_id=record.problem.id,

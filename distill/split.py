@@ -29,10 +29,27 @@ class SplitError(ValueError):
 class Selection(BaseModel):
     """Which episodes an export reads: a cycle range, a time range, suites (None: no bound)."""
 
-    cycles: tuple[int, int] | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    suites: list[str] = Field(default_factory=list)
+    cycles: tuple[int, int] | None = Field(None, description="Cycle range A:B (inclusive).")
+    since: datetime | None = Field(None, description="Episodes started at or after (ISO-8601).")
+    until: datetime | None = Field(None, description="Episodes started before (ISO-8601).")
+    suites: list[str] = Field(default_factory=list, description="Comma list of suite ids to select.")
+
+    @field_validator("cycles", mode="before")
+    @classmethod
+    def _cycle_text(cls, value: object) -> object:
+        return cls.parse_cycles(value) if isinstance(value, str) else value
+
+    @field_validator("since", "until", mode="before")
+    @classmethod
+    def _time_text(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        if not value:
+            return None
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO-8601 time (e.g. 2025-06-01T00:00:00Z)") from None
 
     @field_validator("since", "until")
     @classmethod

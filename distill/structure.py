@@ -22,19 +22,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
+from distill.export_model import FilterConfig
 from distill.normalize import ExecutedCall, Trace, assistant_message, parse_arguments, tool_content
 from distill.schema import Verdict
 
 STAGES = ("inference", "tool_calls", "attribution", "continuity", "final_recommendation")
-DEFAULT_MIN_ATTRIBUTION = 0.9
-
-
-class FilterConfig(BaseModel):
-    min_attribution: float = Field(
-        DEFAULT_MIN_ATTRIBUTION, ge=0.0, le=1.0, description="Share of executed calls that must match emitted ones."
-    )
 
 
 class _Emitted(BaseModel):

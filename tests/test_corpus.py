@@ -329,9 +329,8 @@ def test_database_export_streams_judged_episodes_and_never_the_heldout(backend, 
     from arena.problems.partitions import PartitionName
     from arena.store import repositories as repo
     from arena.store.models_race import EpisodeStage
-    from distill.export import ExportConfig
     from distill.export import run_export as export_items
-    from distill.gates import GateConfig
+    from distill.export_model import ExportConfig, GateConfig
     from distill.importers import store_items
     from tests.test_store import make_suite, migrated_store, new_submission
 
@@ -361,11 +360,11 @@ def test_database_export_streams_judged_episodes_and_never_the_heldout(backend, 
         config = ExportConfig(out=tmp_path / "out", gates=GateConfig(min_coefficient=0), max_agent_share=1)
         summary = export_items(store_items(store, batch_size=2), config, on_verdict=seen.append)
         # The command's database path stores the run and every verdict, for the API.
-        from arena.commands.export import _export_recording_verdicts
         from arena.store.exports import latest_verdict
+        from distill.store_export import export_store
 
         stored_config = config.model_copy(update={"out": tmp_path / "out2"})
-        _export_recording_verdicts(store, store_items(store, batch_size=2), stored_config, tmp_path / "out2")
+        export_store(store, stored_config, batch_size=2)
         with store.transaction() as s:
             loop_verdict = latest_verdict(s, str(infos[2].id))
             assert latest_verdict(s, str(infos[3].id)) is None  # held out: never exported, never judged here

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from distill.export import ExportConfig, run_export
-from distill.gates import GateConfig, TokenCounter, format_verdict, render
+from distill.export import run_export
+from distill.export_model import ExportConfig, GateConfig
+from distill.gates import TokenCounter, format_verdict, render
 from distill.importers import shoppingbench_items, subnet_items
 from distill.schema import AgentInfo, Trajectory, TrajectoryMetadata
 from distill.split import Selection, SplitError, eval_clusters, leak_failures, share_cap

@@ -84,18 +84,18 @@ def test_a_demo_whose_cycle_halts_fails_with_the_fix(monkeypatch, tmp_path):
     """What `arena demo` does with a halted cycle (the race side is tests/test_race_faults.py)."""
     from typer.testing import CliRunner
 
-    import arena.demo
     from arena.cli import app
+    from arena.commands import demo_steps
     from arena.race.halt import FIXES
 
     halt = {"stage": "qualifying", "kind": "sandbox", "reason": "2 episode(s) failed on a sandbox fault that the "
             "canary hit too", "submissions": [1, 2], "episodes": 2, "canary_failed": True, "fix": FIXES["sandbox"]}  # fmt: skip
 
     def halted(settings, out_dir, plan, console):
-        return arena.demo.DemoResult(cycle=1, champion=None, standings=[], weights={}, rejected_copy=None, funnel={},
+        return demo_steps.DemoResult(cycle=1, champion=None, standings=[], weights={}, rejected_copy=None, funnel={},
                                      paths={}, halt=halt)  # fmt: skip
 
-    monkeypatch.setattr(arena.demo, "run_demo", halted)
+    monkeypatch.setattr(demo_steps, "run_demo", halted)
     result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path)])
     assert result.exit_code == 3, result.output
     assert "cycle 1 halted at qualifying (sandbox)" in result.output

@@ -19,7 +19,8 @@ from arena.scoring.metrics import pass_at_k, pass_hat_k
 from arena.shop.index import CatalogIndex
 from arena.taskpack.build import build_catalog
 from distill.eval_report import compare_runs, render_comparison
-from distill.evaluate import EvalMetrics, EvalSettings, ProblemResult, load_run, metrics_from_results
+from distill.eval_results import EvalMetrics, ProblemResult, load_run
+from distill.evaluate import EvalSettings, metrics_from_results
 
 runner = CliRunner()
 

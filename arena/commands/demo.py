@@ -20,7 +20,7 @@ def demo(
     config: ConfigOption = None,
 ) -> None:
     """A whole local race: catalog, suite, signed submissions, one cycle in sandboxes, leaderboard, corpus."""
-    from arena.demo import DemoPlan, print_result, run_demo
+    from arena.commands.demo_steps import DemoPlan, print_result, run_demo
 
     settings = settings_or_fail(config)
     plan = DemoPlan(products=products, problems=problems, seed=seed)

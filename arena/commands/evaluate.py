@@ -135,7 +135,7 @@ def compare(
 ) -> None:
     """Put several evaluation runs side by side, with bootstrap confidence intervals over problems."""
     from distill.eval_report import compare_runs
-    from distill.evaluate import EvalRunError, load_run
+    from distill.eval_results import EvalRunError, load_run
 
     try:
         loaded = [load_run(path) for path in runs]

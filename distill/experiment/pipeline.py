@@ -268,8 +268,8 @@ class Experiment:
 
         def work(folder: Path) -> dict:
             from arena.store import open_store
-            from distill.export import ExportConfig, run_export
-            from distill.gates import GateConfig
+            from distill.export import run_export
+            from distill.export_model import ExportConfig, GateConfig
             from distill.importers import store_items
 
             stored = arena.result["store"]
@@ -349,7 +349,8 @@ class Experiment:
         name = f"{'sampled' if sampled else 'eval'}-{row}"
 
         def work(folder: Path) -> dict:
-            from distill.evaluate import EvalSettings, ProblemResult
+            from distill.eval_results import ProblemResult
+            from distill.evaluate import EvalSettings
             from distill.evaluate import evaluate as run_eval
 
             heldout, _, _ = _partitions(self.config, self.suite_dir)

@@ -1,4 +1,4 @@
-"""``arena demo``: a whole local race on the embedded defaults, start to end.
+"""The steps of ``arena demo`` (``arena.commands.demo``): a whole local race on the embedded defaults, start to end.
 
 1. a small synthetic catalog and its index (with a knowledge corpus);
 2. generated problems of all four intents, clustered into a versioned suite;
@@ -37,9 +37,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from arena.agents import AGENTS_DIR
 from arena.settings import ArenaSettings
 
-AGENTS_DIR = Path(__file__).resolve().parent / "agents"
 MINERS = ("tool_calling", "search_loop", "shortcut")
 COPYCAT = "copycat"
 OWNER = "owner"  # registered first: uid 0, the burn uid
@@ -260,15 +260,13 @@ def run_cycle(settings, store, chain, validator_hotkey, suite_dir, catalog_dir, 
 
 def export_corpus(database_url: str, out: Path, console: Console) -> dict:
     """The judged store as a corpus; one agent may dominate a three-miner demo, so no share cap."""
-    from arena.commands.export import _export_recording_verdicts
     from arena.store import open_store
-    from distill.export import ExportConfig
-    from distill.importers import store_items
+    from distill.export_model import ExportConfig
+    from distill.store_export import export_store
 
     store = open_store(database_url)
     try:
-        config = ExportConfig(out=out, max_agent_share=1.0)
-        summary = _export_recording_verdicts(store, store_items(store), config, out)
+        summary = export_store(store, ExportConfig(out=out, max_agent_share=1.0))
     finally:
         store.dispose()
     console.print(f"[bold]corpus[/] written to {out} (dataset card: {out / 'README.md'})")
