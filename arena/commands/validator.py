@@ -132,7 +132,7 @@ def _run_validator(
     """The command's body."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from arena.race.cycle import RaceError
+    from arena.race.context import RaceError
     from arena.race.settings import RaceSettingsError, race_settings
     from arena.race.validator import Validator, ValidatorError
     from arena.store import StoreError

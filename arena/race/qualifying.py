@@ -24,7 +24,7 @@ from sqlalchemy import select
 
 from arena.problems.partitions import PartitionName
 from arena.race import scoring
-from arena.race.cycle import CycleContext
+from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.race.resilience import in_thread
 from arena.scoring.paired import compare, confidently_worse, paired_values

@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 
 from arena.chain.protocol import Chain
 from arena.race import scoring
-from arena.race.cycle import CycleContext
+from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.race.promotion import Contender, decide_promotion, rank_contenders
 from arena.race.resilience import in_thread
