@@ -35,7 +35,7 @@ from sqlalchemy import create_engine, select, text
 
 from arena.config import ArenaSettings
 from arena.race.held_results import HeldResult, HeldResults
-from arena.race.resilience import is_transient
+from arena.store.resilience import is_transient
 from arena.race.settings import RaceSettings
 from arena.race.tasks import EPISODES_QUEUE, QueueConnector, store_held_results
 from arena.race.validator import Validator

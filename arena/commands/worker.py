@@ -70,7 +70,7 @@ def worker(
 
 
 async def _serve(settings, race, store, catalog_path: Path, concurrency: int, name: str) -> None:
-    from arena.race.resilience import retry_async
+    from arena.store.resilience import retry_async
     from arena.race.tasks import connector_for, create_task_app
     from arena.race.validator import widen_thread_pool, worker_context
     from arena.race.workers import run_workers

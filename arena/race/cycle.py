@@ -34,7 +34,7 @@ from arena.race import qualifying, racing, results
 from arena.race.context import CycleContext, RaceError
 from arena.race.dispatch import Dispatcher
 from arena.race.halt import CycleHalted, Halt
-from arena.race.resilience import in_thread
+from arena.store.resilience import in_thread
 from arena.race.settings import RaceSettings
 from arena.store import Store
 from arena.store import repositories as repo

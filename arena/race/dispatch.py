@@ -22,7 +22,7 @@ from sqlalchemy import select
 
 from arena.race import scoring
 from arena.race.dead_workers import recover_dead_workers
-from arena.race.resilience import in_thread, retry_async
+from arena.store.resilience import in_thread, retry_async
 from arena.race.settings import RaceSettings
 from arena.race.tasks import defer_episode, defer_judgment
 from arena.store import Store

@@ -26,7 +26,7 @@ from arena.problems.partitions import PartitionName
 from arena.race import scoring
 from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
-from arena.race.resilience import in_thread
+from arena.store.resilience import in_thread
 from arena.scoring.paired import compare, confidently_worse, paired_values
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus

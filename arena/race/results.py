@@ -22,7 +22,7 @@ from arena.race import scoring
 from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.race.promotion import Contender, decide_promotion, rank_contenders
-from arena.race.resilience import in_thread
+from arena.store.resilience import in_thread
 from arena.race.weights import Finisher, compute_weights
 from arena.store import Store
 from arena.store import repositories as repo

@@ -37,7 +37,7 @@ from sqlalchemy.engine import make_url
 from arena.problems.model import Problem
 from arena.race.halt import JUDGE_OUTAGE
 from arena.race.held_results import HeldResult, HeldResults, held
-from arena.race.resilience import in_thread
+from arena.store.resilience import in_thread
 from arena.race.settings import RaceSettings
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
 from arena.runner.faults import (

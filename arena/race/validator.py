@@ -10,7 +10,7 @@ procrastinate's in-memory queue; on PostgreSQL it queues them in the
 database for ``arena worker`` processes anywhere, and also works on them
 itself with ``race.workers`` in-process workers (0: leave them to the
 workers). A database that goes away for a moment is waited for: each store
-call retries (``arena.race.resilience``) and a cycle interrupted by a longer
+call retries (``arena.store.resilience``) and a cycle interrupted by a longer
 outage is resumed from the store.
 """
 
@@ -33,7 +33,7 @@ from arena.config import ArenaSettings, load_settings
 from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport, run_cycle, with_cycle_params
 from arena.race.dispatch import Dispatcher, ProgressSink
-from arena.race.resilience import OUTAGE_BUDGET_S, Backoff, first_line, is_transient
+from arena.store.resilience import OUTAGE_BUDGET_S, Backoff, first_line, is_transient
 from arena.race.settings import POLICY_MODEL, RaceSettings, race_settings
 from arena.race.tasks import WorkerContext, connector_for, create_task_app
 from arena.race.workers import run_workers

@@ -19,7 +19,7 @@ from procrastinate import App
 from procrastinate.testing import InMemoryConnector
 
 from arena.race.queue_worker import QueueWorker
-from arena.race.resilience import first_line
+from arena.store.resilience import first_line
 from arena.race.settings import RaceSettings
 from arena.race.tasks import EPISODES_QUEUE, JUDGMENTS_QUEUE, WorkerContext, defer_judgment, store_held_results
 from arena.runner.workdirs import sweep

@@ -86,7 +86,7 @@ def record_fault(record: EpisodeRecord) -> ValidatorFault | None:
 
 def exception_fault(exc: BaseException) -> ValidatorFault:
     """What an exception out of the runner says about the validator."""
-    from arena.race.resilience import is_transient
+    from arena.store.resilience import is_transient
     from arena.runner.sandbox import SandboxUnavailable
 
     text = f"{type(exc).__name__}: {exc}"
