@@ -29,6 +29,7 @@ part; the rules only make sure the material for it exists.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -180,7 +181,8 @@ def _dictation_note(findings: RulesFindings) -> str:
 
 
 class RulesJudge:
-    """The offline judge. ``judge`` is async only to share the LLM judge's interface."""
+    """The offline judge: ``judge_now`` for a caller off the event loop; ``judge`` runs it in a thread, so the
+    episodes' tool servers on the caller's loop keep answering while it works."""
 
     name = RULES_JUDGE
 
@@ -203,7 +205,7 @@ class RulesJudge:
         )
 
     async def judge(self, record: EpisodeRecord) -> ReasoningJudgment:
-        return self.judge_now(record)
+        return await asyncio.to_thread(self.judge_now, record)
 
     async def aclose(self) -> None:
         return None
