@@ -18,10 +18,7 @@ from arena.store.models_race import EpisodeStatus, JudgmentStatus
 from arena.store.resilience import in_thread
 from judge.batch import Judge, judge_guarded
 from judge.rubric import RUBRIC_VERSION
-from judge.verdict import JudgmentOutcome, JudgmentPending, ReasoningJudgment
-
-# The reason of a pending judgment whose judge canary failed too; the race's halt rules read it.
-JUDGE_OUTAGE = "judge unavailable (its canary failed too)"
+from judge.verdict import JUDGE_OUTAGE, JudgmentOutcome, JudgmentPending, ReasoningJudgment
 
 
 @dataclass(frozen=True)

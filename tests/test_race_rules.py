@@ -311,7 +311,8 @@ def test_faults_halt_a_stage_when_the_canary_shares_them_or_they_hit_several_sub
 
 
 def test_a_judge_down_for_everyone_halts_but_one_unjudgeable_episode_is_excluded():
-    from arena.race.halt import JUDGE_OUTAGE, UnjudgedEpisode, assess_judgments
+    from arena.race.halt import UnjudgedEpisode, assess_judgments
+    from judge.verdict import JUDGE_OUTAGE
 
     own = [UnjudgedEpisode(episode_id=1, submission_id=1, reason="the judge's reply was not JSON")]
     assert assess_judgments("judging: race", own, [1, 2, 3], 0.5) is None

@@ -70,10 +70,11 @@ def worker(
 
 
 async def _serve(settings, race, store, catalog_path: Path, concurrency: int, name: str) -> None:
-    from arena.store.resilience import retry_async
-    from arena.race.tasks import connector_for, create_task_app
+    from arena.race.queues import connector_for
+    from arena.race.tasks import create_task_app
     from arena.race.validator import widen_thread_pool, worker_context
     from arena.race.workers import run_workers
+    from arena.store.resilience import retry_async
 
     loop = asyncio.get_running_loop()
     widen_thread_pool(loop, concurrency)

@@ -22,12 +22,12 @@ from sqlalchemy import select
 
 from arena.race import scoring
 from arena.race.dead_workers import recover_dead_workers
-from arena.store.resilience import in_thread, retry_async
+from arena.race.queues import defer_episode, defer_judgment
 from arena.race.settings import RaceSettings
-from arena.race.tasks import defer_episode, defer_judgment
 from arena.store import Store
 from arena.store import repositories as repo
 from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgment, JudgmentStatus
+from arena.store.resilience import in_thread, retry_async
 
 logger = logging.getLogger(__name__)
 

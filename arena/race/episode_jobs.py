@@ -1,4 +1,4 @@
-"""Episodes and judgments as procrastinate tasks: ``run_episode(episode_id)`` and ``judge_episode(episode_id)``.
+"""The episode job: claim a stored episode, run it in the sandbox, score it, store it once, queue its judgment.
 
 The store, not the queue, is the source of truth. A job names an episode;
 the task claims it in the store with a lease that names the job (renewed
@@ -13,33 +13,22 @@ A result finished while the store is briefly unavailable is never thrown
 away: the store calls retry with backoff, and a result still unstored after
 that is stored by the job's next try, by the worker's housekeeping, or by the
 worker after a restart, from the held copy, without running the episode again.
-
-Connectors: ``PsycopgConnector`` for PostgreSQL (any number of ``arena worker``
-processes on any machines share the queue; its schema is the store's
-migration 0002), ``InMemoryConnector`` for SQLite (the embedded validator runs
-the same tasks in-process).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import socket
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from procrastinate import App, BaseConnector, JobContext, PsycopgConnector, RetryStrategy
-from procrastinate import exceptions as procrastinate_exceptions
-from procrastinate.testing import InMemoryConnector
-from sqlalchemy.engine import make_url
+from procrastinate import App
 
 from arena.problems.model import Problem
-from arena.race.halt import JUDGE_OUTAGE
 from arena.race.held_results import HeldResult, HeldResults, held
-from arena.store.resilience import in_thread
-from arena.race.settings import RaceSettings
-from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.race.queues import defer_judgment
+from arena.race.worker_context import WorkerContext
+from arena.runner.episode import AgentSource
 from arena.runner.faults import (
     CANARY_NAME,
     CANARY_SOURCE,
@@ -48,94 +37,18 @@ from arena.runner.faults import (
     exception_fault,
     record_fault,
 )
-from arena.runner.proxy import SamplingPin, UpstreamRegistry
-from arena.runner.record import (
-    EpisodeLimits,
-    EpisodeRecord,
-    FaultKind,
-    LLMCallRecord,
-    ToolCallRecord,
-    ValidatorFault,
-)
+from arena.runner.proxy import SamplingPin
+from arena.runner.record import EpisodeRecord, FaultKind, ValidatorFault
 from arena.scoring.outcome import ScoreMode, score_problem
-from arena.shop.index import CatalogIndex
-from arena.shop.knowledge import KnowledgeBackend
-from arena.store import Store, StoreError, resolve_url
+from arena.store import Store, StoreError
 from arena.store import repositories as repo
-from arena.store.models_race import EpisodeStatus, JudgmentStatus
-from judge.batch import Judge
-from judge.rubric import RUBRIC_VERSION
-from judge.verdict import JudgmentPending, ReasoningJudgment
+from arena.store.resilience import in_thread
 
 logger = logging.getLogger(__name__)
-
-EPISODES_QUEUE = "episodes"
-JUDGMENTS_QUEUE = "judgments"
-QUEUES = (EPISODES_QUEUE, JUDGMENTS_QUEUE)
-RETRY_BACKOFF_BASE_S = 2  # procrastinate's exponential wait: 2, 4, 8, ... seconds between tries
-
-
-class JudgmentStillPending(RuntimeError):
-    """The judge could not judge the episode this time; the job is retried with backoff."""
 
 
 class ValidatorFaultRetry(RuntimeError):
     """The validator failed this episode's try (sandbox, model server, runner); the job is retried with backoff."""
-
-
-@dataclass
-class WorkerContext:
-    """What the tasks need in one process: the store, the catalog, the model servers, the judge."""
-
-    store: Store
-    catalog: CatalogIndex
-    registry: UpstreamRegistry
-    judge: Judge
-    race: RaceSettings
-    limits: EpisodeLimits = field(default_factory=EpisodeLimits)
-    knowledge: KnowledgeBackend | None = None
-    runtime_dir: Path | None = None
-    work_dir: Path | None = None  # root of the episode folders (arena.runner.workdirs)
-    worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")
-    _runners: dict[tuple, EpisodeRunner] = field(default_factory=dict)
-    _held: HeldResults | None = None
-
-    @property
-    def held(self) -> HeldResults:
-        """Finished results not yet in the store (made on first use: a worker that never finishes an
-        episode never touches the folder)."""
-        if self._held is None:
-            self._held = HeldResults.for_store(self.race.held_results_dir, self.store.url)
-        return self._held
-
-    def runner(self, model: str, pin: SamplingPin | None) -> EpisodeRunner:
-        """One runner per (model, pin): the cycle's parameters, not this process's, decide both."""
-        key = (model, None if pin is None else (pin.temperature, pin.seed))
-        if key not in self._runners:
-            config = RunnerConfig(
-                limits=self.limits, sandbox=self.race.sandbox, allowlist=[model], pin=pin, runtime_dir=self.runtime_dir,
-                work_dir=self.work_dir,
-            )  # fmt: skip
-            self._runners[key] = EpisodeRunner(self.catalog, self.registry, config, knowledge=self.knowledge)
-        return self._runners[key]
-
-
-class QueueConnector(PsycopgConnector):
-    """procrastinate's PostgreSQL connector, keeping its conninfo for the workers' job-notification listener."""
-
-    def __init__(self, conninfo: str) -> None:
-        # procrastinate's pool checks each connection as it is handed out, so a database restart costs a
-        # reconnect, not a job.
-        super().__init__(conninfo=conninfo, min_size=1, max_size=4)
-        self.conninfo = conninfo
-
-
-def connector_for(database_url: str | None) -> BaseConnector:
-    """PostgreSQL: the shared queue in the store's database; SQLite: an in-process queue."""
-    url = resolve_url(database_url)
-    if url.get_backend_name() != "postgresql":
-        return InMemoryConnector()
-    return QueueConnector(make_url(url).set(drivername="postgresql").render_as_string(hide_password=False))
 
 
 @dataclass
@@ -336,132 +249,3 @@ async def _fault(ctx: WorkerContext, claimed: repo.EpisodeInfo, fault: Validator
         logger.error("episode %d failed for good: %s", episode_id, reason, extra=extra)
         return "failed"
     raise ValidatorFaultRetry(f"episode {episode_id}: {reason}")
-
-
-def judgment_target(store: Store, episode_id: int, judge: str) -> tuple[repo.EpisodeInfo, int] | None:
-    """The done episode and the pending judgment version to fill (created if none); None: nothing to judge."""
-    with store.transaction() as session:
-        info = repo.get_episode(session, episode_id, with_record=True)
-        if info is None or info.status is not EpisodeStatus.done:
-            return None
-        if repo.latest(session, episode_id) is not None:
-            return None  # judged: a re-judgment is a new version made on purpose, not by the race
-        history = repo.versions(session, episode_id)
-        if history and history[-1].status is JudgmentStatus.pending:
-            return info, history[-1].id
-        return info, repo.add_version(session, episode_id, judge, RUBRIC_VERSION).id
-
-
-def record_judgment(store: Store, judgment_id: int, outcome: ReasoningJudgment | JudgmentPending) -> None:
-    with store.transaction() as session:
-        if isinstance(outcome, ReasoningJudgment):
-            result = repo.JudgmentResult(
-                level=outcome.level,
-                coefficient=outcome.coefficient,
-                explanation=outcome.explanation,
-                detail=outcome.model_dump(mode="json"),
-            )
-            repo.record_result(session, judgment_id, result)
-        else:
-            repo.record_failure(session, judgment_id, outcome.reason)
-
-
-async def judge_episode_now(ctx: WorkerContext, episode_id: int) -> str:
-    """The body of ``judge_episode``. A failure is recorded on the pending version and raised (retried):
-    never a silent coefficient."""
-    target = await in_thread(judgment_target, ctx.store, episode_id, ctx.judge.name)
-    if target is None:
-        return "nothing to judge"
-    info, judgment_id = target
-    record = EpisodeRecord.model_validate(info.record)
-    try:
-        judge_now = getattr(ctx.judge, "judge_now", None)
-        # The rules judge is CPU work: in a thread, so the episodes' tool servers on this loop keep answering.
-        outcome = await (asyncio.to_thread(judge_now, record) if judge_now else ctx.judge.judge(record))
-    except Exception as exc:  # a judge bug is a failed attempt like any other
-        outcome = JudgmentPending(
-            episode_id=record.episode_id,
-            reason=f"the judge crashed: {type(exc).__name__}: {exc}",
-            attempts=0,
-            judge=ctx.judge.name,
-            rubric_version=RUBRIC_VERSION,
-        )
-    if isinstance(outcome, JudgmentPending) and not await _judge_canary_ok(ctx, record):
-        # The judge cannot judge a plain reference trajectory either: it is down, not this episode's doing.
-        outcome = outcome.model_copy(update={"reason": f"{JUDGE_OUTAGE}: {outcome.reason}"})
-    await in_thread(record_judgment, ctx.store, judgment_id, outcome)
-    if isinstance(outcome, JudgmentPending):
-        raise JudgmentStillPending(f"episode {episode_id}: judgment pending: {outcome.reason}")
-    return f"judged level {outcome.level}"
-
-
-def judge_canary_record(record: EpisodeRecord) -> EpisodeRecord:
-    """A plain reference trajectory on the same problem: one tool call, one model answer, terminated."""
-    return record.model_copy(
-        update={
-            "episode_id": f"{record.episode_id}-judge-canary",
-            "tool_calls": [
-                ToolCallRecord(
-                    index=0, name="terminate", arguments={"status": "failure"}, ok=True, at_s=0.1, duration_ms=1.0
-                )
-            ],  # fmt: skip
-            "llm_calls": [
-                LLMCallRecord(
-                    index=0,
-                    model=record.model,
-                    request={"messages": [{"role": "user", "content": "hello"}]},
-                    response={"content": "I could not find a product that meets every constraint."},
-                    at_s=0.0,
-                    latency_ms=1.0,
-                )  # fmt: skip
-            ],
-            "final_recommendation": None,
-            "terminate_status": "failure",
-        }
-    )
-
-
-async def _judge_canary_ok(ctx: WorkerContext, record: EpisodeRecord) -> bool:
-    try:
-        outcome = await ctx.judge.judge(judge_canary_record(record))
-    except Exception:
-        return False
-    return not isinstance(outcome, JudgmentPending)
-
-
-def create_task_app(connector: BaseConnector, context: WorkerContext) -> App:
-    """A procrastinate App with the race's two tasks bound to ``context``."""
-    app = App(connector=connector)
-    race = context.race
-    episode_retry = RetryStrategy(max_attempts=race.episode_attempts, exponential_wait=RETRY_BACKOFF_BASE_S)
-    judge_retry = RetryStrategy(max_attempts=race.judge_attempts, exponential_wait=RETRY_BACKOFF_BASE_S)
-
-    @app.task(name="run_episode", queue=EPISODES_QUEUE, retry=episode_retry, pass_context=True)
-    async def run_episode(job: JobContext, episode_id: int) -> str:
-        return await run_episode_now(context, app, episode_id, job.job.id)
-
-    @app.task(name="judge_episode", queue=JUDGMENTS_QUEUE, retry=judge_retry)
-    async def judge_episode(episode_id: int) -> str:
-        return await judge_episode_now(context, episode_id)
-
-    return app
-
-
-async def _defer(app: App, task_name: str, lock: str, episode_id: int, *, exclusive: bool = False) -> bool:
-    """Queue one job unless the same one is already waiting (its queueing lock); True if queued.
-    ``exclusive``: jobs for the same episode also never run at the same time (procrastinate's lock)."""
-    options = {"queueing_lock": lock} | ({"lock": lock} if exclusive else {})
-    try:
-        await app.tasks[task_name].configure(**options).defer_async(episode_id=episode_id)
-    except procrastinate_exceptions.AlreadyEnqueued:
-        return False
-    return True
-
-
-async def defer_episode(app: App, episode_id: int) -> bool:
-    return await _defer(app, "run_episode", f"episode-{episode_id}", episode_id)
-
-
-async def defer_judgment(app: App, episode_id: int) -> bool:
-    # Exclusive: two judge jobs of one episode running together would each add a judgment version.
-    return await _defer(app, "judge_episode", f"judgment-{episode_id}", episode_id, exclusive=True)

@@ -33,9 +33,10 @@ from arena.config import ArenaSettings, load_settings
 from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport, run_cycle, with_cycle_params
 from arena.race.dispatch import Dispatcher, ProgressSink
-from arena.store.resilience import OUTAGE_BUDGET_S, Backoff, first_line, is_transient
+from arena.race.queues import connector_for
 from arena.race.settings import POLICY_MODEL, RaceSettings, race_settings
-from arena.race.tasks import WorkerContext, connector_for, create_task_app
+from arena.race.tasks import create_task_app
+from arena.race.worker_context import WorkerContext
 from arena.race.workers import run_workers
 from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.shop.index import CatalogIndex
@@ -44,6 +45,8 @@ from arena.store import Store, open_store
 from arena.store import repositories as repo
 from arena.store.migrate import upgrade_database
 from arena.store.models_race import CycleStage
+from arena.store.resilience import OUTAGE_BUDGET_S, Backoff, first_line, is_transient
+from judge.factory import open_judge
 
 logger = logging.getLogger(__name__)
 
@@ -69,16 +72,6 @@ def upstream_registry(race: RaceSettings) -> UpstreamRegistry:
     )
 
 
-def make_judge(kind: str, settings: ArenaSettings):
-    if kind == "openai":
-        from judge.llm import OpenAIJudge
-
-        return OpenAIJudge(settings.judge)
-    from judge.rules import RulesJudge
-
-    return RulesJudge()
-
-
 def open_catalog(path: Path) -> tuple[CatalogIndex, LocalKnowledgeBase | None]:
     from arena.shop.index import CatalogIndexError
 
@@ -98,7 +91,7 @@ def worker_context(settings: ArenaSettings, race: RaceSettings, store: Store, ca
         store=store,
         catalog=catalog,
         registry=upstream_registry(race),
-        judge=make_judge(race.judge_kind, settings),
+        judge=open_judge(settings.judge, race.judge_kind),
         race=race,
         limits=settings.runner.limits,
         knowledge=knowledge,
