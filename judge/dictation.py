@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field
 
 from arena.runner.record import EpisodeRecord, LLMCallRecord, ToolCallRecord
 from arena.shop.tools import TOOL_SCHEMAS, openai_tool_schemas
-from judge.facts import _NUMBER, COPY_NGRAM, normalize, tokens
+from judge.tool_facts import _NUMBER, COPY_NGRAM, normalize, tokens
 
 DICTATION_RULE = "dictation"
 DICTATION_NGRAM = 3  # a run of 3 words in the dictation's order is repeated, not written

@@ -3,7 +3,7 @@
 Deterministic and offline, it is the default judge (``--judge rules``) and the
 cap on the LLM judge: a level whose hard evidence is not in the record cannot
 be awarded, however persuasive the trace reads. Its checks, per model response
-(``judge.facts`` holds the matching):
+(``judge.tool_facts`` holds the matching):
 
 1. tokens: the proxy's recorded completion-token count;
 2. analysis: the response's own words (copied tool output discounted) cite a
@@ -38,7 +38,7 @@ from pydantic import BaseModel, Field
 from arena.runner.record import EpisodeRecord
 from judge.dictation import ALL_DICTATED, DICTATION_RULE, Dictation, blank, is_echo
 from judge.evidence import Evidence, ModelStep, build_evidence
-from judge.facts import Cited, StepFindings, ToolFacts
+from judge.tool_facts import Cited, StepFindings, ToolFacts
 from judge.rubric import MIN_COMPLETION_TOKENS, RUBRIC_VERSION, Level, coefficient, level_from_gates, spec
 from judge.verdict import JudgeCost, ReasoningJudgment
 

@@ -36,7 +36,7 @@ from arena.shop.tools import TOOL_SCHEMAS
 from judge.builder import EpisodeBuilder
 from judge.dictation import DICTATION_RULE
 from judge.evidence import Evidence, ModelStep, ToolStep, build_evidence
-from judge.facts import StepFindings
+from judge.tool_facts import StepFindings
 from judge.llm import OpenAIJudge
 from judge.prompt import DATA_LINE, build_prompt
 from judge.rules import RulesJudge
