@@ -11,7 +11,8 @@ from arena.shop.knowledge import KnowledgeDocument, LocalKnowledgeBase, build_kn
 from arena.shop.synthetic import generate_products
 from arena.shop.tools import ShopEnvironment
 from judge.builder import EpisodeBuilder
-from judge.tool_facts import STOPWORDS, tokens
+from judge.tokens import tokens
+from judge.tool_facts import STOPWORDS
 
 CATALOG_SIZE, CATALOG_SEED = 3000, 11
 PHANTOM = ("8800000001", "8800000002")  # ids no tool ever returns in this catalog

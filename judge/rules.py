@@ -38,8 +38,8 @@ from pydantic import BaseModel, Field
 from arena.runner.record import EpisodeRecord
 from judge.dictation import ALL_DICTATED, DICTATION_RULE, Dictation, blank, is_echo
 from judge.evidence import Evidence, ModelStep, build_evidence
-from judge.tool_facts import Cited, StepFindings, ToolFacts
 from judge.rubric import MIN_COMPLETION_TOKENS, RUBRIC_VERSION, Level, coefficient, level_from_gates, spec
+from judge.tool_facts import Cited, StepFindings, ToolFacts
 from judge.verdict import JudgeCost, ReasoningJudgment
 
 RULES_JUDGE = "rules"
