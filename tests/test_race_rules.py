@@ -10,8 +10,8 @@ import pytest
 
 from arena.race.embargo import EmbargoRule, ReignFacts, day_rule_end, embargo_decision
 from arena.race.promotion import Contender, Verdict, decide_promotion, rank_contenders, required_margin
-from arena.race.scoring import EXCLUDED_JUDGMENT_TIMEOUT, EXCLUDED_UNFINISHED, EpisodeOutcome, score_outcomes
 from arena.race.settings import RaceSettings, RaceSettingsError, load_race_settings, race_settings
+from arena.race.stage_scores import EXCLUDED_JUDGMENT_TIMEOUT, EXCLUDED_UNFINISHED, EpisodeOutcome, score_outcomes
 from arena.race.weights import Finisher, compute_weights
 from arena.store.models_race import EpisodeStatus, JudgmentStatus
 
@@ -278,7 +278,7 @@ def test_validator_command_names_what_is_missing(tmp_path, monkeypatch):
 
 
 def test_a_failure_the_canary_shared_is_excluded_and_one_the_submission_caused_counts_zero():
-    from arena.race.scoring import EXCLUDED_VALIDATOR_FAULT, problem_values
+    from arena.race.stage_scores import EXCLUDED_VALIDATOR_FAULT, problem_values
 
     failed, done, judged = EpisodeStatus.failed, EpisodeStatus.done, JudgmentStatus.done
     outcomes = [

@@ -13,11 +13,11 @@ from arena.chain.protocol import Chain
 from arena.problems.suites import Suite
 from arena.race.dispatch import Dispatcher
 from arena.race.halt import CycleHalted, FaultedEpisode, UnjudgedEpisode, assess_episodes, assess_judgments
-from arena.store.resilience import in_thread
 from arena.race.settings import RaceSettings
 from arena.store import Store
 from arena.store import repositories as repo
 from arena.store.models_race import CycleStage, EpisodeStage, EpisodeStatus
+from arena.store.resilience import in_thread
 
 
 class RaceError(RuntimeError):

@@ -34,12 +34,12 @@ from arena.race import qualifying, racing, results
 from arena.race.context import CycleContext, RaceError
 from arena.race.dispatch import Dispatcher
 from arena.race.halt import CycleHalted, Halt
-from arena.store.resilience import in_thread
 from arena.race.settings import RaceSettings
 from arena.store import Store
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage
+from arena.store.resilience import in_thread
 
 logger = logging.getLogger(__name__)
 

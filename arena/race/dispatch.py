@@ -20,7 +20,7 @@ from procrastinate import App
 from pydantic import BaseModel
 from sqlalchemy import select
 
-from arena.race import scoring
+from arena.race import stage_scores
 from arena.race.dead_workers import recover_dead_workers
 from arena.race.queues import defer_episode, defer_judgment
 from arena.race.settings import RaceSettings
@@ -76,7 +76,7 @@ class Dispatcher:
         last_requeue = 0.0
         while True:
             outcomes = await in_thread(_outcomes, self.store, cycle, stage)
-            waiting = scoring.unjudged(outcomes)
+            waiting = stage_scores.unjudged(outcomes)
             done = sum(1 for o in outcomes if o.status is EpisodeStatus.done)
             self.on_progress(
                 Progress(cycle=cycle, step=f"judging: {stage.value}", done=done - len(waiting), total=done)
@@ -114,7 +114,7 @@ class Dispatcher:
         pending = await in_thread(_pending, self.store, cycle, stage)
         for episode_id in pending:
             await retry_async(lambda e=episode_id: defer_episode(self.app, e), what="queue episode")
-        unjudged = scoring.unjudged(await in_thread(_outcomes, self.store, cycle, stage))
+        unjudged = stage_scores.unjudged(await in_thread(_outcomes, self.store, cycle, stage))
         for episode_id in unjudged:
             await retry_async(lambda e=episode_id: defer_judgment(self.app, e), what="queue judgment")
 
@@ -139,9 +139,9 @@ def _pending(store: Store, cycle: int, stage: EpisodeStage) -> list[int]:
         return [e.id for e in repo.list_episodes(session, cycle=cycle, stage=stage, status=EpisodeStatus.pending)]
 
 
-def _outcomes(store: Store, cycle: int, stage: EpisodeStage) -> list[scoring.EpisodeOutcome]:
+def _outcomes(store: Store, cycle: int, stage: EpisodeStage) -> list[stage_scores.EpisodeOutcome]:
     with store.transaction() as session:
-        return scoring.load_outcomes(session, cycle, stage)
+        return stage_scores.load_outcomes(session, cycle, stage)
 
 
 def _unjudged_before(store: Store, cycle: int, limit: int = 10_000) -> list[int]:
