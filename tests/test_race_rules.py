@@ -11,8 +11,9 @@ import pytest
 from arena.race.embargo import EmbargoRule, ReignFacts, day_rule_end, embargo_decision
 from arena.race.promotion import Contender, Verdict, decide_promotion, rank_contenders, required_margin
 from arena.race.settings import RaceSettings, RaceSettingsError, load_race_settings, race_settings
-from arena.race.stage_scores import EXCLUDED_JUDGMENT_TIMEOUT, EXCLUDED_UNFINISHED, EpisodeOutcome, score_outcomes
+from arena.race.stage_scores import EXCLUDED_JUDGMENT_TIMEOUT, EXCLUDED_UNFINISHED, score_outcomes
 from arena.race.weights import Finisher, compute_weights
+from arena.store.judgments import EpisodeOutcome
 from arena.store.models_race import EpisodeStatus, JudgmentStatus
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

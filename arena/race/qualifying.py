@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import select
-
 from arena.problems.partitions import PartitionName
 from arena.race import stage_scores
 from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.scoring.paired import compare, confidently_worse, paired_values
+from arena.store import judgments, standings
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus
-from arena.store.models_race import CycleStage, EpisodeStage, Standing
+from arena.store.models_race import CycleStage, EpisodeStage
 from arena.store.resilience import in_thread
 
 
@@ -44,23 +43,16 @@ def _champion_qualifying(ctx: CycleContext, champion: int | None) -> tuple[float
     if champion is None:
         return None, {}
     with ctx.store.transaction() as session:
-        row = session.execute(
-            select(Standing.cycle, Standing.qualifying_score)
-            .where(
-                Standing.submission_id == champion, Standing.qualifying_score.is_not(None), Standing.cycle < ctx.number
-            )
-            .order_by(Standing.cycle.desc())
-            .limit(1)
-        ).one_or_none()
-        if row is None:
+        last = standings.last_qualifying_score(session, champion, before_cycle=ctx.number)
+        if last is None:
             return None, {}
-        outcomes = stage_scores.load_outcomes(session, row.cycle, EpisodeStage.qualifying)
-    return row.qualifying_score, stage_scores.problem_values(outcomes, champion)
+        outcomes = judgments.stage_outcomes(session, last.cycle, EpisodeStage.qualifying)
+    return last.score, stage_scores.problem_values(outcomes, champion)
 
 
-def _outcomes(ctx: CycleContext) -> list[stage_scores.EpisodeOutcome]:
+def _outcomes(ctx: CycleContext) -> list[judgments.EpisodeOutcome]:
     with ctx.store.transaction() as session:
-        return stage_scores.load_outcomes(session, ctx.number, EpisodeStage.qualifying)
+        return judgments.stage_outcomes(session, ctx.number, EpisodeStage.qualifying)
 
 
 def _record(ctx: CycleContext, scores: dict[int, stage_scores.SubmissionScore], qualified: list[int],

@@ -15,28 +15,26 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
-
 from arena.chain.protocol import Chain
 from arena.race import stage_scores
 from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.race.promotion import Contender, decide_promotion, rank_contenders
 from arena.race.weights import Finisher, compute_weights
-from arena.store import Store
+from arena.store import Store, cycles, judgments, standings
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus
-from arena.store.models_race import Cycle, CycleStage, EpisodeStage, Standing
+from arena.store.models_race import CycleStage, EpisodeStage
 from arena.store.resilience import in_thread
 
 
-def _race_outcomes(ctx: CycleContext) -> list[stage_scores.EpisodeOutcome]:
+def _race_outcomes(ctx: CycleContext) -> list[judgments.EpisodeOutcome]:
     with ctx.store.transaction() as session:
-        return stage_scores.load_outcomes(session, ctx.number, EpisodeStage.race)
+        return judgments.stage_outcomes(session, ctx.number, EpisodeStage.race)
 
 
 def _contenders(
-    ctx: CycleContext, scores: dict[int, stage_scores.SubmissionScore], outcomes: list[stage_scores.EpisodeOutcome]
+    ctx: CycleContext, scores: dict[int, stage_scores.SubmissionScore], outcomes: list[judgments.EpisodeOutcome]
 ) -> list[Contender]:
     with ctx.store.transaction() as session:
         found = []
@@ -91,16 +89,10 @@ async def run_scoring(ctx: CycleContext) -> dict:
 def _reign_days(ctx: CycleContext, champion: int) -> int:
     """Whole days from the intake close of the cycle that crowned ``champion`` to this cycle's."""
     with ctx.store.transaction() as session:
-        crowned = session.execute(
-            select(func.min(Standing.cycle)).where(Standing.submission_id == champion, Standing.is_champion.is_(True))
-        ).scalar_one_or_none()
+        crowned = standings.first_crowned(session, champion)
         if crowned is None:
             return 0
-        closes = dict(
-            session.execute(select(Cycle.number, Cycle.intake_closed_at).where(Cycle.number.in_([crowned, ctx.number])))
-            .tuples()
-            .all()
-        )
+        closes = cycles.intake_closes(session, [crowned, ctx.number])
     start, now = closes.get(crowned), closes.get(ctx.number)
     if start is None or now is None:
         return 0

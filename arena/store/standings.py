@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.store.db import StoreError, dialect_insert
@@ -87,6 +87,33 @@ def champion(session: Session, *, up_to_cycle: int | None = None) -> StandingInf
         statement = statement.where(Standing.cycle <= up_to_cycle)
     row = session.scalars(statement.order_by(Standing.cycle.desc()).limit(1)).one_or_none()
     return None if row is None else StandingInfo.model_validate(row)
+
+
+class QualifyingScore(BaseModel):
+    cycle: int
+    score: float
+
+
+def last_qualifying_score(session: Session, submission_id: int, *, before_cycle: int) -> QualifyingScore | None:
+    """The submission's qualifying score of the latest cycle before ``before_cycle`` that recorded one."""
+    row = session.execute(
+        select(Standing.cycle, Standing.qualifying_score)
+        .where(
+            Standing.submission_id == submission_id,
+            Standing.qualifying_score.is_not(None),
+            Standing.cycle < before_cycle,
+        )
+        .order_by(Standing.cycle.desc())
+        .limit(1)
+    ).one_or_none()
+    return None if row is None else QualifyingScore(cycle=row.cycle, score=row.qualifying_score)
+
+
+def first_crowned(session: Session, submission_id: int) -> int | None:
+    """The first cycle that crowned the submission champion."""
+    return session.execute(
+        select(func.min(Standing.cycle)).where(Standing.submission_id == submission_id, Standing.is_champion.is_(True))
+    ).scalar_one_or_none()
 
 
 def record_weights(
