@@ -20,7 +20,7 @@ from arena.commands.common import ConfigOption, err, fail, settings_or_fail
 
 if TYPE_CHECKING:
     from judge.batch import Judge
-    from judge.calibration import CalibrationReport
+    from judge.calibration.agreement import CalibrationReport
     from judge.settings import JudgeSettings
 
 T = TypeVar("T")
@@ -226,7 +226,7 @@ def calibrate(
     """Agreement with labelled trajectories: accuracy, quadratic-weighted kappa, confusion matrix, cost, latency.
 
     The report is one JSON object on stdout; a readable summary goes to stderr. Exits 0 whatever the agreement."""
-    from judge.calibration import calibrate as run_calibration
+    from judge.calibration.agreement import calibrate as run_calibration
     from judge.records import RecordFileError, load_labels
 
     settings = _settings(config, judge, base_url, model, panel, concurrency, api_key, pending_rounds, timeout)

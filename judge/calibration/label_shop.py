@@ -10,7 +10,7 @@ from arena.shop.index import CatalogIndex, build_index
 from arena.shop.knowledge import KnowledgeDocument, LocalKnowledgeBase, build_knowledge_index
 from arena.shop.synthetic import generate_products
 from arena.shop.tools import ShopEnvironment
-from judge.builder import EpisodeBuilder
+from judge.calibration.builder import EpisodeBuilder
 from judge.tokens import tokens
 from judge.tool_facts import STOPWORDS
 
