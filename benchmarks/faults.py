@@ -41,7 +41,7 @@ from procrastinate import App  # noqa: E402
 from arena.config import ArenaSettings  # noqa: E402
 from arena.race.queues import EPISODES_QUEUE, QueueConnector  # noqa: E402
 from arena.race.settings import RaceSettings  # noqa: E402
-from arena.race.validator import Validator  # noqa: E402
+from arena.race.validator_service import Validator  # noqa: E402
 from arena.race.workers import run_workers  # noqa: E402
 from arena.store import repositories as repo  # noqa: E402
 from arena.store.migrate import upgrade_database  # noqa: E402

@@ -38,7 +38,7 @@ from arena.race.episode_jobs import store_held_results
 from arena.race.held_results import HeldResult, HeldResults
 from arena.race.queues import EPISODES_QUEUE, QueueConnector
 from arena.race.settings import RaceSettings
-from arena.race.validator import Validator
+from arena.race.validator_service import Validator
 from arena.race.workers import queue_worker, run_workers
 from arena.runner.workdirs import WorkdirError, new_episode_folder, sweep
 from arena.store import repositories as repo

@@ -24,7 +24,7 @@ from arena.config import ArenaSettings
 from arena.problems.ledger import EventKind
 from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport
-from arena.race.validator import Validator
+from arena.race.validator_service import Validator
 from arena.store import open_store
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus

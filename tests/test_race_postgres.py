@@ -18,7 +18,7 @@ from collections import Counter
 import pytest
 
 from arena.config import ArenaSettings
-from arena.race.validator import Validator
+from arena.race.validator_service import Validator
 from arena.store import repositories as repo
 from arena.store.models_race import EpisodeStatus
 from tests.race_support import (

@@ -325,7 +325,7 @@ def test_a_judge_down_for_everyone_halts_but_one_unjudgeable_episode_is_excluded
 def test_the_last_good_weights_are_re_sent_every_interval_while_waiting(tmp_path):
     import threading
 
-    from arena.race.validator import Validator
+    from arena.race.validator_service import Validator
 
     class Instant(threading.Event):
         def wait(self, timeout=None):  # no sleeping: the test counts re-sends, not seconds

@@ -134,7 +134,7 @@ def _run_validator(
 
     from arena.race.context import RaceError
     from arena.race.settings import RaceSettingsError, race_settings
-    from arena.race.validator import Validator, ValidatorError
+    from arena.race.validator_service import Validator, ValidatorError
     from arena.store import StoreError
 
     settings = settings_or_fail(config)

@@ -42,7 +42,7 @@ def worker(
 ) -> None:
     """Run procrastinate workers for the race's episodes and judgments against ARENA_DATABASE_URL."""
     from arena.race.settings import RaceSettingsError, race_settings
-    from arena.race.validator import ValidatorError
+    from arena.race.validator_service import ValidatorError
     from arena.store import StoreError, open_store, resolve_url, safe_url
 
     settings = settings_or_fail(config)
@@ -72,7 +72,7 @@ def worker(
 async def _serve(settings, race, store, catalog_path: Path, concurrency: int, name: str) -> None:
     from arena.race.queues import connector_for
     from arena.race.tasks import create_task_app
-    from arena.race.validator import widen_thread_pool, worker_context
+    from arena.race.validator_service import widen_thread_pool, worker_context
     from arena.race.workers import run_workers
     from arena.store.resilience import retry_async
 
