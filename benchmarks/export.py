@@ -45,7 +45,7 @@ def templates(path: Path | None) -> list[EpisodeRecord]:
         from judge.records import load_records
 
         return load_records(path)
-    from judge.labelset import LABELLED
+    from judge.calibration.labelset import LABELLED
     from judge.records import load_labels
 
     records = [label.record for label in load_labels(LABELLED) if label.record.llm_calls]

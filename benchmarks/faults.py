@@ -38,9 +38,9 @@ sys.path.insert(0, str(REPO))
 
 from procrastinate import App  # noqa: E402
 
+from arena.race.queues import EPISODES_QUEUE, QueueConnector  # noqa: E402
 from arena.race.settings import RaceSettings  # noqa: E402
-from arena.race.tasks import EPISODES_QUEUE, QueueConnector  # noqa: E402
-from arena.race.validator import Validator  # noqa: E402
+from arena.race.validator_service import Validator  # noqa: E402
 from arena.race.workers import run_workers  # noqa: E402
 from arena.settings import ArenaSettings  # noqa: E402
 from arena.store import repositories as repo  # noqa: E402

@@ -1,7 +1,7 @@
 """Throughput of the reasoning judges.
 
 1. LLM judge: judgments per second against the scripted OpenAI-compatible
-   server (``judge.scripted_server``, its own process) answering every call
+   server (``judge.calibration.scripted_server``, its own process) answering every call
    after a fixed latency (default 300 ms, a realistic vLLM judge reply), with
    the default concurrency. Target: >= 30 judgments/s on 2 cores. The episodes
    are the shipped labelled set's records with model output, replicated.
@@ -25,12 +25,12 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judge.batch import judge_batch  # noqa: E402
-from judge.calibration import Latency  # noqa: E402
-from judge.labelset import LABELLED  # noqa: E402
+from judge.calibration.agreement import Latency  # noqa: E402
+from judge.calibration.labelset import LABELLED  # noqa: E402
+from judge.calibration.scripted_server import free_port  # noqa: E402
 from judge.llm import OpenAIJudge  # noqa: E402
 from judge.records import load_labels  # noqa: E402
 from judge.rules import RulesJudge  # noqa: E402
-from judge.scripted_server import free_port  # noqa: E402
 from judge.settings import JudgeSettings  # noqa: E402
 from judge.verdict import ReasoningJudgment  # noqa: E402
 
@@ -42,7 +42,8 @@ def _cpu_s() -> float:
 
 def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    command = [sys.executable, "-m", "judge.scripted_server", "--port", str(port), "--latency-ms", str(latency_ms)]
+    server = "judge.calibration.scripted_server"
+    command = [sys.executable, "-m", server, "--port", str(port), "--latency-ms", str(latency_ms)]
     process = subprocess.Popen(command, cwd=Path(__file__).resolve().parents[1])
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 30

@@ -286,7 +286,7 @@ def bench_cycle(n: int = 50, workers: int = 2, agents: int = 10) -> dict:
     from arena.problems.partitions import PartitionPlan
     from arena.problems.suites import build_suite
     from arena.race.settings import RaceSettings
-    from arena.race.validator import Validator
+    from arena.race.validator_service import Validator
     from arena.settings import ArenaSettings
     from arena.shop.index import CatalogIndex
     from arena.store import repositories as repo

@@ -23,6 +23,9 @@ logger = logging.getLogger(__name__)
 
 
 class Judge(Protocol):
+    """A judge. ``judge`` never holds the event loop for long (CPU work runs in a thread), so a worker that
+    serves episodes' tool servers on the same loop can await it directly."""
+
     name: str
 
     async def judge(self, record: EpisodeRecord) -> JudgmentOutcome: ...
@@ -30,7 +33,8 @@ class Judge(Protocol):
     async def aclose(self) -> None: ...
 
 
-async def _guarded(judge: Judge, record: EpisodeRecord) -> JudgmentOutcome:
+async def judge_guarded(judge: Judge, record: EpisodeRecord) -> JudgmentOutcome:
+    """The judge's outcome; a crash is a pending judgment naming it."""
     try:
         return await judge.judge(record)
     except Exception as exc:  # a judge bug leaves the episode pending, loudly, not unjudged and silent
@@ -58,7 +62,7 @@ async def _pass(
     async def worker() -> None:
         while not queue.empty():
             index = queue.get_nowait()
-            done(index, await _guarded(judge, records[index]))
+            done(index, await judge_guarded(judge, records[index]))
 
     await asyncio.gather(*(worker() for _ in range(min(concurrency, len(indexes)) or 1)))
 

@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field
 
 from arena.runner.record import EpisodeRecord, LLMCallRecord, ToolCallRecord
 from arena.shop.tools import TOOL_SCHEMAS, openai_tool_schemas
-from judge.facts import _NUMBER, COPY_NGRAM, normalize, tokens
+from judge.tokens import COPY_NGRAM, NUMBER, normalize, tokens
 
 DICTATION_RULE = "dictation"
 DICTATION_NGRAM = 3  # a run of 3 words in the dictation's order is repeated, not written
@@ -387,7 +387,7 @@ class Dictation:
                 for j in range(i, i + DICTATION_NGRAM):
                     copied[j] = True
         data: list[tuple[int, int]] = []
-        for match in _NUMBER.finditer(lowered):
+        for match in NUMBER.finditer(lowered):
             _, whole, decimals = match.groups()
             if self.has_number(float(whole.replace(",", "") + (decimals or ""))):
                 data.append(match.span())
@@ -476,7 +476,7 @@ def numbers_in(text: str) -> set[float]:
     """Every number the text states, in any of its usual spellings."""
     found = set()
     for candidate in (text, _SPACED_THOUSANDS.sub("", text)):
-        for match in _NUMBER.finditer(candidate):
+        for match in NUMBER.finditer(candidate):
             _, whole, decimals = match.groups()
             found.add(round(float(whole.replace(",", "") + (decimals or "")), 2))
     for whole, decimals in _DECIMAL_COMMA.findall(text):

@@ -27,9 +27,9 @@ from pydantic import BaseModel
 
 from arena.shop.tools import TOOL_SCHEMAS
 from judge.evidence import Evidence, ModelStep, ToolStep
-from judge.facts import StepFindings
 from judge.rubric import LLM_LEVELS, RUBRIC_VERSION, rubric_text
 from judge.settings import TruncationLimits
+from judge.tool_facts import StepFindings
 
 RESPONSE_SCHEMA_NAME = "reasoning_judgment"
 

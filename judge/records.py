@@ -26,7 +26,7 @@ class LabelledEpisode(BaseModel):
     case: str = Field(min_length=1)  # a short name: what the trajectory is an example of
     gold: Level
     note: str = ""  # why this level
-    source: str = "built"  # "built" (judge/labelset.py) or "runner" (captured from a real episode run)
+    source: str = "built"  # "built" (judge/calibration/labelset.py) or "runner" (captured from a real episode run)
     record: EpisodeRecord
 
 

@@ -3,7 +3,7 @@
 Deterministic and offline, it is the default judge (``--judge rules``) and the
 cap on the LLM judge: a level whose hard evidence is not in the record cannot
 be awarded, however persuasive the trace reads. Its checks, per model response
-(``judge.facts`` holds the matching):
+(``judge.tool_facts`` holds the matching):
 
 1. tokens: the proxy's recorded completion-token count;
 2. analysis: the response's own words (copied tool output discounted) cite a
@@ -29,6 +29,7 @@ part; the rules only make sure the material for it exists.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -37,8 +38,8 @@ from pydantic import BaseModel, Field
 from arena.runner.record import EpisodeRecord
 from judge.dictation import ALL_DICTATED, DICTATION_RULE, Dictation, blank, is_echo
 from judge.evidence import Evidence, ModelStep, build_evidence
-from judge.facts import Cited, StepFindings, ToolFacts
 from judge.rubric import MIN_COMPLETION_TOKENS, RUBRIC_VERSION, Level, coefficient, level_from_gates, spec
+from judge.tool_facts import Cited, StepFindings, ToolFacts
 from judge.verdict import JudgeCost, ReasoningJudgment
 
 RULES_JUDGE = "rules"
@@ -180,7 +181,8 @@ def _dictation_note(findings: RulesFindings) -> str:
 
 
 class RulesJudge:
-    """The offline judge. ``judge`` is async only to share the LLM judge's interface."""
+    """The offline judge: ``judge_now`` for a caller off the event loop; ``judge`` runs it in a thread, so the
+    episodes' tool servers on the caller's loop keep answering while it works."""
 
     name = RULES_JUDGE
 
@@ -203,7 +205,7 @@ class RulesJudge:
         )
 
     async def judge(self, record: EpisodeRecord) -> ReasoningJudgment:
-        return self.judge_now(record)
+        return await asyncio.to_thread(self.judge_now, record)
 
     async def aclose(self) -> None:
         return None

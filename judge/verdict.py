@@ -14,6 +14,10 @@ from pydantic import BaseModel, Field
 
 from judge.rubric import Level
 
+# How a pending judgment's reason starts when the judge could not judge a plain reference trajectory either
+# (judge.stored_episodes): the judge is down, not the episode's doing. The race's halt rules read it.
+JUDGE_OUTAGE = "judge unavailable (its canary failed too)"
+
 
 class JudgeCost(BaseModel):
     """What judging one episode spent on the judge server (zero for the rules judge)."""

@@ -552,7 +552,7 @@ def test_arena_suite_fetch_downloads_and_verifies_the_public_suite(world, suite_
 def test_validator_run_api_registers_before_it_publishes_and_never_publishes_a_wildcard(suite_dir, tmp_path):
     from arena.commands.validator import start_api
     from arena.race.settings import RaceSettings
-    from arena.race.validator import Validator
+    from arena.race.validator_service import Validator
 
     race = RaceSettings(suite_dir=suite_dir[0], workers=1, validator_hotkey="5ValidatorOfThisTest")
     url = f"sqlite:///{tmp_path / 'validator.db'}"

@@ -33,11 +33,11 @@ from procrastinate import App
 from procrastinate import exceptions as procrastinate_exceptions
 from sqlalchemy import create_engine, select, text
 
+from arena.race.episode_jobs import store_held_results
 from arena.race.held_results import HeldResult, HeldResults
-from arena.race.resilience import is_transient
+from arena.race.queues import EPISODES_QUEUE, QueueConnector
 from arena.race.settings import RaceSettings
-from arena.race.tasks import EPISODES_QUEUE, QueueConnector, store_held_results
-from arena.race.validator import Validator
+from arena.race.validator_service import Validator
 from arena.race.workers import queue_worker, run_workers
 from arena.runner.workdirs import WorkdirError, new_episode_folder, sweep
 from arena.settings import ArenaSettings
@@ -46,6 +46,7 @@ from arena.store import resolve_url
 from arena.store.migrate import upgrade_database
 from arena.store.models import ProblemRow
 from arena.store.models_race import EpisodeStage, EpisodeStatus
+from arena.store.resilience import is_transient
 from tests.race_support import (
     PATIENT_AGENTS,
     InBackground,

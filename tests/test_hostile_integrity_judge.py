@@ -33,15 +33,15 @@ from arena.runner.sandbox import bubblewrap_path
 from arena.shop.index import CatalogIndex
 from arena.shop.tools import TOOL_SCHEMAS
 from arena.taskpack.build import build_catalog
-from judge.builder import EpisodeBuilder
+from judge.calibration.builder import EpisodeBuilder
+from judge.calibration.scripted_server import ScriptedJudgeServer, create_app, reply
 from judge.dictation import DICTATION_RULE
 from judge.evidence import Evidence, ModelStep, ToolStep, build_evidence
-from judge.facts import StepFindings
 from judge.llm import OpenAIJudge
 from judge.prompt import DATA_LINE, build_prompt
 from judge.rules import RulesJudge
-from judge.scripted_server import ScriptedJudgeServer, create_app, reply
 from judge.settings import JudgeSettings, TruncationLimits
+from judge.tool_facts import StepFindings
 
 AGENTS = Path(__file__).resolve().parents[1] / "arena" / "agents"
 POLICY, OBEDIENT = "heuristic-policy", "obedient-model"

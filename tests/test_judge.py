@@ -15,10 +15,10 @@ from arena.commands.judge import app
 from arena.shop.index import CatalogIndex, build_index
 from arena.shop.product import Product
 from arena.shop.tools import ShopEnvironment
-from judge.builder import EpisodeBuilder
-from judge.calibration import confusion_matrix, quadratic_kappa, summarize
+from judge.calibration.agreement import confusion_matrix, quadratic_kappa, summarize
+from judge.calibration.builder import EpisodeBuilder
+from judge.calibration.labelset import LABELLED
 from judge.evidence import build_evidence
-from judge.labelset import LABELLED
 from judge.prompt import DATA_LINE, build_prompt
 from judge.records import LabelledEpisode, RecordFileError, load_labels, load_records, write_labels
 from judge.rubric import LEVELS, RUBRIC, RUBRIC_VERSION, coefficient, level_from_gates, rubric_text
@@ -364,10 +364,12 @@ def test_labelled_set_covers_every_level_and_the_adversarial_cases(labels):
 
 
 def test_shipped_labelled_set_is_what_the_generator_builds():
-    from judge.labelset import build_labels
+    from judge.calibration.labelset import build_labels
 
     rebuilt = "".join(label.model_dump_json() + "\n" for label in build_labels())
-    assert rebuilt == LABELLED.read_text(), "judge/labels/labelled.jsonl is stale: run python -m judge.labelset"
+    assert rebuilt == LABELLED.read_text(), (
+        "judge/calibration/labels/labelled.jsonl is stale: run python -m judge.calibration.labelset"
+    )
 
 
 def test_rules_judge_scores_every_labelled_case_at_its_gold_level(labels):

@@ -15,14 +15,14 @@ from typer.testing import CliRunner
 
 from arena.commands.judge import app
 from judge.batch import judge_batch
-from judge.builder import EpisodeBuilder
-from judge.calibration import calibrate
-from judge.labelset import LABELLED
+from judge.calibration.agreement import calibrate
+from judge.calibration.builder import EpisodeBuilder
+from judge.calibration.labelset import LABELLED
+from judge.calibration.scripted_server import ScriptedJudgeServer, hang, raw, reply, serve_in_thread, status
 from judge.llm import OpenAIJudge, parse_reply
 from judge.prompt import DATA_LINE
 from judge.records import load_labels
 from judge.rubric import LLM_LEVELS, RUBRIC_VERSION
-from judge.scripted_server import ScriptedJudgeServer, hang, raw, reply, serve_in_thread, status
 from judge.settings import JudgeSettings
 from judge.verdict import JudgmentPending, ReasoningJudgment
 

@@ -17,7 +17,7 @@ from tests.conftest import REPO
 from tests.test_store import make_suite, migrated_store, new_submission
 
 ARENA = str(Path(sys.executable).parent / "arena")
-LABELS = REPO / "judge" / "labels" / "labelled.jsonl"
+LABELS = REPO / "judge" / "calibration" / "labels" / "labelled.jsonl"
 
 
 def test_judge_run_on_the_store_judges_each_episode_once(tmp_path):

@@ -43,7 +43,7 @@ def test_library_chatter_stays_out_of_an_info_log_unless_asked():
         configure_logging("INFO", "text", stream, libraries=libraries)
         logging.getLogger("procrastinate.jobs").info("Deferred 1 job")
         logging.getLogger("procrastinate.jobs").warning("a job failed")
-        logging.getLogger("arena.race.validator").info("cycle 1 finished")
+        logging.getLogger("arena.race.validator_service").info("cycle 1 finished")
         text = stream.getvalue()
         assert ("Deferred 1 job" in text) is shown
         assert "a job failed" in text and "cycle 1 finished" in text

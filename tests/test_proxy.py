@@ -25,7 +25,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 import arena.sdk as sdk
-from arena.runner.admission import TEMPLATE_TOKENS
+from arena.runner.budgets import TEMPLATE_TOKENS
 from arena.runner.limits import LimitLog
 from arena.runner.proxy import DROPPED_HEADER, InferenceProxy, SamplingPin
 from arena.runner.record import EpisodeLimits, LLMCallRecord

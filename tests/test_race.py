@@ -23,7 +23,7 @@ from arena.chain.local import LocalChain
 from arena.problems.ledger import EventKind
 from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport
-from arena.race.validator import Validator
+from arena.race.validator_service import Validator
 from arena.settings import ArenaSettings
 from arena.store import open_store
 from arena.store import repositories as repo

@@ -18,7 +18,7 @@ from pathlib import Path
 from arena.chain.local import LocalChain
 from arena.problems.ledger import EventKind
 from arena.problems.suites import Suite
-from arena.race.validator import Validator
+from arena.race.validator_service import Validator
 from arena.runner.proxy import Upstream
 from arena.settings import ArenaSettings
 from arena.store import Store
@@ -219,7 +219,7 @@ def test_the_canary_runs_clean_on_a_working_sandbox_and_fails_on_a_dead_model_se
 
     from arena.problems.partitions import PartitionName
     from arena.race.settings import RaceSettings
-    from arena.race.validator import open_catalog, upstream_registry
+    from arena.race.validator_service import open_catalog, upstream_registry
     from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
     from arena.runner.faults import CANARY_NAME, CANARY_SOURCE, canary_verdict
     from arena.runner.proxy import UpstreamRegistry

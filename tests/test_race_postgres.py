@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from arena.race.validator import Validator
+from arena.race.validator_service import Validator
 from arena.settings import ArenaSettings
 from arena.store import repositories as repo
 from arena.store.models_race import EpisodeStatus

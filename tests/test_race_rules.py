@@ -11,9 +11,10 @@ import pytest
 from arena.config_file import ConfigError
 from arena.race.embargo import EmbargoRule, ReignFacts, day_rule_end, embargo_decision
 from arena.race.promotion import Contender, Verdict, decide_promotion, rank_contenders, required_margin
-from arena.race.scoring import EXCLUDED_JUDGMENT_TIMEOUT, EXCLUDED_UNFINISHED, EpisodeOutcome, score_outcomes
 from arena.race.settings import RaceSettings, load_race_settings
+from arena.race.stage_scores import EXCLUDED_JUDGMENT_TIMEOUT, EXCLUDED_UNFINISHED, score_outcomes
 from arena.race.weights import Finisher, compute_weights
+from arena.store.judgments import EpisodeOutcome
 from arena.store.models_race import EpisodeStatus, JudgmentStatus
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -278,7 +279,7 @@ def test_validator_command_names_what_is_missing(tmp_path, monkeypatch):
 
 
 def test_a_failure_the_canary_shared_is_excluded_and_one_the_submission_caused_counts_zero():
-    from arena.race.scoring import EXCLUDED_VALIDATOR_FAULT, problem_values
+    from arena.race.stage_scores import EXCLUDED_VALIDATOR_FAULT, problem_values
 
     failed, done, judged = EpisodeStatus.failed, EpisodeStatus.done, JudgmentStatus.done
     outcomes = [
@@ -311,7 +312,8 @@ def test_faults_halt_a_stage_when_the_canary_shares_them_or_they_hit_several_sub
 
 
 def test_a_judge_down_for_everyone_halts_but_one_unjudgeable_episode_is_excluded():
-    from arena.race.halt import JUDGE_OUTAGE, UnjudgedEpisode, assess_judgments
+    from arena.race.halt import UnjudgedEpisode, assess_judgments
+    from judge.verdict import JUDGE_OUTAGE
 
     own = [UnjudgedEpisode(episode_id=1, submission_id=1, reason="the judge's reply was not JSON")]
     assert assess_judgments("judging: race", own, [1, 2, 3], 0.5) is None
@@ -323,7 +325,7 @@ def test_a_judge_down_for_everyone_halts_but_one_unjudgeable_episode_is_excluded
 def test_the_last_good_weights_are_re_sent_every_interval_while_waiting(tmp_path):
     import threading
 
-    from arena.race.validator import Validator
+    from arena.race.validator_service import Validator
 
     class Instant(threading.Event):
         def wait(self, timeout=None):  # no sleeping: the test counts re-sends, not seconds

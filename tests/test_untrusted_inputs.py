@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.runner.admission import Admission, Budget, Call
+from arena.runner.budgets import Admission, Budget, Call
 from arena.runner.limits import LimitLog
 from arena.runner.record import EpisodeLimits
 from arena.runner.request_reader import BadRequest, Request, RequestReader

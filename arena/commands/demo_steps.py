@@ -227,7 +227,7 @@ def submit_agents(settings, store, chain, hotkeys: dict[str, str], out_dir: Path
 
 def run_cycle(settings, store, chain, validator_hotkey, suite_dir, catalog_dir, plan: DemoPlan, console: Console):
     from arena.race.settings import RaceSettings
-    from arena.race.validator import Validator
+    from arena.race.validator_service import Validator
 
     race = RaceSettings(
         **{

@@ -20,7 +20,7 @@ from arena.commands.common import ConfigOption, err, fail, settings_or_fail
 
 if TYPE_CHECKING:
     from judge.batch import Judge
-    from judge.calibration import CalibrationReport
+    from judge.calibration.agreement import CalibrationReport
     from judge.settings import JudgeSettings
 
 T = TypeVar("T")
@@ -85,16 +85,11 @@ def _settings(
 
 
 def _judge(settings: JudgeSettings, llm_flags: bool = False) -> Judge:
-    if settings.kind == "rules":
-        from judge.rules import RulesJudge
+    from judge.factory import open_judge
 
-        if llm_flags:
-            err.print("[yellow]--base-url/--model/--panel only apply to --judge openai; using the rules judge[/]")
-
-        return RulesJudge()
-    from judge.llm import OpenAIJudge
-
-    return OpenAIJudge(settings)
+    if settings.kind == "rules" and llm_flags:
+        err.print("[yellow]--base-url/--model/--panel only apply to --judge openai; using the rules judge[/]")
+    return open_judge(settings)
 
 
 def _batch_options(settings: JudgeSettings) -> dict:
@@ -175,12 +170,11 @@ def run(
 def _judge_store(database_url: str, chosen: Judge) -> None:
     """Judge every finished episode of the store that has no judgment yet, storing each judgment
     (a new version; a failure stays pending, never a silent 0)."""
-    from arena.race.tasks import judgment_target, record_judgment
-    from arena.runner.record import EpisodeRecord
     from arena.store import StoreError, open_store
     from arena.store import repositories as repo
     from arena.store.db import safe_url
     from arena.store.models_race import EpisodeStatus
+    from judge.stored_episodes import judge_stored_episode
     from judge.verdict import JudgmentPending
 
     try:
@@ -195,12 +189,9 @@ def _judge_store(database_url: str, chosen: Judge) -> None:
         nonlocal pending, judged
         try:
             for episode_id in done:
-                target = judgment_target(store, episode_id, chosen.name)
-                if target is None:
+                outcome = await judge_stored_episode(store, chosen, episode_id)
+                if outcome is None:
                     continue
-                info, judgment_id = target
-                outcome = await chosen.judge(EpisodeRecord.model_validate(info.record))
-                record_judgment(store, judgment_id, outcome)
                 line = outcome.line() | {"store_episode_id": episode_id}  # the record id stays the contract field
                 sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
                 sys.stdout.flush()
@@ -234,7 +225,7 @@ def calibrate(
     """Agreement with labelled trajectories: accuracy, quadratic-weighted kappa, confusion matrix, cost, latency.
 
     The report is one JSON object on stdout; a readable summary goes to stderr. Exits 0 whatever the agreement."""
-    from judge.calibration import calibrate as run_calibration
+    from judge.calibration.agreement import calibrate as run_calibration
     from judge.records import RecordFileError, load_labels
 
     settings = _settings(config, judge, base_url, model, panel, concurrency, api_key, pending_rounds, timeout)

@@ -133,9 +133,9 @@ def _run_validator(
     from sqlalchemy.exc import SQLAlchemyError
 
     from arena.config_file import ConfigError
-    from arena.race.cycle import RaceError
+    from arena.race.context import RaceError
     from arena.race.settings import load_race_settings
-    from arena.race.validator import Validator, ValidatorError
+    from arena.race.validator_service import Validator, ValidatorError
     from arena.store import StoreError
 
     settings = settings_or_fail(config)

@@ -43,7 +43,7 @@ def worker(
     """Run procrastinate workers for the race's episodes and judgments against ARENA_DATABASE_URL."""
     from arena.config_file import ConfigError
     from arena.race.settings import load_race_settings
-    from arena.race.validator import ValidatorError
+    from arena.race.validator_service import ValidatorError
     from arena.store import StoreError, open_store, resolve_url, safe_url
 
     settings = settings_or_fail(config)
@@ -71,10 +71,11 @@ def worker(
 
 
 async def _serve(settings, race, store, catalog_path: Path, concurrency: int, name: str) -> None:
-    from arena.race.resilience import retry_async
-    from arena.race.tasks import connector_for, create_task_app
-    from arena.race.validator import widen_thread_pool, worker_context
+    from arena.race.queues import connector_for
+    from arena.race.tasks import create_task_app
+    from arena.race.validator_service import widen_thread_pool, worker_context
     from arena.race.workers import run_workers
+    from arena.store.resilience import retry_async
 
     loop = asyncio.get_running_loop()
     widen_thread_pool(loop, concurrency)

@@ -30,8 +30,8 @@ from pydantic import BaseModel, Field
 
 from arena.policy.candidates import Assessment, SearchLog, assess, collect
 from arena.policy.conversation import Transcript, result_list
-from arena.policy.facts import extract_facts
 from arena.policy.parsing import ItemRequest, ShoppingRequest, parse_request
+from arena.policy.riddle_answers import extract_facts
 
 MAX_TURNS = 14  # assistant turns before the policy recommends whatever it has
 VIEW_PER_ITEM = 3

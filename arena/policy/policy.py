@@ -12,9 +12,9 @@ import hashlib
 import json
 import random
 
-from arena.policy.answers import plain_answer
 from arena.policy.conversation import read_transcript
 from arena.policy.heuristic import Decision, Episode, PlannedCall
+from arena.policy.plain_answers import plain_answer
 from arena.policy.protocol import ChatCompletionRequest, NamedToolChoice
 
 

@@ -37,9 +37,9 @@ from procrastinate.jobs import Status
 from procrastinate.testing import InMemoryConnector
 from pydantic import BaseModel
 
-from arena.race.resilience import LONGEST_PAUSE_S, is_transient, weather
 from arena.store import Store
 from arena.store import repositories as repo
+from arena.store.resilience import LONGEST_PAUSE_S, is_transient, weather
 
 logger = logging.getLogger(__name__)
 

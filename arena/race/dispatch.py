@@ -18,16 +18,15 @@ from collections.abc import Callable, Sequence
 
 from procrastinate import App
 from pydantic import BaseModel
-from sqlalchemy import select
 
-from arena.race import scoring
+from arena.race import stage_scores
 from arena.race.dead_workers import recover_dead_workers
-from arena.race.resilience import in_thread, retry_async
+from arena.race.queues import defer_episode, defer_judgment
 from arena.race.settings import RaceSettings
-from arena.race.tasks import defer_episode, defer_judgment
-from arena.store import Store
+from arena.store import Store, judgments
 from arena.store import repositories as repo
-from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgment, JudgmentStatus
+from arena.store.models_race import EpisodeStage, EpisodeStatus
+from arena.store.resilience import in_thread, retry_async
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +75,7 @@ class Dispatcher:
         last_requeue = 0.0
         while True:
             outcomes = await in_thread(_outcomes, self.store, cycle, stage)
-            waiting = scoring.unjudged(outcomes)
+            waiting = stage_scores.unjudged(outcomes)
             done = sum(1 for o in outcomes if o.status is EpisodeStatus.done)
             self.on_progress(
                 Progress(cycle=cycle, step=f"judging: {stage.value}", done=done - len(waiting), total=done)
@@ -114,7 +113,7 @@ class Dispatcher:
         pending = await in_thread(_pending, self.store, cycle, stage)
         for episode_id in pending:
             await retry_async(lambda e=episode_id: defer_episode(self.app, e), what="queue episode")
-        unjudged = scoring.unjudged(await in_thread(_outcomes, self.store, cycle, stage))
+        unjudged = stage_scores.unjudged(await in_thread(_outcomes, self.store, cycle, stage))
         for episode_id in unjudged:
             await retry_async(lambda e=episode_id: defer_judgment(self.app, e), what="queue judgment")
 
@@ -139,19 +138,11 @@ def _pending(store: Store, cycle: int, stage: EpisodeStage) -> list[int]:
         return [e.id for e in repo.list_episodes(session, cycle=cycle, stage=stage, status=EpisodeStatus.pending)]
 
 
-def _outcomes(store: Store, cycle: int, stage: EpisodeStage) -> list[scoring.EpisodeOutcome]:
+def _outcomes(store: Store, cycle: int, stage: EpisodeStage) -> list[judgments.EpisodeOutcome]:
     with store.transaction() as session:
-        return scoring.load_outcomes(session, cycle, stage)
+        return judgments.stage_outcomes(session, cycle, stage)
 
 
 def _unjudged_before(store: Store, cycle: int, limit: int = 10_000) -> list[int]:
-    judged = select(Judgment.id).where(Judgment.episode_id == Episode.id, Judgment.status == JudgmentStatus.done)
     with store.transaction() as session:
-        return list(
-            session.scalars(
-                select(Episode.id)
-                .where(Episode.cycle < cycle, Episode.status == EpisodeStatus.done, ~judged.exists())
-                .order_by(Episode.id)
-                .limit(limit)
-            )
-        )
+        return judgments.unjudged_before(session, cycle, limit=limit)

@@ -25,8 +25,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel
 
 from arena.runner.record import FaultKind
-
-JUDGE_OUTAGE = "judge unavailable (its canary failed too)"
+from judge.verdict import JUDGE_OUTAGE
 
 FIXES: dict[str, str] = {
     FaultKind.sandbox: "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap) and check that "

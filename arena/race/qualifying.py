@@ -1,6 +1,6 @@
 """Qualifying: each new submission runs the public suite; the close-enough ones race.
 
-The qualifying score is the race score's formula (``arena.race.scoring``) on
+The qualifying score is the race score's formula (``arena.race.stage_scores``) on
 the first ``qualifying_size`` public problems (by problem id),
 ``qualifying_attempts`` times each. The leader is the best qualifying score
 among this cycle's entrants and the champion (its per-problem values from the
@@ -20,17 +20,16 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import select
-
 from arena.problems.partitions import PartitionName
-from arena.race import scoring
-from arena.race.cycle import CycleContext
+from arena.race import stage_scores
+from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
-from arena.race.resilience import in_thread
 from arena.scoring.paired import compare, confidently_worse, paired_values
+from arena.store import judgments, standings
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus
-from arena.store.models_race import CycleStage, EpisodeStage, Standing
+from arena.store.models_race import CycleStage, EpisodeStage
+from arena.store.resilience import in_thread
 
 
 def _public_problems(ctx: CycleContext) -> list[str]:
@@ -44,26 +43,19 @@ def _champion_qualifying(ctx: CycleContext, champion: int | None) -> tuple[float
     if champion is None:
         return None, {}
     with ctx.store.transaction() as session:
-        row = session.execute(
-            select(Standing.cycle, Standing.qualifying_score)
-            .where(
-                Standing.submission_id == champion, Standing.qualifying_score.is_not(None), Standing.cycle < ctx.number
-            )
-            .order_by(Standing.cycle.desc())
-            .limit(1)
-        ).one_or_none()
-        if row is None:
+        last = standings.last_qualifying_score(session, champion, before_cycle=ctx.number)
+        if last is None:
             return None, {}
-        outcomes = scoring.load_outcomes(session, row.cycle, EpisodeStage.qualifying)
-    return row.qualifying_score, scoring.problem_values(outcomes, champion)
+        outcomes = judgments.stage_outcomes(session, last.cycle, EpisodeStage.qualifying)
+    return last.score, stage_scores.problem_values(outcomes, champion)
 
 
-def _outcomes(ctx: CycleContext) -> list[scoring.EpisodeOutcome]:
+def _outcomes(ctx: CycleContext) -> list[judgments.EpisodeOutcome]:
     with ctx.store.transaction() as session:
-        return scoring.load_outcomes(session, ctx.number, EpisodeStage.qualifying)
+        return judgments.stage_outcomes(session, ctx.number, EpisodeStage.qualifying)
 
 
-def _record(ctx: CycleContext, scores: dict[int, scoring.SubmissionScore], qualified: list[int],
+def _record(ctx: CycleContext, scores: dict[int, stage_scores.SubmissionScore], qualified: list[int],
             champion: int | None, champion_score: float | None) -> None:  # fmt: skip
     rule = EmbargoRule(
         cycles_after_champion=ctx.race.embargo_cycles_after_champion,
@@ -102,9 +94,9 @@ async def run(ctx: CycleContext) -> dict:
     )
     await ctx.check_judgments(EpisodeStage.qualifying, unjudged, entrants)
     outcomes = await in_thread(_outcomes, ctx)
-    scores, exclusions = scoring.score_outcomes(outcomes, entrants)
+    scores, exclusions = stage_scores.score_outcomes(outcomes, entrants)
     champion_score, champion_values = await in_thread(_champion_qualifying, ctx, champion)
-    values = {s: scoring.problem_values(outcomes, s) for s in entrants}
+    values = {s: stage_scores.problem_values(outcomes, s) for s in entrants}
     if champion_score is not None:
         values[champion] = champion_values
     candidates = {s: scores[s].score for s in entrants} | (
@@ -138,5 +130,5 @@ async def run(ctx: CycleContext) -> dict:
         "not_qualified": [s for s in entrants if s not in qualified],
         "unjudged_at_timeout": unjudged,
         "excluded": [e.model_dump() for e in exclusions],
-        "exclusion_rules": scoring.RULE_TEXT if exclusions else {},
+        "exclusion_rules": stage_scores.RULE_TEXT if exclusions else {},
     }

@@ -39,7 +39,7 @@ from procrastinate.manager import get_channel_for_queues
 from procrastinate.worker import Worker
 from psycopg import sql
 
-from arena.race.resilience import Backoff, first_line, is_transient, retry_async, weather
+from arena.store.resilience import Backoff, first_line, is_transient, retry_async, weather
 
 logger = logging.getLogger(__name__)
 

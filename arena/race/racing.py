@@ -18,11 +18,11 @@ from datetime import timedelta
 from arena.problems.draw import draw, partition_at, record_draw
 from arena.problems.ledger import EventKind
 from arena.problems.partitions import PartitionName
-from arena.race.cycle import CycleContext, RaceError
-from arena.race.resilience import in_thread
+from arena.race.context import CycleContext, RaceError
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage, EpisodeStage
+from arena.store.resilience import in_thread
 
 
 def _sync_ledger(ctx: CycleContext) -> None:

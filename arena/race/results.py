@@ -1,6 +1,6 @@
 """The cycle's last stages: scoring, promotion and weights, each a function of stored data.
 
-- scoring: race scores by ``arena.race.scoring``'s rule, ranked by
+- scoring: race scores by ``arena.race.stage_scores``'s rule, ranked by
   ``arena.race.promotion.rank_contenders``, stored as standings;
 - promotion: ``decide_promotion`` with the champion's reign in whole days
   (from the intake close of the cycle that crowned it to this one's);
@@ -15,28 +15,26 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
-
 from arena.chain.protocol import Chain
-from arena.race import scoring
-from arena.race.cycle import CycleContext
+from arena.race import stage_scores
+from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.race.promotion import Contender, decide_promotion, rank_contenders
-from arena.race.resilience import in_thread
 from arena.race.weights import Finisher, compute_weights
-from arena.store import Store
+from arena.store import Store, cycles, judgments, standings
 from arena.store import repositories as repo
 from arena.store.models import SubmissionStatus
-from arena.store.models_race import Cycle, CycleStage, EpisodeStage, Standing
+from arena.store.models_race import CycleStage, EpisodeStage
+from arena.store.resilience import in_thread
 
 
-def _race_outcomes(ctx: CycleContext) -> list[scoring.EpisodeOutcome]:
+def _race_outcomes(ctx: CycleContext) -> list[judgments.EpisodeOutcome]:
     with ctx.store.transaction() as session:
-        return scoring.load_outcomes(session, ctx.number, EpisodeStage.race)
+        return judgments.stage_outcomes(session, ctx.number, EpisodeStage.race)
 
 
 def _contenders(
-    ctx: CycleContext, scores: dict[int, scoring.SubmissionScore], outcomes: list[scoring.EpisodeOutcome]
+    ctx: CycleContext, scores: dict[int, stage_scores.SubmissionScore], outcomes: list[judgments.EpisodeOutcome]
 ) -> list[Contender]:
     with ctx.store.transaction() as session:
         found = []
@@ -49,13 +47,13 @@ def _contenders(
                     race_score=score.score,
                     commitment_block=info.commitment_block,
                     submitted_at=info.submitted_at,
-                    values=scoring.problem_values(outcomes, submission_id),
+                    values=stage_scores.problem_values(outcomes, submission_id),
                 )
             )
         return found
 
 
-def _store_ranking(ctx: CycleContext, ranked: list[Contender], scores: dict[int, scoring.SubmissionScore]) -> None:
+def _store_ranking(ctx: CycleContext, ranked: list[Contender], scores: dict[int, stage_scores.SubmissionScore]) -> None:
     with ctx.store.transaction() as session:
         for rank, contender in enumerate(ranked, start=1):
             score = scores[contender.submission_id]
@@ -77,30 +75,24 @@ async def run_scoring(ctx: CycleContext) -> dict:
     if race.get("skipped"):
         return {"skipped": race["skipped"]}
     outcomes = await in_thread(_race_outcomes, ctx)
-    scores, exclusions = scoring.score_outcomes(outcomes, race["racers"])
+    scores, exclusions = stage_scores.score_outcomes(outcomes, race["racers"])
     ranked = rank_contenders(await in_thread(_contenders, ctx, scores, outcomes))
     await in_thread(_store_ranking, ctx, ranked, scores)
     return {
         "scores": {str(k): v.model_dump() for k, v in scores.items()},
         "ranking": [c.submission_id for c in ranked],
         "excluded": [e.model_dump() for e in exclusions],
-        "exclusion_rules": scoring.RULE_TEXT if exclusions else {},
+        "exclusion_rules": stage_scores.RULE_TEXT if exclusions else {},
     }
 
 
 def _reign_days(ctx: CycleContext, champion: int) -> int:
     """Whole days from the intake close of the cycle that crowned ``champion`` to this cycle's."""
     with ctx.store.transaction() as session:
-        crowned = session.execute(
-            select(func.min(Standing.cycle)).where(Standing.submission_id == champion, Standing.is_champion.is_(True))
-        ).scalar_one_or_none()
+        crowned = standings.first_crowned(session, champion)
         if crowned is None:
             return 0
-        closes = dict(
-            session.execute(select(Cycle.number, Cycle.intake_closed_at).where(Cycle.number.in_([crowned, ctx.number])))
-            .tuples()
-            .all()
-        )
+        closes = cycles.intake_closes(session, [crowned, ctx.number])
     start, now = closes.get(crowned), closes.get(ctx.number)
     if start is None or now is None:
         return 0
@@ -143,7 +135,7 @@ async def run_promotion(ctx: CycleContext) -> dict:
             await in_thread(_apply_promotion, ctx, champion, champion, [])
         return {"champion_id": champion, "previous_champion_id": champion, "promoted": False,
                 "reason": race["skipped"]}  # fmt: skip
-    scores = {int(k): scoring.SubmissionScore.model_validate(v) for k, v in scoring_detail["scores"].items()}
+    scores = {int(k): stage_scores.SubmissionScore.model_validate(v) for k, v in scoring_detail["scores"].items()}
     outcomes = await in_thread(_race_outcomes, ctx)
     ranked = rank_contenders(await in_thread(_contenders, ctx, scores, outcomes))
     reign_days = await in_thread(_reign_days, ctx, champion) if champion is not None else 0

@@ -18,11 +18,13 @@ import logging
 from procrastinate import App
 from procrastinate.testing import InMemoryConnector
 
+from arena.race.episode_jobs import store_held_results
 from arena.race.queue_worker import QueueWorker
-from arena.race.resilience import first_line
+from arena.race.queues import EPISODES_QUEUE, JUDGMENTS_QUEUE, defer_judgment
 from arena.race.settings import RaceSettings
-from arena.race.tasks import EPISODES_QUEUE, JUDGMENTS_QUEUE, WorkerContext, defer_judgment, store_held_results
+from arena.race.worker_context import WorkerContext
 from arena.runner.workdirs import sweep
+from arena.store.resilience import first_line
 
 logger = logging.getLogger(__name__)
 

@@ -86,8 +86,8 @@ def record_fault(record: EpisodeRecord) -> ValidatorFault | None:
 
 def exception_fault(exc: BaseException) -> ValidatorFault:
     """What an exception out of the runner says about the validator."""
-    from arena.race.resilience import is_transient
     from arena.runner.sandbox import SandboxUnavailable
+    from arena.store.resilience import is_transient
 
     text = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, SandboxUnavailable):

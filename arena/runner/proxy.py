@@ -1,7 +1,7 @@
 """The recording inference proxy: the only way an episode's agent reaches a model.
 
 What is let through, and how much may be spent, is decided by
-``arena.runner.admission``; this module forwards what was admitted (bounded by
+``arena.runner.budgets``; this module forwards what was admitted (bounded by
 the per-call deadline), relays the answer, and writes the ``LLMCallRecord`` of
 every request, refusals and failures included, because the record is the
 trajectory everything downstream learns from. Whatever the agent sends, the
@@ -20,11 +20,11 @@ from typing import Any, TypeVar
 import httpx
 import orjson
 
-from arena.runner.admission import FORWARDED_KEYS, TOKENIZED_MARGIN, Admission, Budget, Call, Plan
-from arena.runner.answers import StreamAssembler, completion_record, estimate_usage, parse_usage
+from arena.runner.budgets import FORWARDED_KEYS, TOKENIZED_MARGIN, Admission, Budget, Call, Plan
 from arena.runner.limits import LimitLog
 from arena.runner.record import EpisodeLimits, LLMCallRecord, TokenUsage
 from arena.runner.settings import SamplingPin, Upstream
+from arena.runner.upstream_answers import StreamAssembler, completion_record, estimate_usage, parse_usage
 from arena.runner.upstreams import (
     CallFailure,
     UpstreamRegistry,

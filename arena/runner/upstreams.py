@@ -3,7 +3,7 @@
 An upstream is any OpenAI-compatible chat server: vLLM in production, the
 built-in offline policy in-process (through an ``httpx.ASGITransport``).
 Routing is by model name only, so a model name must belong to one upstream.
-What an answer becomes in the record is ``arena.runner.answers``.
+What an answer becomes in the record is ``arena.runner.upstream_answers``.
 
 The exchange helpers (``open_chat``, ``read_answer``, ``stream_events``) turn
 every way an upstream can fail (refused connection, HTTP error, broken JSON,

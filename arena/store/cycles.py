@@ -8,6 +8,7 @@ is refused if a second call disagrees.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -79,6 +80,12 @@ def latest_cycle(session: Session) -> CycleInfo | None:
 
 def list_cycles(session: Session) -> list[CycleInfo]:
     return [CycleInfo.model_validate(row) for row in session.scalars(select(Cycle).order_by(Cycle.number))]
+
+
+def intake_closes(session: Session, numbers: Sequence[int]) -> dict[int, datetime | None]:
+    """When each of the cycles ``numbers`` closed intake (those that exist)."""
+    rows = session.execute(select(Cycle.number, Cycle.intake_closed_at).where(Cycle.number.in_(list(numbers))))
+    return dict(rows.tuples().all())
 
 
 def close_intake(

@@ -108,10 +108,6 @@ def _one(session: Session, condition: ColumnElement[bool], with_record: bool = F
     return _info(values, record)
 
 
-def _key_condition(key: EpisodeKey) -> ColumnElement[bool]:
-    return and_(*(getattr(Episode, name) == value for name, value in zip(KEY_COLUMNS, key.unique(), strict=True)))
-
-
 def ensure_episode(session: Session, key: EpisodeKey) -> EpisodeInfo:
     """The episode for ``key``, inserted as pending if it does not exist yet."""
     return ensure_episodes(session, [key])[0]

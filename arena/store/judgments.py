@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from arena.store.db import StoreError, jsonable
 from arena.store.models import utcnow
-from arena.store.models_race import Episode, EpisodeStatus, Judgment, JudgmentStatus
+from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgment, JudgmentStatus
 
 VERSION_RETRIES = 5  # concurrent add_version calls on one episode: each retry sees the other's version
 
@@ -28,6 +28,21 @@ class JudgmentResult(BaseModel):
     coefficient: float = Field(ge=0.0, description="Multiplies success in the race score.")
     explanation: str = ""
     detail: dict | None = None  # the judge's raw output
+
+
+class EpisodeOutcome(BaseModel):
+    """What scoring needs of one episode: its result and its latest judgment."""
+
+    episode_id: int
+    submission_id: int
+    problem_id: str
+    attempt: int
+    status: EpisodeStatus
+    success: bool | None
+    judgment: JudgmentStatus | None  # None: never judged
+    coefficient: float | None  # of the latest done judgment
+    fault_kind: str | None = None  # the validator fault the episode last hit
+    fault_charged: bool | None = None  # that fault was charged to the submission
 
 
 class JudgmentInfo(BaseModel):
@@ -137,3 +152,61 @@ def pending(session: Session, *, limit: int = 100) -> list[JudgmentInfo]:
         select(Judgment).where(Judgment.status == JudgmentStatus.pending).order_by(Judgment.id).limit(limit)
     )
     return [JudgmentInfo.model_validate(row) for row in rows]
+
+
+def stage_outcomes(session: Session, cycle: int, stage: EpisodeStage) -> list[EpisodeOutcome]:
+    """Every episode of a cycle's stage with its latest judgment, in episode id order (two queries)."""
+    episodes = session.execute(
+        select(
+            Episode.id,
+            Episode.submission_id,
+            Episode.problem_id,
+            Episode.attempt,
+            Episode.status,
+            Episode.success,
+            Episode.fault_kind,
+            Episode.fault_charged,
+        )  # fmt: skip
+        .where(Episode.cycle == cycle, Episode.stage == stage)
+        .order_by(Episode.id)
+    ).all()
+    judgments = session.execute(
+        select(Judgment.episode_id, Judgment.version, Judgment.status, Judgment.coefficient)
+        .join(Episode, Episode.id == Judgment.episode_id)
+        .where(Episode.cycle == cycle, Episode.stage == stage)
+        .order_by(Judgment.episode_id, Judgment.version)
+    ).all()
+    latest_done: dict[int, float | None] = {}
+    latest_status: dict[int, JudgmentStatus] = {}
+    for row in judgments:
+        latest_status[row.episode_id] = row.status
+        if row.status is JudgmentStatus.done:
+            latest_done[row.episode_id] = row.coefficient
+    return [
+        EpisodeOutcome(
+            episode_id=e.id,
+            submission_id=e.submission_id,
+            problem_id=e.problem_id,
+            attempt=e.attempt,
+            status=e.status,
+            success=e.success,
+            judgment=JudgmentStatus.done if e.id in latest_done else latest_status.get(e.id),
+            coefficient=latest_done.get(e.id),
+            fault_kind=e.fault_kind,
+            fault_charged=e.fault_charged,
+        )
+        for e in episodes
+    ]
+
+
+def unjudged_before(session: Session, cycle: int, *, limit: int = 10_000) -> list[int]:
+    """Done episodes of cycles before ``cycle`` without a done judgment, oldest first."""
+    judged = select(Judgment.id).where(Judgment.episode_id == Episode.id, Judgment.status == JudgmentStatus.done)
+    return list(
+        session.scalars(
+            select(Episode.id)
+            .where(Episode.cycle < cycle, Episode.status == EpisodeStatus.done, ~judged.exists())
+            .order_by(Episode.id)
+            .limit(limit)
+        )
+    )

@@ -132,6 +132,33 @@ def reign(session: Session, submission_id: int, cycles_after: int) -> Reign:
     return Reign(last_reign_cycle=last, dethroned_cycle=dethroned, until_cycle_finished_at=finished)
 
 
+class QualifyingScore(BaseModel):
+    cycle: int
+    score: float
+
+
+def last_qualifying_score(session: Session, submission_id: int, *, before_cycle: int) -> QualifyingScore | None:
+    """The submission's qualifying score of the latest cycle before ``before_cycle`` that recorded one."""
+    row = session.execute(
+        select(Standing.cycle, Standing.qualifying_score)
+        .where(
+            Standing.submission_id == submission_id,
+            Standing.qualifying_score.is_not(None),
+            Standing.cycle < before_cycle,
+        )
+        .order_by(Standing.cycle.desc())
+        .limit(1)
+    ).one_or_none()
+    return None if row is None else QualifyingScore(cycle=row.cycle, score=row.qualifying_score)
+
+
+def first_crowned(session: Session, submission_id: int) -> int | None:
+    """The first cycle that crowned the submission champion."""
+    return session.execute(
+        select(func.min(Standing.cycle)).where(Standing.submission_id == submission_id, Standing.is_champion.is_(True))
+    ).scalar_one_or_none()
+
+
 def record_weights(
     session: Session,
     cycle: int,

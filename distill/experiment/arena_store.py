@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.runner.record import EpisodeRecord
-from judge.verdict import JudgmentOutcome, ReasoningJudgment
+from judge.verdict import JudgmentOutcome, JudgmentPending
 
 REFERENCE_HOTKEY = "reference-{agent}"
 
@@ -36,12 +36,12 @@ def default_url(folder: Path) -> str:
 def store_race(url: str, suite_dir: Path, runs: list[AgentEpisodes], outcomes: list[JudgmentOutcome]) -> dict[str, Any]:
     """Store every episode and its judgment (pending ones stay pending: the export's reasoning gate
     drops them); the cycle number and the counts."""
-    from arena.race.copies import fingerprint, minhash_bytes
-
+    from arena.intake.copies import fingerprint, minhash_bytes
     from arena.store import open_store
     from arena.store import repositories as repo
     from arena.store.migrate import upgrade_database
     from arena.store.models_race import EpisodeStage
+    from judge.stored_episodes import add_judgment
 
     judged = {outcome.episode_id: outcome for outcome in outcomes}
     upgrade_database(url)
@@ -71,15 +71,9 @@ def store_race(url: str, suite_dir: Path, runs: list[AgentEpisodes], outcomes: l
                     repo.complete(session, info.id, record, record.outcome)
                     stored += 1
                     outcome = judged.get(record.episode_id)
-                    if isinstance(outcome, ReasoningJudgment):
-                        result = repo.JudgmentResult(
-                            level=outcome.level, coefficient=outcome.coefficient,
-                            explanation=outcome.explanation, detail=outcome.model_dump(mode="json"),
-                        )  # fmt: skip
-                        repo.add_version(session, info.id, outcome.judge, outcome.rubric_version, result)
-                    elif outcome is not None:
-                        repo.add_version(session, info.id, outcome.judge, outcome.rubric_version)
-                        pending += 1
+                    if outcome is not None:
+                        add_judgment(session, info.id, outcome)
+                        pending += isinstance(outcome, JudgmentPending)
     finally:
         store.dispose()
     return {"cycle": cycle, "suite_id": suite.suite_id, "episodes": stored, "judgments_pending": pending}

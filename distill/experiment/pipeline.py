@@ -211,7 +211,8 @@ class Experiment:
             from arena.runner.record import EpisodeLimits
             from arena.shop.index import CatalogIndex
             from judge.batch import judge_batch
-            from judge.rules import RulesJudge
+            from judge.factory import open_judge
+            from judge.settings import JudgeSettings
 
             _, train, _ = _partitions(self.config, self.suite_dir)
             registry = registry_for(MODEL_ID, seed=self.config.seed)
@@ -238,7 +239,7 @@ class Experiment:
                             "episodes": len(done),
                             "successes": sum(bool((r.outcome or {}).get("success")) for r in done),
                         }
-                    judge = RulesJudge()
+                    judge = open_judge(JudgeSettings(), "rules")  # the experiment is judged offline
                     outcomes = await judge_batch(judge, records)
                     await judge.aclose()
                     return outcomes

@@ -1,10 +1,10 @@
 """The shipped labelled set: episode records with the level the rubric gives them.
 
-Built cases (``judge.label_cases``) run against a real seeded synthetic catalog;
-captured cases (``judge/labels/captured.jsonl``) are real episodes from the
+Built cases (``judge.calibration.label_cases``) run against a real seeded synthetic catalog;
+captured cases (``judge/calibration/labels/captured.jsonl``) are real episodes from the
 runner with the built-in heuristic policy, labelled by reading them.
 
-Regenerate: ``.venv/bin/python -m judge.labelset`` (writes judge/labels/labelled.jsonl
+Regenerate: ``.venv/bin/python -m judge.calibration.labelset`` (writes judge/calibration/labels/labelled.jsonl
 and prints any case where the rules judge disagrees with the gold level).
 """
 
@@ -14,8 +14,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from judge.label_cases import BUILT
-from judge.label_shop import Shop
+from judge.calibration.label_cases import BUILT
+from judge.calibration.label_shop import Shop
 from judge.records import LabelledEpisode, load_labels, write_labels
 
 LABELS_DIR = Path(__file__).resolve().parent / "labels"

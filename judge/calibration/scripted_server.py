@@ -7,7 +7,7 @@ and answers each request from a script: a valid judgment, raw content
 (the episode id is read from the judge's prompt), consumed in order, the last
 step repeating. Every request body is kept for assertions.
 
-Run standalone (the benchmark does): ``python -m judge.scripted_server --port 8011 --latency-ms 300``.
+Run standalone (the benchmark does): ``python -m judge.calibration.scripted_server --port 8011 --latency-ms 300``.
 """
 
 from __future__ import annotations

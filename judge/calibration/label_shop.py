@@ -10,8 +10,9 @@ from arena.shop.index import CatalogIndex, build_index
 from arena.shop.knowledge import KnowledgeDocument, LocalKnowledgeBase, build_knowledge_index
 from arena.shop.tools import ShopEnvironment
 from arena.taskpack.synthetic import generate_products
-from judge.builder import EpisodeBuilder
-from judge.facts import STOPWORDS, tokens
+from judge.calibration.builder import EpisodeBuilder
+from judge.tokens import tokens
+from judge.tool_facts import STOPWORDS
 
 CATALOG_SIZE, CATALOG_SEED = 3000, 11
 PHANTOM = ("8800000001", "8800000002")  # ids no tool ever returns in this catalog

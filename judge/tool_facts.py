@@ -13,19 +13,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-if TYPE_CHECKING:
-    from judge.dictation import Dictation
+from judge.dictation import Dictation
+from judge.tokens import COPY_NGRAM, NUMBER, TOKEN, normalize, tokens
 
-COPY_NGRAM = 8  # a run of 8 tokens that also occurs in a tool result is copied, not written
-_TOKEN = re.compile(r"[a-z0-9]+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*[A-Za-z0-9]|[A-Za-z]")
 _ID_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")
-_NUMBER = re.compile(r"(?<![\w.,])([$€£¥₱₹]\s?)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
 ID_KEYS = frozenset({"product_id", "shop_id", "doc_id"})
 NUMBER_KEYS = frozenset({"price", "sold_count"})
@@ -34,7 +30,7 @@ PROSE_KEYS = frozenset({"description", "short_description", "content", "specific
 MIN_TERM_CHARS = 4
 # Small numbers are everywhere in prose ("2 options", "page 3", "level 1.0"): below this a
 # number counts as a cited price or count only with a currency sign.
-MIN_BARE_NUMBER = 10
+MIN_BARENUMBER = 10
 
 # Words that say nothing about a particular result: function words and the shop's own vocabulary.
 STOPWORDS = frozenset(
@@ -63,15 +59,6 @@ COMPARISON_CUES = frozenset(
     fewer leading ahead
     """.split()
 )
-
-
-def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
-
-
-def normalize(text: str) -> str:
-    """Lower-case words separated by single spaces, padded, for whole-phrase lookups."""
-    return " " + _NON_ALNUM.sub(" ", text.lower()).strip() + " "
 
 
 def _ngram_keys(words: list[str]) -> list[int]:
@@ -167,7 +154,7 @@ class ToolFacts:
 
     def own_text(self, text: str) -> tuple[str, float]:
         """``text`` with copied runs blanked out, and the copied fraction of its tokens."""
-        spans = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text.lower())]
+        spans = [(m.start(), m.end(), m.group()) for m in TOKEN.finditer(text.lower())]
         if len(spans) < COPY_NGRAM or not self.ngrams:
             return text, 0.0
         words = [word for *_, word in spans]
@@ -200,14 +187,14 @@ class ToolFacts:
         candidates = [c for c in sorted(id_tokens & self.product_ids) if fresh(c, has_id(c))]
         data = [d for d in sorted(id_tokens & self.other_ids) if fresh(d, has_id(d))]
         all_ids = self.product_ids | self.other_ids
-        for match in _NUMBER.finditer(own):
+        for match in NUMBER.finditer(own):
             currency, whole, decimals = match.groups()
             if (whole + (decimals or "")).lower() in all_ids:
                 continue
             value = round(float(whole.replace(",", "") + (decimals or "")), 2)
-            # Below MIN_BARE_NUMBER only a currency sign makes it a price ("1.0" is a score, "2" a count);
+            # Below MIN_BARENUMBER only a currency sign makes it a price ("1.0" is a score, "2" a count);
             # a number the request itself states is the request's, unless written as the result wrote it.
-            if value not in self.numbers or (value < MIN_BARE_NUMBER and not currency):
+            if value not in self.numbers or (value < MIN_BARENUMBER and not currency):
                 continue
             if value in self._query_numbers and not (decimals or currency):
                 continue

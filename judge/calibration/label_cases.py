@@ -3,7 +3,7 @@
 Each returns (case name, gold level, why, the episode builder). The model's
 side of every case is written to sit squarely on its level or to attack the
 judge (forged turns, injections, pasted output, invented ids); the tool side is
-real (``judge.label_shop``).
+real (``judge.calibration.label_shop``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from judge.builder import EpisodeBuilder
-from judge.label_shop import NARRATION, PHANTOM, Case, Shop, first_value, query_for, result_terms
+from judge.calibration.builder import EpisodeBuilder
+from judge.calibration.label_shop import NARRATION, PHANTOM, Case, Shop, first_value, query_for, result_terms
 
 
 def _say_about_hits(

@@ -10,7 +10,7 @@ procrastinate's in-memory queue; on PostgreSQL it queues them in the
 database for ``arena worker`` processes anywhere, and also works on them
 itself with ``race.workers`` in-process workers (0: leave them to the
 workers). A database that goes away for a moment is waited for: each store
-call retries (``arena.race.resilience``) and a cycle interrupted by a longer
+call retries (``arena.store.resilience``) and a cycle interrupted by a longer
 outage is resumed from the store.
 """
 
@@ -32,9 +32,10 @@ from arena.chain.protocol import Chain
 from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport, run_cycle, with_cycle_params
 from arena.race.dispatch import Dispatcher, ProgressSink
-from arena.race.resilience import OUTAGE_BUDGET_S, Backoff, first_line, is_transient
+from arena.race.queues import connector_for
 from arena.race.settings import POLICY_MODEL, RaceSettings, ValidatorSettings
-from arena.race.tasks import WorkerContext, connector_for, create_task_app
+from arena.race.tasks import create_task_app
+from arena.race.worker_context import WorkerContext
 from arena.race.workers import run_workers
 from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.shop.index import CatalogIndex
@@ -43,6 +44,8 @@ from arena.store import Store, open_store
 from arena.store import repositories as repo
 from arena.store.migrate import upgrade_database
 from arena.store.models_race import CycleStage
+from arena.store.resilience import OUTAGE_BUDGET_S, Backoff, first_line, is_transient
+from judge.factory import open_judge
 
 logger = logging.getLogger(__name__)
 
@@ -68,16 +71,6 @@ def upstream_registry(race: RaceSettings) -> UpstreamRegistry:
     )
 
 
-def make_judge(kind: str, settings: ValidatorSettings):
-    if kind == "openai":
-        from judge.llm import OpenAIJudge
-
-        return OpenAIJudge(settings.judge)
-    from judge.rules import RulesJudge
-
-    return RulesJudge()
-
-
 def open_catalog(path: Path) -> tuple[CatalogIndex, LocalKnowledgeBase | None]:
     from arena.shop.index import CatalogIndexError
 
@@ -97,7 +90,7 @@ def worker_context(settings: ValidatorSettings, race: RaceSettings, store: Store
         store=store,
         catalog=catalog,
         registry=upstream_registry(race),
-        judge=make_judge(race.judge_kind, settings),
+        judge=open_judge(settings.judge, race.judge_kind),
         race=race,
         limits=settings.runner.limits,
         knowledge=knowledge,

@@ -32,10 +32,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from pydantic import BaseModel
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 
-from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgment, JudgmentStatus
+from arena.store.judgments import EpisodeOutcome
+from arena.store.models_race import EpisodeStatus, JudgmentStatus
 
 EXCLUDED_JUDGMENT_TIMEOUT = "judgment-timeout"
 EXCLUDED_UNFINISHED = "unfinished"
@@ -47,21 +46,6 @@ RULE_TEXT = {
     "judgments ended is left out of its submission's score (numerator and denominator)",
     EXCLUDED_UNFINISHED: "an episode that never finished is left out of its submission's score",
 }
-
-
-class EpisodeOutcome(BaseModel):
-    """What scoring needs of one episode: its result and its latest judgment."""
-
-    episode_id: int
-    submission_id: int
-    problem_id: str
-    attempt: int
-    status: EpisodeStatus
-    success: bool | None
-    judgment: JudgmentStatus | None  # None: never judged
-    coefficient: float | None  # of the latest done judgment
-    fault_kind: str | None = None  # the validator fault the episode last hit
-    fault_charged: bool | None = None  # that fault was charged to the submission
 
 
 class Exclusion(BaseModel):
@@ -81,51 +65,6 @@ class SubmissionScore(BaseModel):
     counted: int
     excluded: int
     failed: int  # episodes the validator gave up on (counted as 0)
-
-
-def load_outcomes(session: Session, cycle: int, stage: EpisodeStage) -> list[EpisodeOutcome]:
-    """Every episode of a cycle's stage with its latest judgment, in episode id order (two queries)."""
-    episodes = session.execute(
-        select(
-            Episode.id,
-            Episode.submission_id,
-            Episode.problem_id,
-            Episode.attempt,
-            Episode.status,
-            Episode.success,
-            Episode.fault_kind,
-            Episode.fault_charged,
-        )  # fmt: skip
-        .where(Episode.cycle == cycle, Episode.stage == stage)
-        .order_by(Episode.id)
-    ).all()
-    judgments = session.execute(
-        select(Judgment.episode_id, Judgment.version, Judgment.status, Judgment.coefficient)
-        .join(Episode, Episode.id == Judgment.episode_id)
-        .where(Episode.cycle == cycle, Episode.stage == stage)
-        .order_by(Judgment.episode_id, Judgment.version)
-    ).all()
-    latest_done: dict[int, float | None] = {}
-    latest_status: dict[int, JudgmentStatus] = {}
-    for row in judgments:
-        latest_status[row.episode_id] = row.status
-        if row.status is JudgmentStatus.done:
-            latest_done[row.episode_id] = row.coefficient
-    return [
-        EpisodeOutcome(
-            episode_id=e.id,
-            submission_id=e.submission_id,
-            problem_id=e.problem_id,
-            attempt=e.attempt,
-            status=e.status,
-            success=e.success,
-            judgment=JudgmentStatus.done if e.id in latest_done else latest_status.get(e.id),
-            coefficient=latest_done.get(e.id),
-            fault_kind=e.fault_kind,
-            fault_charged=e.fault_charged,
-        )
-        for e in episodes
-    ]
 
 
 def unjudged(outcomes: Iterable[EpisodeOutcome]) -> list[int]:
