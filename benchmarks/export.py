@@ -31,11 +31,14 @@ from arena.problems.model import Difficulty, Intent, Problem, ProductReward  # n
 from arena.problems.partitions import PartitionName, PartitionPlan  # noqa: E402
 from arena.problems.suites import write_suite  # noqa: E402
 from arena.runner.record import EpisodeRecord  # noqa: E402
+from arena.store import cycles as cycle_rows  # noqa: E402
 from arena.store import open_store, resolve_url  # noqa: E402
-from arena.store import repositories as repo  # noqa: E402
+from arena.store import submissions as submission_rows  # noqa: E402
+from arena.store import suites as suite_rows  # noqa: E402
 from arena.store.migrate import upgrade_database  # noqa: E402
 from arena.store.models import utcnow  # noqa: E402
 from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgment, JudgmentStatus  # noqa: E402
+from arena.store.submissions import NewSubmission  # noqa: E402
 
 ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -67,13 +70,13 @@ def fill(url: str, n: int, records: list[EpisodeRecord], folder: Path) -> None:
                         version="bench-v1")  # fmt: skip
     store = open_store(url)
     with store.transaction() as s:
-        imported = repo.import_suite(s, suite.path)
+        imported = suite_rows.import_suite(s, suite.path)
         submissions = [
-            repo.add_submission(s, repo.NewSubmission(hotkey=f"bench-{i}", agent_name=f"agent{i}.py",
+            submission_rows.add_submission(s, NewSubmission(hotkey=f"bench-{i}", agent_name=f"agent{i}.py",
                                 code=f"# {i}\n".encode(), ast_hash=f"ast-{i}"))
             for i in range(8)
         ]  # fmt: skip
-        repo.start_cycle(s, 1, imported.suite_id, {})
+        cycle_rows.start_cycle(s, 1, imported.suite_id, {})
     bank = problems[20:-40]
     now = utcnow()
     payloads = [r.model_dump(mode="json") for r in records]

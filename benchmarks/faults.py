@@ -43,7 +43,8 @@ from arena.race.settings import RaceSettings  # noqa: E402
 from arena.race.validator_service import Validator  # noqa: E402
 from arena.race.workers import run_workers  # noqa: E402
 from arena.settings import ArenaSettings  # noqa: E402
-from arena.store import repositories as repo  # noqa: E402
+from arena.store import episodes as episode_rows  # noqa: E402
+from arena.store.episodes import EpisodeInfo  # noqa: E402
 from arena.store.migrate import upgrade_database  # noqa: E402
 from arena.store.models_race import EpisodeStatus  # noqa: E402
 from tests.race_support import (  # noqa: E402
@@ -66,9 +67,9 @@ AGENTS = [
 READ_ONLY_S = 20.0
 
 
-def _episodes(store) -> list[repo.EpisodeInfo]:
+def _episodes(store) -> list[EpisodeInfo]:
     with store.transaction() as s:
-        return repo.list_episodes(s)
+        return episode_rows.list_episodes(s)
 
 
 class Bench:
@@ -116,7 +117,7 @@ class Bench:
 
                 def claimed_again():
                     with store.transaction() as s:
-                        return repo.get_episode(s, episode).claims >= 2
+                        return episode_rows.get_episode(s, episode).claims >= 2
 
                 wait_until(claimed_again, 300, "the killed episode to run again", poll_s=0.05)
                 figures["recovery_s"] = time.monotonic() - killed

@@ -194,8 +194,13 @@ def bench_store(n: int = 500, workers: int = 4, backend: str = "postgresql") -> 
     from arena.problems.partitions import PartitionName, PartitionPlan
     from arena.problems.suites import write_suite
     from arena.scoring.outcome import OutcomeScore, ScoreMode
-    from arena.store import repositories as repo
+    from arena.store import cycles as cycle_rows
+    from arena.store import episodes as episode_rows
+    from arena.store import submissions as submission_rows
+    from arena.store import suites as suite_rows
+    from arena.store.episodes import EpisodeKey
     from arena.store.models_race import EpisodeStage
+    from arena.store.submissions import NewSubmission
 
     problems = [
         Problem(
@@ -222,13 +227,13 @@ def bench_store(n: int = 500, workers: int = 4, backend: str = "postgresql") -> 
         )  # fmt: skip
         bank = problems[6:-6]
         with store.transaction() as s:
-            suite_id = repo.import_suite(s, suite.path).suite_id
-            submission = repo.add_submission(
-                s, repo.NewSubmission(hotkey="bench", agent_name="bench.py", code=b"x = 1\n", ast_hash="bench")
+            suite_id = suite_rows.import_suite(s, suite.path).suite_id
+            submission = submission_rows.add_submission(
+                s, NewSubmission(hotkey="bench", agent_name="bench.py", code=b"x = 1\n", ast_hash="bench")
             ).id
-            repo.start_cycle(s, 1, suite_id)
+            cycle_rows.start_cycle(s, 1, suite_id)
             keys = [
-                repo.EpisodeKey(
+                EpisodeKey(
                     cycle=1,
                     stage=EpisodeStage.race,
                     submission_id=submission,
@@ -238,7 +243,7 @@ def bench_store(n: int = 500, workers: int = 4, backend: str = "postgresql") -> 
                 )  # fmt: skip
                 for i in range(n)
             ]
-            episodes = repo.ensure_episodes(s, keys)
+            episodes = episode_rows.ensure_episodes(s, keys)
         records = [_record(bank[i % len(bank)], i) for i in range(n)]
         size = sum(len(orjson.dumps(r)) for r in records)
         outcome = OutcomeScore(
@@ -247,14 +252,14 @@ def bench_store(n: int = 500, workers: int = 4, backend: str = "postgresql") -> 
 
         def complete(i: int) -> bool:
             with store.transaction() as s:
-                return repo.complete(s, episodes[i].id, records[i], outcome)
+                return episode_rows.complete(s, episodes[i].id, records[i], outcome)
 
         started = time.perf_counter()
         with ThreadPoolExecutor(max_workers=workers) as pool:
             stored = sum(pool.map(complete, range(n)))
         wall = time.perf_counter() - started
         with store.transaction() as s:
-            done = repo.status_counts(s, cycle=1)["done"]
+            done = episode_rows.status_counts(s, cycle=1)["done"]
     figures = {
         "benchmark": "store",
         "backend": backend,
@@ -289,7 +294,8 @@ def bench_cycle(n: int = 50, workers: int = 2, agents: int = 10) -> dict:
     from arena.race.validator_service import Validator
     from arena.settings import ArenaSettings
     from arena.shop.index import CatalogIndex
-    from arena.store import repositories as repo
+    from arena.store import cycles as cycle_rows
+    from arena.store import episodes as episode_rows
     from arena.taskpack.build import build_catalog
     from tests.race_support import agent_code, seed_store
 
@@ -318,9 +324,9 @@ def bench_cycle(n: int = 50, workers: int = 2, agents: int = 10) -> dict:
         report = validator.run_once()
         wall = time.perf_counter() - started
         with store.transaction() as s:
-            episodes = repo.status_counts(s, cycle=report.cycle)
+            episodes = episode_rows.status_counts(s, cycle=report.cycle)
             stages = {
-                x.stage.value: round((x.finished_at - x.started_at).total_seconds(), 1) for x in repo.stages(s, 1)
+                x.stage.value: round((x.finished_at - x.started_at).total_seconds(), 1) for x in cycle_rows.stages(s, 1)
             }
         validator.close()
     total = sum(episodes.values())

@@ -29,9 +29,12 @@ from arena.chain.local import LocalChain
 from arena.intake.copies import fingerprint
 from arena.race.settings import RaceSettings
 from arena.store import Store, open_store, resolve_url
-from arena.store import repositories as repo
+from arena.store import episodes as episode_rows
+from arena.store import judgments as judgment_rows
+from arena.store import submissions as submission_rows
 from arena.store.migrate import upgrade_database
 from arena.store.models_race import Episode, EpisodeStatus, JudgmentStatus
+from arena.store.submissions import NewSubmission
 
 REPO = Path(__file__).resolve().parents[1]
 AGENTS = Path(__file__).resolve().parent / "race_agents"
@@ -109,9 +112,9 @@ def seed_store(url: str, agents: list[tuple[str, bytes]], *, netuid: int = 15, o
     for index, (hotkey, code) in enumerate(agents):
         chain.register(hotkey)
         with store.transaction() as session:
-            repo.add_submission(
+            submission_rows.add_submission(
                 session,
-                repo.NewSubmission(
+                NewSubmission(
                     hotkey=hotkey,
                     agent_name=f"{hotkey}.py",
                     code=code,
@@ -186,9 +189,9 @@ def assert_each_episode_stored_once(store: Store, expected: int) -> None:
             )  # fmt: skip
         ).all()
         assert len(rows) == expected and all(row[-1] == 1 for row in rows)
-        for episode in repo.list_episodes(s):
+        for episode in episode_rows.list_episodes(s):
             assert episode.status is EpisodeStatus.done
-            assert [j.status for j in repo.versions(s, episode.id)] == [JudgmentStatus.done]
+            assert [j.status for j in judgment_rows.versions(s, episode.id)] == [JudgmentStatus.done]
 
 
 class InBackground:

@@ -39,10 +39,19 @@ from arena.runner.record import AgentRef, EpisodeRecord, LLMCallRecord, ProblemR
 from arena.scoring import ScoreMode, score_problem
 from arena.settings import ArenaSettings
 from arena.store import Store
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import episodes as episode_rows
+from arena.store import judgments as judgment_rows
+from arena.store import standings as standing_rows
+from arena.store import submissions as submission_rows
+from arena.store import suites as suite_rows
+from arena.store.episodes import EpisodeKey
+from arena.store.judgments import JudgmentResult
 from arena.store.migrate import head_revision
 from arena.store.models import utcnow
 from arena.store.models_race import CycleStage, EpisodeStage
+from arena.store.standings import StandingIn
+from arena.store.submissions import NewSubmission
 from arena.wallets import ensure_hotkeys, hotkey_address
 from tests.test_api_submissions import BACKENDS, app_settings, make_agent, migrated, signed_headers
 
@@ -128,13 +137,13 @@ def record_for(problem: Problem, attempt: int = 0) -> EpisodeRecord:
     )
 
 
-def run_episode(session, catalog, key: repo.EpisodeKey, problem: Problem, coefficient: float | None) -> int:
-    episode = repo.ensure_episode(session, key)
+def run_episode(session, catalog, key: EpisodeKey, problem: Problem, coefficient: float | None) -> int:
+    episode = episode_rows.ensure_episode(session, key)
     outcome = score_problem(problem, problem.gold_product_ids(), catalog, mode=ScoreMode.strict)
-    repo.complete(session, episode.id, record_for(problem, key.attempt), outcome)
+    episode_rows.complete(session, episode.id, record_for(problem, key.attempt), outcome)
     if coefficient is not None:
-        result = repo.JudgmentResult(level=0.9, coefficient=coefficient, explanation=f"it searched for {problem.query}")
-        repo.add_version(session, episode.id, "rules", "v1", result)
+        result = JudgmentResult(level=0.9, coefficient=coefficient, explanation=f"it searched for {problem.query}")
+        judgment_rows.add_version(session, episode.id, "rules", "v1", result)
     return episode.id
 
 
@@ -144,21 +153,23 @@ def build_world(store: Store, catalog, suite_dir) -> tuple[dict, dict, dict, lis
     public = suite_problems()[:6]
     heldout = suite_problems()[-6:]
     with store.transaction() as s:
-        suite = repo.import_suite(s, path).suite_id
-        repo.ensure_miner(s, "hk-alpha", 1)
-        repo.ensure_miner(s, "hk-beta", 2)
-        alpha = repo.add_submission(s, new("hk-alpha", b"def agent_main(problem):\n    return 1\n")).id
-        beta = repo.add_submission(s, new("hk-beta", b"def agent_main(problem):\n    return 2\n")).id
+        suite = suite_rows.import_suite(s, path).suite_id
+        submission_rows.ensure_miner(s, "hk-alpha", 1)
+        submission_rows.ensure_miner(s, "hk-beta", 2)
+        alpha = submission_rows.add_submission(s, new("hk-alpha", b"def agent_main(problem):\n    return 1\n")).id
+        beta = submission_rows.add_submission(s, new("hk-beta", b"def agent_main(problem):\n    return 2\n")).id
         for number in (1, 2, 3):
-            repo.start_cycle(s, number, suite, {"draw_size": 2})
-            repo.begin_stage(s, number, CycleStage.qualifying)
-            repo.finish_stage(s, number, CycleStage.qualifying, {"drawn": revealed_1 if number == 1 else revealed_2})
-            repo.begin_stage(s, number, CycleStage.race)
+            cycle_rows.start_cycle(s, number, suite, {"draw_size": 2})
+            cycle_rows.begin_stage(s, number, CycleStage.qualifying)
+            cycle_rows.finish_stage(
+                s, number, CycleStage.qualifying, {"drawn": revealed_1 if number == 1 else revealed_2}
+            )
+            cycle_rows.begin_stage(s, number, CycleStage.race)
         for number in (1, 2):
-            repo.begin_stage(s, number, CycleStage.done)
+            cycle_rows.begin_stage(s, number, CycleStage.done)
 
         def key(cycle, stage, sub, problem, attempt=0):
-            return repo.EpisodeKey(
+            return EpisodeKey(
                 cycle=cycle, stage=stage, submission_id=sub, suite_id=suite, problem_id=problem.id, attempt=attempt
             )
 
@@ -174,24 +185,24 @@ def build_world(store: Store, catalog, suite_dir) -> tuple[dict, dict, dict, lis
             "running": run_episode(s, catalog, key(3, EpisodeStage.qualifying, alpha, public[1]), public[1], None),
             "heldout": run_episode(s, catalog, key(1, EpisodeStage.race, alpha, heldout[0]), heldout[0], 0.9),
         }
-        pending = repo.ensure_episode(s, key(3, EpisodeStage.qualifying, alpha, public[3]))
+        pending = episode_rows.ensure_episode(s, key(3, EpisodeStage.qualifying, alpha, public[3]))
         episodes["pending"] = pending.id
         for cycle, champion, other in ((1, alpha, beta), (2, beta, alpha)):
             for submission, rank in ((champion, 1), (other, 2)):
-                repo.record_standing(
+                standing_rows.record_standing(
                     s,
-                    repo.StandingIn(
+                    StandingIn(
                         cycle=cycle, submission_id=submission, qualifying_score=0.5 + 0.1 * (rank == 1),
                         race_score=1.0 / rank, success_rate=1.0 / rank, mean_coefficient=0.9, rank=rank,
                         is_champion=submission == champion,
                     ),
                 )  # fmt: skip
-        repo.record_weights(s, 2, [1, 2], [0.25, 0.75], ok=True, block=7)
+        standing_rows.record_weights(s, 2, [1, 2], [0.25, 0.75], ok=True, block=7)
     return problems, {"alpha": alpha, "beta": beta}, episodes, heldout
 
 
-def new(hotkey: str, code: bytes, **fields) -> repo.NewSubmission:
-    return repo.NewSubmission(
+def new(hotkey: str, code: bytes, **fields) -> NewSubmission:
+    return NewSubmission(
         hotkey=hotkey, agent_name=f"{hotkey}.py", code=code, ast_hash=hashlib.sha256(code).hexdigest(), **fields
     )
 
@@ -322,15 +333,17 @@ def test_the_embargo_answers_403_with_the_date_then_serves_the_source(backend, t
         now = utcnow()
         code = make_agent(5000)
         with store.transaction() as s:
-            suite = repo.import_suite(s, suite_dir[0]).suite_id
-            fresh = repo.add_submission(s, new("hk-fresh", b"def agent_main(p):\n    return 1\n")).id
-            old = repo.add_submission(s, new("hk-old", code, submitted_at=now - timedelta(days=8))).id
-            reigning = repo.add_submission(s, new("hk-champ", b"def agent_main(p):\n    return 3\n")).id
-            challenger = repo.add_submission(s, new("hk-next", b"def agent_main(p):\n    return 4\n")).id
+            suite = suite_rows.import_suite(s, suite_dir[0]).suite_id
+            fresh = submission_rows.add_submission(s, new("hk-fresh", b"def agent_main(p):\n    return 1\n")).id
+            old = submission_rows.add_submission(s, new("hk-old", code, submitted_at=now - timedelta(days=8))).id
+            reigning = submission_rows.add_submission(s, new("hk-champ", b"def agent_main(p):\n    return 3\n")).id
+            challenger = submission_rows.add_submission(s, new("hk-next", b"def agent_main(p):\n    return 4\n")).id
             for number, champion in ((1, reigning), (2, challenger)):
-                repo.start_cycle(s, number, suite)
-                repo.record_standing(s, repo.StandingIn(cycle=number, submission_id=champion, rank=1, is_champion=True))
-            repo.begin_stage(s, 1, CycleStage.done)
+                cycle_rows.start_cycle(s, number, suite)
+                standing_rows.record_standing(
+                    s, StandingIn(cycle=number, submission_id=champion, rank=1, is_champion=True)
+                )
+            cycle_rows.begin_stage(s, 1, CycleStage.done)
         settings = app_settings(race={"embargo_days_after_submission": 7, "embargo_cycles_after_champion": 1})
         client = TestClient(create_app(settings, store=store, chain=LocalChain(store.sessions)))
 
@@ -349,9 +362,9 @@ def test_the_embargo_answers_403_with_the_date_then_serves_the_source(backend, t
         assert client.get(f"/v1/submissions/{challenger}/source").json()["error"] == "embargoed"  # still reigning
         assert client.get(f"/v1/submissions/{reigning}").json()["embargo"]["embargoed"] is True
         with store.transaction() as s:
-            repo.start_cycle(s, 3, suite)
-            repo.begin_stage(s, 2, CycleStage.done)
-            repo.begin_stage(s, 3, CycleStage.done)
+            cycle_rows.start_cycle(s, 3, suite)
+            cycle_rows.begin_stage(s, 2, CycleStage.done)
+            cycle_rows.begin_stage(s, 3, CycleStage.done)
         released = client.get(f"/v1/submissions/{reigning}/source")
         assert released.status_code == 200 and released.json()["code"] == "def agent_main(p):\n    return 3\n"
         assert client.get("/v1/submissions/777/source").status_code == 404
@@ -448,7 +461,7 @@ def test_metrics_count_the_stores_episodes(world):
 
 def test_the_html_leaderboard_escapes_what_miners_chose(world):
     with world.store.transaction() as s:
-        sneaky = repo.add_submission(s, repo.NewSubmission(
+        sneaky = submission_rows.add_submission(s, NewSubmission(
             hotkey="hk-sneaky", agent_name="<script>alert(1)</script>.py", code=b"x = 1\n", ast_hash="sneaky"
         )).id  # fmt: skip
     page = world.client.get("/")

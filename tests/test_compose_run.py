@@ -122,9 +122,9 @@ def test_the_deployment_runs_setup_worker_and_validator(tmp_path):
             report = json.loads(cycle.stdout.strip().splitlines()[-1])
             store = open_store(url)
             with store.transaction() as session:
-                from arena.store import repositories as repo
+                from arena.store import episodes as episode_rows
 
-                episodes = repo.list_episodes(session, cycle=report["cycle"])
+                episodes = episode_rows.list_episodes(session, cycle=report["cycle"])
             store.dispose()
             # Every episode ran, and on the one worker (the validator runs none: race.workers = 0 in arena.toml).
             assert episodes and all(e.status.value == "done" for e in episodes)

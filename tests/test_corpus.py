@@ -327,7 +327,13 @@ def test_train_file_loads_with_datasets_and_formats_with_trl(exported):
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_database_export_streams_judged_episodes_and_never_the_heldout(backend, episodes, tmp_path):
     from arena.problems.partitions import PartitionName
-    from arena.store import repositories as repo
+    from arena.store import cycles as cycle_rows
+    from arena.store import episodes as episode_rows
+    from arena.store import judgments as judgment_rows
+    from arena.store import submissions as submission_rows
+    from arena.store import suites as suite_rows
+    from arena.store.episodes import EpisodeKey
+    from arena.store.judgments import JudgmentResult
     from arena.store.models_race import EpisodeStage
     from distill.export import run_export as export_items
     from distill.export_model import ExportConfig, GateConfig
@@ -337,25 +343,25 @@ def test_database_export_streams_judged_episodes_and_never_the_heldout(backend, 
     suite = make_suite(tmp_path / "suite", "corpus", clusters=8)
     with migrated_store(backend, tmp_path) as store:
         with store.transaction() as s:
-            imported = repo.import_suite(s, suite.path)
-            submission = repo.add_submission(s, new_submission("corpus-miner", b"print('agent')\n"))
-            repo.start_cycle(s, 1, imported.suite_id, {})
-            bank = repo.suite_problems(s, imported.suite_id, PartitionName.race_bank)
-            heldout = repo.suite_problems(s, imported.suite_id, PartitionName.heldout)
+            imported = suite_rows.import_suite(s, suite.path)
+            submission = submission_rows.add_submission(s, new_submission("corpus-miner", b"print('agent')\n"))
+            cycle_rows.start_cycle(s, 1, imported.suite_id, {})
+            bank = suite_rows.suite_problems(s, imported.suite_id, PartitionName.race_bank)
+            heldout = suite_rows.suite_problems(s, imported.suite_id, PartitionName.heldout)
             chosen = [*bank[:3], heldout[0]]
             keys = [
-                repo.EpisodeKey(cycle=1, stage=EpisodeStage.race, submission_id=submission.id,
+                EpisodeKey(cycle=1, stage=EpisodeStage.race, submission_id=submission.id,
                                 suite_id=imported.suite_id, problem_id=p.id)
                 for p in chosen
             ]  # fmt: skip
-            infos = repo.ensure_episodes(s, keys)
+            infos = episode_rows.ensure_episodes(s, keys)
             records = [*episodes["tool_calling"][:2], episodes["search_loop"][0], episodes["tool_calling"][2]]
             judge = RulesJudge()
             for info, record in zip(infos, records, strict=True):
-                repo.complete(s, info.id, record, record.outcome)
+                episode_rows.complete(s, info.id, record, record.outcome)
                 verdict = judge.judge_now(record)
-                result = repo.JudgmentResult(level=verdict.level, coefficient=verdict.coefficient)
-                repo.add_version(s, info.id, "rules", verdict.rubric_version, result)
+                result = JudgmentResult(level=verdict.level, coefficient=verdict.coefficient)
+                judgment_rows.add_version(s, info.id, "rules", verdict.rubric_version, result)
         seen = []
         config = ExportConfig(out=tmp_path / "out", gates=GateConfig(min_coefficient=0), max_agent_share=1)
         summary = export_items(store_items(store, batch_size=2), config, on_verdict=seen.append)

@@ -156,8 +156,10 @@ def _arena_and_export(config, out: Path, student: Path):
 
 def test_the_arena_step_stores_its_episodes_as_the_race_does_and_exports_from_the_store(student_checkpoint, tmp_path):
     from arena.runner.sandbox import bubblewrap_path
+    from arena.store import episodes as episode_rows
+    from arena.store import judgments as judgment_rows
     from arena.store import open_store
-    from arena.store import repositories as repo
+    from arena.store import submissions as submission_rows
     from distill.experiment.config import load_config
     from tests.test_store import temporary_database
 
@@ -175,10 +177,10 @@ def test_the_arena_step_stores_its_episodes_as_the_race_does_and_exports_from_th
         store = open_store(url)
         try:
             with store.transaction() as session:
-                episodes = repo.list_episodes(session, cycle=1)
+                episodes = episode_rows.list_episodes(session, cycle=1)
                 assert len(episodes) == stored["episodes"] and all(e.status.value == "done" for e in episodes)
-                assert all(repo.latest(session, e.id) is not None for e in episodes)  # every one judged
-                hotkeys = {repo.get_submission(session, e.submission_id).hotkey for e in episodes}
+                assert all(judgment_rows.latest(session, e.id) is not None for e in episodes)  # every one judged
+                hotkeys = {submission_rows.get_submission(session, e.submission_id).hotkey for e in episodes}
         finally:
             store.dispose()
         assert hotkeys == {f"reference-{agent}" for agent in config.arena.agents}

@@ -41,8 +41,11 @@ from arena.race.validator_service import Validator
 from arena.race.workers import queue_worker, run_workers
 from arena.runner.workdirs import WorkdirError, new_episode_folder, sweep
 from arena.settings import ArenaSettings
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import episodes as episode_rows
 from arena.store import resolve_url
+from arena.store import suites as suite_rows
+from arena.store.episodes import EpisodeInfo, EpisodeKey
 from arena.store.migrate import upgrade_database
 from arena.store.models import ProblemRow
 from arena.store.models_race import EpisodeStage, EpisodeStatus
@@ -86,9 +89,9 @@ def fresh_database(cluster: ThrowawayCluster) -> str:
     return cluster.create_database(f"arena_{secrets.token_hex(4)}")
 
 
-def episodes(store) -> list[repo.EpisodeInfo]:
+def episodes(store) -> list[EpisodeInfo]:
     with store.transaction() as s:
-        return repo.list_episodes(s)
+        return episode_rows.list_episodes(s)
 
 
 # --- transient errors ----------------------------------------------------------------------------------
@@ -201,11 +204,11 @@ def scheduled_episodes(url: str, template: Path, folder: Path, n: int = 2):
     """A store at ``url`` with one submission, the suite, cycle 1 and ``n`` pending episodes of it."""
     store = seed_store(url, PATIENT_AGENTS[:1])
     with store.transaction() as s:
-        suite_id = repo.import_suite(s, suite_copy(template, folder)).suite_id
+        suite_id = suite_rows.import_suite(s, suite_copy(template, folder)).suite_id
         problem_id = s.scalars(select(ProblemRow.problem_id).where(ProblemRow.suite_id == suite_id)).first()
-        repo.start_cycle(s, 1, suite_id)
+        cycle_rows.start_cycle(s, 1, suite_id)
         keys = [
-            repo.EpisodeKey(
+            EpisodeKey(
                 cycle=1,
                 stage=EpisodeStage.qualifying,
                 submission_id=1,
@@ -215,7 +218,7 @@ def scheduled_episodes(url: str, template: Path, folder: Path, n: int = 2):
             )  # fmt: skip
             for attempt in range(n)
         ]
-        return store, problem_id, repo.ensure_episodes(s, keys)
+        return store, problem_id, episode_rows.ensure_episodes(s, keys)
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
@@ -229,23 +232,23 @@ def test_a_lease_names_its_job_so_a_dead_workers_leases_go_at_once_and_a_retried
     url = fresh_database(cluster) if backend == "postgresql" else f"sqlite:///{tmp_path / 'leases.db'}"
     store, _problem, (dead, other, retried) = scheduled_episodes(url, template, tmp_path, n=3)
     with store.transaction() as s:
-        assert repo.claim(s, dead.id, "host:1", 600.0, job_id=11) is not None
-        assert repo.claim(s, other.id, "host:2", 600.0, job_id=12) is not None
-        assert repo.claim(s, retried.id, "host:2", 600.0, job_id=13) is not None
+        assert episode_rows.claim(s, dead.id, "host:1", 600.0, job_id=11) is not None
+        assert episode_rows.claim(s, other.id, "host:2", 600.0, job_id=12) is not None
+        assert episode_rows.claim(s, retried.id, "host:2", 600.0, job_id=13) is not None
     with store.transaction() as s:
         # Leased to a live job: another job cannot take it; the same job, tried again, can.
-        assert repo.claim(s, retried.id, "host:3", 600.0, job_id=14) is None
-        again = repo.claim(s, retried.id, "host:2", 600.0, job_id=13)
+        assert episode_rows.claim(s, retried.id, "host:3", 600.0, job_id=14) is None
+        again = episode_rows.claim(s, retried.id, "host:2", 600.0, job_id=13)
         assert again is not None and again.claims == 2 and again.lease_job_id == 13
         # Job 11's worker is dead: its lease goes now; job 12's stays; a job of no lease changes nothing.
-        assert repo.release_leases_of_jobs(s, [11, 99], reason="its worker died") == [dead.id]
-        assert repo.release_leases_of_jobs(s, [11], reason="its worker died") == []
+        assert episode_rows.release_leases_of_jobs(s, [11, 99], reason="its worker died") == [dead.id]
+        assert episode_rows.release_leases_of_jobs(s, [11], reason="its worker died") == []
     with store.transaction() as s:
-        released, kept = repo.get_episode(s, dead.id), repo.get_episode(s, other.id)
+        released, kept = episode_rows.get_episode(s, dead.id), episode_rows.get_episode(s, other.id)
         assert released.status is EpisodeStatus.pending and released.lease_job_id is None
         assert released.worker_id is None and released.error == "its worker died"
         assert kept.status is EpisodeStatus.running and kept.lease_job_id == 12
-        assert repo.claim(s, dead.id, "host:2", 600.0, job_id=15).claims == 2  # runs again at once
+        assert episode_rows.claim(s, dead.id, "host:2", 600.0, job_id=15).claims == 2  # runs again at once
     store.dispose()
 
 
@@ -257,7 +260,7 @@ def test_a_held_result_survives_a_worker_restart_and_is_stored_once_the_store_ta
     _catalog, template = race_world
     store, problem_id, (first, second) = scheduled_episodes(fresh_database(cluster), template, tmp_path)
     with store.transaction() as s:
-        repo.claim(s, first.id, "host:1", 60.0, job_id=7)
+        episode_rows.claim(s, first.id, "host:1", 60.0, job_id=7)
     record = {"episode_id": "e-held", "termination": "returned"}
     outcome = {"success": True, "rule": 1.0, "problem_id": problem_id}
     before = HeldResults.for_store(tmp_path / "held", store.url)
@@ -272,8 +275,8 @@ def test_a_held_result_survives_a_worker_restart_and_is_stored_once_the_store_ta
     assert after.waiting() == [first.id, second.id]
     assert asyncio.run(store_held_results(store, after)) == [first.id]
     with store.transaction() as s:
-        stored = repo.get_episode(s, first.id, with_record=True)
-        untouched = repo.get_episode(s, second.id)
+        stored = episode_rows.get_episode(s, first.id, with_record=True)
+        untouched = episode_rows.get_episode(s, second.id)
     assert stored.status is EpisodeStatus.done and stored.record == record and stored.success is True
     assert stored.claims == 1  # stored from the held copy, never run again
     assert untouched.status is EpisodeStatus.pending
@@ -384,7 +387,7 @@ def test_a_killed_worker_is_replaced_within_seconds_and_leaves_no_trace(race_wor
         assert len(recoveries) == 1, caplog.text[-3000:]
         released_at = recoveries[0].created
         with store.transaction() as s:
-            retried = repo.get_episode(s, killed_episode, with_record=True)
+            retried = episode_rows.get_episode(s, killed_episode, with_record=True)
         assert retried.status is EpisodeStatus.done and retried.record is not None
         assert retried.claims == 2 and retried.worker_id.endswith(f":{survivor.pid}")
         restarted_at = retried.started_at.timestamp()  # the second claim

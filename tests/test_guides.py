@@ -201,12 +201,12 @@ def test_the_operator_guide_rehearses_a_validator_to_its_weights(rehearsal):
     assert "cycle 1 standings" in cycle and "weights (uid: weight)" in cycle, cycle[-3000:]
     weights = terminal.output_of("arena subnets weights")
     assert "netuid 15 weights" in weights and "no validator has set weights yet" not in weights, weights
+    from arena.store import episodes as episode_rows
     from arena.store import open_store
-    from arena.store import repositories as repo
 
     store = open_store(url)
     with store.transaction() as session:
-        episodes = repo.list_episodes(session, cycle=1)
+        episodes = episode_rows.list_episodes(session, cycle=1)
     store.dispose()
     # Every episode ran, on the `arena worker` processes (the validator ran none: --workers 0).
     assert episodes and all(e.status.value == "done" for e in episodes)

@@ -11,7 +11,12 @@ import orjson
 
 from arena.problems.partitions import PartitionName
 from arena.runner.record import EpisodeRecord
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import episodes as episode_rows
+from arena.store import judgments as judgment_rows
+from arena.store import submissions as submission_rows
+from arena.store import suites as suite_rows
+from arena.store.episodes import EpisodeKey
 from arena.store.models_race import EpisodeStage
 from tests.conftest import REPO
 from tests.test_store import make_suite, migrated_store, new_submission
@@ -26,18 +31,18 @@ def test_judge_run_on_the_store_judges_each_episode_once(tmp_path):
     suite = make_suite(tmp_path / "suite", "judge", clusters=8)
     with migrated_store("sqlite", tmp_path) as store:
         with store.transaction() as s:
-            imported = repo.import_suite(s, suite.path)
-            submission = repo.add_submission(s, new_submission("judge-miner", b"print('agent')\n"))
-            repo.start_cycle(s, 1, imported.suite_id, {})
-            bank = repo.suite_problems(s, imported.suite_id, PartitionName.race_bank)[: len(records)]
+            imported = suite_rows.import_suite(s, suite.path)
+            submission = submission_rows.add_submission(s, new_submission("judge-miner", b"print('agent')\n"))
+            cycle_rows.start_cycle(s, 1, imported.suite_id, {})
+            bank = suite_rows.suite_problems(s, imported.suite_id, PartitionName.race_bank)[: len(records)]
             keys = [
-                repo.EpisodeKey(cycle=1, stage=EpisodeStage.race, submission_id=submission.id,
+                EpisodeKey(cycle=1, stage=EpisodeStage.race, submission_id=submission.id,
                                 suite_id=imported.suite_id, problem_id=p.id)
                 for p in bank
             ]  # fmt: skip
-            infos = repo.ensure_episodes(s, keys)
+            infos = episode_rows.ensure_episodes(s, keys)
             for info, record in zip(infos, records, strict=True):
-                repo.complete(s, info.id, record, {"success": False, "rule": 0.0})
+                episode_rows.complete(s, info.id, record, {"success": False, "rule": 0.0})
         url = store.url
 
         def judge_run() -> subprocess.CompletedProcess:
@@ -54,7 +59,7 @@ def test_judge_run_on_the_store_judges_each_episode_once(tmp_path):
         gold = {row["record"]["episode_id"]: row["gold"] for row in labelled}
         assert all(line["level"] == gold[line["episode_id"]] for line in lines)
         with store.transaction() as s:
-            stored = {i.id: repo.latest(s, i.id) for i in infos}
+            stored = {i.id: judgment_rows.latest(s, i.id) for i in infos}
         assert all(j is not None and j.judge == "rules" for j in stored.values())
         again = judge_run()
         assert again.returncode == 0 and again.stdout == ""  # judged episodes are not judged twice

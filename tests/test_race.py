@@ -25,8 +25,13 @@ from arena.problems.suites import Suite
 from arena.race.cycle import CycleReport
 from arena.race.validator_service import Validator
 from arena.settings import ArenaSettings
+from arena.store import cycles as cycle_rows
+from arena.store import episodes as episode_rows
+from arena.store import judgments as judgment_rows
 from arena.store import open_store
-from arena.store import repositories as repo
+from arena.store import standings as standing_rows
+from arena.store import submissions as submission_rows
+from arena.store import suites as suite_rows
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage, Episode, EpisodeStage, EpisodeStatus, JudgmentStatus
 from judge.rubric import RUBRIC_VERSION
@@ -92,38 +97,38 @@ def test_a_cycle_stores_every_stage_episode_judgment_and_standing(two_validators
     racers = report.stages["race"]["racers"]
     assert sorted(racers) == [1, 2, 3]  # qualification_fraction 0: every entrant races
     with validator.store.transaction() as s:
-        assert all(stage.finished_at is not None for stage in repo.stages(s, 1))
-        qualifying = repo.list_episodes(s, cycle=1, stage=EpisodeStage.qualifying)
-        race = repo.list_episodes(s, cycle=1, stage=EpisodeStage.race)
+        assert all(stage.finished_at is not None for stage in cycle_rows.stages(s, 1))
+        qualifying = episode_rows.list_episodes(s, cycle=1, stage=EpisodeStage.qualifying)
+        race = episode_rows.list_episodes(s, cycle=1, stage=EpisodeStage.race)
         assert len(qualifying) == 3 * 2 and len(race) == 3 * 8 * 1
         for episode in qualifying + race:
-            full = repo.get_episode(s, episode.id, with_record=True)
+            full = episode_rows.get_episode(s, episode.id, with_record=True)
             assert full.status is EpisodeStatus.done and full.record is not None and full.outcome is not None
             assert full.record["problem"]["id"] == episode.problem_id
             assert full.record["sandbox"] == "bubblewrap"
             assert full.outcome["mode"] == "strict" and full.success == full.outcome["success"]
-            judgments = repo.versions(s, episode.id)
+            judgments = judgment_rows.versions(s, episode.id)
             assert [(j.version, j.status, j.judge, j.rubric_version) for j in judgments] == [
                 (1, JudgmentStatus.done, "rules", RUBRIC_VERSION)
             ]
         # The race score is the mean of success x coefficient, recomputed here from the stored rows.
-        for standing in repo.standings(s, 1):
+        for standing in standing_rows.list_standings(s, 1):
             mine = [e for e in race if e.submission_id == standing.submission_id]
-            values = [(repo.latest(s, e.id).coefficient if e.success else 0.0) for e in mine]
+            values = [(judgment_rows.latest(s, e.id).coefficient if e.success else 0.0) for e in mine]
             assert standing.race_score == pytest.approx(sum(values) / len(values))
-        ranks = sorted(st.rank for st in repo.standings(s, 1))
+        ranks = sorted(st.rank for st in standing_rows.list_standings(s, 1))
         assert ranks == [1, 2, 3]
-        champion = repo.champion(s)
+        champion = standing_rows.champion(s)
         assert champion is not None and champion.cycle == 1 and champion.submission_id == report.champion_id
         # Crowned only because its score is confidently above zero: the interval and the sign test say so.
         decision = report.stages["promotion"]
         assert decision["verdict"] == "crowned" and decision["champion_id"] == report.champion_id
         assert decision["interval"]["lower"] > 0 and decision["interval"]["p_positive"] < 0.05
-        statuses = {x.id: x.status for x in repo.list_submissions(s)}
+        statuses = {x.id: x.status for x in submission_rows.list_submissions(s)}
         assert statuses[report.champion_id] is SubmissionStatus.champion
         assert all(statuses[i] is SubmissionStatus.retired for i in racers if i != report.champion_id)
         # The draw was revealed and retired in the suite's ledger, and the store holds the same events.
-        stored = repo.ledger_events(s, suite.manifest.version)
+        stored = suite_rows.ledger_events(s, suite.manifest.version)
     events = suite.read_ledger().events
     assert [e.hash for e in stored] == [e.hash for e in events]
     assert [(e.event, e.cycle) for e in events] == [(EventKind.revealed, 1), (EventKind.retired, 1)]
@@ -142,12 +147,12 @@ def test_a_cycle_stores_every_stage_episode_judgment_and_standing(two_validators
 
 def repo_standings(validator, cycle):
     with validator.store.transaction() as s:
-        return repo.standings(s, cycle)
+        return standing_rows.list_standings(s, cycle)
 
 
 def repo_submissions(validator):
     with validator.store.transaction() as s:
-        return repo.list_submissions(s)
+        return submission_rows.list_submissions(s)
 
 
 def test_a_cycle_without_challengers_keeps_the_champion_unraced(two_validators):
@@ -158,7 +163,7 @@ def test_a_cycle_without_challengers_keeps_the_champion_unraced(two_validators):
     assert "skipped" in second.stages["race"]
     assert second.champion_id == first.champion_id
     with validator.store.transaction() as s:
-        assert repo.list_episodes(s, cycle=2) == []  # nothing raced, no bank cluster spent
+        assert episode_rows.list_episodes(s, cycle=2) == []  # nothing raced, no bank cluster spent
     assert [e.cycle for e in suite.read_ledger().events] == [1, 1]
     # Nobody new came: the last decided weights stand, runners-up included (re-sent, not recomputed).
     assert second.weights.cycle == 2 and "re-sent from cycle 1" in second.weights.message
@@ -196,7 +201,7 @@ def test_a_validator_killed_mid_cycle_resumes_without_redoing_or_losing_episodes
 
     def statuses() -> Counter:
         with store.transaction() as s:
-            return Counter(e.status for e in repo.list_episodes(s))
+            return Counter(e.status for e in episode_rows.list_episodes(s))
 
     first = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              start_new_session=True)  # fmt: skip
@@ -207,7 +212,7 @@ def test_a_validator_killed_mid_cycle_resumes_without_redoing_or_losing_episodes
         os.killpg(first.pid, signal.SIGKILL)  # the validator and its sandboxes, as a power cut would
         first.wait(30)
     with store.transaction() as s:
-        before = {e.id: repo.get_episode(s, e.id, with_record=True) for e in repo.list_episodes(s)}
+        before = {e.id: episode_rows.get_episode(s, e.id, with_record=True) for e in episode_rows.list_episodes(s)}
     finished_before = {i: e for i, e in before.items() if e.status is EpisodeStatus.done}
     assert finished_before and any(e.status is EpisodeStatus.running for e in before.values())
 
@@ -216,14 +221,14 @@ def test_a_validator_killed_mid_cycle_resumes_without_redoing_or_losing_episodes
     report = json.loads(second.stdout)
     assert report["cycle"] == 1 and list(report["stages"]) == STAGE_ORDER
     with store.transaction() as s:
-        after = {e.id: repo.get_episode(s, e.id, with_record=True) for e in repo.list_episodes(s)}
+        after = {e.id: episode_rows.get_episode(s, e.id, with_record=True) for e in episode_rows.list_episodes(s)}
         keys = s.execute(
             select(Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt, func.count()).group_by(
                 Episode.stage, Episode.submission_id, Episode.problem_id, Episode.attempt
             )
         ).all()
-        stage_rows = repo.stages(s, 1)
-        weights = repo.weights_sent(s, cycle=1)
+        stage_rows = cycle_rows.stages(s, 1)
+        weights = standing_rows.weights_sent(s, cycle=1)
     # Every episode finished exactly once: nothing redone, nothing lost, nothing doubled.
     assert all(e.status is EpisodeStatus.done for e in after.values())
     assert len(after) == 2 * 2 + 2 * 2 and all(row[-1] == 1 for row in keys)

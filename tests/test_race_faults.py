@@ -22,7 +22,12 @@ from arena.race.validator_service import Validator
 from arena.runner.proxy import Upstream
 from arena.settings import ArenaSettings
 from arena.store import Store
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import episodes as episode_rows
+from arena.store import judgments as judgment_rows
+from arena.store import standings as standing_rows
+from arena.store import submissions as submission_rows
+from arena.store import suites as suite_rows
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage, EpisodeStatus
 from judge.settings import JudgeSettings
@@ -54,12 +59,12 @@ def seed_good_cycle(store: Store, suite_dir: Path) -> None:
     chain.register(VALIDATOR, validator_permit=True)
     receipt = chain.set_weights(VALIDATOR, *GOOD)
     with store.transaction() as s:
-        suite_id = repo.import_suite(s, suite_dir).suite_id
-        repo.start_cycle(s, 1, suite_id, {})
-        repo.record_weights(s, 1, *GOOD, ok=receipt.ok, block=receipt.block)
+        suite_id = suite_rows.import_suite(s, suite_dir).suite_id
+        cycle_rows.start_cycle(s, 1, suite_id, {})
+        standing_rows.record_weights(s, 1, *GOOD, ok=receipt.ok, block=receipt.block)
         for stage in CycleStage:
-            repo.begin_stage(s, 1, stage)
-            repo.finish_stage(s, 1, stage, {})
+            cycle_rows.begin_stage(s, 1, stage)
+            cycle_rows.finish_stage(s, 1, stage, {})
 
 
 def halted_world(tmp_path: Path, template: Path, agents=AGENTS):
@@ -72,10 +77,10 @@ def halted_world(tmp_path: Path, template: Path, agents=AGENTS):
 def assert_decided_nothing(store: Store, suite_dir: Path, cycle: int) -> None:
     """No promotion, no standings, no new vector (only the last good one re-sent), no miner charged."""
     with store.transaction() as s:
-        assert repo.standings(s, cycle) == [] and repo.champion(s) is None
-        sent = repo.weights_sent(s, cycle=cycle)
+        assert standing_rows.list_standings(s, cycle) == [] and standing_rows.champion(s) is None
+        sent = standing_rows.weights_sent(s, cycle=cycle)
         assert [(w.uids, w.weights) for w in sent] == [GOOD] and "re-sent from cycle 1" in sent[0].message
-        statuses = {x.status for x in repo.list_submissions(s)}
+        statuses = {x.status for x in submission_rows.list_submissions(s)}
     assert statuses == {SubmissionStatus.qualifying}  # they race in the next cycle
     held = LocalChain(store.sessions).weights(VALIDATOR)
     assert held is not None and (held.uids, held.weights) == GOOD
@@ -106,14 +111,14 @@ def test_a_broken_sandbox_halts_the_cycle_and_the_command_exits_with_the_fix(rac
     assert len(halted_lines) == 1 and "Traceback" not in done.stderr
     assert "fix: install bubblewrap" in done.stderr
     with store.transaction() as s:
-        assert repo.get_cycle(s, 2).halt["kind"] == "sandbox"
-        episodes = repo.list_episodes(s, cycle=2)
+        assert cycle_rows.get_cycle(s, 2).halt["kind"] == "sandbox"
+        episodes = episode_rows.list_episodes(s, cycle=2)
         assert len(episodes) == 2  # two entrants, one qualifying problem each
         for episode in episodes:  # tried twice, given up on as the validator's fault, never the miner's
             assert episode.status is EpisodeStatus.failed and episode.claims == 2
             assert (episode.fault_kind, episode.fault_charged) == ("sandbox", False)
             assert "before the agent started" in episode.error and "canary" in episode.error
-        stages = {st.stage: st.detail for st in repo.stages(s, 2)}
+        stages = {st.stage: st.detail for st in cycle_rows.stages(s, 2)}
     assert stages[CycleStage.qualifying]["halted"]["kind"] == "sandbox"
     assert CycleStage.promotion not in stages and CycleStage.weights not in stages
     assert_decided_nothing(store, suite_dir, 2)
@@ -150,7 +155,7 @@ def test_a_dead_model_server_halts_the_cycle_and_charges_no_miner(race_world, tm
     report = validator.run_once()
     assert report.halt is not None and report.halt.kind == "upstream" and report.halt.canary_failed
     with store.transaction() as s:
-        by_submission = {e.submission_id: e for e in repo.list_episodes(s, cycle=2)}
+        by_submission = {e.submission_id: e for e in episode_rows.list_episodes(s, cycle=2)}
     asked = by_submission[1]  # the dialogue agent asks the model on every turn
     assert asked.status is EpisodeStatus.failed and (asked.fault_kind, asked.fault_charged) == ("upstream", False)
     assert "HTTP 502" in asked.error
@@ -174,9 +179,9 @@ def test_a_dead_judge_halts_the_cycle(race_world, tmp_path):  # noqa: F811
     assert report.halt is not None and report.halt.kind == "judge" and report.halt.stage == "judging: qualifying"
     assert report.halt.submissions == [1]  # the dialogue agent's episode needed the judge's server
     with store.transaction() as s:
-        episodes = repo.list_episodes(s, cycle=2)
+        episodes = episode_rows.list_episodes(s, cycle=2)
         assert all(e.status is EpisodeStatus.done for e in episodes)  # the episodes ran; the judge did not
-        pending = repo.versions(s, next(e.id for e in episodes if e.submission_id == 1))
+        pending = judgment_rows.versions(s, next(e.id for e in episodes if e.submission_id == 1))
     assert pending and "judge unavailable" in (pending[-1].reason or "")
     assert_decided_nothing(store, suite_dir, 2)
     validator.close()
@@ -191,9 +196,9 @@ def test_an_agent_that_breaks_its_runs_is_charged_and_an_all_zero_race_crowns_no
     report = validator.run_once()
     assert report.halt is None and list(report.stages) == [s.value for s in CycleStage]
     with store.transaction() as s:
-        broken = repo.list_episodes(s, cycle=1, submission_id=1)
+        broken = episode_rows.list_episodes(s, cycle=1, submission_id=1)
         assert broken and all(e.status is EpisodeStatus.done and e.fault_kind is None for e in broken)
-        record = repo.get_episode(s, broken[0].id, with_record=True).record
+        record = episode_rows.get_episode(s, broken[0].id, with_record=True).record
         assert record["termination"] == "crash" and record["validator_fault"] is None  # its own doing
     scores = report.stages["scoring"]["scores"]
     assert scores["1"]["score"] == 0.0 and scores["1"]["counted"] == 4  # charged: every episode counts 0

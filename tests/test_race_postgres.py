@@ -19,7 +19,8 @@ import pytest
 
 from arena.race.validator_service import Validator
 from arena.settings import ArenaSettings
-from arena.store import repositories as repo
+from arena.store import episodes as episode_rows
+from arena.store.episodes import EpisodeInfo
 from arena.store.models_race import EpisodeStatus
 from tests.race_support import (
     PATIENT_AGENTS,
@@ -39,9 +40,9 @@ from tests.test_store import temporary_database
 EPISODES = 2 * 2 + 2 * 2  # 2 submissions x (2 qualifying problems + 2 race problems), one attempt each
 
 
-def episodes(store) -> list[repo.EpisodeInfo]:
+def episodes(store) -> list[EpisodeInfo]:
     with store.transaction() as s:
-        return repo.list_episodes(s)
+        return episode_rows.list_episodes(s)
 
 
 def test_a_worker_killed_mid_episode_leaves_it_to_be_retried_and_stored_once(race_world, tmp_path):  # noqa: F811
@@ -70,7 +71,7 @@ def test_a_worker_killed_mid_episode_leaves_it_to_be_retried_and_stored_once(rac
             report = cycle.result(240)
             assert report.cycle == 1 and report.weights is not None and report.weights.ok
             with store.transaction() as s:
-                retried = repo.get_episode(s, killed_episode, with_record=True)
+                retried = episode_rows.get_episode(s, killed_episode, with_record=True)
             assert retried.status is EpisodeStatus.done and retried.record is not None
             assert retried.claims >= 2 and retried.worker_id.endswith(f":{survivor.pid}")
             assert_each_episode_stored_once(store, EPISODES)

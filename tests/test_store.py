@@ -32,10 +32,21 @@ from arena.problems.partitions import PartitionName, PartitionPlan
 from arena.problems.suites import Suite, write_suite
 from arena.scoring import ScoreMode, score_problem
 from arena.store import Store, StoreError, metadata, open_store, resolve_url, safe_url
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import episodes as episode_rows
+from arena.store import judgments as judgment_rows
+from arena.store import nonces as nonce_rows
+from arena.store import standings as standing_rows
+from arena.store import submissions as submission_rows
+from arena.store import suites as suite_rows
+from arena.store.episodes import EpisodeInfo, EpisodeKey
+from arena.store.judgments import JudgmentResult
 from arena.store.migrate import current_revision, downgrade_database, head_revision, include_name, upgrade_database
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage, Episode, EpisodeStage, EpisodeStatus, JudgmentStatus
+from arena.store.nonces import DatabaseNonceStore
+from arena.store.standings import StandingIn
+from arena.store.submissions import NewSubmission
 
 ADMIN_URL = os.environ.get("ARENA_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 STORE_TABLES = {t.name for t in metadata.sorted_tables}
@@ -134,30 +145,30 @@ def suite_dir(tmp_path_factory) -> Path:
 def world(store, suite_dir):
     """The shared suite imported into this backend's store, and one accepted submission."""
     with store.transaction() as s:
-        imported = repo.import_suite(s, suite_dir)
-        submission = repo.add_submission(s, new_submission("world-miner", b"print('agent')\n"))
+        imported = suite_rows.import_suite(s, suite_dir)
+        submission = submission_rows.add_submission(s, new_submission("world-miner", b"print('agent')\n"))
     return imported, submission
 
 
-def new_submission(hotkey: str, code: bytes, **fields) -> repo.NewSubmission:
-    return repo.NewSubmission(hotkey=hotkey, agent_name="agent.py", code=code, ast_hash=f"ast-{code!r}", **fields)
+def new_submission(hotkey: str, code: bytes, **fields) -> NewSubmission:
+    return NewSubmission(hotkey=hotkey, agent_name="agent.py", code=code, ast_hash=f"ast-{code!r}", **fields)
 
 
 def new_cycle(store: Store, suite_id: str) -> int:
     with store.transaction() as s:
-        latest = repo.latest_cycle(s)
+        latest = cycle_rows.latest_cycle(s)
         number = (latest.number if latest else 0) + 1
-        repo.start_cycle(s, number, suite_id, {"k": 2})
+        cycle_rows.start_cycle(s, number, suite_id, {"k": 2})
     return number
 
 
-def schedule(store: Store, world, n: int, stage=EpisodeStage.race) -> tuple[int, list[repo.EpisodeInfo]]:
+def schedule(store: Store, world, n: int, stage=EpisodeStage.race) -> tuple[int, list[EpisodeInfo]]:
     imported, submission = world
     cycle = new_cycle(store, imported.suite_id)
     with store.transaction() as s:
-        problems = repo.suite_problems(s, imported.suite_id, PartitionName.race_bank)
+        problems = suite_rows.suite_problems(s, imported.suite_id, PartitionName.race_bank)
         keys = [
-            repo.EpisodeKey(
+            EpisodeKey(
                 cycle=cycle,
                 stage=stage,
                 submission_id=submission.id,
@@ -167,7 +178,7 @@ def schedule(store: Store, world, n: int, stage=EpisodeStage.race) -> tuple[int,
             )
             for i in range(n)
         ]
-        return cycle, repo.ensure_episodes(s, keys)
+        return cycle, episode_rows.ensure_episodes(s, keys)
 
 
 # --- URLs and engines ----------------------------------------------------------------------------
@@ -314,32 +325,34 @@ def test_submissions_are_stored_and_found_for_copy_detection(store):
     early, late = f"early-{tag}", f"late-{tag}"
     code = f"# {tag}\nprint('hi')\n".encode()
     with store.transaction() as s:
-        first = repo.add_submission(s, new_submission(late, code, commitment_block=20, minhash=b"\x01" * 16))
-        second = repo.add_submission(s, new_submission(early, code, commitment_block=10))
-        rejected = repo.add_submission(
+        first = submission_rows.add_submission(s, new_submission(late, code, commitment_block=20, minhash=b"\x01" * 16))
+        second = submission_rows.add_submission(s, new_submission(early, code, commitment_block=10))
+        rejected = submission_rows.add_submission(
             s, new_submission(early, code, status=SubmissionStatus.rejected, rejection_reason="copy of 1")
         )
     assert first.size == len(code) and first.sha256 == hashlib.sha256(code).hexdigest()
     with store.transaction() as s:
         # The earlier chain commitment owns the file, whatever arrived first; rejected copies are left out.
-        assert [x.id for x in repo.by_sha256(s, first.sha256)] == [second.id, first.id]
-        assert [x.id for x in repo.by_sha256(s, first.sha256, include_rejected=True)][-1] == rejected.id
-        assert [x.id for x in repo.by_ast_hash(s, first.ast_hash)] == [second.id, first.id]
-        assert repo.latest_for_hotkey(s, early).id == rejected.id
-        assert repo.latest_for_hotkey(s, early, statuses=[SubmissionStatus.accepted]).id == second.id
-        candidates = {c.id: c for c in repo.copy_candidates(s)}
+        assert [x.id for x in submission_rows.by_sha256(s, first.sha256)] == [second.id, first.id]
+        assert [x.id for x in submission_rows.by_sha256(s, first.sha256, include_rejected=True)][-1] == rejected.id
+        assert [x.id for x in submission_rows.by_ast_hash(s, first.ast_hash)] == [second.id, first.id]
+        assert submission_rows.latest_for_hotkey(s, early).id == rejected.id
+        assert submission_rows.latest_for_hotkey(s, early, statuses=[SubmissionStatus.accepted]).id == second.id
+        candidates = {c.id: c for c in submission_rows.copy_candidates(s)}
         assert candidates[first.id].minhash == b"\x01" * 16 and rejected.id not in candidates
-        assert repo.submission_code(s, first.id) == code
-        latest = {x.hotkey: x.id for x in repo.latest_per_hotkey(s)}
+        assert submission_rows.submission_code(s, first.id) == code
+        latest = {x.hotkey: x.id for x in submission_rows.latest_per_hotkey(s)}
         assert latest[early] == second.id and latest[late] == first.id
-        moved = repo.set_status(s, first.id, SubmissionStatus.champion, embargo_until=datetime(2030, 1, 1, tzinfo=UTC))
+        moved = submission_rows.set_status(
+            s, first.id, SubmissionStatus.champion, embargo_until=datetime(2030, 1, 1, tzinfo=UTC)
+        )
         assert moved.status is SubmissionStatus.champion and moved.embargo_until == datetime(2030, 1, 1, tzinfo=UTC)
         with pytest.raises(StoreError, match="needs a reason"):
-            repo.set_status(s, first.id, SubmissionStatus.rejected)
+            submission_rows.set_status(s, first.id, SubmissionStatus.rejected)
         with pytest.raises(StoreError, match="does not exist"):
-            repo.set_status(s, 10**9, SubmissionStatus.retired)
-        miner = repo.ensure_miner(s, early, uid=4)
-        assert miner.uid == 4 and repo.ensure_miner(s, early).uid == 4  # uid kept when not given
+            submission_rows.set_status(s, 10**9, SubmissionStatus.retired)
+        miner = submission_rows.ensure_miner(s, early, uid=4)
+        assert miner.uid == 4 and submission_rows.ensure_miner(s, early).uid == 4  # uid kept when not given
     with pytest.raises(ValueError, match="rejection_reason"):
         new_submission("x", b"x", status=SubmissionStatus.rejected)
 
@@ -353,16 +366,16 @@ def test_import_suite_stores_problems_and_ledger_idempotently(store, world, suit
     assert imported.new_suite and imported.problems_added == suite.manifest.problem_count == 32
     assert imported.events_added == 1
     with store.transaction() as s:
-        again = repo.import_suite(s, suite_dir)
+        again = suite_rows.import_suite(s, suite_dir)
         assert (again.new_suite, again.problems_added, again.events_added) == (False, 0, 0)
         for partition in PartitionName:
-            stored = repo.suite_problems(s, imported.suite_id, partition)
+            stored = suite_rows.suite_problems(s, imported.suite_id, partition)
             assert [p.to_row() for p in stored] == [p.to_row() for p in suite.problems(partition)]
-        assert repo.get_problem(s, imported.suite_id, "main-p000").cluster_id == "main-c00"
+        assert suite_rows.get_problem(s, imported.suite_id, "main-p000").cluster_id == "main-c00"
         file_state = suite.replay_events(suite.read_ledger().events)
-        assert repo.ledger_state(s, imported.suite_id) == file_state
-        assert repo.suite_manifest(s, imported.suite_id) == suite.manifest
-        listed = {x.id: x for x in repo.list_suites(s)}
+        assert suite_rows.ledger_state(s, imported.suite_id) == file_state
+        assert suite_rows.suite_manifest(s, imported.suite_id) == suite.manifest
+        listed = {x.id: x for x in suite_rows.list_suites(s)}
         assert listed[imported.suite_id].problem_count == 32 and listed[imported.suite_id].ledger_seq == 1
 
 
@@ -371,24 +384,24 @@ def test_ledger_sync_appends_new_events_and_refuses_rewrites(store, tmp_path):
     suite = make_suite(tmp_path / "suite", tag)
     record_draw(suite, 1, "01" * 32, 2)
     with store.transaction() as s:
-        assert repo.import_suite(s, suite.path).events_added == 1
+        assert suite_rows.import_suite(s, suite.path).events_added == 1
     rewritten = tmp_path / "rewritten"
     shutil.copytree(suite.path, rewritten)
     (rewritten / "ledger.jsonl").unlink()
     record_draw(Suite(rewritten), 1, "02" * 32, 2)  # a valid chain, but not the one the store saw
     record_draw(suite, 2, "03" * 32, 1)
     with store.transaction() as s:
-        synced = repo.import_suite(s, suite.path)
+        synced = suite_rows.import_suite(s, suite.path)
         assert (synced.events_added, synced.ledger_seq) == (1, 2)
-        events = repo.ledger_events(s, synced.suite_id)
+        events = suite_rows.ledger_events(s, synced.suite_id)
         assert [e.event for e in events] == [EventKind.revealed] * 2 and events[1].prev_hash == events[0].hash
     with pytest.raises(StoreError, match=r"ledger.jsonl:1: event hash .* was rewritten"), store.transaction() as s:
-        repo.import_suite(s, rewritten)
+        suite_rows.import_suite(s, rewritten)
     (rewritten / "ledger.jsonl").unlink()
     with pytest.raises(StoreError, match="only grows"), store.transaction() as s:
-        repo.import_suite(s, rewritten)
+        suite_rows.import_suite(s, rewritten)
     with pytest.raises(StoreError, match="manifest.json: missing"), store.transaction() as s:
-        repo.import_suite(s, tmp_path)
+        suite_rows.import_suite(s, tmp_path)
     with store.engine.connect() as connection, pytest.raises(IntegrityError):
         connection.execute(text("UPDATE ledger_events SET cycle = 99"))  # append-only, whatever the code path
     with store.engine.connect() as connection, pytest.raises(IntegrityError):
@@ -402,37 +415,37 @@ def test_cycles_stages_standings_and_weights(store, world):
     imported, submission = world
     number = new_cycle(store, imported.suite_id)
     with store.transaction() as s:
-        assert repo.start_cycle(s, number, imported.suite_id).params == {"k": 2}  # idempotent: first params kept
+        assert cycle_rows.start_cycle(s, number, imported.suite_id).params == {"k": 2}  # idempotent: first params kept
         with pytest.raises(StoreError, match="not in the store"):
-            repo.start_cycle(s, number + 1, "no-such-suite")
-        closed = repo.close_intake(s, number, 120, "0xabc")
-        assert repo.close_intake(s, number, 120, "0xabc").intake_closed_at == closed.intake_closed_at
+            cycle_rows.start_cycle(s, number + 1, "no-such-suite")
+        closed = cycle_rows.close_intake(s, number, 120, "0xabc")
+        assert cycle_rows.close_intake(s, number, 120, "0xabc").intake_closed_at == closed.intake_closed_at
         with pytest.raises(StoreError, match="refusing to move the draw"):
-            repo.close_intake(s, number, 121, "0xdef")
-        repo.finish_stage(s, number, CycleStage.intake, {"submissions": 1})
-        repo.begin_stage(s, number, CycleStage.qualifying)
-        repo.begin_stage(s, number, CycleStage.qualifying)  # a resumed validator repeats itself harmlessly
-        repo.finish_stage(s, number, CycleStage.qualifying, {"episodes": 30})
-        repo.begin_stage(s, number, CycleStage.done)
-        assert repo.get_cycle(s, number).finished_at is not None
-        timeline = repo.stages(s, number)
+            cycle_rows.close_intake(s, number, 121, "0xdef")
+        cycle_rows.finish_stage(s, number, CycleStage.intake, {"submissions": 1})
+        cycle_rows.begin_stage(s, number, CycleStage.qualifying)
+        cycle_rows.begin_stage(s, number, CycleStage.qualifying)  # a resumed validator repeats itself harmlessly
+        cycle_rows.finish_stage(s, number, CycleStage.qualifying, {"episodes": 30})
+        cycle_rows.begin_stage(s, number, CycleStage.done)
+        assert cycle_rows.get_cycle(s, number).finished_at is not None
+        timeline = cycle_rows.stages(s, number)
         assert [x.stage for x in timeline] == [CycleStage.intake, CycleStage.qualifying, CycleStage.done]
         assert timeline[1].detail == {"episodes": 30} and timeline[1].finished_at is not None
         with pytest.raises(StoreError, match="never began stage race"):
-            repo.finish_stage(s, number, CycleStage.race)
+            cycle_rows.finish_stage(s, number, CycleStage.race)
 
-        repo.record_standing(s, repo.StandingIn(cycle=number, submission_id=submission.id, qualifying_score=0.5))
-        final = repo.record_standing(
-            s, repo.StandingIn(cycle=number, submission_id=submission.id, race_score=0.4, rank=1, is_champion=True)
+        standing_rows.record_standing(s, StandingIn(cycle=number, submission_id=submission.id, qualifying_score=0.5))
+        final = standing_rows.record_standing(
+            s, StandingIn(cycle=number, submission_id=submission.id, race_score=0.4, rank=1, is_champion=True)
         )
         assert (final.qualifying_score, final.race_score, final.is_champion) == (0.5, 0.4, True)
-        assert [x.submission_id for x in repo.standings(s, number)] == [submission.id]
-        assert repo.champion(s).cycle == number
-        sent = repo.record_weights(s, number, [0, 3], [0.25, 0.75], ok=True, block=121)
-        repo.record_weights(s, number, [0], [1.0], ok=False, message="rate limited")
-        assert [w.ok for w in repo.weights_sent(s, cycle=number)] == [True, False] and sent.uids == [0, 3]
+        assert [x.submission_id for x in standing_rows.list_standings(s, number)] == [submission.id]
+        assert standing_rows.champion(s).cycle == number
+        sent = standing_rows.record_weights(s, number, [0, 3], [0.25, 0.75], ok=True, block=121)
+        standing_rows.record_weights(s, number, [0], [1.0], ok=False, message="rate limited")
+        assert [w.ok for w in standing_rows.weights_sent(s, cycle=number)] == [True, False] and sent.uids == [0, 3]
         with pytest.raises(StoreError, match="2 uids but 1 weights"):
-            repo.record_weights(s, number, [0, 1], [1.0], ok=True)
+            standing_rows.record_weights(s, number, [0, 1], [1.0], ok=True)
     with store.engine.connect() as connection, pytest.raises(IntegrityError):
         connection.execute(text("UPDATE weights_sent SET ok = false"))
 
@@ -444,32 +457,32 @@ def test_episode_lifecycle_is_idempotent_and_final(store, world, catalog):
     cycle, episodes = schedule(store, world, 3)
     first = episodes[0]
     with store.transaction() as s:
-        again = repo.ensure_episode(s, first.key)
-        assert again.id == first.id and len(repo.list_episodes(s, cycle=cycle)) == 3
+        again = episode_rows.ensure_episode(s, first.key)
+        assert again.id == first.id and len(episode_rows.list_episodes(s, cycle=cycle)) == 3
         with pytest.raises(StoreError, match="exists for suite"):
-            repo.ensure_episode(s, first.key.model_copy(update={"suite_id": "other"}))
-        problem = repo.get_problem(s, first.suite_id, first.problem_id)
+            episode_rows.ensure_episode(s, first.key.model_copy(update={"suite_id": "other"}))
+        problem = suite_rows.get_problem(s, first.suite_id, first.problem_id)
     t0 = datetime.now(UTC)
     with store.transaction() as s:
-        claimed = repo.claim_next(s, "w1", 60, cycle=cycle, now=t0)
+        claimed = episode_rows.claim_next(s, "w1", 60, cycle=cycle, now=t0)
     assert (claimed.id, claimed.status, claimed.worker_id, claimed.claims) == (first.id, EpisodeStatus.running, "w1", 1)
     assert claimed.leased_until == t0 + timedelta(seconds=60)
     with store.transaction() as s:
-        assert repo.extend_lease(s, first.id, "w1", 120, now=t0)
-        assert not repo.extend_lease(s, first.id, "w2", 120, now=t0)
+        assert episode_rows.extend_lease(s, first.id, "w1", 120, now=t0)
+        assert not episode_rows.extend_lease(s, first.id, "w2", 120, now=t0)
         # Its worker died: once the lease has run out the episode is handed out again.
-        assert repo.claim_next(s, "w2", 60, cycle=cycle, now=t0 + timedelta(seconds=121)).id == first.id
+        assert episode_rows.claim_next(s, "w2", 60, cycle=cycle, now=t0 + timedelta(seconds=121)).id == first.id
 
     outcome = score_problem(problem, ["1000"], catalog, mode=ScoreMode.strict)
     record = {"episode_id": "e1", "tool_calls": [{"name": "find_product", "args": {"query": "widget"}}]}
     with store.transaction() as s:
-        assert repo.complete(s, first.id, record, outcome) is True
+        assert episode_rows.complete(s, first.id, record, outcome) is True
     with store.transaction() as s:
-        assert repo.complete(s, first.id, {"other": "record"}, outcome) is False  # re-running is a no-op
-        assert repo.fail(s, first.id, "late failure") is False and repo.release(s, first.id) is False
-        stored = repo.get_episode(s, first.id, with_record=True)
+        assert episode_rows.complete(s, first.id, {"other": "record"}, outcome) is False  # re-running is a no-op
+        assert episode_rows.fail(s, first.id, "late failure") is False and episode_rows.release(s, first.id) is False
+        stored = episode_rows.get_episode(s, first.id, with_record=True)
         with pytest.raises(StoreError, match="episode 999999999 does not exist"):
-            repo.complete(s, 999_999_999, record, outcome)
+            episode_rows.complete(s, 999_999_999, record, outcome)
     assert stored.status is EpisodeStatus.done and stored.record == record
     assert (stored.success, stored.rule) == (outcome.success, outcome.rule)
     assert stored.outcome == outcome.model_dump(mode="json") and stored.claims == 2
@@ -478,19 +491,19 @@ def test_episode_lifecycle_is_idempotent_and_final(store, world, catalog):
 
     second, third = episodes[1], episodes[2]
     with store.transaction() as s:
-        assert repo.claim(s, third.id, "w3", 30, now=t0).id == third.id
-        assert repo.claim(s, third.id, "w4", 30, now=t0) is None  # leased to a live worker
-        assert repo.release(s, third.id, error="proxy restarted")
-        assert repo.claim_next(s, "w5", 30, cycle=cycle, now=t0).id == second.id
-        assert repo.release_expired_leases(s, now=t0 + timedelta(seconds=31)) == 1
-        assert repo.fail(s, second.id, "sandbox crashed 3 times")
-        counts = repo.status_counts(s, cycle=cycle)
+        assert episode_rows.claim(s, third.id, "w3", 30, now=t0).id == third.id
+        assert episode_rows.claim(s, third.id, "w4", 30, now=t0) is None  # leased to a live worker
+        assert episode_rows.release(s, third.id, error="proxy restarted")
+        assert episode_rows.claim_next(s, "w5", 30, cycle=cycle, now=t0).id == second.id
+        assert episode_rows.release_expired_leases(s, now=t0 + timedelta(seconds=31)) == 1
+        assert episode_rows.fail(s, second.id, "sandbox crashed 3 times")
+        counts = episode_rows.status_counts(s, cycle=cycle)
     assert counts == Counter({EpisodeStatus.done: 1, EpisodeStatus.failed: 1, EpisodeStatus.pending: 1})
     with store.transaction() as s:
         with pytest.raises(StoreError, match="lease_s must be positive"):
-            repo.claim_next(s, "w", 0)
+            episode_rows.claim_next(s, "w", 0)
         with pytest.raises(StoreError, match="OutcomeScore"):
-            repo.complete(s, third.id, record, {"rule": 1.0})
+            episode_rows.complete(s, third.id, record, {"rule": 1.0})
 
 
 def _claim_all(store: Store, cycle: int, worker: str, meet=None) -> list[int]:
@@ -502,7 +515,7 @@ def _claim_all(store: Store, cycle: int, worker: str, meet=None) -> list[int]:
             meet.wait(60)
             meet = None
         with store.transaction() as s:
-            episode = repo.claim_next(s, worker, 300, cycle=cycle)
+            episode = episode_rows.claim_next(s, worker, 300, cycle=cycle)
         if episode is None:
             return claimed
         claimed.append(episode.id)
@@ -523,8 +536,8 @@ def test_concurrent_workers_never_share_an_episode(store, world):
     claimed = [i for ids in per_worker.values() for i in ids]
     assert sorted(claimed) == sorted(e.id for e in episodes)  # each handed out exactly once
     with store.transaction() as s:
-        assert repo.status_counts(s, cycle=cycle)[EpisodeStatus.running] == 80
-        assert {e.claims for e in repo.list_episodes(s, cycle=cycle)} == {1}
+        assert episode_rows.status_counts(s, cycle=cycle)[EpisodeStatus.running] == 80
+        assert {e.claims for e in episode_rows.list_episodes(s, cycle=cycle)} == {1}
 
 
 def _process_worker(url: str, cycle: int, worker: str, out: str, meet) -> None:
@@ -562,7 +575,7 @@ def test_concurrent_completion_stores_one_record(store, world):
     def finish(i: int) -> None:
         barrier.wait()
         with store.transaction() as s:
-            results.append(repo.complete(s, episode.id, {"writer": i}, {"success": True, "rule": 1.0}))
+            results.append(episode_rows.complete(s, episode.id, {"writer": i}, {"success": True, "rule": 1.0}))
 
     threads = [threading.Thread(target=finish, args=(i,)) for i in range(4)]
     for thread in threads:
@@ -571,7 +584,7 @@ def test_concurrent_completion_stores_one_record(store, world):
         thread.join()
     assert sorted(results) == [False, False, False, True]
     with store.transaction() as s:
-        assert repo.get_episode(s, episode.id, with_record=True).record["writer"] in range(4)
+        assert episode_rows.get_episode(s, episode.id, with_record=True).record["writer"] in range(4)
 
 
 # --- judgments -----------------------------------------------------------------------------------
@@ -581,24 +594,28 @@ def test_judgments_are_versioned_never_overwritten(store, world):
     _, (episode,) = schedule(store, world, 1)
     with store.transaction() as s:
         with pytest.raises(StoreError, match="only a done episode can be judged"):
-            repo.add_version(s, episode.id, "judge-a", "r1")
-        repo.complete(s, episode.id, {"trace": []}, {"success": True, "rule": 1.0})
-        v1 = repo.add_version(s, episode.id, "judge-a", "r1")
+            judgment_rows.add_version(s, episode.id, "judge-a", "r1")
+        episode_rows.complete(s, episode.id, {"trace": []}, {"success": True, "rule": 1.0})
+        v1 = judgment_rows.add_version(s, episode.id, "judge-a", "r1")
         assert (v1.version, v1.status) == (1, JudgmentStatus.pending)
-        assert episode.id in {j.episode_id for j in repo.pending(s, limit=10_000)}
-        failed = repo.record_failure(s, v1.id, "judge timed out")
+        assert episode.id in {j.episode_id for j in judgment_rows.pending(s, limit=10_000)}
+        failed = judgment_rows.record_failure(s, v1.id, "judge timed out")
         assert (failed.attempts, failed.status, failed.reason) == (1, JudgmentStatus.pending, "judge timed out")
-        done = repo.record_result(s, v1.id, repo.JudgmentResult(level=0.9, coefficient=1.0, explanation="good"))
+        done = judgment_rows.record_result(s, v1.id, JudgmentResult(level=0.9, coefficient=1.0, explanation="good"))
         assert (done.status, done.attempts, done.reason) == (JudgmentStatus.done, 2, None)
         with pytest.raises(StoreError, match="never overwritten"):
-            repo.record_result(s, v1.id, repo.JudgmentResult(level=0.1, coefficient=0.3))
-        result = repo.JudgmentResult(level=0.4, coefficient=0.6, detail={"quality": 0.4})
-        v2 = repo.add_version(s, episode.id, "judge-b", "r2", result)
-        v3 = repo.add_version(s, episode.id, "judge-b", "r3")
-        repo.record_failure(s, v3.id, "unparseable", give_up=True)
-        assert repo.latest(s, episode.id).version == v2.version == 2
-        assert repo.latest(s, episode.id, done_only=False).status is JudgmentStatus.failed
-        assert [(j.version, j.coefficient) for j in repo.versions(s, episode.id)] == [(1, 1.0), (2, 0.6), (3, None)]
+            judgment_rows.record_result(s, v1.id, JudgmentResult(level=0.1, coefficient=0.3))
+        result = JudgmentResult(level=0.4, coefficient=0.6, detail={"quality": 0.4})
+        v2 = judgment_rows.add_version(s, episode.id, "judge-b", "r2", result)
+        v3 = judgment_rows.add_version(s, episode.id, "judge-b", "r3")
+        judgment_rows.record_failure(s, v3.id, "unparseable", give_up=True)
+        assert judgment_rows.latest(s, episode.id).version == v2.version == 2
+        assert judgment_rows.latest(s, episode.id, done_only=False).status is JudgmentStatus.failed
+        assert [(j.version, j.coefficient) for j in judgment_rows.versions(s, episode.id)] == [
+            (1, 1.0),
+            (2, 0.6),
+            (3, None),
+        ]
     with store.engine.connect() as connection, pytest.raises(IntegrityError):
         connection.execute(text("UPDATE judgments SET coefficient = 0 WHERE id = :id"), {"id": v1.id})
     with store.engine.connect() as connection, pytest.raises(IntegrityError):
@@ -608,11 +625,11 @@ def test_judgments_are_versioned_never_overwritten(store, world):
 def test_concurrent_versions_get_distinct_numbers(store, world):
     _, (episode,) = schedule(store, world, 1)
     with store.transaction() as s:
-        repo.complete(s, episode.id, {}, {"success": False, "rule": 0.0})
+        episode_rows.complete(s, episode.id, {}, {"success": False, "rule": 0.0})
 
     def add(i: int) -> None:
         with store.transaction() as s:
-            repo.add_version(s, episode.id, f"judge-{i}", "r1")
+            judgment_rows.add_version(s, episode.id, f"judge-{i}", "r1")
 
     threads = [threading.Thread(target=add, args=(i,)) for i in range(5)]
     for thread in threads:
@@ -620,7 +637,7 @@ def test_concurrent_versions_get_distinct_numbers(store, world):
     for thread in threads:
         thread.join()
     with store.transaction() as s:
-        assert [j.version for j in repo.versions(s, episode.id)] == [1, 2, 3, 4, 5]
+        assert [j.version for j in judgment_rows.versions(s, episode.id)] == [1, 2, 3, 4, 5]
 
 
 # --- nonces --------------------------------------------------------------------------------------
@@ -633,7 +650,7 @@ def test_nonce_replay_is_rejected_across_processes(store):
     miner, validator = Keypair.create_from_uri("//Alice"), Keypair.create_from_uri("//Bob")
     other_process = open_store(store.engine.url.render_as_string(hide_password=False))  # its own engine and pool
     try:
-        first, second = repo.DatabaseNonceStore(store.sessions), repo.DatabaseNonceStore(other_process.sessions)
+        first, second = DatabaseNonceStore(store.sessions), DatabaseNonceStore(other_process.sessions)
         body = b"print('agent')\n"
         headers = http_auth.sign(
             miner, method="POST", path="/v1/submissions", body=body, receiver_ss58=validator.ss58_address
@@ -646,7 +663,7 @@ def test_nonce_replay_is_rejected_across_processes(store):
         hotkey, nonce = f"hk-{secrets.token_hex(4)}", 1_700_000_000_000_000_000
         barrier, results = threading.Barrier(6), []
 
-        def race(nonces: repo.DatabaseNonceStore) -> None:
+        def race(nonces: DatabaseNonceStore) -> None:
             barrier.wait()
             results.append(nonces.check_and_store(hotkey, nonce))
 
@@ -658,7 +675,7 @@ def test_nonce_replay_is_rejected_across_processes(store):
         assert sorted(results) == [False] * 5 + [True]
         assert first.check_and_store(hotkey, nonce + 1) and not first.check_and_store(hotkey, 2**63)
         with store.transaction() as s:
-            assert repo.purge_nonces(s, timedelta(0), now=datetime.now(UTC) + timedelta(seconds=1)) >= 3
+            assert nonce_rows.purge_nonces(s, timedelta(0), now=datetime.now(UTC) + timedelta(seconds=1)) >= 3
         assert second.check_and_store(hotkey, nonce)  # purged: the freshness window rejects it before this
     finally:
         other_process.dispose()
@@ -670,11 +687,11 @@ def test_nonce_replay_is_rejected_across_processes(store):
 def test_foreign_keys_are_enforced(store, world):
     imported, submission = world
     number = new_cycle(store, imported.suite_id)
-    key = repo.EpisodeKey(
+    key = EpisodeKey(
         cycle=number, stage=EpisodeStage.qualifying, submission_id=submission.id, suite_id=imported.suite_id,
         problem_id="no-such-problem",
     )  # fmt: skip
     with pytest.raises(IntegrityError), store.transaction() as s:
-        repo.ensure_episode(s, key)
+        episode_rows.ensure_episode(s, key)
     with store.transaction() as s:
         assert s.execute(select(func.count()).select_from(Episode).where(Episode.cycle == number)).scalar_one() == 0

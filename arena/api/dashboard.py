@@ -22,7 +22,8 @@ from arena.api.schemas import EpisodeDetail
 from arena.api.templates import render
 from arena.race.embargo import EmbargoRule
 from arena.runner.record import EpisodeRecord
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import submissions as submission_rows
 from arena.store import tallies
 from arena.store.cycles import latest_cycle
 from arena.store.exports import latest_verdict
@@ -116,12 +117,12 @@ def leaderboard_html(session: Session) -> str:
 
 
 def cycles_html(session: Session) -> str:
-    return render("cycles.html", cycles=list(reversed(repo.list_cycles(session))))
+    return render("cycles.html", cycles=list(reversed(cycle_rows.list_cycles(session))))
 
 
 def cycle_html(session: Session, number: int) -> str:
     cycle = reads.cycle_detail(session, number)  # raises the API's 404 for an unknown cycle
-    numbers = [c.number for c in repo.list_cycles(session)]
+    numbers = [c.number for c in cycle_rows.list_cycles(session)]
     earlier = [n for n in numbers if n < number]
     later = [n for n in numbers if n > number]
     return render(
@@ -136,10 +137,10 @@ def cycle_html(session: Session, number: int) -> str:
 def submission_html(session: Session, submission_id: int, rule: EmbargoRule, page_size: int) -> str:
     detail = reads.submission_detail(session, submission_id, rule)
     source = None
-    info = repo.get_submission(session, submission_id)
+    info = submission_rows.get_submission(session, submission_id)
     assert info is not None  # get_submission answered, so the row exists in this transaction
     if not embargo_state(session, info, rule, utcnow()).embargoed:
-        code = repo.submission_code(session, submission_id)
+        code = submission_rows.submission_code(session, submission_id)
         source = code.decode("utf-8", errors="replace") if code is not None else None
     total, episodes = views.episode_summaries(
         session, Redactor(session), submission_id=submission_id, offset=0, limit=page_size

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from arena.race.embargo import EmbargoDecision, EmbargoRule, ReignFacts, embargo_decision
 from arena.race.settings import RaceSettings
-from arena.store import standings
+from arena.store import standings as standing_rows
 from arena.store.submissions import SubmissionInfo
 
 
@@ -30,7 +30,9 @@ def embargo_rule(race: RaceSettings) -> EmbargoRule:
 
 def reign_facts(session: Session, submission_id: int, rule: EmbargoRule) -> ReignFacts:
     """When the submission last reigned, which cycle dethroned it, and whether cycle dethroned + N finished."""
-    return ReignFacts.model_validate(standings.reign(session, submission_id, rule.cycles_after_champion).model_dump())
+    return ReignFacts.model_validate(
+        standing_rows.reign(session, submission_id, rule.cycles_after_champion).model_dump()
+    )
 
 
 def embargo_state(session: Session, submission: SubmissionInfo, rule: EmbargoRule, now: datetime) -> EmbargoDecision:

@@ -33,7 +33,11 @@ from arena.api.views import (
     waiting_submissions,
 )
 from arena.race.embargo import EmbargoRule
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import episodes as episode_rows
+from arena.store import judgments as judgment_rows
+from arena.store import standings as standing_rows
+from arena.store import submissions as submission_rows
 from arena.store.cycles import CycleInfo
 from arena.store.models import utcnow
 from arena.store.models_race import CycleStage, EpisodeStage, JudgmentStatus
@@ -44,11 +48,11 @@ def leaderboard(session: Session, cycle: int | None = None) -> Leaderboard:
     """The standings of ``cycle``, else of the latest finished cycle, with its champion, weights and the waiting."""
     if cycle is None:
         cycle = latest_ranked_cycle(session)
-    info = repo.get_cycle(session, cycle) if cycle is not None else None
+    info = cycle_rows.get_cycle(session, cycle) if cycle is not None else None
     if cycle is not None and info is None:
         raise not_found(f"cycle {cycle}")
-    entries = standing_views(session, repo.standings(session, cycle)) if cycle is not None else []
-    sent = repo.weights_sent(session, cycle=cycle) if cycle is not None else []
+    entries = standing_views(session, standing_rows.list_standings(session, cycle)) if cycle is not None else []
+    sent = standing_rows.weights_sent(session, cycle=cycle) if cycle is not None else []
     return Leaderboard(
         cycle=cycle,
         stage=info.stage if info else None,
@@ -68,12 +72,12 @@ def cycle_stages(session: Session, info: CycleInfo) -> list[StageView]:
     done = info.stage is CycleStage.done
     return [
         StageView(stage=s.stage, started_at=s.started_at, finished_at=s.finished_at, detail=s.detail if done else None)
-        for s in repo.stages(session, info.number)
+        for s in cycle_rows.stages(session, info.number)
     ]
 
 
 def known_cycle(session: Session, number: int) -> CycleInfo:
-    info = repo.get_cycle(session, number)
+    info = cycle_rows.get_cycle(session, number)
     if info is None:
         raise not_found(f"cycle {number}")
     return info
@@ -82,7 +86,7 @@ def known_cycle(session: Session, number: int) -> CycleInfo:
 def cycle_detail(session: Session, number: int) -> CycleDetail:
     info = known_cycle(session, number)
     episodes = {
-        stage: {status: n for status, n in repo.status_counts(session, cycle=number, stage=stage).items()}
+        stage: {status: n for status, n in episode_rows.status_counts(session, cycle=number, stage=stage).items()}
         for stage in EpisodeStage
     }
     return CycleDetail(
@@ -90,14 +94,14 @@ def cycle_detail(session: Session, number: int) -> CycleDetail:
         params=info.params,
         stages=cycle_stages(session, info),
         episodes=episodes,
-        standings=standing_views(session, repo.standings(session, number)),
-        weights=[WeightsView.model_validate(w.model_dump()) for w in repo.weights_sent(session, cycle=number)],
+        standings=standing_views(session, standing_rows.list_standings(session, number)),
+        weights=[WeightsView.model_validate(w.model_dump()) for w in standing_rows.weights_sent(session, cycle=number)],
     )
 
 
 def submission_detail(session: Session, submission_id: int, rule: EmbargoRule) -> SubmissionDetail:
     summary = submission_summary(session, submission_id)
-    info = repo.get_submission(session, submission_id)
+    info = submission_rows.get_submission(session, submission_id)
     if summary is None or info is None:
         raise not_found(f"submission {submission_id}")
     embargo = embargo_state(session, info, rule, utcnow())
@@ -111,14 +115,14 @@ def submission_detail(session: Session, submission_id: int, rule: EmbargoRule) -
 
 def episode_detail(session: Session, episode_id: int) -> EpisodeDetail:
     """One episode, as much of it as the redaction rules allow; a held-out one answers as a missing one."""
-    info = repo.get_episode(session, episode_id, with_record=True)
+    info = episode_rows.get_episode(session, episode_id, with_record=True)
     if info is None:
         raise not_found(f"episode {episode_id}")
     redactor = Redactor(session)
     view = redactor.episode(info.cycle, info.suite_id, info.problem_id)
     if view.level is Level.hidden:
         raise not_found(f"episode {episode_id}")  # the same answer as a missing one: held-out leaves no trace
-    judgments = repo.versions(session, episode_id) if view.shows_scores else []
+    judgments = judgment_rows.versions(session, episode_id) if view.shows_scores else []
     done = [j for j in judgments if j.status is JudgmentStatus.done]
     facts = info.model_dump() | {"termination": (info.record or {}).get("termination")}
     summary = episode_summary(facts, view.level, done[-1].coefficient if done else None)

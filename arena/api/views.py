@@ -15,7 +15,8 @@ from sqlalchemy.orm import Session
 from arena.api.redaction import Level, Redactor
 from arena.api.schemas import EpisodeSummary, IntentResult, StageResult, StandingView, SubmissionSummary
 from arena.problems.model import Intent
-from arena.store import episode_listing, standings, submission_listing
+from arena.store import episode_listing, submission_listing
+from arena.store import standings as standing_rows
 from arena.store.episode_listing import ResultRow
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import EpisodeStage, EpisodeStatus
@@ -65,7 +66,7 @@ def standing_views(session: Session, rows: Iterable[StandingInfo]) -> list[Stand
 
 
 def submission_standings(session: Session, submission_id: int) -> list[StandingView]:
-    return standing_views(session, standings.standings_of_submission(session, submission_id))
+    return standing_views(session, standing_rows.standings_of_submission(session, submission_id))
 
 
 def _result(intent: Intent | None, rows: list[ResultRow], finished: bool) -> IntentResult:

@@ -84,14 +84,14 @@ def run_demo(settings: ArenaSettings, out_dir: Path, plan: DemoPlan, console: Co
 
     from arena.chain.local import LocalChain
     from arena.store import open_store
-    from arena.store import repositories as repo
+    from arena.store import suites as suite_rows
     from arena.store.migrate import upgrade_database
 
     database_url = settings.database_url
     upgrade_database(database_url)
     store = open_store(database_url)
     with store.transaction() as session:
-        repo.import_suite(session, suite_dir)
+        suite_rows.import_suite(session, suite_dir)
     chain = LocalChain(store.sessions, netuid=settings.race.netuid)
     wallets = ensure_wallets(out_dir / "wallets", chain)
     validator_hotkey = wallets["validator"]
@@ -187,11 +187,11 @@ def submit_agents(settings, store, chain, hotkeys: dict[str, str], out_dir: Path
     """Each miner posts its agent, signed, over loopback HTTP; the copy must be refused."""
     from arena.api.app import create_app
     from arena.miner.client import MinerClient, Validator
-    from arena.store import repositories as repo
+    from arena.store import submissions as submission_rows
     from arena.wallets import ensure_wallet
 
     with store.transaction() as session:
-        already = {s.hotkey for s in repo.list_submissions(session)}
+        already = {s.hotkey for s in submission_rows.list_submissions(session)}
     todo = [name for name in (*MINERS, COPYCAT) if hotkeys[name] not in already]
     if not todo:
         console.print("[bold]submissions[/] every miner has submitted already (this run continues the race)")
@@ -274,10 +274,10 @@ def export_corpus(database_url: str, out: Path, console: Console) -> dict:
 
 
 def submission_names(store) -> dict[int, str]:
-    from arena.store import repositories as repo
+    from arena.store import submissions as submission_rows
 
     with store.transaction() as session:
-        return {s.id: s.agent_name for s in repo.list_submissions(session)}
+        return {s.id: s.agent_name for s in submission_rows.list_submissions(session)}
 
 
 def print_result(result: DemoResult, console: Console) -> None:

@@ -171,7 +171,7 @@ def _judge_store(database_url: str, chosen: Judge) -> None:
     """Judge every finished episode of the store that has no judgment yet, storing each judgment
     (a new version; a failure stays pending, never a silent 0)."""
     from arena.store import StoreError, open_store
-    from arena.store import repositories as repo
+    from arena.store import episodes as episode_rows
     from arena.store.db import safe_url
     from arena.store.models_race import EpisodeStatus
     from judge.stored_episodes import judge_stored_episode
@@ -180,7 +180,7 @@ def _judge_store(database_url: str, chosen: Judge) -> None:
     try:
         store = open_store(database_url)
         with store.transaction() as session:
-            done = [e.id for e in repo.list_episodes(session, status=EpisodeStatus.done)]
+            done = [e.id for e in episode_rows.list_episodes(session, status=EpisodeStatus.done)]
     except (StoreError, Exception) as exc:  # an unreachable or unmigrated database
         fail(f"cannot read episodes from {safe_url(database_url)}: {str(exc).splitlines()[0]}")
     pending = judged = 0

@@ -253,14 +253,14 @@ def _import_into_store(suite_dir: Path, database_url: str | None) -> None:
     """The store keeps the suite's problems with their clusters and partitions, and its ledger; re-importing
     adds new ledger events and refuses a rewritten history."""
     from arena.store import StoreError, open_store
-    from arena.store import repositories as repo
+    from arena.store import suites as suite_rows
     from arena.store.migrate import upgrade_database
 
     try:
         upgrade_database(database_url)
         store = open_store(database_url)
         with store.transaction() as session:
-            imported = repo.import_suite(session, suite_dir)
+            imported = suite_rows.import_suite(session, suite_dir)
         store.dispose()
     except (StoreError, ValueError, OSError) as exc:
         fail(str(exc))

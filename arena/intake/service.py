@@ -52,7 +52,9 @@ from arena.intake.signed_requests import (
     require_registered,
     verify_request,
 )
-from arena.store import copy_refusals, nonces, submissions
+from arena.store import copy_refusals as copy_refusal_rows
+from arena.store import nonces as nonce_rows
+from arena.store import submissions as submission_rows
 from arena.store.db import Store
 from arena.store.models import SubmissionStatus, utcnow
 
@@ -89,7 +91,7 @@ class PeekedNonces:
 
     def check_and_store(self, hotkey_ss58: str, nonce_ns: int) -> bool:
         with self.store.transaction() as session:
-            return not nonces.nonce_seen(session, hotkey_ss58, nonce_ns)
+            return not nonce_rows.nonce_seen(session, hotkey_ss58, nonce_ns)
 
 
 class SubmissionIntake:
@@ -115,8 +117,8 @@ class SubmissionIntake:
         """Registration, the rate limit and the copy budget: whether this hotkey may submit at all, now."""
         neuron = require_registered(hotkey, self._chain("list the subnet's neurons", self.chain.neurons))
         with self.store.transaction() as session:
-            last = submissions.latest_for_hotkey(session, hotkey, statuses=COUNTED)
-            refused = copy_refusals.copy_refusals_since(session, hotkey, now - COPY_BUDGET_WINDOW)
+            last = submission_rows.latest_for_hotkey(session, hotkey, statuses=COUNTED)
+            refused = copy_refusal_rows.copy_refusals_since(session, hotkey, now - COPY_BUDGET_WINDOW)
         check_rate_limit(last.submitted_at if last else None, now=now, window=self.limits.rate_limit)
         # Before the copy check runs: with the budget spent, its answer would be one more free probe.
         check_copy_budget(refused, now=now, budget=self.limits.copy_refusals_per_day, window=COPY_BUDGET_WINDOW)
@@ -163,7 +165,7 @@ class SubmissionIntake:
         now = utcnow()
         neuron = self._admitted(hotkey, now)
         with self.store.transaction() as session:
-            candidates = submissions.copy_candidates(session)
+            candidates = submission_rows.copy_candidates(session)
         commitment = self._chain(f"read the commitment of {hotkey}", lambda: self.chain.get_commitment(hotkey))
         block = commitment_block_for(hashlib.sha256(body).hexdigest(), commitment)
         try:
@@ -184,14 +186,14 @@ class SubmissionIntake:
         unit of budget. The request's nonce is spent with it: a replay of it (by anyone who saw
         it) must not burn the hotkey's budget again."""
         with self.store.transaction() as session:
-            submissions.lock_intake(session)
-            refused = copy_refusals.copy_refusals_since(session, hotkey, now - COPY_BUDGET_WINDOW)
+            submission_rows.lock_intake(session)
+            refused = copy_refusal_rows.copy_refusals_since(session, hotkey, now - COPY_BUDGET_WINDOW)
             left = check_copy_budget(
                 refused, now=now, budget=self.limits.copy_refusals_per_day, window=COPY_BUDGET_WINDOW
             )
-            if not nonces.check_and_store(session, hotkey, nonce):
+            if not nonce_rows.check_and_store(session, hotkey, nonce):
                 raise _replayed(hotkey, nonce)
-            copy_refusals.add_copy_refusal(session, hotkey, verdict.check, hashlib.sha256(body).hexdigest(), now)
+            copy_refusal_rows.add_copy_refusal(session, hotkey, verdict.check, hashlib.sha256(body).hexdigest(), now)
         return CopyRefused(verdict, left - 1)
 
     def _chain(self, action: str, call):
@@ -220,20 +222,20 @@ class SubmissionIntake:
     ) -> SubmissionAccepted:
         hotkey = neuron.hotkey
         with self.store.transaction() as session:
-            submissions.lock_intake(session)
-            if not nonces.check_and_store(session, hotkey, nonce):
+            submission_rows.lock_intake(session)
+            if not nonce_rows.check_and_store(session, hotkey, nonce):
                 raise _replayed(hotkey, nonce)
-            last = submissions.latest_for_hotkey(session, hotkey, statuses=COUNTED)
+            last = submission_rows.latest_for_hotkey(session, hotkey, statuses=COUNTED)
             check_rate_limit(last.submitted_at if last else None, now=now, window=self.limits.rate_limit)
-            newer = submissions.copy_candidates_after(session, seen)
+            newer = submission_rows.copy_candidates_after(session, seen)
             supersedes = list(verdict.supersedes)
             if newer:  # stored by a concurrent request after this one's check
                 supersedes += self._check(body, newer, hotkey, block, now).supersedes
             assert verdict.fingerprint is not None  # set on every accepted verdict
-            submissions.ensure_miner(session, hotkey, neuron.uid)
-            info = submissions.add_submission(
+            submission_rows.ensure_miner(session, hotkey, neuron.uid)
+            info = submission_rows.add_submission(
                 session,
-                submissions.NewSubmission(
+                submission_rows.NewSubmission(
                     hotkey=hotkey,
                     agent_name=agent_name,
                     code=body,
@@ -244,7 +246,7 @@ class SubmissionIntake:
                 ),
             )
             replaced = _supersede(session, info.id, block, supersedes)
-            nonces.purge_nonces(session, timedelta(seconds=self.retention), now=now)
+            nonce_rows.purge_nonces(session, timedelta(seconds=self.retention), now=now)
         return SubmissionAccepted(
             id=info.id,
             status=info.status,
@@ -259,7 +261,7 @@ class SubmissionIntake:
         )
 
 
-def _earlier(candidate: submissions.CopyCandidate) -> EarlierSubmission:
+def _earlier(candidate: submission_rows.CopyCandidate) -> EarlierSubmission:
     """A stored submission as copy detection compares it. Built without validation: every earlier
     submission is compared on every request, and re-validating 256 ints each was most of the cost."""
     sketch = np.frombuffer(candidate.minhash, dtype="<u8") if candidate.minhash else np.empty(0, dtype="<u8")
@@ -275,11 +277,11 @@ def _supersede(session: Session, winner: int, block: int | None, losers: list[Co
     """Reject the earlier submissions this one beats in a copy dispute (its commitment came first)."""
     replaced: list[int] = []
     for collision in losers:
-        loser = submissions.get_submission(session, int(collision.submission_id))
+        loser = submission_rows.get_submission(session, int(collision.submission_id))
         if loser is None or loser.status is SubmissionStatus.rejected:
             continue
         committed = f"block {loser.commitment_block}" if loser.commitment_block is not None else "no commitment"
-        submissions.set_status(
+        submission_rows.set_status(
             session,
             loser.id,
             SubmissionStatus.rejected,

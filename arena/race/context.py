@@ -15,7 +15,9 @@ from arena.race.dispatch import Dispatcher
 from arena.race.halt import CycleHalted, FaultedEpisode, UnjudgedEpisode, assess_episodes, assess_judgments
 from arena.race.settings import RaceSettings
 from arena.store import Store
-from arena.store import repositories as repo
+from arena.store import episodes as episode_rows
+from arena.store import judgments as judgment_rows
+from arena.store.episodes import EpisodeKey
 from arena.store.models_race import CycleStage, EpisodeStage, EpisodeStatus
 from arena.store.resilience import in_thread
 
@@ -47,7 +49,7 @@ class CycleContext:
         """Every (submission, problem, attempt) episode of ``stage`` in this cycle, run to the end.
         Scheduling is by unique key, so a resumed stage adds only the episodes it lacks."""
         keys = [
-            repo.EpisodeKey(
+            EpisodeKey(
                 cycle=self.number,
                 stage=stage,
                 submission_id=submission_id,
@@ -89,7 +91,7 @@ def _faulted(store: Store, number: int, stage: EpisodeStage) -> list[FaultedEpis
     with store.transaction() as session:
         failed = [
             e
-            for e in repo.list_episodes(session, cycle=number, stage=stage)
+            for e in episode_rows.list_episodes(session, cycle=number, stage=stage)
             if e.status in (EpisodeStatus.failed, EpisodeStatus.done)
         ]
     return [
@@ -109,8 +111,8 @@ def _unjudged(store: Store, episode_ids: list[int]) -> list[UnjudgedEpisode]:
     found = []
     with store.transaction() as session:
         for episode_id in episode_ids:
-            info = repo.get_episode(session, episode_id)
-            history = repo.versions(session, episode_id)
+            info = episode_rows.get_episode(session, episode_id)
+            history = judgment_rows.versions(session, episode_id)
             if info is not None:
                 reason = history[-1].reason if history else None
                 found.append(UnjudgedEpisode(episode_id=episode_id, submission_id=info.submission_id, reason=reason))

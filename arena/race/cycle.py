@@ -36,10 +36,14 @@ from arena.race.dispatch import Dispatcher
 from arena.race.halt import CycleHalted, Halt
 from arena.race.settings import RaceSettings
 from arena.store import Store
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import standings as standing_rows
+from arena.store import submissions as submission_rows
+from arena.store.cycles import CycleInfo, StageInfo
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage
 from arena.store.resilience import in_thread
+from arena.store.standings import StandingInfo, WeightsInfo
 
 logger = logging.getLogger(__name__)
 
@@ -79,9 +83,9 @@ class CycleReport(BaseModel):
     draw_block: int | None
     draw_block_hash: str | None
     stages: dict[str, dict]
-    standings: list[repo.StandingInfo]
+    standings: list[StandingInfo]
     champion_id: int | None
-    weights: repo.WeightsInfo | None
+    weights: WeightsInfo | None
     halt: Halt | None = None  # the cycle stopped undecided: why, and the fix
 
 
@@ -104,29 +108,29 @@ def with_cycle_params(race: RaceSettings, params: dict) -> RaceSettings:
     return race.model_copy(update={name: stored[name] for name in CYCLE_PARAMETERS if name in stored})
 
 
-def _open_cycle(store: Store, race: RaceSettings, suite_id: str) -> repo.CycleInfo:
+def _open_cycle(store: Store, race: RaceSettings, suite_id: str) -> CycleInfo:
     """The unfinished latest cycle, or a new one after it."""
     with store.transaction() as session:
-        latest = repo.latest_cycle(session)
+        latest = cycle_rows.latest_cycle(session)
         if latest is not None and latest.stage is not CycleStage.done:
             return latest
         number = 1 if latest is None else latest.number + 1
-        return repo.start_cycle(session, number, suite_id, cycle_params(race, suite_id))
+        return cycle_rows.start_cycle(session, number, suite_id, cycle_params(race, suite_id))
 
 
 def _finished_details(store: Store, number: int) -> dict[CycleStage, dict]:
     with store.transaction() as session:
-        return {s.stage: s.detail for s in repo.stages(session, number) if s.finished_at is not None}
+        return {s.stage: s.detail for s in cycle_rows.stages(session, number) if s.finished_at is not None}
 
 
-def _begin(store: Store, number: int, stage: CycleStage) -> repo.StageInfo:
+def _begin(store: Store, number: int, stage: CycleStage) -> StageInfo:
     with store.transaction() as session:
-        return repo.begin_stage(session, number, stage)
+        return cycle_rows.begin_stage(session, number, stage)
 
 
-def _finish(store: Store, number: int, stage: CycleStage, detail: dict) -> repo.StageInfo:
+def _finish(store: Store, number: int, stage: CycleStage, detail: dict) -> StageInfo:
     with store.transaction() as session:
-        return repo.finish_stage(session, number, stage, detail)
+        return cycle_rows.finish_stage(session, number, stage, detail)
 
 
 async def run_cycle(
@@ -192,13 +196,15 @@ async def run_cycle(
 def _record_halt(ctx: CycleContext, stage: CycleStage, halt: Halt) -> None:
     """The halt in the store (the cycle's and the stage's), and this cycle's entrants back in the queue."""
     with ctx.store.transaction() as session:
-        repo.halt_cycle(session, ctx.number, halt.model_dump(mode="json"))
-        repo.finish_stage(session, ctx.number, stage, {"halted": halt.model_dump(mode="json")})
+        cycle_rows.halt_cycle(session, ctx.number, halt.model_dump(mode="json"))
+        cycle_rows.finish_stage(session, ctx.number, stage, {"halted": halt.model_dump(mode="json")})
         waiting = (SubmissionStatus.qualifying, SubmissionStatus.qualified, SubmissionStatus.racing)
         for submission_id in ctx.detail(CycleStage.intake).get("entrants", []):
-            info = repo.get_submission(session, submission_id)
+            info = submission_rows.get_submission(session, submission_id)
             if info is not None and info.status in waiting:
-                repo.set_status(session, submission_id, SubmissionStatus.qualifying)  # races in the next cycle
+                submission_rows.set_status(
+                    session, submission_id, SubmissionStatus.qualifying
+                )  # races in the next cycle
 
 
 async def _end_halted(ctx: CycleContext, halt: Halt) -> None:
@@ -223,11 +229,11 @@ async def _end_halted(ctx: CycleContext, halt: Halt) -> None:
 
 def cycle_report(store: Store, number: int) -> CycleReport:
     with store.transaction() as session:
-        cycle = repo.get_cycle(session, number)
+        cycle = cycle_rows.get_cycle(session, number)
         if cycle is None:
             raise RaceError(f"cycle {number} does not exist")
-        table = repo.standings(session, number)
-        sent = [w for w in repo.weights_sent(session, cycle=number) if w.ok]
+        table = standing_rows.list_standings(session, number)
+        sent = [w for w in standing_rows.weights_sent(session, cycle=number) if w.ok]
         return CycleReport(
             cycle=number,
             suite_id=cycle.suite_id,
@@ -235,7 +241,7 @@ def cycle_report(store: Store, number: int) -> CycleReport:
             finished_at=cycle.finished_at,
             draw_block=cycle.draw_block,
             draw_block_hash=cycle.draw_block_hash,
-            stages={s.stage.value: s.detail for s in repo.stages(session, number)},
+            stages={s.stage.value: s.detail for s in cycle_rows.stages(session, number)},
             standings=table,
             champion_id=next((s.submission_id for s in table if s.is_champion), None),
             weights=sent[-1] if sent else None,
@@ -246,9 +252,9 @@ def cycle_report(store: Store, number: int) -> CycleReport:
 # --- intake -----------------------------------------------------------------------------------------
 
 
-def _close_intake(ctx: CycleContext) -> repo.CycleInfo:
+def _close_intake(ctx: CycleContext) -> CycleInfo:
     with ctx.store.transaction() as session:
-        cycle = repo.get_cycle(session, ctx.number)
+        cycle = cycle_rows.get_cycle(session, ctx.number)
         assert cycle is not None
         if cycle.draw_block is not None:
             return cycle
@@ -259,16 +265,18 @@ def _close_intake(ctx: CycleContext) -> repo.CycleInfo:
     head = ctx.chain.current_block()
     block_hash = ctx.chain.block_hash(head.number)
     with ctx.store.transaction() as session:
-        return repo.close_intake(session, ctx.number, head.number, block_hash)
+        return cycle_rows.close_intake(session, ctx.number, head.number, block_hash)
 
 
 def _entrants(ctx: CycleContext, closed_at: datetime) -> tuple[list[int], int | None]:
     with ctx.store.transaction() as session:
-        waiting = repo.list_submissions(session, statuses=[SubmissionStatus.accepted, SubmissionStatus.qualifying])
+        waiting = submission_rows.list_submissions(
+            session, statuses=[SubmissionStatus.accepted, SubmissionStatus.qualifying]
+        )
         entrants = [s.id for s in waiting if s.submitted_at <= closed_at]
         for submission_id in entrants:
-            repo.set_status(session, submission_id, SubmissionStatus.qualifying)
-        reigning = repo.champion(session, up_to_cycle=ctx.number - 1)
+            submission_rows.set_status(session, submission_id, SubmissionStatus.qualifying)
+        reigning = standing_rows.champion(session, up_to_cycle=ctx.number - 1)
         return entrants, None if reigning is None else reigning.submission_id
 
 

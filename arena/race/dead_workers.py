@@ -38,7 +38,7 @@ from procrastinate.testing import InMemoryConnector
 from pydantic import BaseModel
 
 from arena.store import Store
-from arena.store import repositories as repo
+from arena.store import episodes as episode_rows
 from arena.store.resilience import LONGEST_PAUSE_S, is_transient, weather
 
 logger = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ class Recovery(BaseModel):
 
 def _release(store: Store, job_ids: list[int]) -> list[int]:
     with store.transaction() as session:
-        return repo.release_leases_of_jobs(session, job_ids, reason="its worker died (no heartbeat)")
+        return episode_rows.release_leases_of_jobs(session, job_ids, reason="its worker died (no heartbeat)")
 
 
 async def recover_dead_workers(app: App, store: Store, stalled_worker_s: float) -> Recovery:

@@ -24,7 +24,8 @@ from arena.race.dead_workers import recover_dead_workers
 from arena.race.queues import defer_episode, defer_judgment
 from arena.race.settings import RaceSettings
 from arena.store import Store, judgments
-from arena.store import repositories as repo
+from arena.store import episodes as episode_rows
+from arena.store.episodes import EpisodeKey
 from arena.store.models_race import EpisodeStage, EpisodeStatus
 from arena.store.resilience import in_thread, retry_async
 
@@ -52,7 +53,7 @@ class Dispatcher:
         self.race = race
         self.on_progress = on_progress or (lambda _p: None)
 
-    async def run_episodes(self, keys: Sequence[repo.EpisodeKey], cycle: int, stage: EpisodeStage) -> None:
+    async def run_episodes(self, keys: Sequence[EpisodeKey], cycle: int, stage: EpisodeStage) -> None:
         """Schedule ``keys`` (idempotent) and return once every episode of the stage is done or failed."""
         await in_thread(_ensure, self.store, list(keys))
         last_requeue = 0.0
@@ -118,24 +119,26 @@ class Dispatcher:
             await retry_async(lambda e=episode_id: defer_judgment(self.app, e), what="queue judgment")
 
 
-def _ensure(store: Store, keys: list[repo.EpisodeKey]) -> None:
+def _ensure(store: Store, keys: list[EpisodeKey]) -> None:
     with store.transaction() as session:
-        repo.ensure_episodes(session, keys)
+        episode_rows.ensure_episodes(session, keys)
 
 
 def _counts(store: Store, cycle: int, stage: EpisodeStage):
     with store.transaction() as session:
-        return repo.status_counts(session, cycle=cycle, stage=stage)
+        return episode_rows.status_counts(session, cycle=cycle, stage=stage)
 
 
 def _release_expired(store: Store) -> int:
     with store.transaction() as session:
-        return repo.release_expired_leases(session)
+        return episode_rows.release_expired_leases(session)
 
 
 def _pending(store: Store, cycle: int, stage: EpisodeStage) -> list[int]:
     with store.transaction() as session:
-        return [e.id for e in repo.list_episodes(session, cycle=cycle, stage=stage, status=EpisodeStatus.pending)]
+        return [
+            e.id for e in episode_rows.list_episodes(session, cycle=cycle, stage=stage, status=EpisodeStatus.pending)
+        ]
 
 
 def _outcomes(store: Store, cycle: int, stage: EpisodeStage) -> list[judgments.EpisodeOutcome]:

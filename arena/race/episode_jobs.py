@@ -41,7 +41,11 @@ from arena.runner.proxy import SamplingPin
 from arena.runner.record import EpisodeRecord, FaultKind, ValidatorFault
 from arena.scoring.outcome import ScoreMode, score_problem
 from arena.store import Store, StoreError
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import episodes as episode_rows
+from arena.store import submissions as submission_rows
+from arena.store import suites as suite_rows
+from arena.store.episodes import EpisodeInfo
 from arena.store.resilience import in_thread
 
 logger = logging.getLogger(__name__)
@@ -61,19 +65,17 @@ class _EpisodeInput:
     claims: int
 
 
-def _claim(
-    store: Store, episode_id: int, worker_id: str, lease_s: float, job_id: int | None
-) -> repo.EpisodeInfo | None:
+def _claim(store: Store, episode_id: int, worker_id: str, lease_s: float, job_id: int | None) -> EpisodeInfo | None:
     with store.transaction() as session:
-        return repo.claim(session, episode_id, worker_id, lease_s, job_id=job_id)
+        return episode_rows.claim(session, episode_id, worker_id, lease_s, job_id=job_id)
 
 
-def _episode_input(store: Store, info: repo.EpisodeInfo) -> _EpisodeInput:
+def _episode_input(store: Store, info: EpisodeInfo) -> _EpisodeInput:
     with store.transaction() as session:
-        problem = repo.get_problem(session, info.suite_id, info.problem_id)
-        submission = repo.get_submission(session, info.submission_id)
-        code = repo.submission_code(session, info.submission_id)
-        cycle = repo.get_cycle(session, info.cycle)
+        problem = suite_rows.get_problem(session, info.suite_id, info.problem_id)
+        submission = submission_rows.get_submission(session, info.submission_id)
+        code = submission_rows.submission_code(session, info.submission_id)
+        cycle = cycle_rows.get_cycle(session, info.cycle)
     if problem is None or submission is None or code is None or cycle is None:
         raise LookupError(
             f"episode {info.id}: problem {info.suite_id}/{info.problem_id}, submission {info.submission_id} "
@@ -92,7 +94,7 @@ def _episode_input(store: Store, info: repo.EpisodeInfo) -> _EpisodeInput:
 
 def _extend(store: Store, episode_id: int, worker_id: str, lease_s: float) -> bool:
     with store.transaction() as session:
-        return repo.extend_lease(session, episode_id, worker_id, lease_s)
+        return episode_rows.extend_lease(session, episode_id, worker_id, lease_s)
 
 
 class NotThisEpisode(StoreError):
@@ -102,11 +104,11 @@ class NotThisEpisode(StoreError):
 def store_result(store: Store, result: HeldResult) -> bool:
     """Store a finished result once; True if stored now, False if the episode was already finished."""
     with store.transaction() as session:
-        info = repo.get_episode(session, result.episode_id)
+        info = episode_rows.get_episode(session, result.episode_id)
         if info is None or info.key != result.key:
             raise NotThisEpisode(f"episode {result.episode_id} of {store.url} is not {result.key} any more")
         kind = result.fault_kind
-        return repo.complete(
+        return episode_rows.complete(
             session, result.episode_id, result.record, result.outcome, fault_kind=kind, charged=True if kind else None
         )
 
@@ -116,9 +118,9 @@ def _give_back(
 ) -> None:
     with store.transaction() as session:
         if final:
-            repo.fail(session, episode_id, reason, fault_kind=fault_kind, charged=charged)
+            episode_rows.fail(session, episode_id, reason, fault_kind=fault_kind, charged=charged)
         else:
-            repo.release(session, episode_id, error=reason, fault_kind=fault_kind, charged=charged)
+            episode_rows.release(session, episode_id, error=reason, fault_kind=fault_kind, charged=charged)
 
 
 async def _heartbeat(ctx: WorkerContext, episode_id: int) -> None:
@@ -236,7 +238,7 @@ async def _canary(ctx: WorkerContext, job: _EpisodeInput | None, fault: Validato
     return canary_verdict(record)
 
 
-async def _fault(ctx: WorkerContext, claimed: repo.EpisodeInfo, fault: ValidatorFault, canary: CanaryResult) -> str:
+async def _fault(ctx: WorkerContext, claimed: EpisodeInfo, fault: ValidatorFault, canary: CanaryResult) -> str:
     """A validator fault: the episode is tried again; after ``episode_attempts`` tries it is given up on,
     charged to the submission only if the canary ran clean (the failure follows the submission)."""
     episode_id = claimed.id

@@ -26,15 +26,18 @@ from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.scoring.paired import compare, confidently_worse, paired_values
 from arena.store import judgments, standings
-from arena.store import repositories as repo
+from arena.store import standings as standing_rows
+from arena.store import submissions as submission_rows
+from arena.store import suites as suite_rows
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage, EpisodeStage
 from arena.store.resilience import in_thread
+from arena.store.standings import StandingIn
 
 
 def _public_problems(ctx: CycleContext) -> list[str]:
     with ctx.store.transaction() as session:
-        problems = repo.suite_problems(session, ctx.suite_id, PartitionName.public)
+        problems = suite_rows.suite_problems(session, ctx.suite_id, PartitionName.public)
     return [p.id for p in problems][: ctx.race.qualifying_size]
 
 
@@ -63,19 +66,19 @@ def _record(ctx: CycleContext, scores: dict[int, stage_scores.SubmissionScore], 
     )
     with ctx.store.transaction() as session:
         for submission_id, score in scores.items():
-            repo.record_standing(
-                session, repo.StandingIn(cycle=ctx.number, submission_id=submission_id, qualifying_score=score.score)
+            standing_rows.record_standing(
+                session, StandingIn(cycle=ctx.number, submission_id=submission_id, qualifying_score=score.score)
             )
             if submission_id in qualified:
-                repo.set_status(session, submission_id, SubmissionStatus.qualified)
+                submission_rows.set_status(session, submission_id, SubmissionStatus.qualified)
             else:
-                info = repo.get_submission(session, submission_id)
+                info = submission_rows.get_submission(session, submission_id)
                 assert info is not None
                 until = day_rule_end(info.submitted_at, rule, info.embargo_until)
-                repo.set_status(session, submission_id, SubmissionStatus.retired, embargo_until=until)
+                submission_rows.set_status(session, submission_id, SubmissionStatus.retired, embargo_until=until)
         if champion is not None:
-            repo.record_standing(
-                session, repo.StandingIn(cycle=ctx.number, submission_id=champion, qualifying_score=champion_score)
+            standing_rows.record_standing(
+                session, StandingIn(cycle=ctx.number, submission_id=champion, qualifying_score=champion_score)
             )
 
 

@@ -19,7 +19,9 @@ from arena.problems.draw import draw, partition_at, record_draw
 from arena.problems.ledger import EventKind
 from arena.problems.partitions import PartitionName
 from arena.race.context import CycleContext, RaceError
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import submissions as submission_rows
+from arena.store import suites as suite_rows
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage, EpisodeStage
 from arena.store.resilience import in_thread
@@ -27,7 +29,7 @@ from arena.store.resilience import in_thread
 
 def _sync_ledger(ctx: CycleContext) -> None:
     with ctx.store.transaction() as session:
-        repo.import_suite(session, ctx.suite.path)
+        suite_rows.import_suite(session, ctx.suite.path)
 
 
 def _draw(ctx: CycleContext, seed: str) -> tuple[list[str], list[str]]:
@@ -58,7 +60,7 @@ def _draw(ctx: CycleContext, seed: str) -> tuple[list[str], list[str]]:
 def _mark_racing(ctx: CycleContext, challengers: list[int]) -> None:
     with ctx.store.transaction() as session:
         for submission_id in challengers:
-            repo.set_status(session, submission_id, SubmissionStatus.racing)
+            submission_rows.set_status(session, submission_id, SubmissionStatus.racing)
 
 
 async def run_race(ctx: CycleContext) -> dict:
@@ -98,7 +100,7 @@ def _retire(ctx: CycleContext) -> list[str]:
 
 def _judging_started(ctx: CycleContext):
     with ctx.store.transaction() as session:
-        found = [s for s in repo.stages(session, ctx.number) if s.stage is CycleStage.judging]
+        found = [s for s in cycle_rows.stages(session, ctx.number) if s.stage is CycleStage.judging]
     return found[0].started_at
 
 

@@ -22,10 +22,13 @@ from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.race.promotion import Contender, decide_promotion, rank_contenders
 from arena.race.weights import Finisher, compute_weights
 from arena.store import Store, cycles, judgments, standings
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import standings as standing_rows
+from arena.store import submissions as submission_rows
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage, EpisodeStage
 from arena.store.resilience import in_thread
+from arena.store.standings import StandingIn, WeightsInfo
 
 
 def _race_outcomes(ctx: CycleContext) -> list[judgments.EpisodeOutcome]:
@@ -39,7 +42,7 @@ def _contenders(
     with ctx.store.transaction() as session:
         found = []
         for submission_id, score in scores.items():
-            info = repo.get_submission(session, submission_id)
+            info = submission_rows.get_submission(session, submission_id)
             assert info is not None
             found.append(
                 Contender(
@@ -57,9 +60,9 @@ def _store_ranking(ctx: CycleContext, ranked: list[Contender], scores: dict[int,
     with ctx.store.transaction() as session:
         for rank, contender in enumerate(ranked, start=1):
             score = scores[contender.submission_id]
-            repo.record_standing(
+            standing_rows.record_standing(
                 session,
-                repo.StandingIn(
+                StandingIn(
                     cycle=ctx.number,
                     submission_id=contender.submission_id,
                     race_score=score.score,
@@ -107,23 +110,25 @@ def _apply_promotion(ctx: CycleContext, champion_id: int | None, previous: int |
     with ctx.store.transaction() as session:
         if champion_id is not None:
             ranked = any(
-                s.rank is not None for s in repo.standings(session, ctx.number) if s.submission_id == champion_id
+                s.rank is not None
+                for s in standing_rows.list_standings(session, ctx.number)
+                if s.submission_id == champion_id
             )
             # Reigning unraced (no challenger qualified), the champion is this cycle's only finisher.
             extra = {} if ranked else {"rank": 1}
-            repo.record_standing(
-                session, repo.StandingIn(cycle=ctx.number, submission_id=champion_id, is_champion=True, **extra)
+            standing_rows.record_standing(
+                session, StandingIn(cycle=ctx.number, submission_id=champion_id, is_champion=True, **extra)
             )
-            repo.set_status(session, champion_id, SubmissionStatus.champion)
+            submission_rows.set_status(session, champion_id, SubmissionStatus.champion)
         for submission_id in sorted({*racers, *([previous] if previous is not None else [])}):
             if submission_id == champion_id:
                 continue
-            info = repo.get_submission(session, submission_id)
+            info = submission_rows.get_submission(session, submission_id)
             assert info is not None
             reigned = submission_id == previous
             # A former champion's embargo runs in cycles (the API's rule); everyone else's by the day rule.
             until = None if reigned else day_rule_end(info.submitted_at, rule, info.embargo_until)
-            repo.set_status(session, submission_id, SubmissionStatus.retired, embargo_until=until)
+            submission_rows.set_status(session, submission_id, SubmissionStatus.retired, embargo_until=until)
 
 
 async def run_promotion(ctx: CycleContext) -> dict:
@@ -156,10 +161,10 @@ async def run_promotion(ctx: CycleContext) -> dict:
 def _finishers(ctx: CycleContext) -> list[Finisher]:
     with ctx.store.transaction() as session:
         finishers = []
-        for standing in repo.standings(session, ctx.number):
+        for standing in standing_rows.list_standings(session, ctx.number):
             if standing.rank is None:
                 continue  # qualified out: not a finisher of this cycle
-            info = repo.get_submission(session, standing.submission_id)
+            info = submission_rows.get_submission(session, standing.submission_id)
             assert info is not None
             finishers.append(
                 Finisher(
@@ -173,41 +178,43 @@ def _finishers(ctx: CycleContext) -> list[Finisher]:
         return finishers
 
 
-def _accepted_weights(ctx: CycleContext) -> repo.WeightsInfo | None:
+def _accepted_weights(ctx: CycleContext) -> WeightsInfo | None:
     with ctx.store.transaction() as session:
-        sent = [w for w in repo.weights_sent(session, cycle=ctx.number) if w.ok]
+        sent = [w for w in standing_rows.weights_sent(session, cycle=ctx.number) if w.ok]
     return sent[-1] if sent else None
 
 
-def _send(ctx: CycleContext, uids: list[int], weights: list[float]) -> repo.WeightsInfo:
+def _send(ctx: CycleContext, uids: list[int], weights: list[float]) -> WeightsInfo:
     return send_weights(ctx.store, ctx.chain, ctx.validator_hotkey, ctx.number, uids, weights)
 
 
 def send_weights(
     store: Store, chain: Chain, hotkey: str, cycle: int, uids: list[int], weights: list[float], note: str = ""
-) -> repo.WeightsInfo:
+) -> WeightsInfo:
     """``chain.set_weights`` and its log row (under ``cycle``), whatever the chain answered."""
     receipt = chain.set_weights(hotkey, uids, weights)
     message = f"{note}; {receipt.message}" if note and receipt.message else (note or receipt.message)
     with store.transaction() as session:
-        return repo.record_weights(session, cycle, uids, weights, ok=receipt.ok, block=receipt.block, message=message)
+        return standing_rows.record_weights(
+            session, cycle, uids, weights, ok=receipt.ok, block=receipt.block, message=message
+        )
 
 
-def last_good_weights(store: Store) -> repo.WeightsInfo | None:
+def last_good_weights(store: Store) -> WeightsInfo | None:
     """The latest vector the chain accepted: the last decided one (halted and unraced cycles only re-send it)."""
     with store.transaction() as session:
-        accepted = [w for w in repo.weights_sent(session) if w.ok]
+        accepted = [w for w in standing_rows.weights_sent(session) if w.ok]
     return accepted[-1] if accepted else None
 
 
-def resend_last_weights(store: Store, chain: Chain, hotkey: str, cycle: int | None = None) -> repo.WeightsInfo | None:
+def resend_last_weights(store: Store, chain: Chain, hotkey: str, cycle: int | None = None) -> WeightsInfo | None:
     """Send the last good vector again (logged under ``cycle``, default the latest); None if there is none."""
     last = last_good_weights(store)
     if last is None:
         return None
     if cycle is None:
         with store.transaction() as session:
-            latest = repo.latest_cycle(session)
+            latest = cycle_rows.latest_cycle(session)
         cycle = latest.number if latest is not None else last.cycle
     return send_weights(store, chain, hotkey, cycle, last.uids, last.weights, note=f"re-sent from cycle {last.cycle}")
 

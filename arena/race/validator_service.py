@@ -41,10 +41,12 @@ from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import LocalKnowledgeBase
 from arena.store import Store, open_store
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
+from arena.store import suites as suite_rows
 from arena.store.migrate import upgrade_database
 from arena.store.models_race import CycleStage
 from arena.store.resilience import OUTAGE_BUDGET_S, Backoff, first_line, is_transient
+from arena.store.standings import WeightsInfo
 from judge.factory import open_judge
 
 logger = logging.getLogger(__name__)
@@ -150,7 +152,7 @@ class Validator:
         """Import the suite (idempotent; syncs the ledger) and, on the local chain, register this validator;
         returns the suite id."""
         with self.store.transaction() as session:
-            imported = repo.import_suite(session, self.suite.path)
+            imported = suite_rows.import_suite(session, self.suite.path)
         if self.local and isinstance(self.chain, LocalChain):
             self.chain.register(self.hotkey, validator_permit=True)
         self._prepared = True
@@ -159,7 +161,7 @@ class Validator:
 
     def _race_for_open_cycle(self) -> RaceSettings:
         with self.store.transaction() as session:
-            latest = repo.latest_cycle(session)
+            latest = cycle_rows.latest_cycle(session)
         if latest is None or latest.stage is CycleStage.done:
             return self.race
         return with_cycle_params(self.race, latest.params)
@@ -247,7 +249,7 @@ class Validator:
             if wait > 0:
                 self.wait_resending(stop, wait)
 
-    def resend_weights(self) -> repo.WeightsInfo | None:
+    def resend_weights(self) -> WeightsInfo | None:
         """Send the last good weight vector again (the validator keeps its standing while cycles halt or
         between them); a failure is logged in one line, never raised."""
         from arena.race.results import resend_last_weights

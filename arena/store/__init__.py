@@ -1,8 +1,9 @@
-"""The trajectory store: SQLAlchemy 2 models, repositories and Alembic migrations.
+"""The trajectory store: SQLAlchemy 2 models, every query, and Alembic migrations.
 
 PostgreSQL in production, a SQLite file (``./arena.db``) as the embedded
-default, chosen by ``ARENA_DATABASE_URL``. The repositories are in
-``arena.store.repositories``; the schema is applied by
+default, chosen by ``ARENA_DATABASE_URL``. The queries live in one module per
+domain (``episodes``, ``judgments``, ``cycles``, ...), called as
+``episode_rows.complete(session, ...)``; the schema is applied by
 ``arena.store.migrate.upgrade_database`` (``arena db upgrade``).
 """
 

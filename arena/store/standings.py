@@ -70,7 +70,7 @@ def record_standing(session: Session, standing: StandingIn) -> StandingInfo:
     return StandingInfo.model_validate(row)
 
 
-def standings(session: Session, cycle: int) -> list[StandingInfo]:
+def list_standings(session: Session, cycle: int) -> list[StandingInfo]:
     """A cycle's table: ranked rows first by rank, then the unranked by submission id."""
     rows = session.scalars(
         select(Standing)

@@ -37,10 +37,15 @@ def store_race(url: str, suite_dir: Path, runs: list[AgentEpisodes], outcomes: l
     """Store every episode and its judgment (pending ones stay pending: the export's reasoning gate
     drops them); the cycle number and the counts."""
     from arena.intake.copies import fingerprint, minhash_bytes
+    from arena.store import cycles as cycle_rows
+    from arena.store import episodes as episode_rows
     from arena.store import open_store
-    from arena.store import repositories as repo
+    from arena.store import submissions as submission_rows
+    from arena.store import suites as suite_rows
+    from arena.store.episodes import EpisodeKey
     from arena.store.migrate import upgrade_database
     from arena.store.models_race import EpisodeStage
+    from arena.store.submissions import NewSubmission
     from judge.stored_episodes import add_judgment
 
     judged = {outcome.episode_id: outcome for outcome in outcomes}
@@ -48,27 +53,27 @@ def store_race(url: str, suite_dir: Path, runs: list[AgentEpisodes], outcomes: l
     store = open_store(url)
     try:
         with store.transaction() as session:
-            suite = repo.import_suite(session, suite_dir)
-            latest = repo.latest_cycle(session)
+            suite = suite_rows.import_suite(session, suite_dir)
+            latest = cycle_rows.latest_cycle(session)
             cycle = (latest.number if latest else 0) + 1
-            repo.start_cycle(session, cycle, suite.suite_id, {"experiment": True})
+            cycle_rows.start_cycle(session, cycle, suite.suite_id, {"experiment": True})
             stored = pending = 0
             for run in runs:
                 prints = fingerprint(run.code)
-                submission = repo.add_submission(
+                submission = submission_rows.add_submission(
                     session,
-                    repo.NewSubmission(
+                    NewSubmission(
                         hotkey=REFERENCE_HOTKEY.format(agent=run.agent), agent_name=f"{run.agent}.py", code=run.code,
                         ast_hash=prints.ast_hash, minhash=minhash_bytes(prints.minhash),
                     ),
                 )  # fmt: skip
                 keys = [
-                    repo.EpisodeKey(cycle=cycle, stage=EpisodeStage.race, submission_id=submission.id,
+                    EpisodeKey(cycle=cycle, stage=EpisodeStage.race, submission_id=submission.id,
                                     suite_id=suite.suite_id, problem_id=record.problem.id, attempt=record.attempt)
                     for record in run.records
                 ]  # fmt: skip
-                for info, record in zip(repo.ensure_episodes(session, keys), run.records, strict=True):
-                    repo.complete(session, info.id, record, record.outcome)
+                for info, record in zip(episode_rows.ensure_episodes(session, keys), run.records, strict=True):
+                    episode_rows.complete(session, info.id, record, record.outcome)
                     stored += 1
                     outcome = judged.get(record.episode_id)
                     if outcome is not None:

@@ -8,7 +8,7 @@ from arena.api import reads
 from arena.api.deps import ReadSession
 from arena.api.params import CycleNumber
 from arena.api.schemas import CycleDetail, CycleSummary, ErrorBody, StageView
-from arena.store import repositories as repo
+from arena.store import cycles as cycle_rows
 
 router = APIRouter(prefix="/v1/cycles", tags=["cycles"])
 NOT_FOUND = {404: {"model": ErrorBody, "description": "No such cycle."}}
@@ -16,7 +16,7 @@ NOT_FOUND = {404: {"model": ErrorBody, "description": "No such cycle."}}
 
 @router.get("", response_model=list[CycleSummary], summary="Every cycle, oldest first")
 def list_cycles(session: ReadSession) -> list[CycleSummary]:
-    return [reads.cycle_summary(info) for info in repo.list_cycles(session)]
+    return [reads.cycle_summary(info) for info in cycle_rows.list_cycles(session)]
 
 
 @router.get(

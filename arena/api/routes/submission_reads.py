@@ -16,7 +16,7 @@ from arena.api.schemas import (
     SubmissionPage,
     SubmissionSource,
 )
-from arena.store import repositories as repo
+from arena.store import submissions as submission_rows
 from arena.store.models import SubmissionStatus, utcnow
 from arena.store.models_race import EpisodeStage
 
@@ -53,13 +53,13 @@ def get_submission(submission_id: RowId, session: ReadSession, rule: Embargo) ->
     summary="A submission's agent file, once its embargo ended",
 )
 def get_source(submission_id: RowId, session: ReadSession, rule: Embargo) -> SubmissionSource:
-    info = repo.get_submission(session, submission_id)
+    info = submission_rows.get_submission(session, submission_id)
     if info is None:
         raise not_found(f"submission {submission_id}")
     embargo = embargo_state(session, info, rule, utcnow())
     if embargo.embargoed:
         raise ApiError(403, "embargoed", embargo.reason, embargo_until=embargo.until, until_cycle=embargo.until_cycle)
-    code = repo.submission_code(session, submission_id)
+    code = submission_rows.submission_code(session, submission_id)
     assert code is not None  # the row exists: it was read above in this transaction
     return SubmissionSource(
         submission_id=info.id,
@@ -83,7 +83,7 @@ def list_episodes(
     offset: Offset = 0,
     limit: Limit = None,
 ) -> EpisodePage:
-    if repo.get_submission(session, submission_id) is None:
+    if submission_rows.get_submission(session, submission_id) is None:
         raise not_found(f"submission {submission_id}")
     limit = min(limit or settings.page_size, settings.page_size)
     total, items = views.episode_summaries(
