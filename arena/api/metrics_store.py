@@ -76,11 +76,11 @@ class RecordTotals:
         self.duration.observe(record.usage.wall_s)
         for call in record.tool_calls:
             self.tool_calls[(call.name, "ok" if call.ok else "error")] += 1
-        for call in record.llm_calls:
-            self.llm_calls[(call.model, "ok" if call.error is None else "error")] += 1
-            self.tokens["prompt"] += call.usage.prompt_tokens
-            self.tokens["completion"] += call.usage.completion_tokens
-            self.latency.observe(call.latency_ms / 1000)
+        for llm_call in record.llm_calls:
+            self.llm_calls[(llm_call.model, "ok" if llm_call.error is None else "error")] += 1
+            self.tokens["prompt"] += llm_call.usage.prompt_tokens
+            self.tokens["completion"] += llm_call.usage.completion_tokens
+            self.latency.observe(llm_call.latency_ms / 1000)
 
 
 class StoreCollector(Collector):
@@ -147,6 +147,7 @@ class StoreCollector(Collector):
         )
         outcomes = {EpisodeStatus.failed: "given_up", EpisodeStatus.done: "record_stood"}
         for kind, charged, status, n in sorted(faults, key=lambda row: (row[0], str(row[1]), row[2].value)):
+            assert kind is not None  # the query keeps the faulted episodes only
             validator_faults.add_metric([kind, str(bool(charged)).lower(), outcomes.get(status, "retrying")], n)
         yield validator_faults
         yield _gauge("arena_cycles_halted", "Cycles halted undecided (the validator could not measure), by kind.",

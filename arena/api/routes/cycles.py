@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 from sqlalchemy.orm import Session
 
@@ -14,7 +16,7 @@ from arena.store.cycles import CycleInfo
 from arena.store.models_race import CycleStage, EpisodeStage
 
 router = APIRouter(prefix="/v1/cycles", tags=["cycles"])
-NOT_FOUND = {404: {"model": ErrorBody, "description": "No such cycle."}}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such cycle."}}
 
 
 def _summary(info: CycleInfo) -> CycleSummary:

@@ -29,6 +29,7 @@ import hashlib
 import logging
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import Any, cast
 
 import numpy as np
 from fastapi import APIRouter, Request, status
@@ -315,7 +316,8 @@ def _earlier(candidate: repo.CopyCandidate) -> EarlierSubmission:
     submission is compared on every request, and re-validating 256 ints each was most of the cost."""
     sketch = np.frombuffer(candidate.minhash, dtype="<u8") if candidate.minhash else np.empty(0, dtype="<u8")
     fields = candidate.model_dump(exclude={"minhash"})
-    return EarlierSubmission.model_construct(**fields, minhash=sketch)
+    # The array stands in for the list[int] unvalidated: find_collisions only takes its len() and np.asarray().
+    return EarlierSubmission.model_construct(**fields, minhash=cast(list[int], sketch))
 
 
 def _candidates_after(session: Session, seen: int) -> list[repo.CopyCandidate]:
@@ -358,7 +360,7 @@ def _supersede(session: Session, winner: int, block: int | None, losers: list[Co
     return replaced
 
 
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody, "description": text_}
     for code, text_ in {
         400: "Empty file or not UTF-8.",
