@@ -23,7 +23,8 @@ logger = logging.getLogger(__name__)
 
 
 class Judge(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     async def judge(self, record: EpisodeRecord) -> JudgmentOutcome: ...
 
