@@ -278,7 +278,7 @@ def complete(
     session: Session,
     episode_id: int,
     record: BaseModel | Mapping,
-    outcome: BaseModel | Mapping,
+    outcome: BaseModel | Mapping | None,  # None (a record never scored) is refused below, by name
     *,
     fault_kind: str | None = None,
     charged: bool | None = None,
