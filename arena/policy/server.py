@@ -119,7 +119,7 @@ def create_policy_app(seed: int = 0, model_names: tuple[str, ...] = (MODEL_ID,))
                     message=AssistantMessage(
                         content=c.content, reasoning_content=c.content or None, tool_calls=c.tool_calls or None
                     ),
-                    finish_reason=c.finish_reason,  # type: ignore[arg-type]
+                    finish_reason=c.finish_reason,
                 )
                 for c in choices
             ],
