@@ -203,8 +203,13 @@ def openai_client(**kwargs: Any) -> Any:
     import openai
 
     http_client = httpx.Client(transport=_socket_transport(), timeout=kwargs.pop("timeout", 300.0))
+    # openai types http_client as an httpx2 client; it takes an httpx one too (openai/_httpx2.py)
     return openai.OpenAI(
-        base_url=f"http://{_HOST}/v1", api_key="sandbox", http_client=http_client, max_retries=0, **kwargs
+        base_url=f"http://{_HOST}/v1",
+        api_key="sandbox",
+        http_client=http_client,  # type: ignore[arg-type]
+        max_retries=0,
+        **kwargs,
     )
 
 

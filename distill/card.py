@@ -9,6 +9,7 @@ command say what was skipped and how to get it.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from pathlib import Path
 
 from distill.columnar import write_hf, write_parquet
@@ -37,8 +38,8 @@ def write_extras(out: Path, formats: list[str]) -> list[str]:
         if not _have("datasets"):
             notes.append(f"hf skipped: datasets is missing ({EXTRA_HINT})")
         else:
-            written = write_hf(out, nonempty)
-            parts = "; ".join(f"{folder}: {', '.join(splits)}" for folder, splits in written.items()) or "nothing"
+            folders = write_hf(out, nonempty)
+            parts = "; ".join(f"{folder}: {', '.join(splits)}" for folder, splits in folders.items()) or "nothing"
             notes.append(f"hf: {out / 'hf'} ({parts}; load with datasets.load_from_disk)")
     return notes
 
@@ -72,7 +73,7 @@ def _plots(out: Path, summary: ExportSummary) -> list[str]:
     return ["funnel.png", "scores.png"]
 
 
-def _table(header: list[str], rows: list[list[object]]) -> list[str]:
+def _table(header: list[str], rows: Sequence[Sequence[object]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
 

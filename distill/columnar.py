@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 MESSAGE_KEYS = ("role", "content", "reasoning_content", "name", "tool_call_id", "tool_calls")
 VERDICT_LISTS = ("filter", "gates")
@@ -38,7 +39,7 @@ def _tool_call(call: dict) -> dict:
 
 
 def _message(message: dict) -> dict:
-    row = {key: _text(message.get(key)) for key in MESSAGE_KEYS if key != "tool_calls"}
+    row: dict[str, Any] = {key: _text(message.get(key)) for key in MESSAGE_KEYS if key != "tool_calls"}
     calls = message.get("tool_calls")
     row["tool_calls"] = [_tool_call(c) for c in calls if isinstance(c, dict)] if isinstance(calls, list) else None
     return row

@@ -109,7 +109,7 @@ def compare_runs(
     samples = [min((len(r.successes) for r in aligned), default=0) for _, aligned in aligned_runs]
     # One k for every run (the fewest samples any sampled run has): pass@8 beside pass@2 compares nothing.
     k = min((n for n in samples if n >= 1), default=0)
-    table = []
+    table: list[RunComparison] = []
     first: list[float] = []
     for (metrics, aligned), n in zip(aligned_runs, samples, strict=True):
         greedy = [float(r.greedy) for r in aligned]

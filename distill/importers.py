@@ -238,9 +238,9 @@ def _steps_trace(steps: list[Any], provenance: Provenance) -> tuple[Trace, list[
             {"role": "tool", "tool_call_id": c["id"], "content": tool_content(e)}
             for c, e in zip(tool_calls, executed, strict=True)
         )
-        for call in executed:
-            if call.name == "recommend_product":
-                trace.final_recommendation = [p.strip() for p in str(call.arguments.get("product_ids", "")).split(",")]
+        for done in executed:
+            if done.name == "recommend_product":
+                trace.final_recommendation = [p.strip() for p in str(done.arguments.get("product_ids", "")).split(",")]
         if not calls or "terminate" in {c["name"] for c in calls}:
             break
     trace.tools = openai_tool_schemas(KNOWLEDGE_TOOLS if "web_search" in names else SHOP_TOOLS)

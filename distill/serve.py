@@ -237,7 +237,8 @@ def create_model_app(
         )
         input_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
         limit = min(max_new_tokens, body.get("max_completion_tokens") or body.get("max_tokens") or max_new_tokens)
-        temperature = float(body.get("temperature") if body.get("temperature") is not None else 1.0)
+        temperature = body.get("temperature")
+        temperature = float(temperature if temperature is not None else 1.0)
         sampling = (temperature > 0, temperature, float(body.get("top_p") or 1.0)) if temperature > 0 else (False,)
         seed = int(body["seed"]) if body.get("seed") is not None else None
         return _Job(input_ids, limit, sampling, seed, asyncio.get_running_loop().create_future())

@@ -87,7 +87,9 @@ class Selection(BaseModel):
             except ValueError:
                 return f"start time {meta.started_at!r} is not ISO-8601"
             if started.tzinfo is None:
-                started = started.replace(tzinfo=self.since.tzinfo if self.since else self.until.tzinfo)
+                bound = self.since or self.until
+                assert bound is not None  # one of the two is set (above)
+                started = started.replace(tzinfo=bound.tzinfo)
             if (self.since and started < self.since) or (self.until and started >= self.until):
                 return f"started {meta.started_at} outside the time range"
         if self.suites and meta.suite_id not in self.suites:

@@ -154,6 +154,7 @@ def _continuity(trace: Trace) -> Verdict:
             return Verdict(
                 passed=False, reason=f"request {number} does not extend request {number - 1} (one-shot prompts)"
             )
+        assert turn.response is not None  # answered turns only
         answer = _key(assistant_message(turn.response))
         given.add(answer)
         previous = [*request, answer]

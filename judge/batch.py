@@ -26,7 +26,8 @@ class Judge(Protocol):
     """A judge. ``judge`` never holds the event loop for long (CPU work runs in a thread), so a worker that
     serves episodes' tool servers on the same loop can await it directly."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     async def judge(self, record: EpisodeRecord) -> JudgmentOutcome: ...
 

@@ -169,7 +169,8 @@ class OpenAIJudge:
                 answer, usage = _answer(body)
                 if answer.get("finish_reason") == "length":
                     raise InvalidReply(f"the reply was cut at max_tokens ({self.settings.max_tokens})")
-                message = answer.get("message") if isinstance(answer.get("message"), dict) else {}
+                message = answer.get("message")
+                message = message if isinstance(message, dict) else {}
                 reply = parse_reply(message.get("content"), self.settings.explanation_chars)
             except (TimeoutError, httpx.TimeoutException):
                 error = f"timeout after {self.settings.timeout_s:g}s"

@@ -201,14 +201,14 @@ class ToolFacts:
             if fresh(match.group().strip(), dictation is not None and dictation.has_number(value)):
                 data.append(match.group().strip())
         norm = normalize(own)
-        for value, keys in self.values.items():
-            if f" {value} " not in norm:
+        for phrase, keys in self.values.items():
+            if f" {phrase} " not in norm:
                 continue
             # A value the request itself names ("red") counts only next to its attribute's name.
-            if set(value.split()) <= self._query_words and not any(f" {k} " in norm for k in keys):
+            if set(phrase.split()) <= self._query_words and not any(f" {k} " in norm for k in keys):
                 continue
-            if fresh(value, dictation is not None and dictation.has_phrase(value)):
-                data.append(value)
+            if fresh(phrase, dictation is not None and dictation.has_phrase(phrase)):
+                data.append(phrase)
         words = set(tokens(own))
         terms = sorted((words & self.terms) - (dictation.words if dictation is not None else set()))
         cues = sorted(set(tokens(cue_text if cue_text is not None else own)) & COMPARISON_CUES)

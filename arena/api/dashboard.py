@@ -185,19 +185,19 @@ def trajectory_steps(record: EpisodeRecord) -> list[Step]:
                 error=call.error,
             )
         )
-    for call in record.tool_calls:
+    for tool_call in record.tool_calls:
         steps.append(
             Step(
                 kind="tool",
-                index=call.index,
-                at_s=call.at_s,
-                duration_ms=call.duration_ms,
-                name=call.name,
-                failed=not call.ok,
-                arguments=call.arguments,
-                result=call.result,
-                error=call.error,
-                notice=call.notice,
+                index=tool_call.index,
+                at_s=tool_call.at_s,
+                duration_ms=tool_call.duration_ms,
+                name=tool_call.name,
+                failed=not tool_call.ok,
+                arguments=tool_call.arguments,
+                result=tool_call.result,
+                error=tool_call.error,
+                notice=tool_call.notice,
             )
         )
     return sorted(steps, key=lambda s: (s.at_s, s.kind != "llm", s.index))

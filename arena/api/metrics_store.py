@@ -67,11 +67,11 @@ class RecordTotals:
         self.duration.observe(record.usage.wall_s)
         for call in record.tool_calls:
             self.tool_calls[(call.name, "ok" if call.ok else "error")] += 1
-        for call in record.llm_calls:
-            self.llm_calls[(call.model, "ok" if call.error is None else "error")] += 1
-            self.tokens["prompt"] += call.usage.prompt_tokens
-            self.tokens["completion"] += call.usage.completion_tokens
-            self.latency.observe(call.latency_ms / 1000)
+        for llm_call in record.llm_calls:
+            self.llm_calls[(llm_call.model, "ok" if llm_call.error is None else "error")] += 1
+            self.tokens["prompt"] += llm_call.usage.prompt_tokens
+            self.tokens["completion"] += llm_call.usage.completion_tokens
+            self.latency.observe(llm_call.latency_ms / 1000)
 
 
 class StoreCollector(Collector):

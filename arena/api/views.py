@@ -80,7 +80,7 @@ def _result(intent: Intent | None, rows: list[ResultRow], finished: bool) -> Int
         failed=sum(1 for r in rows if r.status is EpisodeStatus.failed),
         unfinished=sum(1 for r in rows if r.status in (EpisodeStatus.pending, EpisodeStatus.running)),
         successes=successes,
-        success_rate=(successes / len(done)) if finished and done else None,
+        success_rate=(successes / len(done)) if successes is not None and done else None,
         mean_rule=(sum(r.rule or 0.0 for r in done) / len(done)) if finished and done else None,
         mean_coefficient=(sum(judged) / len(judged)) if finished and judged else None,
         judged=len(judged) if finished else 0,

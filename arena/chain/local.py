@@ -107,7 +107,9 @@ class LocalChain:
                     existing = self._uid(session, hotkey)
                     if existing is not None:
                         if validator_permit:
-                            session.get(ChainNeuron, (self.netuid, existing)).validator_permit = True
+                            neuron = session.get(ChainNeuron, (self.netuid, existing))
+                            assert neuron is not None  # _uid found its row in this transaction
+                            neuron.validator_permit = True
                         return existing
                     uid = session.execute(
                         select(func.coalesce(func.max(ChainNeuron.uid) + 1, 0)).where(ChainNeuron.netuid == self.netuid)

@@ -34,7 +34,7 @@ from pathlib import Path
 import uvicorn
 from pydantic import BaseModel, model_validator
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arena.agents import AGENTS_DIR
@@ -238,7 +238,7 @@ def run_cycle(settings, store, chain, validator_hotkey, suite_dir, catalog_dir, 
             "workers": 2,
         }
     )
-    bars: dict[str, int] = {}
+    bars: dict[str, TaskID] = {}
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console)  # fmt: skip
 

@@ -10,12 +10,15 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from arena.commands.common import err, fail
 from arena.config_file import ConfigError
+
+if TYPE_CHECKING:  # the distill extra is optional: its modules are imported when a stage runs
+    from distill.train.config import StageName
 
 app = typer.Typer(
     help="Post-train a model on the corpus: sft, teacher-sft, rft, kto, grpo, recipe.", no_args_is_help=True
@@ -28,7 +31,9 @@ OutputOption = Annotated[Path | None, typer.Option("--output", help="Output dire
 ResumeOption = Annotated[bool, typer.Option("--resume", help="Continue from the newest checkpoint in --output.")]
 
 
-def _run(stage: str, config: Path | None, data: Path | None, model: str | None, output: Path | None, resume: bool):
+def _run(
+    stage: StageName, config: Path | None, data: Path | None, model: str | None, output: Path | None, resume: bool
+):
     try:
         from distill.train.config import load_stage_config
         from distill.train.data import CorpusError
@@ -53,7 +58,7 @@ def _emit(payload) -> None:
     sys.stdout.flush()
 
 
-STAGE_HELP = {
+STAGE_HELP: dict[StageName, str] = {
     "sft": "SFT on the train split (messages + tools), assistant-only loss, packing, LoRA or full.",
     "teacher-sft": "Continued SFT on the teacher subset (best-judged successful trajectories) at a lower learning rate.",
     "rft": "Rejection-sampled re-SFT: sample rollouts from the checkpoint, keep distinct successes, SFT on them.",
@@ -62,7 +67,7 @@ STAGE_HELP = {
 }
 
 
-def _stage_command(stage: str):
+def _stage_command(stage: StageName):
     """One command per stage: they take the same flags and differ only in the stage they run."""
 
     def command(

@@ -73,6 +73,7 @@ def run(
     missing = [flag for flag, value in (("--catalog", catalog), ("--out", out_dir)) if value is None]
     if missing:
         fail(f"{' and '.join(missing)} required (or use `arena eval compare DIR DIR ...`)")
+    assert catalog is not None and out_dir is not None  # checked above
     settings = settings_or_fail(config)
     score_mode = score_mode_or_fail(mode)
     task_list = problems_or_fail(problems, suite, partition)

@@ -62,6 +62,7 @@ def problems_or_fail(problems: Path | None, suite: Path | None, partition: str) 
             part = PartitionName(partition)
         except ValueError:
             fail(f"--partition must be one of {', '.join(p.value for p in PartitionName)}, not {partition!r}")
+        assert suite is not None  # exactly one of the two was given
         return Suite(suite).problems(part)
     except (ProblemFileError, SuiteError, OSError) as exc:
         fail(str(exc))

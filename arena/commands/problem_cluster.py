@@ -95,7 +95,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
 
 def _cross_intent(problems: list[Problem], clustering: Clustering) -> list[tuple[Problem, Problem, str, str]]:
     by_id = {p.id: p for p in problems}
-    found = []
+    found: list[tuple[Problem, Problem, str, str]] = []
     for merge in clustering.merges:
         a, b = by_id[merge.a], by_id[merge.b]
         if a.intent is not b.intent:

@@ -98,7 +98,11 @@ def run_agent(
             )  # fmt: skip
         )
         asyncio.run(registry.aclose())
-    source_name = problems.name if problems is not None else f"{suite.name} {partition}"
+    if problems is not None:
+        source_name = problems.name
+    else:
+        assert suite is not None  # problems_or_fail took exactly one of the two
+        source_name = f"{suite.name} {partition}"
     table = Table(title=f"{agent.name} on {source_name} ({score_mode.value} mode, {samples} sample(s) each)")
     for column in ("intent", "episodes", "ASR"):
         table.add_column(column, justify="left" if column == "intent" else "right")

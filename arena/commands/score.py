@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
@@ -50,7 +51,13 @@ def score(
 
 def print_score_table(report, title: str) -> None:
     table = Table(title=title)
-    for column, justify in (("intent", "left"), ("n", "right"), ("solved", "right"), ("ASR", "right")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("intent", "left"),
+        ("n", "right"),
+        ("solved", "right"),
+        ("ASR", "right"),
+    )
+    for column, justify in columns:
         table.add_column(column, justify=justify)
     solved = Counter(p.intent for p in report.problems if p.success)
     for intent, summary in report.by_intent.items():

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
 from arena.commands.common import err, fail, out
+
+if TYPE_CHECKING:  # the distill extra is optional: its modules are imported when a command runs
+    from distill.gguf_export import Precision
 
 app = typer.Typer(help="The student model of the experiment (Gemma 3 270M, the `student` extra).", no_args_is_help=True)
 
@@ -19,13 +22,13 @@ CacheOption = Annotated[
 
 def materialise_with_bar(cache: Path | None) -> Path:
     """Materialise (or reuse) the checkpoint with a progress bar on stderr; fail clearly without the extra."""
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
     try:
         from distill.student import StudentError, materialise
     except ImportError as exc:
         fail(f"the distill extra is not installed ({exc}); pip install 'trajectory-arena[distill,student]'")
-    bars: dict[str, int] = {}
+    bars: dict[str, TaskID] = {}
     with Progress(
         TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeElapsedColumn(), console=err
     ) as progress:
@@ -74,7 +77,8 @@ def export_gguf_command(
         fail(f"{checkpoint} is not a checkpoint (no config.json)")
     try:
         with tempfile.TemporaryDirectory(prefix="student-gguf-") as folder:
-            written = export_gguf(checkpoint, source_gguf(Path(folder)), output, precision=gguf_type)
+            precision = cast("Precision", gguf_type)  # checked above
+            written = export_gguf(checkpoint, source_gguf(Path(folder)), output, precision=precision)
     except (StudentError, ExportError) as exc:
         fail(str(exc))
     out.print_json(json.dumps({"gguf": str(written), "type": gguf_type, "bytes": written.stat().st_size}))

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arena.commands.common import (
@@ -160,7 +160,7 @@ def _run_validator(
         console=err,
         transient=False,
     )
-    bars: dict[tuple[int, str], int] = {}
+    bars: dict[tuple[int, str], TaskID] = {}
 
     def on_progress(update) -> None:
         key = (update.cycle, update.step)

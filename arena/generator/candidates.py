@@ -87,6 +87,7 @@ def _build_shop(ctx: CandidateContext, rng: random.Random, index: int, style: St
 
 
 def _build_voucher(ctx: CandidateContext, rng: random.Random, index: int, style: Style) -> Draft | str:
+    basket: list[Product] | str
     if rng.random() < 0.5:
         kind = "platform"
         k = rng.choices((1, 2, 3, 4), weights=(22, 40, 41, 26))[0]

@@ -9,12 +9,15 @@ plain ``httpx`` otherwise.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from arena.problems.draft import Draft
 from arena.problems.rewriter import SYSTEM_PROMPT, rewrite_query
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 class RewriterUnavailable(ImportError):
@@ -55,7 +58,10 @@ class QueryRewriter:
 
     def complete(self, text: str) -> str:
         """One chat completion of ``text`` under the rewriting instructions."""
-        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}]
+        messages: list[ChatCompletionMessageParam] = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": text},
+        ]
         where = f"rewriter endpoint {self.config.base_url} (model {self.config.model})"
         if self._client is not None:
             import openai
@@ -73,7 +79,7 @@ class QueryRewriter:
             raise RewriteError(f"{where}: the reply has no text")
         return content.strip()
 
-    def _complete_httpx(self, messages: list[dict], where: str) -> str | None:
+    def _complete_httpx(self, messages: list[ChatCompletionMessageParam], where: str) -> str | None:
         import httpx
 
         headers = {"Authorization": f"Bearer {self.config.api_key}"} if self.config.api_key else {}

@@ -29,6 +29,7 @@ import hashlib
 import logging
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import cast
 
 import numpy as np
 from sqlalchemy.orm import Session
@@ -266,7 +267,8 @@ def _earlier(candidate: submission_rows.CopyCandidate) -> EarlierSubmission:
     submission is compared on every request, and re-validating 256 ints each was most of the cost."""
     sketch = np.frombuffer(candidate.minhash, dtype="<u8") if candidate.minhash else np.empty(0, dtype="<u8")
     fields = candidate.model_dump(exclude={"minhash"})
-    return EarlierSubmission.model_construct(**fields, minhash=sketch)
+    # The array stands in for the list[int] unvalidated: find_collisions only takes its len() and np.asarray().
+    return EarlierSubmission.model_construct(**fields, minhash=cast(list[int], sketch))
 
 
 def _replayed(hotkey: str, nonce: int) -> ReplayedRequestError:

@@ -200,6 +200,6 @@ def _float(value: object) -> float | None:
 
 def _int(value: object, default: int) -> int:
     try:
-        return int(value)  # type: ignore[arg-type]
+        return int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return default

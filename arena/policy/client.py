@@ -38,6 +38,11 @@ def local_client(app=None, *, seed: int = 0, **kwargs):
 
     transport = SyncASGITransport(app if app is not None else create_policy_app(seed=seed))
     http_client = httpx.Client(transport=transport, base_url="http://heuristic-policy")
+    # openai types http_client as an httpx2 client; it takes an httpx one too (openai/_httpx2.py)
     return openai.OpenAI(
-        base_url="http://heuristic-policy/v1", api_key="local", http_client=http_client, max_retries=0, **kwargs
+        base_url="http://heuristic-policy/v1",
+        api_key="local",
+        http_client=http_client,  # type: ignore[arg-type]
+        max_retries=0,
+        **kwargs,
     )

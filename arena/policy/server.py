@@ -24,6 +24,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -118,7 +119,7 @@ def create_policy_app(seed: int = 0, model_names: tuple[str, ...] = (MODEL_ID,))
                     message=AssistantMessage(
                         content=c.content, reasoning_content=c.content or None, tool_calls=c.tool_calls or None
                     ),
-                    finish_reason=c.finish_reason,  # type: ignore[arg-type]
+                    finish_reason=c.finish_reason,
                 )
                 for c in choices
             ],
@@ -197,7 +198,12 @@ def _sse(completion_id: str, model: str, choices: list[RenderedChoice], usage: U
         for piece in _PIECE.findall(c.content):
             yield chunk(c.index, {"content": piece})
         for j, call in enumerate(c.tool_calls):
-            opening = {"index": j, "id": call.id, "type": "function", "function": {"name": call.function.name}}
+            opening: dict[str, Any] = {
+                "index": j,
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.function.name},
+            }
             opening["function"]["arguments"] = ""
             yield chunk(c.index, {"tool_calls": [opening]})
             arguments = call.function.arguments

@@ -417,14 +417,14 @@ def _read_text(query: str, itemised: bool = False) -> Ask:
     concepts_set = set(concepts)
     items: list[tuple[str, ...]] = []
     if itemised:
-        unit: set[str] = set()
+        terms: set[str] = set()
         for t, is_number in zip([*tokens, _UNIT_MARK], [*numeric, False], strict=True):
             if t == _UNIT_MARK:
-                if unit:
-                    items.append(tuple(sorted(unit)))
-                unit = set()
+                if terms:
+                    items.append(tuple(sorted(terms)))
+                terms = set()
             elif is_number or t in concepts_set:
-                unit.add(t)
+                terms.add(t)
     return Ask(
         concepts=tuple(concepts),
         numbers=tuple(numbers),

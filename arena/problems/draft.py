@@ -55,7 +55,7 @@ class ItemNeed(BaseModel):
         return ProductReward(
             product_id=self.product.product_id,
             title=[self.product.title],
-            price=[{c.key: c.price_bounds()} for c in cs if c.kind == "price"],  # type: ignore[misc]
+            price=[{c.key: c.price_bounds()} for c in cs if c.kind == "price"],
             attributes=[{c.key: [c.value]} for c in cs if c.kind == "attribute"],
             sku_options=[sku] if sku else [],
             service=[c.value for c in cs if c.kind == "service"],

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import orjson
 
-from arena.problems.model import Problem, ProductReward
+from arena.problems.model import PriceMode, Problem, ProductReward
 
 # --- exact signature --------------------------------------------------------------------------
 
@@ -42,7 +42,7 @@ def _number(value: float | None) -> float | None:
     return None if value is None else round(float(value), 2)
 
 
-def price_interval(prices: Sequence[dict[str, list[float | None]]]) -> tuple[float, float | None] | None:
+def price_interval(prices: Sequence[dict[PriceMode, list[float | None]]]) -> tuple[float, float | None] | None:
     """The price interval a reward's price constraints accept together, as the scorer reads them.
 
     Every bound is inclusive (``arena.scoring.outcome._price_hit``): ``between [lo, hi]``

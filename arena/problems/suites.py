@@ -70,6 +70,11 @@ if TYPE_CHECKING:  # clustering pulls in numpy and datasketch; only a build need
 READ_ONLY_FILE, READ_ONLY_DIR = 0o444, 0o555
 
 
+def _cluster_ids(problems: Sequence[Problem]) -> list[str | None]:
+    """The distinct cluster ids, sorted, as the manifest lists them (a problem without one shows as None)."""
+    return sorted({p.cluster_id for p in problems}, key=lambda cluster_id: cluster_id or "")
+
+
 class Suite:
     """An opened suite directory: its manifest, problems and ledger."""
 
@@ -96,7 +101,7 @@ class Suite:
                 problems = list(iter_problems(file))
             except ProblemFileError as exc:
                 raise SuiteError(str(exc)) from None
-            if verify and sorted({p.cluster_id for p in problems}) != self.manifest.clusters.get(partition):
+            if verify and _cluster_ids(problems) != self.manifest.clusters.get(partition):
                 raise SuiteError(f"{file}: cluster ids differ from the manifest's list; run check")
             self._problems[partition] = problems
         return self._problems[partition]
@@ -279,7 +284,7 @@ def check_suite(path: str | Path) -> list[str]:
             continue
         if Counts.of(groups[name]) != manifest.counts.get(name):
             failures.append(f"{entry.path}: counts differ from the manifest's counts for {name}")
-        if sorted({p.cluster_id for p in groups[name]}) != manifest.clusters.get(name):
+        if _cluster_ids(groups[name]) != manifest.clusters.get(name):
             failures.append(f"{entry.path}: cluster ids differ from the manifest's list for {name}")
     failures += _public_manifest_failures(path, manifest)
     expected = {*(e.path for e in manifest.files.values()), MANIFEST, PUBLIC_MANIFEST}

@@ -100,11 +100,11 @@ async def run(ctx: CycleContext) -> dict:
     scores, exclusions = stage_scores.score_outcomes(outcomes, entrants)
     champion_score, champion_values = await in_thread(_champion_qualifying, ctx, champion)
     values = {s: stage_scores.problem_values(outcomes, s) for s in entrants}
+    candidates = {s: scores[s].score for s in entrants}
     if champion_score is not None:
+        assert champion is not None  # only a champion has a qualifying score to defend
         values[champion] = champion_values
-    candidates = {s: scores[s].score for s in entrants} | (
-        {champion: champion_score} if champion_score is not None else {}
-    )
+        candidates[champion] = champion_score
     leader_id = max(candidates, key=lambda s: (candidates[s], -s))
     leader = candidates[leader_id]
     threshold = ctx.race.qualification_fraction * leader

@@ -80,24 +80,28 @@ class QueueWorker(Worker):
         while waiting:
             done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
-                if task.cancelled() or task.exception() is None:
+                error = None if task.cancelled() else task.exception()
+                if error is None:
                     continue  # finished cleanly (the periodic deferrer without periodic tasks): keep watching
                 logger.error(
                     "worker %s: side task %s failed (%s); stopping the worker to restart it",
-                    self.worker_name, task.get_name(), first_line(task.exception()), exc_info=task.exception(),
+                    self.worker_name, task.get_name(), first_line(error), exc_info=error,
                 )  # fmt: skip
                 self.stop()
                 return
 
     async def _update_heartbeat(self) -> None:
+        worker_id = self.worker_id
+        assert worker_id is not None  # registered before the side tasks start
         while True:
             await asyncio.sleep(self.update_heartbeat_interval)
             await retry_async(
-                lambda: self.app.job_manager.update_heartbeat(self.worker_id), what="worker heartbeat",
+                lambda: self.app.job_manager.update_heartbeat(worker_id), what="worker heartbeat",
                 budget_s=math.inf,
             )  # fmt: skip
 
     async def _listen_for_jobs(self) -> None:
+        assert self.listen_conninfo is not None  # _start_side_tasks starts the listener only with one
         channels = list(get_channel_for_queues(queues=self.queues))
         pauses = Backoff()
         lost = False

@@ -42,9 +42,9 @@ def connector_for(database_url: str | None) -> BaseConnector:
 async def _defer(app: App, task_name: str, lock: str, episode_id: int, *, exclusive: bool = False) -> bool:
     """Queue one job unless the same one is already waiting (its queueing lock); True if queued.
     ``exclusive``: jobs for the same episode also never run at the same time (procrastinate's lock)."""
-    options = {"queueing_lock": lock} | ({"lock": lock} if exclusive else {})
+    deferrer = app.tasks[task_name].configure(queueing_lock=lock, lock=lock if exclusive else None)
     try:
-        await app.tasks[task_name].configure(**options).defer_async(episode_id=episode_id)
+        await deferrer.defer_async(episode_id=episode_id)
     except procrastinate_exceptions.AlreadyEnqueued:
         return False
     return True

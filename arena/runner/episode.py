@@ -26,6 +26,7 @@ from arena.runner.record import (
     EpisodeLimits,
     EpisodeRecord,
     FaultKind,
+    LLMCallRecord,
     ProblemRef,
     ResourceUsage,
     Termination,
@@ -110,7 +111,7 @@ class EpisodeRunner:
         clock = lambda: time.perf_counter() - started_wall  # noqa: E731
         allowed = KNOWLEDGE_TOOLS if problem.intent is Intent.knowledge and self.knowledge else SHOP_TOOLS
         env = ShopEnvironment(self.catalog, knowledge=self.knowledge, allowed=allowed, max_ids=limits.tool_ids)
-        llm_calls = []
+        llm_calls: list[LLMCallRecord] = []
         limit_log = LimitLog(clock)
         proxy = InferenceProxy(
             self.registry, self.config.allowlist, limits, llm_calls.append, clock, self.config.pin, limit_log

@@ -127,6 +127,7 @@ def run_process(
 
     timer = threading.Timer(wall_s, kill, args=("timed_out",))
     timer.daemon = True
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     readers = [
         _CappedReader(stream, output_bytes, output_bytes * 256, lambda: kill("flooded"))
         for stream in (proc.stdout, proc.stderr)

@@ -101,9 +101,9 @@ class InferenceProxy:
             return self._refuse(call, refusal, by_proxy=not admitted)
         except Exception as exc:  # a proxy bug must still answer in OpenAI shape and leave a record
             logger.exception("inference proxy failed on LLM call %d", call.index)
-            refusal = CallFailure(500, "proxy_error", f"internal proxy error: {type(exc).__name__}: {exc}")
-            self._record(call, 500, None, TokenUsage(), refusal.message)
-            return Reply(500, orjson.dumps(refusal.body()))
+            failure = CallFailure(500, "proxy_error", f"internal proxy error: {type(exc).__name__}: {exc}")
+            self._record(call, 500, None, TokenUsage(), failure.message)
+            return Reply(500, orjson.dumps(failure.body()))
         except BaseException:  # cancelled: the agent hung up mid-call (or the episode is being torn down)
             self._record(call, 499, None, TokenUsage(), "the agent closed the connection before the answer")
             raise
@@ -147,6 +147,7 @@ class InferenceProxy:
         """The prompt's byte bound did not fit: the upstream's tokenizer counts it (the call
         holds what is left meanwhile), and the call goes on only if that count fits."""
         link = self._registry.link(plan.upstream.name)
+        assert plan.upstream.tokenize_url is not None  # admission counts the prompt only with a tokenizer
         count = await count_prompt_tokens(link, plan.upstream.tokenize_url, plan.payload, call.deadline)
         try:
             self._budget.reprice(call, plan.prompt_bound if count is None else count + TOKENIZED_MARGIN)
@@ -183,6 +184,7 @@ class InferenceProxy:
             if not 1 <= room < plan.payload["max_tokens"]:
                 call.answered = time.perf_counter()
                 raise
+            assert overflow is not None  # a room of 1 or more comes from an overflow
             self._admission.learned_context[plan.upstream.name] = overflow[0]
         # Our own cap overflowed the context window (vLLM rejects prompt + max_tokens above it):
         # the agent asked for no limit, so the largest completion that fits is what it would get.

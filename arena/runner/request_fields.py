@@ -92,8 +92,8 @@ def allowed_fields(value: Any, shape: Any, path: str, dropped: list[str]) -> Any
     if isinstance(shape, list):
         if not isinstance(value, list):
             return allowed_fields(value, PLAIN, path, dropped)  # a string content, "auto", ...
-        kept = (allowed_fields(item, shape[0], f"{path}[{i}]", dropped) for i, item in enumerate(value))
-        return [item for item in kept if item is not _DROPPED]
+        kept_items = (allowed_fields(item, shape[0], f"{path}[{i}]", dropped) for i, item in enumerate(value))
+        return [item for item in kept_items if item is not _DROPPED]
     if not isinstance(value, dict):
         return allowed_fields(value, PLAIN, path, dropped)
     out = {}

@@ -103,7 +103,8 @@ def ensure_runtime(cache_dir: Path | None = None) -> Path:
                 parts = Path(file).parts
                 if not parts or parts[0] == ".." or "__pycache__" in parts or str(file).endswith(".pyc"):
                     continue  # scripts outside site-packages and bytecode are not needed
-                source = Path(dist.locate_file(file))
+                # typeshed's SimplePath has no __fspath__; an installed (path) distribution returns a Path
+                source = Path(dist.locate_file(file))  # type: ignore[arg-type]
                 if source.is_file():
                     dest = site / file
                     dest.parent.mkdir(parents=True, exist_ok=True)

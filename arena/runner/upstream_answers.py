@@ -82,7 +82,8 @@ class _ChoiceDraft:
         if isinstance(part.get("type"), str):
             call["type"] = part["type"]
         call["id"] = _concat(call["id"], part.get("id"))
-        function = part.get("function") if isinstance(part.get("function"), dict) else {}
+        function = part.get("function")
+        function = function if isinstance(function, dict) else {}
         call["function"]["name"] = _concat(call["function"]["name"], function.get("name"))
         if isinstance(function.get("arguments"), str):
             call["function"]["arguments"] += function["arguments"]

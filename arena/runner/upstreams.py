@@ -312,7 +312,9 @@ async def stream_events(
 async def count_prompt_tokens(link: UpstreamLink, url: str, payload: dict[str, Any], deadline: float) -> int | None:
     """The chat prompt's token count from vLLM's ``/tokenize`` (the chat template applied, as the
     completion will be), or None when it cannot be had: the caller's own bound then stands."""
-    body = {key: payload[key] for key in ("model", "messages", "tools", "chat_template_kwargs") if key in payload}
+    body: dict[str, Any] = {
+        key: payload[key] for key in ("model", "messages", "tools", "chat_template_kwargs") if key in payload
+    }
     body["add_generation_prompt"] = True
     request = httpx.Request("POST", url, headers=link.headers, content=orjson.dumps(body), extensions=_TIMEOUTS)
     try:

@@ -107,6 +107,11 @@ class _Connection(asyncio.Protocol):
         self._writable = asyncio.Event()
         self._writable.set()
 
+    @property
+    def _open_transport(self) -> asyncio.Transport:
+        assert self._transport is not None  # connection_made sets it before asyncio calls anything else
+        return self._transport
+
     # --- asyncio callbacks ---------------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -120,7 +125,7 @@ class _Connection(asyncio.Protocol):
         self._server.connections.add(self)
         # Past this many unsent bytes pause_writing is called, and no further request is answered:
         # the episode's bound split over as many connections as it may open.
-        self._transport.set_write_buffer_limits(high=max(_MIN_UNSENT, bounds.unsent_bytes // bounds.connections))
+        self._open_transport.set_write_buffer_limits(high=max(_MIN_UNSENT, bounds.unsent_bytes // bounds.connections))
 
     def data_received(self, data: bytes) -> None:
         if self._closed:
@@ -139,7 +144,7 @@ class _Connection(asyncio.Protocol):
         if not self._busy:
             self._answer_next()
         elif len(self._buffer) > MAX_HEAD_BYTES:
-            self._transport.pause_reading()  # pipelined requests wait for the one being answered
+            self._open_transport.pause_reading()  # pipelined requests wait for the one being answered
 
     def eof_received(self) -> None:
         # The end of what the agent sends is how a hang-up looks here (no client of ours half-closes
@@ -196,8 +201,8 @@ class _Connection(asyncio.Protocol):
             # The agent leaves its answers unread: stop reading it until it does, so what it
             # pipelines waits in its own socket buffer, not in the validator's memory.
             self._busy = self._draining = True
-            self._transport.pause_reading()
-            high = self._transport.get_write_buffer_limits()[1]
+            self._open_transport.pause_reading()
+            high = self._open_transport.get_write_buffer_limits()[1]
             self._server.bounds.on_limit("unsent_bytes", f"a connection was paused: over {high} answer bytes unread")
             return
         try:
@@ -211,8 +216,8 @@ class _Connection(asyncio.Protocol):
         if request is None:
             if self._reader.wants_continue:
                 self._reader.wants_continue = False
-                self._transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-            self._transport.resume_reading()
+                self._open_transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self._open_transport.resume_reading()
             return
         self._keep_alive, self._http10 = request.keep_alive, request.http10
         try:
@@ -273,7 +278,7 @@ class _Connection(asyncio.Protocol):
         if self._closed:
             return
         framing = b"content-length: %d\r\n" % len(reply.body)
-        self._transport.write(self._head(reply.status_code, reply.media_type, reply.headers, framing) + reply.body)
+        self._open_transport.write(self._head(reply.status_code, reply.media_type, reply.headers, framing) + reply.body)
         if not self._keep_alive:
             self._close()
 
@@ -287,16 +292,16 @@ class _Connection(asyncio.Protocol):
         try:
             if self._closed:
                 return
-            self._transport.write(self._head(reply.status_code, reply.media_type, reply.headers, framing))
+            self._open_transport.write(self._head(reply.status_code, reply.media_type, reply.headers, framing))
             async for chunk in reply.chunks:
                 if self._closed:
                     return
                 if chunk:
-                    self._transport.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
+                    self._open_transport.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
                     await self._writable.wait()  # an agent that does not read holds the relay, not our memory
             if not self._closed:
                 if chunked:
-                    self._transport.write(b"0\r\n\r\n")
+                    self._open_transport.write(b"0\r\n\r\n")
                 if not self._keep_alive:
                     self._close()
         finally:

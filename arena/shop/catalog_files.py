@@ -62,7 +62,7 @@ class Blobs(Sequence[bytes]):
     def __len__(self) -> int:
         return len(self._offsets) - 1
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             raise TypeError("Blobs take one position at a time")
         start, end = self._offsets[i], self._offsets[i + 1]

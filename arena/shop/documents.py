@@ -9,9 +9,9 @@ or stops the load with a ``DocumentError`` that names the line.
 from __future__ import annotations
 
 import gzip
+import io
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 import orjson
 from pydantic import BaseModel, Field, ValidationError
@@ -41,7 +41,7 @@ class LoadReport(BaseModel):
             self.errors.append(str(error))
 
 
-def open_text(path: str | Path) -> IO[bytes]:
+def open_text(path: str | Path) -> io.BufferedIOBase:
     path = Path(path)
     return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
 

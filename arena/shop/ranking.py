@@ -107,6 +107,15 @@ class Filter:
         return bounds, wants
 
 
+# The index and a query as the compiled scans take them: docs, den, starts, ends, weights, rows, max_den,
+# window_max, window_first, shift, n_rows, id_rank. Its length is spelled out so that a checker can count
+# the kernels' positional arguments after it.
+ScanArgs = tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+    int, int, np.ndarray,
+]  # fmt: skip
+
+
 class Ranker:
     """Scores and orders hits by Lucene BM25, equal scores by ``id_rank`` (product-id order)."""
 
@@ -259,7 +268,7 @@ class Ranker:
         if record and self._records is None:
             rows = len(self._sums)
             self._records = (np.empty(rows, dtype=np.int32), np.empty(rows, dtype=np.float32))
-        rec_docs, rec_values = self._records if record else (_NO_DOCS, _NO_SCORES)
+        rec_docs, rec_values = self._records if record and self._records is not None else (_NO_DOCS, _NO_SCORES)
         rec_bits = rec_values.view(np.int32)
         counts = np.zeros(prune_kernel.BUCKETS if record else 0, dtype=np.int32)
         heap_docs = np.empty(limit, dtype=np.int32)
@@ -296,6 +305,7 @@ class Ranker:
     def _hits_in_shop(self, query, limit, depth, passing: Filter, args: tuple, deep: bool) -> list[int]:
         """A shop's products are few: all of them are scored first, so the hits are known
         before the scan, which then only counts the products ahead of them (ranking mode)."""
+        assert passing.shop_code is not None  # the caller routes shop searches here only
         members = self._shop_members(passing.shop, passing.shop_code)
         scores = np.empty(len(members), dtype=np.float32)
         starts, ends, weights = args[2], args[3], args[4]
@@ -325,8 +335,9 @@ class Ranker:
             depth, self._acc, self._mark, self._seen, self.prune_stats, ahead,
         )  # fmt: skip
 
-    def _scan_args(self, query: list[QueryTerm], ids: np.ndarray) -> tuple:
+    def _scan_args(self, query: list[QueryTerm], ids: np.ndarray) -> ScanArgs:
         """The index and the query as the compiled scans take them (postings, weights, bounds, ranks)."""
+        assert self.bounds is not None  # only the pruned route scans
         starts = np.array([t.start for t in query], dtype=np.int64)
         ends = np.array([t.end for t in query], dtype=np.int64)
         weights = np.array([t.weight for t in query], dtype=np.float32)

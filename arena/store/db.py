@@ -10,10 +10,11 @@ the only PostgreSQL driver installed.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, overload
 
 import orjson
 from pydantic import BaseModel
@@ -153,7 +154,12 @@ def dialect_insert(session: Session, table):
     return insert(table)
 
 
-def jsonable(value) -> dict | list:
+# A mapping comes back a dict (the columns typed dict take it as one); a model may be a list (a RootModel).
+@overload
+def jsonable(value: Mapping[Any, Any]) -> dict: ...
+@overload
+def jsonable(value: object) -> dict | list: ...
+def jsonable(value: object) -> dict | list:
     """A pydantic model or mapping as plain JSON values (datetimes as ISO strings, NaN as null:
     JSONB refuses NaN), so what is stored reads back the same on both backends."""
     if isinstance(value, BaseModel):

@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import ColumnElement, and_, func, or_, select, tuple_, update
+from sqlalchemy import ColumnElement, CursorResult, and_, func, or_, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from arena.store.db import StoreError, dialect_insert, jsonable
@@ -266,14 +266,15 @@ def extend_lease(
         .values(leased_until=now + timedelta(seconds=lease_s))
         .execution_options(synchronize_session=False)
     )
-    return session.execute(statement).rowcount == 1
+    # Session.execute is typed Result; an UPDATE or DELETE gives a CursorResult (SQLAlchemy's docs cast it)
+    return cast(CursorResult[Any], session.execute(statement)).rowcount == 1
 
 
 def complete(
     session: Session,
     episode_id: int,
     record: BaseModel | Mapping,
-    outcome: BaseModel | Mapping,
+    outcome: BaseModel | Mapping | None,  # None (a record never scored) is refused below, by name
     *,
     fault_kind: str | None = None,
     charged: bool | None = None,
@@ -305,7 +306,7 @@ def complete(
         )
         .execution_options(synchronize_session=False)
     )
-    if session.execute(statement).rowcount == 1:
+    if cast(CursorResult[Any], session.execute(statement)).rowcount == 1:
         return True
     _require(session, episode_id)
     return False
@@ -350,7 +351,7 @@ def _finish_unfinished(session: Session, episode_id: int, **values: Any) -> bool
         .values(**values)
         .execution_options(synchronize_session=False)
     )
-    if session.execute(statement).rowcount == 1:
+    if cast(CursorResult[Any], session.execute(statement)).rowcount == 1:
         return True
     _require(session, episode_id)
     return False
@@ -367,7 +368,7 @@ def release_expired_leases(session: Session, *, now: datetime | None = None) -> 
         )
         .execution_options(synchronize_session=False)
     )
-    return session.execute(statement).rowcount
+    return cast(CursorResult[Any], session.execute(statement)).rowcount
 
 
 def release_leases_of_jobs(session: Session, job_ids: Sequence[int], *, reason: str) -> list[int]:

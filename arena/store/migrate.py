@@ -14,6 +14,7 @@ from importlib import resources
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.environment import NameFilterParentNames, NameFilterType
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
@@ -26,7 +27,7 @@ from arena.store.db import StoreError, create_store_engine, safe_url
 FOREIGN_PREFIXES = ("procrastinate_",)  # tables another package owns (applied by revision 0002 on PostgreSQL)
 
 
-def include_name(name: str | None, type_: str, parent_names: dict) -> bool:
+def include_name(name: str | None, type_: NameFilterType, parent_names: NameFilterParentNames) -> bool:
     """Alembic's filter for comparing models with a database: leave procrastinate's objects out."""
     return not (type_ in ("table", "index") and name and name.startswith(FOREIGN_PREFIXES))
 

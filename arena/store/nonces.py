@@ -10,8 +10,9 @@ key on the pair and INSERT ... ON CONFLICT DO NOTHING, so of two processes
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any, cast
 
-from sqlalchemy import delete, select
+from sqlalchemy import CursorResult, delete, select
 from sqlalchemy.orm import Session
 
 from arena.store.db import SessionFactory, dialect_insert, transaction
@@ -39,7 +40,8 @@ def nonce_seen(session: Session, hotkey: str, nonce: int) -> bool:
 def purge_nonces(session: Session, older_than: timedelta, *, now: datetime | None = None) -> int:
     """Forget nonces seen before the freshness window (the verifier rejects those as stale anyway)."""
     cutoff = (now or utcnow()) - older_than
-    return session.execute(delete(Nonce).where(Nonce.seen_at < cutoff)).rowcount
+    # Session.execute is typed Result; an UPDATE or DELETE gives a CursorResult (SQLAlchemy's docs cast it)
+    return cast(CursorResult[Any], session.execute(delete(Nonce).where(Nonce.seen_at < cutoff))).rowcount
 
 
 class DatabaseNonceStore:

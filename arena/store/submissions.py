@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from sqlalchemy import func, select, text, update
+from sqlalchemy import CursorResult, func, select, text, update
 from sqlalchemy.orm import Session
 
 from arena.store.db import StoreError, dialect_insert, is_sqlite
@@ -215,11 +216,15 @@ def set_status(
     values: dict = {"status": status, "rejection_reason": reason}
     if embargo_until is not None:
         values["embargo_until"] = embargo_until
-    result = session.execute(
-        update(Submission)
-        .where(Submission.id == submission_id)
-        .values(**values)
-        .execution_options(synchronize_session=False)
+    # Session.execute is typed Result; an UPDATE or DELETE gives a CursorResult (SQLAlchemy's docs cast it)
+    result = cast(
+        CursorResult[Any],
+        session.execute(
+            update(Submission)
+            .where(Submission.id == submission_id)
+            .values(**values)
+            .execution_options(synchronize_session=False)
+        ),
     )
     if result.rowcount != 1:
         raise StoreError(f"submission {submission_id} does not exist")

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.orm import Session
 
 from arena.problems.ledger import LedgerEvent, LedgerState, replay
@@ -111,8 +111,10 @@ def _add_problems(session: Session, suite_id: str, groups: dict[PartitionName, l
         for partition, problems in groups.items()
         for problem in problems
     ]
+    table = ProblemRow.__table__
+    assert isinstance(table, Table)  # a mapped class's table (typed as any FROM clause)
     for start in range(0, len(rows), INSERT_CHUNK):
-        session.execute(ProblemRow.__table__.insert(), rows[start : start + INSERT_CHUNK])
+        session.execute(table.insert(), rows[start : start + INSERT_CHUNK])
     return len(rows)
 
 

@@ -83,7 +83,8 @@ def validator_faults(session: Session) -> list[FaultCount]:
         .where(Episode.fault_kind.is_not(None))
         .group_by(Episode.fault_kind, Episode.fault_charged, Episode.status)
     ).all()
-    return [FaultCount(kind=kind, charged=charged, status=status, episodes=n) for kind, charged, status, n in rows]
+    # the WHERE keeps only rows with a fault kind
+    return [FaultCount(kind=str(kind), charged=charged, status=status, episodes=n) for kind, charged, status, n in rows]
 
 
 def halt_kinds(session: Session) -> Counter[str]:

@@ -390,7 +390,9 @@ def _gold_fails(task: TaskRef, gold: InMemoryCatalog, sim: TitleSimilarity) -> s
         if not score_problem(problem, answer, gold, mode=mode, similarity=sim).success:
             return f"the gold answer fails in {mode.value} mode on the rebuilt products"
     for reward in problem.rewards:
-        probe = gold.get(reward.product_id).model_copy(update={"product_id": f"{reward.product_id}~probe"})
+        product = gold.get(reward.product_id)
+        assert product is not None  # the gold catalog holds every rewarded product
+        probe = product.model_copy(update={"product_id": f"{reward.product_id}~probe"})
         for mode in ScoreMode:
             result = rule_score(probe, reward, mode=mode, similarity=sim)
             if result.rule < 1:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import io
 import math
 import os
 import queue
@@ -47,7 +48,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 
@@ -462,6 +463,7 @@ def _title(
                 break
             v1 = word
     tmpl = int(rand() * 8)
+    parts: tuple[str, ...]
     if tmpl == 0:
         parts = (brand, a1, noun, v1, v2)
     elif tmpl == 1:
@@ -647,7 +649,7 @@ class _BackgroundWriter:
     as a single-threaded write. The bounded queue keeps memory flat.
     """
 
-    def __init__(self, sink: BinaryIO) -> None:
+    def __init__(self, sink: io.BufferedIOBase) -> None:
         self._sink = sink
         self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=4)
         self._error: BaseException | None = None
@@ -691,7 +693,7 @@ def write_documents(products: Iterable[Product], path: str | os.PathLike[str]) -
     count = 0
     try:
         with open(tmp, "wb") as raw:
-            sink: BinaryIO = raw
+            sink: io.BufferedIOBase = raw
             if path.name.endswith(".gz"):
                 sink = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6)
             writer = _BackgroundWriter(sink)

@@ -15,12 +15,15 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.problems.model import Problem
 from distill.experiment import arena_store
 from distill.experiment.config import ExperimentConfig, StagePlan
 from distill.experiment.steps import StepResult, Steps, step_key
+
+if TYPE_CHECKING:
+    from distill.gguf_export import Precision
 
 Log = Callable[[str], None]
 STUDENT_SERVED = "student"  # the upstream name; each row is served under its own model name
@@ -472,7 +475,7 @@ def serve_and_evaluate(
     call_timeout_s: float,
     max_new_tokens: int,
     backend: str = "transformers",
-    gguf_type: str = "f32",
+    gguf_type: Precision = "f32",
     n_ctx: int = 8192,
 ):
     """The checkpoint behind the in-process OpenAI server, evaluated through the race's episode runner.

@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from arena.problems.model import Problem
 from arena.problems.official import parse_row
 from arena.scoring.outcome import ScoreMode, score_problem
 from arena.shop.index import CatalogIndex
@@ -65,7 +66,7 @@ class ShopToolEnv:
     def __init__(self) -> None:
         self.env: ShopEnvironment | None = None
         self.calls: list[dict[str, Any]] = []
-        self.problem = None
+        self.problem: Problem | None = None
         self.teacher: list[dict[str, Any]] = []
 
     def reset(self, problem: str = "", teacher_steps: str = "[]", **_: Any) -> None:
@@ -78,6 +79,7 @@ class ShopToolEnv:
     def _call(self, name: str, arguments: dict[str, Any]) -> str:
         arguments = {k: v for k, v in arguments.items() if v is not None}
         self.calls.append({"name": name, "arguments": arguments})
+        assert self.env is not None  # trl resets the environment before a rollout's first call
         result = self.env.call(name, arguments)
         if not result.ok:
             return f"error: {result.error}"

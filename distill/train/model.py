@@ -73,8 +73,9 @@ def score_only_labelled_positions() -> bool:
         def compact(device) -> bool:
             return device.type == "cpu" or decide(device)
 
-        compact.compacts_on_cpu = True
-        compact.original = decide
+        # Marks read by the check above (one patch however often this runs) and the function it wraps;
+        # through __dict__ because a function's type declares no such attributes.
+        compact.__dict__.update(compacts_on_cpu=True, original=decide)
         utils._use_triton = compact
     return True
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 
 from arena.api import reads
@@ -11,7 +13,7 @@ from arena.api.schemas import CycleDetail, CycleSummary, ErrorBody, StageView
 from arena.store import cycles as cycle_rows
 
 router = APIRouter(prefix="/v1/cycles", tags=["cycles"])
-NOT_FOUND = {404: {"model": ErrorBody, "description": "No such cycle."}}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such cycle."}}
 
 
 @router.get("", response_model=list[CycleSummary], summary="Every cycle, oldest first")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 
 from arena.api import reads, views
@@ -21,7 +23,7 @@ from arena.store.models import SubmissionStatus, utcnow
 from arena.store.models_race import EpisodeStage
 
 router = APIRouter(prefix="/v1/submissions", tags=["submissions"])
-NOT_FOUND = {404: {"model": ErrorBody, "description": "No such submission."}}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such submission."}}
 
 
 @router.get("", response_model=SubmissionPage, summary="List submissions")

@@ -7,6 +7,8 @@ answers with its status, body and Retry-After.
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request, status
 from starlette.concurrency import run_in_threadpool
 
@@ -54,7 +56,7 @@ def clean_agent_name(raw: str | None) -> str:
     return name or "agent.py"
 
 
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody, "description": text_}
     for code, text_ in {
         400: "Empty file or not UTF-8.",

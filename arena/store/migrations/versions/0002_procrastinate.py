@@ -45,7 +45,9 @@ END $$;
 def _driver_execute(sql: str) -> None:
     # Through the psycopg connection itself, inside the migration's transaction: without parameters
     # psycopg sends the script as it is (many statements, '%' and ':' untouched), as procrastinate does.
-    op.get_bind().connection.driver_connection.execute(sql)
+    driver = op.get_bind().connection.driver_connection
+    assert driver is not None  # the migration's connection is open
+    driver.execute(sql)
 
 
 def upgrade() -> None:
