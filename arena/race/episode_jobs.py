@@ -207,7 +207,6 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int, job_id:
                 return await _fault(ctx, claimed, fault, canary)
         assert job is not None and record is not None
         outcome = score_problem(job.problem, record.final_recommendation, ctx.catalog, mode=ScoreMode.strict)
-        record.outcome = outcome.model_dump(mode="json")
         kind = None if standing_fault is None else standing_fault.kind.value
         result = held(episode_id, claimed.key, record, outcome, kind)
         ctx.held.keep(result)  # before the first try: a store outage or a worker restart cannot lose it now

@@ -282,13 +282,18 @@ def complete(
     """Store an episode's record and outcome score together; True if stored, False if it was already finished.
 
     ``outcome`` is an ``OutcomeScore`` (or its JSON): its ``success`` and ``rule``
-    are kept in their own columns for ranking without parsing JSON. ``fault_kind``:
+    are kept in their own columns for ranking without parsing JSON. The ``outcome`` column is the
+    score's one home in the store: a record that arrives scored (a run-agent file's record carries its
+    score, as a file has no column) is stored without it, so no reader can take a stale copy from the
+    record. ``fault_kind``:
     the record stands although the validator saw a fault in it (charged to the
     submission: the canary ran clean); without it an earlier try's fault is cleared.
     """
     record_json, outcome_json = jsonable(record), jsonable(outcome)
     if not isinstance(outcome_json, dict) or "success" not in outcome_json or "rule" not in outcome_json:
         raise StoreError(f"episode {episode_id}: the outcome must be an OutcomeScore with success and rule")
+    if isinstance(record_json, dict) and record_json.get("outcome") is not None:
+        record_json = {**record_json, "outcome": None}
     statement = (
         update(Episode)
         .where(Episode.id == episode_id, Episode.status.in_(UNFINISHED))
