@@ -166,7 +166,7 @@ async def run_cycle(
         return await in_thread(cycle_report, store, cycle.number)
     await dispatcher.requeue_old_judgments(cycle.number)
     order: list[tuple[CycleStage, StageFunction]] = [
-        (CycleStage.intake, intake),
+        (CycleStage.intake, close_intake),
         (CycleStage.qualifying, qualifying.run),
         (CycleStage.race, racing.run_race),
         (CycleStage.judging, racing.run_judging),
@@ -280,7 +280,7 @@ def _entrants(ctx: CycleContext, closed_at: datetime) -> tuple[list[int], int | 
         return entrants, None if reigning is None else reigning.submission_id
 
 
-async def intake(ctx: CycleContext) -> dict:
+async def close_intake(ctx: CycleContext) -> dict:
     """Close intake: fix the draw's block (public randomness from after the close) and the entrants."""
     cycle = await in_thread(_close_intake, ctx)
     assert cycle.intake_closed_at is not None

@@ -83,9 +83,9 @@ def _record(ctx: CycleContext, scores: dict[int, stage_scores.SubmissionScore], 
 
 
 async def run(ctx: CycleContext) -> dict:
-    intake = ctx.detail(CycleStage.intake)
-    entrants: list[int] = intake.get("entrants", [])
-    champion: int | None = intake.get("champion")
+    closed = ctx.detail(CycleStage.intake)  # what closing intake fixed: the entrants and the sitting champion
+    entrants: list[int] = closed.get("entrants", [])
+    champion: int | None = closed.get("champion")
     if not entrants:
         return {"entrants": [], "qualified": [], "note": "no new submission this cycle"}
     problems = await in_thread(_public_problems, ctx)
