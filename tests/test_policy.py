@@ -15,10 +15,10 @@ import httpx
 import openai
 import pytest
 
+from arena.policy.chat_format import count_tokens
 from arena.policy.client import SyncASGITransport, local_client
 from arena.policy.parsing import parse_request
 from arena.policy.policy import HeuristicPolicy
-from arena.policy.protocol import count_tokens
 from arena.policy.rollout import rollout
 from arena.policy.server import create_policy_app
 from arena.problems.official import parse_row

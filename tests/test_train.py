@@ -263,7 +263,7 @@ def test_the_fused_lm_head_projects_only_labelled_positions_on_cpu_with_the_same
     from trl.trainer import utils
     from trl.trainer.utils import add_fused_lm_head
 
-    from distill.train.model import score_only_labelled_positions
+    from distill.train.checkpoints import score_only_labelled_positions
 
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_pretrained(tiny, dtype=torch.float32)
@@ -302,7 +302,7 @@ def test_the_fused_lm_head_projects_only_labelled_positions_on_cpu_with_the_same
 
 
 def expected_cpu_precision() -> str:
-    from distill.train.model import native_bf16_on_cpu
+    from distill.train.checkpoints import native_bf16_on_cpu
 
     return "bf16-mixed" if native_bf16_on_cpu() else "fp32"
 
@@ -312,7 +312,7 @@ def test_the_trainer_computes_in_fp32_on_a_cpu_without_native_bf16(monkeypatch):
     import torch
     from trl import SFTConfig
 
-    from distill.train import model
+    from distill.train import checkpoints as model
     from distill.train.report import trainer_precision
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)

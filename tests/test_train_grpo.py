@@ -20,10 +20,10 @@ import torch  # noqa: E402
 from trl.chat_template_utils import parse_response  # noqa: E402
 
 from arena.problems.official import parse_row  # noqa: E402
+from distill.train.checkpoints import load_model, load_tokenizer  # noqa: E402
 from distill.train.config import load_stage_config  # noqa: E402
 from distill.train.grpo import build_grpo_trainer, grpo_rows  # noqa: E402
 from distill.train.grpo_env import step_match, trajectory_match  # noqa: E402
-from distill.train.model import load_model, load_tokenizer  # noqa: E402
 from tests.test_train_support import tiny_checkpoint, train_rows, write_jsonl  # noqa: E402
 
 

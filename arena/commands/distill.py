@@ -159,7 +159,7 @@ def serve(
         from transformers import AutoModelForCausalLM
 
         from distill.serve import create_model_app
-        from distill.train.model import load_tokenizer
+        from distill.train.checkpoints import load_tokenizer
     except ImportError as exc:
         fail(f"the distill extra is not installed ({exc}); pip install 'trajectory-arena[distill]'")
     if not (checkpoint / "config.json").is_file():

@@ -21,7 +21,7 @@ def serve(
     """Serve the heuristic policy at http://HOST:PORT/v1 (model id `heuristic-policy`)."""
     import uvicorn
 
-    from arena.policy.protocol import MODEL_ID
+    from arena.policy.chat_format import MODEL_ID
     from arena.policy.server import create_policy_app
 
     settings = settings_or_fail(config)

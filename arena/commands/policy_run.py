@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from arena.commands.common import fail
-from arena.policy.protocol import MODEL_ID as POLICY_MODEL
+from arena.policy.chat_format import MODEL_ID as POLICY_MODEL
 
 if TYPE_CHECKING:
     from arena.runner.proxy import UpstreamRegistry

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.policy.protocol import ChatMessage
+from arena.policy.chat_format import ChatMessage
 
 
 @dataclass

@@ -12,10 +12,10 @@ import hashlib
 import json
 import random
 
+from arena.policy.chat_format import ChatCompletionRequest, NamedToolChoice
 from arena.policy.conversation import read_transcript
 from arena.policy.heuristic import Decision, Episode, PlannedCall
 from arena.policy.plain_answers import plain_answer
-from arena.policy.protocol import ChatCompletionRequest, NamedToolChoice
 
 
 class HeuristicPolicy:

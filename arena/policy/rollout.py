@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from arena.policy.chat_format import MODEL_ID, ChatCompletionRequest
 from arena.policy.policy import HeuristicPolicy
-from arena.policy.protocol import MODEL_ID, ChatCompletionRequest
 from arena.shop.tools import ShopEnvironment
 
 SYSTEM_PROMPT = (

@@ -30,9 +30,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import ValidationError
 
-from arena.policy.heuristic import Decision
-from arena.policy.policy import HeuristicPolicy
-from arena.policy.protocol import (
+from arena.policy.chat_format import (
     MODEL_ID,
     SYSTEM_FINGERPRINT,
     AssistantMessage,
@@ -48,6 +46,8 @@ from arena.policy.protocol import (
     error_body,
     truncate_tokens,
 )
+from arena.policy.heuristic import Decision
+from arena.policy.policy import HeuristicPolicy
 
 _STARTED = int(time.time())
 _PIECE = re.compile(r"\S+\s*|\s+")  # stream content a few words at a time, as a tokenizer would

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 
-from arena.policy.protocol import MODEL_ID as POLICY_MODEL
+from arena.policy.chat_format import MODEL_ID as POLICY_MODEL
 from arena.runner.proxy import Upstream, UpstreamRegistry
 
 

@@ -207,7 +207,7 @@ class Experiment:
 
         def work(folder: Path) -> dict:
             from arena.agents import agent_path
-            from arena.policy.protocol import MODEL_ID
+            from arena.policy.chat_format import MODEL_ID
             from arena.policy.upstream import registry_for
             from arena.runner.batch import run_batch
             from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig

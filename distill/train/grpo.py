@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from distill.train.checkpoints import load_model, load_tokenizer, peft_config, precision_fields, train_to_final
 from distill.train.config import StageConfig
 from distill.train.data import CorpusError, iter_jsonl, shape_dialogue
 from distill.train.grpo_env import RewardLog, environment_factory, outcome_reward, teacher_step_reward
-from distill.train.model import load_model, load_tokenizer, peft_config, precision_fields, train_to_final
 from distill.train.report import StageReport, stage_report
 
 GRPO_DEFAULTS: dict[str, Any] = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from distill.train.checkpoints import load_model, load_tokenizer, peft_config, precision_fields, train_to_final
 from distill.train.config import StageConfig
 from distill.train.data import kto_rows, to_dataset
-from distill.train.model import load_model, load_tokenizer, peft_config, precision_fields, train_to_final
 from distill.train.report import StageReport, stage_report
 
 KTO_DEFAULTS: dict[str, Any] = {

@@ -75,7 +75,7 @@ def sample_rollouts(config: StageConfig) -> list:
         from transformers import AutoModelForCausalLM
 
         from distill.serve import create_model_app
-        from distill.train.model import load_tokenizer
+        from distill.train.checkpoints import load_tokenizer
 
         tokenizer = load_tokenizer(config.model)
         model = AutoModelForCausalLM.from_pretrained(config.model).eval()

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from distill.train.checkpoints import load_model, load_tokenizer, peft_config, precision_fields, train_to_final
 from distill.train.config import StageConfig
 from distill.train.data import dialogue_rows, is_teacher, to_dataset
-from distill.train.model import load_model, load_tokenizer, peft_config, precision_fields, train_to_final
 from distill.train.report import StageReport, stage_report
 
 # Our defaults for an SFT stage; the config file's trl fields override them.
