@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/faults.py                 # every fault
     .venv/bin/python benchmarks/faults.py --only kill,restart
 
-One throwaway PostgreSQL cluster (initdb/pg_ctl on a free port, as tests/test_faults.py), a fresh
+One throwaway PostgreSQL cluster (initdb/pg_ctl on a free port, as tests/arena/race/test_faults.py), a fresh
 database per run, the race tests' world (a 2,000-product catalog, generated problems) and a race of
 2 submissions x (1 qualifying + 1 race problem) whose agents pause 2 s, in real bubblewrap sandboxes.
 
@@ -47,7 +47,7 @@ from arena.store import episodes as episode_rows  # noqa: E402
 from arena.store.episodes import EpisodeInfo  # noqa: E402
 from arena.store.migrate import upgrade_database  # noqa: E402
 from arena.store.models_race import EpisodeStatus  # noqa: E402
-from tests.race_support import (  # noqa: E402
+from tests.support.race_support import (  # noqa: E402
     InBackground,
     ThrowawayCluster,
     _world,

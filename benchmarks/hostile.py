@@ -4,7 +4,7 @@
 
 (then the sandbox classes of benchmarks/hostile_sandbox.py, in the same run)
 
-Each class of attack (the agents of tests/hostile_server_agents, sized as the
+Each class of attack (the agents of tests/support/hostile_server_agents, sized as the
 issue measured them on main) runs in the real sandbox next to an honest episode,
 one class at a time, with the default ``EpisodeLimits``. Printed per class: the
 attacker's effect (the runner's peak RSS growth, the longest stall of the shared
@@ -42,9 +42,9 @@ from arena.runner.proxy import Upstream, UpstreamRegistry  # noqa: E402
 from arena.runner.record import EpisodeLimits, EpisodeRecord  # noqa: E402
 from arena.shop.index import CatalogIndex  # noqa: E402
 from arena.taskpack.build import build_catalog  # noqa: E402
-from tests.process_memory import reset_peak, status_bytes  # noqa: E402
+from tests.support.process_memory import reset_peak, status_bytes  # noqa: E402
 
-AGENTS = REPO / "tests" / "hostile_server_agents"
+AGENTS = REPO / "tests" / "support" / "hostile_server_agents"
 MODEL = "heuristic-policy"
 MIB = 1024**2
 LIMITS = EpisodeLimits()  # production bounds

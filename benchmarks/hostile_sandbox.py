@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/hostile_sandbox.py
 
-The agents are tests/hostile_sandbox_agents/ at production bounds (EpisodeLimits'
+The agents are tests/support/hostile_sandbox_agents/ at production bounds (EpisodeLimits'
 defaults), except the CPU row, whose bound is cut to seconds (the
 overshoot past the bound does not depend on the bound's size). Each attack runs
 once with the defences on and once off (``RunnerConfig.defences``, benchmark-only);
@@ -27,9 +27,9 @@ from arena.runner.proxy import UpstreamRegistry  # noqa: E402
 from arena.runner.record import EpisodeLimits, EpisodeRecord  # noqa: E402
 from arena.shop.index import CatalogIndex  # noqa: E402
 from arena.taskpack.build import build_catalog  # noqa: E402
-from tests.process_memory import peak_since_reset, status_bytes  # noqa: E402
+from tests.support.process_memory import peak_since_reset, status_bytes  # noqa: E402
 
-AGENTS = REPO / "tests" / "hostile_sandbox_agents"
+AGENTS = REPO / "tests" / "support" / "hostile_sandbox_agents"
 MIB = 1024**2
 
 

@@ -1,4 +1,4 @@
-"""The texts whose Lucene tokens are committed in tests/fixtures/lucene_english_tokens.json.
+"""The texts whose Lucene tokens are committed in tests/support/fixtures/lucene_english_tokens.json.
 
 Hand-picked edge cases of Lucene's StandardTokenizer (UAX#29 word breaks, 255-char
 token cap), EnglishPossessiveFilter, stop words and the Porter stemmer, plus a seeded

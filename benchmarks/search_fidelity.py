@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))
 from benchmarks.lucene_client import DEFAULT_ENV, Peer, install  # noqa: E402
 from benchmarks.lucene_texts import fixture_texts, task_queries, task_titles  # noqa: E402
 
-FIXTURE = REPO / "tests" / "fixtures" / "lucene_english_tokens.json"
+FIXTURE = REPO / "tests" / "support" / "fixtures" / "lucene_english_tokens.json"
 OFFICIAL_DEPTH = 100_000  # server.py's CAPACITY
 TOP = 50  # server.py keeps 50 survivors (5 pages of 10)
 

@@ -32,7 +32,7 @@ def main() -> None:
     from distill.train.config import load_stage_config
     from distill.train.sft import run_sft
     from tests.conftest import search_products
-    from tests.test_train_support import tiny_checkpoint, train_rows, write_jsonl
+    from tests.support.train_support import tiny_checkpoint, train_rows, write_jsonl
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -90,7 +90,7 @@ def bench_submissions(n: int = 200, workers: int = 8, backend: str = "postgresql
     from arena.api.settings import ApiSettings
     from arena.chain.local import LocalChain
     from arena.settings import ArenaSettings
-    from tests.test_api_submissions import live_server, make_agent
+    from tests.arena.intake.test_api_submissions import live_server, make_agent
 
     keys = [Keypair.create_from_seed(secrets.token_bytes(32)) for _ in range(n + 1)]
     validator, miners = keys[0], keys[1:]
@@ -282,7 +282,7 @@ def bench_cycle(n: int = 50, workers: int = 2, agents: int = 10) -> dict:
 
     Qualifying runs one public problem per agent (everyone qualifies), so the cycle holds
     agents x (n + 1) episodes. The agents are the race tests' three standard-library agents
-    (tests/race_agents: a model-driven tool-calling dialogue, first hit, cheapest of three), cycled.
+    (tests/support/race_agents: a model-driven tool-calling dialogue, first hit, cheapest of three), cycled.
     """
     from datetime import timedelta
 
@@ -297,7 +297,7 @@ def bench_cycle(n: int = 50, workers: int = 2, agents: int = 10) -> dict:
     from arena.store import cycles as cycle_rows
     from arena.store import episodes as episode_rows
     from arena.taskpack.build import build_catalog
-    from tests.race_support import agent_code, seed_store
+    from tests.support.race_support import agent_code, seed_store
 
     names = ("dialogue", "first_hit", "cheapest_of_three")
     with tempfile.TemporaryDirectory() as folder:

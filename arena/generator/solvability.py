@@ -27,7 +27,7 @@ Two questions, each answered by the real parts an agent meets:
 The ranks are computed on document addresses, not decoded records, which
 makes a probe ~4x cheaper than ``CatalogIndex.bm25`` (most of whose time is
 decoding the 50 records). The query is built exactly as ``bm25`` builds it;
-``tests/test_generator.py`` checks the two agree hit for hit.
+``tests/arena/generator/test_generator.py`` checks the two agree hit for hit.
 """
 
 from __future__ import annotations

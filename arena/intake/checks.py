@@ -31,7 +31,7 @@ at most 0.54 (0.65 for two 3-line files that are mostly shared boilerplate),
 while hand-made near copies (one added statement, one extra helper, a
 rewritten branch, a 3-line change in the 34-line ``shortcut`` agent) score
 0.75-0.97. 0.70 sits between the two groups with about two standard errors
-of the 256-permutation estimate on each side. tests/test_intake.py keeps
+of the 256-permutation estimate on each side. tests/arena/intake/test_intake.py keeps
 these cases; the user guide is docs/miner-guide-submit.md.
 """
 

@@ -10,7 +10,7 @@ from arena.duration import Duration
 
 MINHASH_PERMUTATIONS = 256
 COPY_BUDGET_WINDOW = timedelta(hours=24)
-# bittensor.http_auth's DEFAULT_MAX_AGE and DEFAULT_ALLOWED_SKEW (tests/test_intake.py checks they still are):
+# bittensor.http_auth's DEFAULT_MAX_AGE and DEFAULT_ALLOWED_SKEW (tests/arena/intake/test_intake.py checks they still are):
 # importing bittensor costs every `arena` command a second, and these settings are read by all of them.
 AUTH_MAX_AGE_S = 10.0
 AUTH_ALLOWED_SKEW_S = 2.0

@@ -72,7 +72,7 @@ def compile_filter() -> bytes:
             rules.add_rule(refuse, name)
         except (ValueError, RuntimeError, OSError):
             # A call this libseccomp (or architecture) does not know cannot be named; the
-            # ones that matter are tried from inside the sandbox by tests/test_hostile_resources.py.
+            # ones that matter are tried from inside the sandbox by tests/arena/runner/test_hostile_resources.py.
             continue
     for flag in CLONE_NAMESPACE_FLAGS.values():
         rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))

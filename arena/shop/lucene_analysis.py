@@ -16,8 +16,8 @@ pieces here:
   two letters are left alone). Snowball's "porter" follows the 1980 paper instead and
   disagrees on those words.
 
-``tests/fixtures/lucene_english_tokens.json`` holds tokens produced by Lucene itself;
-tests/test_lucene_analysis.py checks this module against them.
+``tests/support/fixtures/lucene_english_tokens.json`` holds tokens produced by Lucene itself;
+tests/arena/shop/test_lucene_analysis.py checks this module against them.
 """
 
 from __future__ import annotations

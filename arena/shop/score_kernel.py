@@ -12,7 +12,7 @@ candidates with a 50-slot heap do the same work several times faster.
 Exactness: the term score is ``weight - weight / den`` in float32 and the sum is in
 double, as in Lucene (``lucene_bm25``); numba keeps float32 arithmetic in float32 and,
 without ``fastmath``, never reassociates or fuses it. ``ranking.Ranker.all_hits`` is the
-plain numpy version of the same computation; tests/test_search_official.py checks both
+plain numpy version of the same computation; tests/arena/shop/test_search_official.py checks both
 against a product-by-product oracle.
 """
 

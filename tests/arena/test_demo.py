@@ -81,7 +81,7 @@ def test_demo_runs_a_whole_race_and_continues_on_rerun(demo_world, tmp_path):
 
 
 def test_a_demo_whose_cycle_halts_fails_with_the_fix(monkeypatch, tmp_path):
-    """What `arena demo` does with a halted cycle (the race side is tests/test_race_faults.py)."""
+    """What `arena demo` does with a halted cycle (the race side is tests/arena/race/test_race_faults.py)."""
     from typer.testing import CliRunner
 
     from arena.cli import app

@@ -1,5 +1,5 @@
 """The agent's SDK against the real episode server on a Unix socket (outside the
-sandbox: the sandboxed runs are tests/test_sandbox.py and tests/test_runner_llm.py)."""
+sandbox: the sandboxed runs are tests/arena/runner/test_sandbox.py and tests/arena/runner/test_runner_llm.py)."""
 
 from __future__ import annotations
 

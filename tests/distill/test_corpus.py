@@ -24,7 +24,7 @@ from distill.normalize import normalize_record
 from distill.structure import structural_verdicts
 from judge.rules import RulesJudge
 
-AGENTS = Path(__file__).resolve().parents[1] / "arena" / "agents"
+AGENTS = Path(__file__).resolve().parents[2] / "arena" / "agents"
 MODEL = "heuristic-policy"
 QUERIES = ["a red widget gadget", "cheap widget thing with free shipping", "widget gadget from shop s1"]
 
@@ -338,7 +338,7 @@ def test_database_export_streams_judged_episodes_and_never_the_heldout(backend, 
     from distill.export import run_export as export_items
     from distill.export_model import ExportConfig, GateConfig
     from distill.importers import store_items
-    from tests.test_store import make_suite, migrated_store, new_submission
+    from tests.arena.store.test_store import make_suite, migrated_store, new_submission
 
     suite = make_suite(tmp_path / "suite", "corpus", clusters=8)
     with migrated_store(backend, tmp_path) as store:

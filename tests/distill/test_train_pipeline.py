@@ -1,6 +1,6 @@
 """The in-process model server's reading of a completion. The recipe end to end on the tiny model, its
 checkpoint served (`arena distill serve`) and evaluated through the sandboxed runner, is the researcher's
-guide test (tests/test_guides.py), which runs docs/training.md as written."""
+guide test (tests/docs/test_guides.py), which runs docs/training.md as written."""
 
 from __future__ import annotations
 

@@ -24,8 +24,8 @@ import pytest
 import yaml
 
 from arena.runner.sandbox import bubblewrap_path
-from tests.test_docker import COMPOSE, DOCKER, DOCKER_COMPOSE, compose_config
-from tests.test_store import temporary_database
+from tests.arena.store.test_store import temporary_database
+from tests.docker.test_docker import COMPOSE, DOCKER, DOCKER_COMPOSE, compose_config
 
 pytestmark = pytest.mark.skipif(
     bubblewrap_path() is None or DOCKER_COMPOSE is None, reason="needs bubblewrap and Debian's docker-compose"
@@ -105,7 +105,7 @@ def test_the_deployment_runs_setup_worker_and_validator(tmp_path):
                                   start_new_session=True)  # fmt: skip
         try:
             from arena.store import open_store
-            from tests.race_support import agent_code, seed_store
+            from tests.support.race_support import agent_code, seed_store
 
             store = seed_store(
                 url, [("miner-dialogue", agent_code("dialogue")), ("miner-first-hit", agent_code("first_hit"))]

@@ -1,6 +1,6 @@
 """Every `arena ...` line in a shell block of README.md and docs/ (run, skipped or synopsis alike) names an
-existing command with existing options. The blocks come from tests/guide_blocks.py, the extractor
-tests/test_guides.py runs them with; which blocks run, and how, is that file's business."""
+existing command with existing options. The blocks come from tests/support/guide_blocks.py, the extractor
+tests/docs/test_guides.py runs them with; which blocks run, and how, is that file's business."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import typer
 
 from arena.cli import app
-from tests.guide_blocks import REPO, all_shell_blocks
+from tests.support.guide_blocks import REPO, all_shell_blocks
 
 ROOT = typer.main.get_command(app)  # typer's own (vendored) click: groups are told by their commands
 COMMANDS = [(block, line) for block in all_shell_blocks() for line in block.arena_commands()]

@@ -1,6 +1,6 @@
 """The guides run as written: each role's pages, block by block, in a fresh checkout, in the guides' order.
 
-The blocks come from tests/guide_blocks.py (the markers `background`, `skip`, `synopsis` are explained
+The blocks come from tests/support/guide_blocks.py (the markers `background`, `skip`, `synopsis` are explained
 there). A terminal here is what a new user has: a fresh folder laid out like a clone (the checkout's
 tracked files, `../shared` beside it), `arena` on the PATH, none of this machine's ARENA_* settings, and
 the exports and `cd` of one block still in force in the next. The only changes to what the guides say
@@ -32,7 +32,7 @@ import httpx
 import pytest
 
 from arena.runner.sandbox import bubblewrap_path
-from tests.guide_blocks import REPO, Block, all_shell_blocks, page_blocks
+from tests.support.guide_blocks import REPO, Block, all_shell_blocks, page_blocks
 
 pytestmark = pytest.mark.skipif(bubblewrap_path() is None, reason="the guides' agents run in bubblewrap")
 
@@ -169,7 +169,7 @@ def test_every_shell_block_is_run_by_a_guide_test_or_marked():
     followed = {page for pages in ROLES.values() for page in pages}
     unmarked = [b.where for b in all_shell_blocks() if b.kind in ("run", "background") and b.page not in followed]
     assert not unmarked, (
-        f"blocks that no guide test runs: mark them (tests/guide_blocks.py) or follow the page: {unmarked}"
+        f"blocks that no guide test runs: mark them (tests/support/guide_blocks.py) or follow the page: {unmarked}"
     )
     for block in all_shell_blocks():
         if block.kind == "skip":
@@ -179,7 +179,7 @@ def test_every_shell_block_is_run_by_a_guide_test_or_marked():
 @pytest.fixture(scope="module")
 def rehearsal(tmp_path_factory):
     """The operator's local rehearsal, as docs/operator-guide.md writes it; its servers stay up for the miner."""
-    from tests.test_store import temporary_database
+    from tests.arena.store.test_store import temporary_database
 
     folder = tmp_path_factory.mktemp("operator")
     with temporary_database("postgresql", folder) as url:

@@ -43,7 +43,7 @@ from judge.rules import RulesJudge
 from judge.settings import JudgeSettings, TruncationLimits
 from judge.tool_facts import StepFindings
 
-AGENTS = Path(__file__).resolve().parents[1] / "arena" / "agents"
+AGENTS = Path(__file__).resolve().parents[2] / "arena" / "agents"
 POLICY, OBEDIENT = "heuristic-policy", "obedient-model"
 RULES = RulesJudge()
 SHORTCUT_EPISODES = 6

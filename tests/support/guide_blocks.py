@@ -1,5 +1,5 @@
 """The commands of the guides, read from their fenced code blocks: the one extractor that
-tests/test_guides.py (which runs them) and tests/test_docs_commands.py (which checks their flags) share.
+tests/docs/test_guides.py (which runs them) and tests/docs/test_docs_commands.py (which checks their flags) share.
 
 A ```bash block runs as written, in order, unless the line right before its fence is a marker:
 
@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 KINDS = ("run", "background", "skip", "synopsis")
 FENCE = re.compile(r"^```(\w*)\s*$")
 MARKER = re.compile(r"^<!--\s*guide:\s*(\w+)\s*(.*?)\s*-->\s*$")

@@ -36,7 +36,7 @@ from arena.store.migrate import upgrade_database
 from arena.store.models_race import Episode, EpisodeStatus, JudgmentStatus
 from arena.store.submissions import NewSubmission
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 AGENTS = Path(__file__).resolve().parent / "race_agents"
 SUBMITTED = datetime(2026, 1, 1, tzinfo=UTC)
 

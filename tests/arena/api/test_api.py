@@ -53,9 +53,9 @@ from arena.store.models_race import CycleStage, EpisodeStage
 from arena.store.standings import StandingIn
 from arena.store.submissions import NewSubmission
 from arena.wallets import ensure_hotkeys, hotkey_address
-from tests.test_api_submissions import BACKENDS, app_settings, make_agent, migrated, signed_headers
+from tests.arena.intake.test_api_submissions import BACKENDS, app_settings, make_agent, migrated, signed_headers
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 # --- the world -----------------------------------------------------------------------------------
@@ -546,7 +546,7 @@ def test_arena_suite_fetch_downloads_and_verifies_the_public_suite(world, suite_
     from typer.testing import CliRunner
 
     from arena.cli import app
-    from tests.test_api_submissions import live_server
+    from tests.arena.intake.test_api_submissions import live_server
 
     path, _, _ = suite_dir
     with live_server(world.client.app) as url:

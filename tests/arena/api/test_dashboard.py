@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 ARENA = str(Path(sys.executable).with_name("arena"))
 ARTIFACTS = REPO / "test-artifacts" / "dashboard"
 CHROMIUM = shutil.which("chromium")

@@ -15,7 +15,7 @@ import pytest
 from arena.chain.local import GENESIS_PARENT, LocalChain, LocalChainError, block_hash
 from arena.chain.protocol import BlockInfo, Chain, Commitment, Neuron
 from arena.store import Store, open_store
-from tests.test_store import BACKENDS, migrated_store
+from tests.arena.store.test_store import BACKENDS, migrated_store
 
 _netuids = itertools.count(100)
 

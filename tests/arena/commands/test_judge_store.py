@@ -18,8 +18,8 @@ from arena.store import submissions as submission_rows
 from arena.store import suites as suite_rows
 from arena.store.episodes import EpisodeKey
 from arena.store.models_race import EpisodeStage
+from tests.arena.store.test_store import make_suite, migrated_store, new_submission
 from tests.conftest import REPO
-from tests.test_store import make_suite, migrated_store, new_submission
 
 ARENA = str(Path(sys.executable).parent / "arena")
 LABELS = REPO / "judge" / "calibration" / "labels" / "labelled.jsonl"

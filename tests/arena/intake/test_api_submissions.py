@@ -44,7 +44,7 @@ from arena.settings import ArenaSettings
 from arena.store import Store
 from arena.store.models import CopyRefusal, Miner, Nonce, Submission, SubmissionStatus
 from arena.wallets import ensure_hotkeys, hotkey_address
-from tests.test_store import migrated_store
+from tests.arena.store.test_store import migrated_store
 
 BACKENDS = ["sqlite", "postgresql"]
 NETUID = 15
@@ -53,7 +53,7 @@ NETUID = 15
 # --- shared helpers (test_api.py imports these) ---------------------------------------------------
 
 
-# One temporary database helper for every test module (tests/test_store.py).
+# One temporary database helper for every test module (tests/arena/store/test_store.py).
 migrated = migrated_store
 
 

@@ -207,7 +207,7 @@ def test_invalid_python_names_the_line():
 
 
 def test_missing_or_unusable_agent_main_is_422():
-    no_entry = Path(__file__).parent / "agents" / "no_entry.py"
+    no_entry = Path(__file__).parents[2] / "support" / "agents" / "no_entry.py"
     verdict = check_submission(no_entry.read_bytes(), earlier=[])
     assert (verdict.check, verdict.status_code) == ("entrypoint", 422)
     assert "agent_main" in verdict.reason

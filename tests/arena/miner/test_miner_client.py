@@ -49,7 +49,7 @@ from arena.store.db import open_store
 from arena.store.migrate import upgrade_database
 from arena.wallets import ensure_wallet, hotkey_address
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 NETUID = 15
 
 

@@ -1,7 +1,7 @@
 """The leak-cluster guard on hard cases: deep variants merge, look-alikes stay apart.
 
-The labelled set (tests/data/cluster_pairs.jsonl) is written by
-tests/data/build_cluster_pairs.py from the official tasks with rewriting rules of its
+The labelled set (tests/support/data/cluster_pairs.jsonl) is written by
+tests/support/data/build_cluster_pairs.py from the official tasks with rewriting rules of its
 own; the builder imports nothing of the guard, so the labels come from how each pair
 was made. Every pair has both sides re-grounded on other products (new ids, other
 titles), and a third are query-only, so neither gold ids nor a reward signature can
@@ -22,7 +22,7 @@ from arena.problems.clusters import REASONS, ClusterConfig, cluster_problems
 from arena.problems.official import load_problems, parse_row
 from tests.conftest import official_dir
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "support" / "data"
 PAIRS = DATA / "cluster_pairs.jsonl"
 BUILDER = DATA / "build_cluster_pairs.py"
 MERGE_CATEGORIES = (

@@ -50,7 +50,7 @@ from arena.store.migrate import upgrade_database
 from arena.store.models import ProblemRow
 from arena.store.models_race import EpisodeStage, EpisodeStatus
 from arena.store.resilience import is_transient
-from tests.race_support import (
+from tests.support.race_support import (
     PATIENT_AGENTS,
     InBackground,
     ThrowawayCluster,

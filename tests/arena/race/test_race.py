@@ -4,7 +4,7 @@ Two validators with separate databases race the same three submissions with the 
 and must agree on the weights; the cycle's every stage, episode, judgment, standing, ledger event
 and weight is checked in the store; a second cycle without challengers keeps the champion and the
 last decided weights; a validator killed mid-cycle resumes without redoing or losing an episode.
-(A judge that cannot be reached halts the cycle: tests/test_race_faults.py.)
+(A judge that cannot be reached halts the cycle: tests/arena/race/test_race_faults.py.)
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from arena.store import suites as suite_rows
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage, Episode, EpisodeStage, EpisodeStatus, JudgmentStatus
 from judge.rubric import RUBRIC_VERSION
-from tests.race_support import (
+from tests.support.race_support import (
     agent_code,
     race_toml,
     race_world,  # noqa: F401  (fixture)

@@ -31,7 +31,7 @@ from arena.store import suites as suite_rows
 from arena.store.models import SubmissionStatus
 from arena.store.models_race import CycleStage, EpisodeStatus
 from judge.settings import JudgeSettings
-from tests.race_support import (
+from tests.support.race_support import (
     _free_port,
     agent_code,
     race_toml,
@@ -131,7 +131,7 @@ def assert_shown(store: Store, kind: str, episode_id: int) -> None:
     from fastapi.testclient import TestClient
 
     from arena.api.app import create_app
-    from tests.test_api_submissions import app_settings
+    from tests.arena.intake.test_api_submissions import app_settings
 
     with TestClient(create_app(app_settings(), store=store, chain=LocalChain(store.sessions))) as client:
         cycle = client.get("/cycles/2").text
@@ -211,7 +211,7 @@ def test_an_agent_that_breaks_its_runs_is_charged_and_an_all_zero_race_crowns_no
     from fastapi.testclient import TestClient
 
     from arena.api.app import create_app
-    from tests.test_api_submissions import app_settings
+    from tests.arena.intake.test_api_submissions import app_settings
 
     with TestClient(create_app(app_settings(), store=store, chain=validator.chain)) as client:
         page = client.get("/cycles/1").text

@@ -22,7 +22,8 @@ from arena.settings import ArenaSettings
 from arena.store import episodes as episode_rows
 from arena.store.episodes import EpisodeInfo
 from arena.store.models_race import EpisodeStatus
-from tests.race_support import (
+from tests.arena.store.test_store import temporary_database
+from tests.support.race_support import (
     PATIENT_AGENTS,
     InBackground,
     ThrowawayCluster,
@@ -35,7 +36,6 @@ from tests.race_support import (
     suite_copy,
     wait_until,
 )
-from tests.test_store import temporary_database
 
 EPISODES = 2 * 2 + 2 * 2  # 2 submissions x (2 qualifying problems + 2 race problems), one attempt each
 

@@ -42,10 +42,10 @@ from arena.shop.knowledge import knowledge_for_catalog
 from arena.store.models import CopyRefusal
 from arena.taskpack.build import build_catalog
 from arena.wallets import ensure_hotkeys, hotkey_address
+from tests.arena.intake.test_api_submissions import app_settings, live_server, make_agent, migrated, signed_headers
 from tests.conftest import official_dir
-from tests.test_api_submissions import app_settings, live_server, make_agent, migrated, signed_headers
 
-AGENTS = Path(__file__).parent / "hostile_agents"
+AGENTS = Path(__file__).parents[2] / "support" / "hostile_agents"
 MODEL = "heuristic-policy"
 LIMITS = EpisodeLimits(wall_s=60, cpu_s=30, memory_bytes=1024**3)
 

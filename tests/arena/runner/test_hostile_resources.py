@@ -31,11 +31,11 @@ from arena.runner.proxy import UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, FaultKind, Termination
 from arena.runner.sandbox import bubblewrap_path
 from arena.scoring import ScoreMode, score_problem
-from tests.process_memory import peak_since_reset, status_bytes
+from tests.support.process_memory import peak_since_reset, status_bytes
 
-HOSTILE = Path(__file__).parent / "hostile_sandbox_agents"
-HONEST = Path(__file__).parent / "race_agents" / "first_hit.py"
-REPO = Path(__file__).resolve().parents[1]
+HOSTILE = Path(__file__).parents[2] / "support" / "hostile_sandbox_agents"
+HONEST = Path(__file__).parents[2] / "support" / "race_agents" / "first_hit.py"
+REPO = Path(__file__).resolve().parents[3]
 # The validator's peak RSS during the attacks, over its RSS before them.
 VALIDATOR_GROWTH_BOUND = 96 * 1024**2
 

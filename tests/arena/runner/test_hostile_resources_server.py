@@ -29,9 +29,9 @@ from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
 from arena.scoring.outcome import ScoreMode, score_problem
-from tests.process_memory import reset_peak, status_bytes
+from tests.support.process_memory import reset_peak, status_bytes
 
-AGENTS = Path(__file__).parent / "hostile_server_agents"
+AGENTS = Path(__file__).parents[2] / "support" / "hostile_server_agents"
 MODEL = "heuristic-policy"
 MIB = 1024**2
 

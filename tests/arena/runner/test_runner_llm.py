@@ -16,7 +16,7 @@ from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.runner.record import EpisodeLimits, Termination
 from arena.runner.sandbox import bubblewrap_path
 
-AGENTS = Path(__file__).parent / "agents"
+AGENTS = Path(__file__).parents[2] / "support" / "agents"
 MODEL = "heuristic-policy"
 
 pytestmark = pytest.mark.skipif(bubblewrap_path() is None, reason="bubblewrap is not installed")

@@ -20,7 +20,7 @@ from arena.runner.proxy import UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
 
-AGENTS = Path(__file__).parent / "agents"
+AGENTS = Path(__file__).parents[2] / "support" / "agents"
 CANARY = f"CANARY-{uuid.uuid4().hex}"
 
 if bubblewrap_path() is None:

@@ -25,7 +25,7 @@ from arena.scoring import (
 from arena.shop.catalog import InMemoryCatalog
 from arena.shop.product import Product
 
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared/data/shoppingbench"
+DATA_DIR = Path(__file__).resolve().parents[3].parent / "shared/data/shoppingbench"
 MODES = list(ScoreMode)
 
 GOLD_TITLE = "Wireless Bluetooth Earbuds with Charging Case"

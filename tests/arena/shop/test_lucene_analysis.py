@@ -14,7 +14,7 @@ from arena.shop import lucene_bm25
 from arena.shop.lucene_analysis import analyze, words
 from tests.conftest import REPO
 
-FIXTURE = REPO / "tests" / "fixtures" / "lucene_english_tokens.json"
+FIXTURE = REPO / "tests" / "support" / "fixtures" / "lucene_english_tokens.json"
 
 
 def lucene_cases() -> list[dict]:

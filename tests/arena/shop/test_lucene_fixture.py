@@ -8,7 +8,7 @@ from pathlib import Path
 
 from benchmarks.lucene_texts import TRICKY_TEXTS, fixture_texts
 
-FIXTURE = Path(__file__).parent / "fixtures" / "lucene_english_tokens.json"
+FIXTURE = Path(__file__).parents[2] / "support" / "fixtures" / "lucene_english_tokens.json"
 
 
 def test_fixture_rows_are_the_shipped_texts_with_token_lists() -> None:

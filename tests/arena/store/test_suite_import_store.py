@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_store import BACKENDS, make_suite, migrated_store
+from tests.arena.store.test_store import BACKENDS, make_suite, migrated_store
 
 ARENA = str(Path(sys.executable).parent / "arena")
 

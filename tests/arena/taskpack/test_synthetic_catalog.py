@@ -25,7 +25,7 @@ from arena.shop.product import SERVICES, Product
 from arena.shop.vocabulary import LEAVES, check_vocabulary
 from arena.taskpack.synthetic import document, generate_products, write_documents
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _sha256(path: Path) -> str:

@@ -18,7 +18,7 @@ from arena.scoring.paired import bootstrap_interval, paired_bootstrap_gain
 from distill.experiment.leak import leak_check
 from distill.experiment.steps import Steps, step_key
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 CI_CONFIG = REPO / "experiments" / "gemma-270m-ci.yaml"
 ROW_FIELDS = {
     "stage", "train_examples", "train_tokens", "train_seconds", "asr", "asr_ci", "asr_gain_ci",
@@ -161,7 +161,7 @@ def test_the_arena_step_stores_its_episodes_as_the_race_does_and_exports_from_th
     from arena.store import open_store
     from arena.store import submissions as submission_rows
     from distill.experiment.config import load_config
-    from tests.test_store import temporary_database
+    from tests.arena.store.test_store import temporary_database
 
     if bubblewrap_path() is None:
         pytest.skip("bubblewrap is not installed")

@@ -16,7 +16,7 @@ from arena.commands.distill import app  # noqa: E402
 from arena.config_file import ConfigError  # noqa: E402
 from distill.train.config import load_stage_config  # noqa: E402
 from distill.train.data import CorpusError, dialogue_rows  # noqa: E402
-from tests.test_train_support import kto_rows, tiny_checkpoint, train_rows, write_jsonl  # noqa: E402
+from tests.support.train_support import kto_rows, tiny_checkpoint, train_rows, write_jsonl  # noqa: E402
 
 # Few, short steps: a tiny model on 2 cores. Sequences are ~1.3k tokens (the real tool schemas).
 FAST = {
@@ -219,7 +219,7 @@ def test_recipe_resume_skips_finished_stages_and_trains_from_the_first_unfinishe
     finished("teacher-sft", "some-other-model")  # finished from another input: no longer this recipe's stage
     trained: list[tuple[str, str, bool]] = []
 
-    def train(stage_config):  # stands in for the trainers (covered in tests/test_train_pipeline.py)
+    def train(stage_config):  # stands in for the trainers (covered in tests/distill/test_train_pipeline.py)
         trained.append((stage_config.stage, stage_config.model, stage_config.resume))
         final = stage_config.output / "final"
         final.mkdir(parents=True, exist_ok=True)

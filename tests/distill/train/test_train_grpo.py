@@ -24,7 +24,7 @@ from distill.train.checkpoints import load_model, load_tokenizer  # noqa: E402
 from distill.train.config import load_stage_config  # noqa: E402
 from distill.train.grpo import build_grpo_trainer, grpo_rows  # noqa: E402
 from distill.train.grpo_env import step_match, trajectory_match  # noqa: E402
-from tests.test_train_support import tiny_checkpoint, train_rows, write_jsonl  # noqa: E402
+from tests.support.train_support import tiny_checkpoint, train_rows, write_jsonl  # noqa: E402
 
 
 @pytest.fixture(scope="module")

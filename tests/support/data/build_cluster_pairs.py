@@ -1,4 +1,4 @@
-"""Build tests/data/cluster_pairs.jsonl: labelled problem pairs for the leak-cluster guard.
+"""Build tests/support/data/cluster_pairs.jsonl: labelled problem pairs for the leak-cluster guard.
 
 Every pair starts from one official ShoppingBench task and is written with rewriting
 rules of this file's own (templates, synonym swaps, number and currency forms). Nothing
@@ -22,7 +22,7 @@ title under the same constraints), and so is every ``a`` side, so that no pair c
 matched by gold ids. A third of the pairs are query-only on both sides (no reward:
 the constraints can only be read from the text) and a sixth on the ``b`` side.
 
-Run: ``python tests/data/build_cluster_pairs.py [--data DIR] [--out FILE]``
+Run: ``python tests/support/data/build_cluster_pairs.py [--data DIR] [--out FILE]``
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = HERE.parents[1].parent / "shared/data/shoppingbench"
+DEFAULT_DATA = HERE.parents[2].parent / "shared/data/shoppingbench"
 DEFAULT_OUT = HERE / "cluster_pairs.jsonl"
 PAIRS_PER_DIRECTION = 60
 SEED = 16

@@ -1,7 +1,7 @@
 """Hostile: looks at everything the sandbox shows it and reports where hidden problem content turns up.
 
 ``NEEDLES`` (the problem's content id, gold ids, gold titles, hidden reward values) is filled
-in by tests/test_hostile_integrity.py; a real agent does not have them, which is the point:
+in by tests/arena/runner/test_hostile_integrity.py; a real agent does not have them, which is the point:
 this probe checks that none of them is anywhere it could look. It reports through tool calls
 the validator records (the ``exfiltrate`` tool does not exist; the call is recorded anyway).
 """
