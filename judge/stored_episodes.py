@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from arena.runner.record import EpisodeRecord, LLMCallRecord, ToolCallRecord
-from arena.store import Store, episodes, judgments
+from arena.store import Store
+from arena.store import episodes as episode_rows
+from arena.store import judgments as judgment_rows
 from arena.store.models_race import EpisodeStatus, JudgmentStatus
 from arena.store.resilience import in_thread
 from judge.batch import Judge, judge_guarded
@@ -24,7 +26,7 @@ from judge.verdict import JUDGE_OUTAGE, JudgmentOutcome, JudgmentPending, Reason
 class JudgmentTarget:
     """A done episode and the pending judgment version to fill."""
 
-    episode: episodes.EpisodeInfo
+    episode: episode_rows.EpisodeInfo
     judgment_id: int
 
     @property
@@ -35,19 +37,19 @@ class JudgmentTarget:
 def judgment_target(store: Store, episode_id: int, judge: str) -> JudgmentTarget | None:
     """The done episode and the pending judgment version to fill (created if none); None: nothing to judge."""
     with store.transaction() as session:
-        info = episodes.get_episode(session, episode_id, with_record=True)
+        info = episode_rows.get_episode(session, episode_id, with_record=True)
         if info is None or info.status is not EpisodeStatus.done:
             return None
-        if judgments.latest(session, episode_id) is not None:
+        if judgment_rows.latest(session, episode_id) is not None:
             return None  # judged: a re-judgment is a new version made on purpose, not by the race
-        history = judgments.versions(session, episode_id)
+        history = judgment_rows.versions(session, episode_id)
         if history and history[-1].status is JudgmentStatus.pending:
             return JudgmentTarget(info, history[-1].id)
-        return JudgmentTarget(info, judgments.add_version(session, episode_id, judge, RUBRIC_VERSION).id)
+        return JudgmentTarget(info, judgment_rows.add_version(session, episode_id, judge, RUBRIC_VERSION).id)
 
 
-def judgment_result(outcome: ReasoningJudgment) -> judgments.JudgmentResult:
-    return judgments.JudgmentResult(
+def judgment_result(outcome: ReasoningJudgment) -> judgment_rows.JudgmentResult:
+    return judgment_rows.JudgmentResult(
         level=outcome.level,
         coefficient=outcome.coefficient,
         explanation=outcome.explanation,
@@ -59,17 +61,17 @@ def record_judgment(store: Store, judgment_id: int, outcome: JudgmentOutcome) ->
     """Fill the pending version: the judgment, or the reason it is still pending."""
     with store.transaction() as session:
         if isinstance(outcome, ReasoningJudgment):
-            judgments.record_result(session, judgment_id, judgment_result(outcome))
+            judgment_rows.record_result(session, judgment_id, judgment_result(outcome))
         else:
-            judgments.record_failure(session, judgment_id, outcome.reason)
+            judgment_rows.record_failure(session, judgment_id, outcome.reason)
 
 
 def add_judgment(session: Session, episode_id: int, outcome: JudgmentOutcome) -> None:
     """A new judgment version for an episode judged before it was stored (a pending one stays pending)."""
     if isinstance(outcome, ReasoningJudgment):
-        judgments.add_version(session, episode_id, outcome.judge, outcome.rubric_version, judgment_result(outcome))
+        judgment_rows.add_version(session, episode_id, outcome.judge, outcome.rubric_version, judgment_result(outcome))
     else:
-        judgments.add_version(session, episode_id, outcome.judge, outcome.rubric_version)
+        judgment_rows.add_version(session, episode_id, outcome.judge, outcome.rubric_version)
 
 
 async def judge_stored_episode(

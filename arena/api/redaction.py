@@ -24,7 +24,8 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from arena.problems.partitions import PartitionName
-from arena.store import cycles, suites
+from arena.store import cycles as cycle_rows
+from arena.store import suites as suite_rows
 from arena.store.models_race import CycleStage
 from arena.store.suites import ProblemRecord
 
@@ -66,17 +67,17 @@ class Redactor:
 
     def retired(self, suite_id: str) -> set[str]:
         if suite_id not in self._retired:
-            self._retired[suite_id] = set(suites.ledger_state(self.session, suite_id).retired)
+            self._retired[suite_id] = set(suite_rows.ledger_state(self.session, suite_id).retired)
         return self._retired[suite_id]
 
     def cycle_done(self, cycle: int) -> bool:
         if cycle not in self._cycle_done:
-            info = cycles.get_cycle(self.session, cycle)
+            info = cycle_rows.get_cycle(self.session, cycle)
             self._cycle_done[cycle] = info is not None and info.stage is CycleStage.done
         return self._cycle_done[cycle]
 
     def problem_row(self, suite_id: str, problem_id: str) -> ProblemRecord | None:
-        return suites.problem_record(self.session, suite_id, problem_id)
+        return suite_rows.problem_record(self.session, suite_id, problem_id)
 
     def episode(self, cycle: int, suite_id: str, problem_id: str) -> Visibility:
         row = self.problem_row(suite_id, problem_id)

@@ -23,8 +23,9 @@ from arena.race import stage_scores
 from arena.race.dead_workers import recover_dead_workers
 from arena.race.queues import defer_episode, defer_judgment
 from arena.race.settings import RaceSettings
-from arena.store import Store, judgments
+from arena.store import Store
 from arena.store import episodes as episode_rows
+from arena.store import judgments as judgment_rows
 from arena.store.episodes import EpisodeKey
 from arena.store.models_race import EpisodeStage, EpisodeStatus
 from arena.store.resilience import in_thread, retry_async
@@ -141,11 +142,11 @@ def _pending(store: Store, cycle: int, stage: EpisodeStage) -> list[int]:
         ]
 
 
-def _outcomes(store: Store, cycle: int, stage: EpisodeStage) -> list[judgments.EpisodeOutcome]:
+def _outcomes(store: Store, cycle: int, stage: EpisodeStage) -> list[judgment_rows.EpisodeOutcome]:
     with store.transaction() as session:
-        return judgments.stage_outcomes(session, cycle, stage)
+        return judgment_rows.stage_outcomes(session, cycle, stage)
 
 
 def _unjudged_before(store: Store, cycle: int, limit: int = 10_000) -> list[int]:
     with store.transaction() as session:
-        return judgments.unjudged_before(session, cycle, limit=limit)
+        return judgment_rows.unjudged_before(session, cycle, limit=limit)

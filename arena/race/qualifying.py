@@ -25,7 +25,7 @@ from arena.race import stage_scores
 from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.scoring.paired import compare, confidently_worse, paired_values
-from arena.store import judgments, standings
+from arena.store import judgments as judgment_rows
 from arena.store import standings as standing_rows
 from arena.store import submissions as submission_rows
 from arena.store import suites as suite_rows
@@ -46,16 +46,16 @@ def _champion_qualifying(ctx: CycleContext, champion: int | None) -> tuple[float
     if champion is None:
         return None, {}
     with ctx.store.transaction() as session:
-        last = standings.last_qualifying_score(session, champion, before_cycle=ctx.number)
+        last = standing_rows.last_qualifying_score(session, champion, before_cycle=ctx.number)
         if last is None:
             return None, {}
-        outcomes = judgments.stage_outcomes(session, last.cycle, EpisodeStage.qualifying)
+        outcomes = judgment_rows.stage_outcomes(session, last.cycle, EpisodeStage.qualifying)
     return last.score, stage_scores.problem_values(outcomes, champion)
 
 
-def _outcomes(ctx: CycleContext) -> list[judgments.EpisodeOutcome]:
+def _outcomes(ctx: CycleContext) -> list[judgment_rows.EpisodeOutcome]:
     with ctx.store.transaction() as session:
-        return judgments.stage_outcomes(session, ctx.number, EpisodeStage.qualifying)
+        return judgment_rows.stage_outcomes(session, ctx.number, EpisodeStage.qualifying)
 
 
 def _record(ctx: CycleContext, scores: dict[int, stage_scores.SubmissionScore], qualified: list[int],

@@ -21,8 +21,9 @@ from arena.race.context import CycleContext
 from arena.race.embargo import EmbargoRule, day_rule_end
 from arena.race.promotion import Contender, decide_promotion, rank_contenders
 from arena.race.weights import Finisher, compute_weights
-from arena.store import Store, cycles, judgments, standings
+from arena.store import Store
 from arena.store import cycles as cycle_rows
+from arena.store import judgments as judgment_rows
 from arena.store import standings as standing_rows
 from arena.store import submissions as submission_rows
 from arena.store.models import SubmissionStatus
@@ -31,13 +32,13 @@ from arena.store.resilience import in_thread
 from arena.store.standings import StandingIn, WeightsInfo
 
 
-def _race_outcomes(ctx: CycleContext) -> list[judgments.EpisodeOutcome]:
+def _race_outcomes(ctx: CycleContext) -> list[judgment_rows.EpisodeOutcome]:
     with ctx.store.transaction() as session:
-        return judgments.stage_outcomes(session, ctx.number, EpisodeStage.race)
+        return judgment_rows.stage_outcomes(session, ctx.number, EpisodeStage.race)
 
 
 def _contenders(
-    ctx: CycleContext, scores: dict[int, stage_scores.SubmissionScore], outcomes: list[judgments.EpisodeOutcome]
+    ctx: CycleContext, scores: dict[int, stage_scores.SubmissionScore], outcomes: list[judgment_rows.EpisodeOutcome]
 ) -> list[Contender]:
     with ctx.store.transaction() as session:
         found = []
@@ -92,10 +93,10 @@ async def run_scoring(ctx: CycleContext) -> dict:
 def _reign_days(ctx: CycleContext, champion: int) -> int:
     """Whole days from the intake close of the cycle that crowned ``champion`` to this cycle's."""
     with ctx.store.transaction() as session:
-        crowned = standings.first_crowned(session, champion)
+        crowned = standing_rows.first_crowned(session, champion)
         if crowned is None:
             return 0
-        closes = cycles.intake_closes(session, [crowned, ctx.number])
+        closes = cycle_rows.intake_closes(session, [crowned, ctx.number])
     start, now = closes.get(crowned), closes.get(ctx.number)
     if start is None or now is None:
         return 0
