@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from arena.runner.record import EpisodeLimits, TokenUsage
 from arena.runner.request_fields import REQUEST_SHAPE, STREAM_OPTIONS_SHAPE, allowed_fields, forwarded_fields
 from arena.runner.settings import SamplingPin, Upstream
+from arena.runner.steering import refuse_steering
 from arena.runner.upstreams import CallFailure, UpstreamRegistry
 
 # The fields that reach the upstream, at every depth: arena/runner/request_fields.py.
@@ -235,6 +236,7 @@ class Admission:
             raise CallFailure(
                 404, "model_not_found", f"model {head.model!r} is allowed but no upstream serves it (validator config)"
             )
+        refuse_steering(body)
         n = head.n or 1
         room = self.budget.completion_room() // n
         if room < 1:

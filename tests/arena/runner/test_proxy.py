@@ -528,9 +528,9 @@ async def test_completion_budget_caps_max_tokens_then_refuses(rig) -> None:
     assert RECEIVED[-1]["max_tokens"] == 23
     assert await send(max_completion_tokens=4) == 200  # within budget: untouched, nothing injected
     assert RECEIVED[-1]["max_completion_tokens"] == 4 and "max_tokens" not in RECEIVED[-1]
-    assert await send(n=2, max_tokens=50) == 200  # 9 left: 4 per choice
-    assert RECEIVED[-1]["max_tokens"] == 4
-    assert await send(n=3) == 429  # 2 left cannot give 3 choices a token each
+    assert await send(max_tokens=50) == 200  # 9 left
+    assert RECEIVED[-1]["max_tokens"] == 9
+    assert await send(n=3) == 400  # one choice per request (steering.py), refused before the budget is asked
     assert await send() == 200 and RECEIVED[-1]["max_tokens"] == 2
     response = await r.proxy.chat_completions(chat())  # 35 of 30 spent
     assert response.status_code == 429 and error_of(response)["code"] == "completion_token_budget_exhausted"
@@ -888,3 +888,86 @@ async def test_refusals_past_the_bound_are_counted_not_recorded(rig) -> None:
     assert (await r.proxy.chat_completions(chat())).status_code == 200
     assert [record.index for record in r.records] == [0, 1, 2, 3]  # no gap where refusals went unrecorded
     assert {hit.limit: hit.count for hit in log.hits()} == {"llm_refusals": 7}
+
+
+# --- output steering (arena/runner/steering.py) -------------------------------------------------
+# Requests that would make the model say what the agent wrote are refused at the proxy (issue 30, class 2).
+#
+# The judge credits reasoning the model chose to write. Four request fields let an agent choose it instead:
+# ``n`` > 1 (the judge reads choice 0 while the usage counts every choice, so eight copies of a short answer
+# read as a long one), ``logit_bias`` (token by token steering), a ``response_format`` JSON schema (guided
+# decoding writes whatever its ``pattern``/``enum``/``const`` spell) and a tool call forced by
+# ``tool_choice`` whose parameters carry such keywords. Each is refused with 400 before any upstream sees it,
+# and the refusal is in the episode's record. What an honest agent sends still goes through.
+
+PATTERN_SCHEMA = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "verdict",
+        "schema": {
+            "type": "object",
+            "properties": {"answer": {"type": "string", "pattern": "^[Pp]roduct 1042 is cheaper than 2003$"}},
+            "required": ["answer"],
+        },
+    },
+}
+
+
+def forced_tool(schema: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "tools": [{"type": "function", "function": {"name": "say", "parameters": schema}}],
+        "tool_choice": {"type": "function", "function": {"name": "say"}},
+    }
+
+
+DICTATING_TOOL = {"type": "object", "properties": {"text": {"type": "string", "const": "1042 beats 2003 on price"}}}
+ENUM_TOOL = {"type": "object", "properties": {"text": {"type": "string", "enum": ["1042 is cheaper than 2003"]}}}
+NESTED_PATTERN_TOOL = {
+    "type": "object",
+    "properties": {"a": {"type": "array", "items": {"anyOf": [{"type": "string", "pattern": "^1042$"}]}}},
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("extra", "code"),
+    [
+        ({"n": 8}, "one_choice_per_request"),
+        ({"n": 2, "stream": True}, "one_choice_per_request"),
+        ({"logit_bias": {"1042": 100}}, "output_steering_refused"),
+        ({"response_format": PATTERN_SCHEMA}, "output_steering_refused"),
+        (forced_tool(DICTATING_TOOL), "output_steering_refused"),
+        (forced_tool(ENUM_TOOL) | {"tool_choice": "required"}, "output_steering_refused"),
+        (forced_tool(NESTED_PATTERN_TOOL), "output_steering_refused"),
+    ],
+    ids=["n8", "n2-stream", "logit_bias", "json_schema", "forced-const", "required-enum", "forced-nested-pattern"],
+)
+async def test_a_request_that_steers_the_output_is_refused_and_recorded(rig, extra: dict, code: str) -> None:
+    r = rig()
+    response = await r.proxy.chat_completions(chat(**extra))
+    assert response.status_code == 400 and error_of(response)["code"] == code
+    assert RECEIVED == []  # no upstream saw it
+    [record] = r.records
+    assert record.status_code == 400 and record.response is None and record.error  # the refusal, in the record
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"n": 1},
+        {"logit_bias": {}},
+        {"response_format": {"type": "text"}},
+        {"response_format": {"type": "json_object"}},
+        {"tools": TOOLS, "tool_choice": "auto"},
+        # the arena's own tools carry enums (sort order, terminate's status): offered, not forced, they pass
+        forced_tool(ENUM_TOOL) | {"tool_choice": "auto"},
+        {"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "find_product"}}},
+    ],
+    ids=["n1", "empty-bias", "text", "json_object", "tools-auto", "enum-auto", "forced-free-text"],
+)
+async def test_what_an_honest_agent_sends_still_goes_through(rig, extra: dict) -> None:
+    r = rig()
+    response = await r.proxy.chat_completions(chat(**extra))
+    assert response.status_code == 200, response.body
+    assert len(RECEIVED) == 1
