@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
 import httpx
@@ -21,8 +22,10 @@ import pytest
 from arena.policy.server import create_policy_app
 from arena.problems.model import Problem
 from arena.problems.official import parse_row
+from arena.runner.accounting import TreeSample
 from arena.runner.batch import run_batch
-from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig, classify
+from arena.runner.process import ProcessResult, StopSwitch, run_process
 from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
@@ -146,3 +149,41 @@ def test_the_race_scores_through_the_same_rule(world, ending: Termination) -> No
     record = world["records"]["calls"].model_copy(update={"termination": ending})
     outcome = score_episode(problem, record, world["catalog"], ScoreMode.strict)
     assert outcome.answered and not outcome.success and outcome.failed_by == ending.value
+
+
+# --- the parts, without the sandbox: the label and the switch ------------------------------------------
+
+
+def _result(**kw) -> ProcessResult:
+    base = dict(exit_code=None, signal=9, timed_out=False, output_exceeded=False, stdout_tail="", stderr_tail="",
+                wall_s=1.0, agent_started=True)  # fmt: skip
+    return ProcessResult(**(base | kw))
+
+
+@pytest.mark.parametrize(
+    ("result", "terminated", "expected"),
+    [
+        (_result(stopped=True), True, (Termination.terminated, None)),
+        # many processes left behind at the stop: still the agent that outlived its terminate, not a limit
+        (_result(stopped=True, peak=TreeSample(tasks=LIMITS.processes)), True, (Termination.terminated, None)),
+        (_result(timed_out=True), True, (Termination.terminated, None)),  # the wall clock came before the grace
+        (_result(timed_out=True), False, (Termination.timeout, "wall_clock")),
+        (_result(stopped=True, output_exceeded=True), True, (Termination.limit, "output")),  # a bound it broke first
+    ],
+)  # fmt: skip
+def test_an_agent_that_outlived_its_terminate_is_labelled_so(result, terminated, expected) -> None:
+    termination, limit, error, fault = classify(result, terminated, LIMITS)
+    assert (termination, limit) == expected and fault is None
+    if expected[0] is Termination.terminated:
+        assert error is not None and "after its terminate call" in error
+
+
+def test_the_switch_stops_only_a_running_process() -> None:
+    switch = StopSwitch()
+    assert switch.stop() is False  # nothing started: nothing to stop
+    stopper = threading.Timer(0.2, switch.stop)
+    stopper.start()
+    result = run_process(["sleep", "60"], wall_s=60, output_bytes=1024, switch=switch)
+    stopper.join()
+    assert result.stopped and not result.timed_out and result.signal == 9
+    assert switch.stop() is False  # reaped: its pid may be another process's by now
