@@ -39,7 +39,8 @@ from arena.runner.faults import (
 )
 from arena.runner.proxy import SamplingPin
 from arena.runner.record import EpisodeRecord, FaultKind, ValidatorFault
-from arena.scoring.outcome import ScoreMode, score_problem
+from arena.runner.verdict import score_episode
+from arena.scoring.outcome import ScoreMode
 from arena.store import Store, StoreError
 from arena.store import cycles as cycle_rows
 from arena.store import episodes as episode_rows
@@ -206,7 +207,7 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int, job_id:
                 beat.cancel()
                 return await _fault(ctx, claimed, fault, canary)
         assert job is not None and record is not None
-        outcome = score_problem(job.problem, record.final_recommendation, ctx.catalog, mode=ScoreMode.strict)
+        outcome = score_episode(job.problem, record, ctx.catalog, mode=ScoreMode.strict)
         kind = None if standing_fault is None else standing_fault.kind.value
         result = held(episode_id, claimed.key, record, outcome, kind)
         ctx.held.keep(result)  # before the first try: a store outage or a worker restart cannot lose it now

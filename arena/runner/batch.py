@@ -13,8 +13,9 @@ from pydantic import BaseModel, Field
 from arena.problems.model import Problem
 from arena.runner.episode import AgentSource, EpisodeRunner
 from arena.runner.record import EpisodeRecord
+from arena.runner.verdict import score_episode
 from arena.scoring.metrics import AsrSummary, asr, group_attempts, mean_pass_at_k, mean_pass_hat_k
-from arena.scoring.outcome import OutcomeScore, ScoreMode, score_problem
+from arena.scoring.outcome import OutcomeScore, ScoreMode
 
 
 class BatchSummary(BaseModel):
@@ -55,8 +56,8 @@ async def run_batch(
     async def one(problem: Problem, attempt: int) -> None:
         async with gate:
             record = await runner.run(agent, problem, model, attempt=attempt)
-        # A crashed or timed-out episode is a result: unanswered, so a failure.
-        score = score_problem(problem, record.final_recommendation, runner.catalog, mode=mode)
+        # A crashed, timed-out or stopped episode is a result too: scored under the race's rule.
+        score = score_episode(problem, record, runner.catalog, mode=mode)
         record.outcome = score.model_dump(mode="json")
         records.append(record)
         scores.append(score)

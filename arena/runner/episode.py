@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from arena.problems.model import Intent, Problem
 from arena.runner.boot import EXIT_CRASH, EXIT_NO_ENTRY
 from arena.runner.faults import boot_fault
+from arena.runner.grace import TerminateGrace
 from arena.runner.launch import SandboxLaunch
 from arena.runner.limits import LimitLog
 from arena.runner.process import ProcessResult
@@ -120,7 +121,8 @@ class EpisodeRunner:
         # an agent that saw it could test guessed rewards against it (see docs/security.md).
         episode_id = f"e-{uuid.uuid4().hex[:16]}"
         public = {"id": episode_id, "intent": problem.intent.value, "query": problem.query}
-        session = EpisodeSession(env, public, model, proxy, clock, limits, limit_log)
+        grace = TerminateGrace(limits.terminate_grace_s, clock)
+        session = EpisodeSession(env, public, model, proxy, clock, limits, limit_log, on_terminate=grace.start)
 
         workdir = new_episode_folder(self.config.work_dir)  # swept if this process dies mid-episode
         launch: SandboxLaunch | None = None
@@ -150,16 +152,20 @@ class EpisodeRunner:
                 sandbox=self.config.sandbox,
                 defences=self.config.defences,
                 syscall_filter=self.syscall_filter,
+                switch=grace.switch,
             )
             result = await asyncio.to_thread(launch.run)
+            grace.cancel()
             # The agent has exited: calls still in flight are cancelled and recorded as hung up.
             await server.close()
             listener.close()
         finally:
+            grace.cancel()
             if launch is not None:
                 await asyncio.to_thread(launch.close)  # the uid, the cgroup, the descriptors
             shutil.rmtree(workdir, ignore_errors=True)
 
+        grace.report(result, env.state.terminated, limit_log)
         termination, limit_hit, error, fault = classify(result, env.state.terminated, limits)
         record = EpisodeRecord(
             episode_id=episode_id,
@@ -239,12 +245,23 @@ def classify(
     if result.signal is None and result.exit_code is not None and 128 < result.exit_code <= 128 + 64:
         # bubblewrap reports its child's death by signal N as exit status 128 + N.
         result.signal, result.exit_code = result.exit_code - 128, None
-    if result.timed_out:
+    # Still running after its own terminate (stopped at the grace, or the wall clock came first): the episode
+    # had ended at terminate, so it is labelled so, and limits_hit names terminate_grace_s (arena.runner.grace).
+    lingered = result.stopped or (result.timed_out and terminated)
+    if result.timed_out and not lingered:
         return Termination.timeout, "wall_clock", "killed at the wall-clock limit", None
     if result.output_exceeded:
         return Termination.limit, "output", "killed for flooding stdout/stderr", None
     if result.cpu_limit_hit:
         return Termination.limit, "cpu", f"killed at the episode's CPU bound ({limits.cpu_s} s)", None
+    if lingered:
+        detail = f"stopped: still running {limits.terminate_grace_s:g} s after its terminate call"
+        return (
+            Termination.terminated,
+            None,
+            detail if result.stopped else "stopped at the wall clock after its terminate call",
+            None,
+        )
     reported = result.reported_exit is not None
     exit_code = result.reported_exit if reported else result.exit_code
     death = None if reported else result.signal  # after its report, the runner's kill ended it

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from arena.runner.accounting import EpisodeCgroup, TreeMonitor
-from arena.runner.process import ProcessResult, run_process
+from arena.runner.process import ProcessResult, StopSwitch, run_process
 from arena.runner.record import EpisodeLimits
 from arena.runner.sandbox import (
     arguments_by_descriptor,
@@ -42,8 +42,10 @@ class SandboxLaunch:
         sandbox: bool,
         defences: bool,
         syscall_filter: bytes | None,
+        switch: StopSwitch | None = None,
     ) -> None:
         self.limits = limits
+        self.switch = switch  # the episode's early stop (after the agent's terminate grace)
         self._fds: list[int] = []
         self.uid_lease: UidLease | None = None
         self.cgroup: EpisodeCgroup | None = None
@@ -114,6 +116,7 @@ class SandboxLaunch:
             monitor=self.monitor,
             status_fd=status_fd,
             pass_fds=self.pass_fds,
+            switch=self.switch,
         )
 
     def close(self) -> None:

@@ -18,10 +18,12 @@ class LimitLog:
         self._clock = clock
         self._hits: dict[str, LimitHit] = {}
 
-    def hit(self, limit: str, detail: str) -> None:
+    def hit(self, limit: str, detail: str, at_s: float | None = None) -> None:
+        """``at_s``: when it happened, if not now (seconds since the episode started)."""
         held = self._hits.get(limit)
         if held is None:
-            self._hits[limit] = LimitHit(limit=limit, first_at_s=round(self._clock(), 6), detail=detail[:500])
+            at = self._clock() if at_s is None else at_s
+            self._hits[limit] = LimitHit(limit=limit, first_at_s=round(at, 6), detail=detail[:500])
         else:
             held.count += 1
 

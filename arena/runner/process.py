@@ -41,6 +41,27 @@ class ProcessResult:
     reported_exit: int | None = None  # boot's exit code, reported before the runner's last look
     peak: TreeSample = field(default_factory=TreeSample)
     final: TreeSample | None = None  # the last full look, taken when boot reported its end
+    stopped: bool = False  # the episode stopped it early (StopSwitch: the agent's terminate grace ran out)
+
+
+class StopSwitch:
+    """Lets the episode stop the process early, from its event loop, while the process runs:
+    after the agent's ``terminate`` its grace is the episode's, not the wall clock's. A stop
+    asked for before the process started, or after it ended, does nothing (a pid reaped by
+    then may already be another process's)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kill: Callable[[], bool] | None = None
+
+    def stop(self) -> bool:
+        """Kills the process tree now; True when it was still running (and had not reported its end)."""
+        with self._lock:
+            return self._kill() if self._kill is not None else False
+
+    def _arm(self, kill: Callable[[], bool] | None) -> None:
+        with self._lock:
+            self._kill = kill
 
 
 class _CappedReader(threading.Thread):
@@ -84,6 +105,7 @@ def run_process(
     monitor: TreeMonitor | None = None,
     status_fd: tuple[int, int] | None = None,
     pass_fds: tuple[int, ...] = (),
+    switch: StopSwitch | None = None,
 ) -> ProcessResult:
     """``status_fd`` is the (read, write) pipe of boot's status channel; the write
     end goes to the sandbox (in ``pass_fds`` too). Both ends are closed here."""
@@ -107,7 +129,7 @@ def run_process(
         raise
     if status_fd is not None:
         os.close(status_fd[1])  # only the sandbox may hold the write end: EOF when it is gone
-    flags = {"timed_out": False, "flooded": False, "cpu": False, "reported": False}
+    flags = {"timed_out": False, "flooded": False, "cpu": False, "reported": False, "stopped": False}
 
     def kill(reason: str) -> None:
         flags[reason] = True
@@ -117,6 +139,12 @@ def run_process(
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+    def stop_early() -> bool:
+        if flags["reported"]:
+            return False  # boot reported the agent's end: the runner's own kill is on its way
+        kill("stopped")
+        return True
 
     status_reader = _StatusReader(status_fd[0], monitor, lambda: kill("reported")) if status_fd else None
     if monitor is not None:
@@ -133,10 +161,14 @@ def run_process(
         for stream in (proc.stdout, proc.stderr)
     ]
     timer.start()
+    if switch is not None:
+        switch._arm(stop_early)
     for reader in readers:
         reader.start()
     _, status, usage = os.wait4(proc.pid, 0)
     timer.cancel()
+    if switch is not None:
+        switch._arm(None)  # reaped: its pid is free for another process
     # Whatever the agent left behind in the session dies with it.
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -173,6 +205,7 @@ def run_process(
         reported_exit=status_reader.exit_code if status_reader is not None and flags["reported"] else None,
         peak=peak,
         final=final,
+        stopped=flags["stopped"] and not flags["reported"],
     )
 
 

@@ -44,7 +44,27 @@ T = TypeVar("T")
 
 DROPPED_HEADER = "x-arena-dropped-keys"
 # The agent's own fault or budget: a retry (the openai client retries by default) cannot succeed.
-_NO_RETRY = frozenset({400, 403, 404, 413, 422, 429})
+_NO_RETRY = frozenset({400, 403, 404, 409, 413, 422, 429})
+
+
+def _outline(call: Call, body: Any) -> None:
+    """What a refused request asked for, without its text (``body`` None: over the body limit, never read)."""
+    if body is None:
+        call.request = {"body_bytes_over": True}
+        return
+    if isinstance(body, bytes | bytearray | str):
+        try:
+            body = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            call.request = {"body_chars": len(body)}
+            return
+    if not isinstance(body, dict):
+        call.request = {"body_type": type(body).__name__}
+        return
+    call.model = body["model"][:200] if isinstance(body.get("model"), str) else ""
+    call.stream = body.get("stream") is True
+    messages = body.get("messages")
+    call.request = {"keys": sorted(body), "message_count": len(messages) if isinstance(messages, list) else None}
 
 
 class InferenceProxy:
@@ -114,6 +134,14 @@ class InferenceProxy:
         call.request = {"body_bytes_over": limit_bytes}
         message = f"request body over {limit_bytes} bytes"
         return self._refuse(call, CallFailure(413, "request_too_large", message, limit="llm_body_bytes"))
+
+    def refuse_after_terminate(self, body: Any) -> Reply:
+        """A model call after the agent's terminate: the episode is over, so nothing is forwarded
+        (an answer now could only earn judge credit for text that decided nothing). Recorded in
+        outline like any refusal: when (``at_s``), and what was asked (its keys, model, stream)."""
+        call = self._arrive()
+        _outline(call, body)
+        return self._refuse(call, CallFailure(409, "episode_terminated", "the episode has terminated"))
 
     def _arrive(self) -> Call:
         started = time.perf_counter()

@@ -23,6 +23,15 @@ class Termination(StrEnum):
     crash = "crash"  # an exception escaped agent_main, or the process died
     limit = "limit"  # a resource limit (memory, CPU, processes, output, file size) stopped it
 
+    @property
+    def can_succeed(self) -> bool:
+        """Whether the episode's answer may score as a success. A timeout or a limit is the
+        validator stopping an episode that had not ended: whatever it recommended by then, it is
+        a failure (else holding a worker to the wall clock, or a bound, would cost nothing).
+        An agent that ended on its own (terminate, return, even a crash after its answer) is
+        scored on its last recommendation. arena.runner.verdict applies it for every caller."""
+        return self not in (Termination.timeout, Termination.limit)
+
 
 class FaultKind(StrEnum):
     """What the validator failed to provide; never the agent's doing."""
@@ -124,6 +133,11 @@ class EpisodeLimits(BaseModel):
     prompt_tokens: int = Field(400_000, ge=0, description="Prompt tokens per episode, summed over calls.")
     completion_tokens: int = Field(64_000, ge=0, description="Completion tokens per episode, summed over calls.")
     llm_call_timeout_s: float = Field(120.0, gt=0, description="Timeout of one inference call.")
+    terminate_grace_s: float = Field(
+        2.0,
+        gt=0,
+        description="How long the agent may run on after its terminate call before its sandbox is stopped.",
+    )
     # --- the episode server, tools and proxy: each bound refuses only the episode's own request
     # and is named in EpisodeRecord.limits_hit (docs/security.md).
     connections: int = Field(16, gt=0, description="Connections the agent may hold open on its socket at once.")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import unquote
@@ -51,6 +52,7 @@ class EpisodeSession:
         clock,
         limits: EpisodeLimits | None = None,
         limit_log: LimitLog | None = None,
+        on_terminate: Callable[[], None] | None = None,
     ) -> None:
         self.env = env
         self.public_problem = public_problem
@@ -66,6 +68,10 @@ class EpisodeSession:
         # The boot handshake: the sandbox's boot code asks for the episode before it loads any agent code,
         # so a session never asked means the agent never started (arena.runner.faults.boot_fault).
         self.booted_s: float | None = None
+        # The agent's terminate ends the episode: the runner is told (it stops the sandbox after a grace),
+        # and from here on every tool and model call is refused and recorded.
+        self.on_terminate = on_terminate
+        self.terminated_s: float | None = None
 
     async def call_tool(self, name: str, arguments: Any) -> bytes:
         """Executes and records one call; returns the answer's JSON body. Never raises
@@ -90,6 +96,10 @@ class EpisodeSession:
             if name not in _READ_ONLY_TOOLS:  # recommend, terminate, unknown names: a few microseconds
                 result, body, duration_ms = self._execute(name, arguments)
                 self._record(result, at, duration_ms, body)
+                if self.env.state.terminated and self.terminated_s is None:
+                    self.terminated_s = at
+                    if self.on_terminate is not None:
+                        self.on_terminate()
                 return body
             work = asyncio.get_running_loop().run_in_executor(_TOOL_POOL, self._execute, name, arguments)
             try:
@@ -230,6 +240,8 @@ def build_episode_handler(session: EpisodeSession) -> Handler:
         if path == "/v1/chat/completions":
             if method != "POST":
                 return _not_allowed(method, path)
+            if session.env.state.terminated:  # the episode is over: nothing more reaches a model
+                return session.proxy.refuse_after_terminate(None if request.too_large else request.body)
             if request.too_large:
                 return session.proxy.refuse_oversized(session.limits.llm_body_bytes)
             return session.proxy.chat_completions(request.body)

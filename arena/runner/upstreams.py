@@ -167,6 +167,7 @@ _ERROR_TYPES = {
     400: "invalid_request_error",
     403: "permission_error",
     404: "invalid_request_error",
+    409: "invalid_request_error",
     413: "invalid_request_error",
     422: "invalid_request_error",
     429: "insufficient_quota",

@@ -108,6 +108,9 @@ class OutcomeScore(BaseModel):
     budget_met: bool | None = None  # voucher
     knowledge_kw: float | None = None
     knowledge_title: float | None = None
+    # Set when the episode's ending made it a failure whatever the answer ("timeout", "limit"):
+    # arena.runner.verdict, from the runner's termination label.
+    failed_by: str | None = None
 
     def field_counts(self) -> tuple[dict[str, int], dict[str, int]]:
         """Totals and hits per field, summed over the sub-rewards (diagnostics)."""
