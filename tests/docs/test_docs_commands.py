@@ -62,3 +62,18 @@ def test_the_guides_say_what_a_new_user_needs_and_no_stale_notes():
     without_docker = operator.split("## Without Docker")[1].split("\n## ")[0]
     for needed in ("ARENA_API__WALLET_HOTKEY", "api.public_url", "btcli subnets register"):
         assert needed in without_docker, needed
+
+
+@pytest.mark.parametrize(
+    "page", ["README.md", "docs/operator-guide.md", "docs/miner-guide.md", "docs/researcher-guide.md"]
+)
+def test_a_page_says_to_activate_the_environment_before_its_first_bare_arena(page):
+    """`arena` is installed in the checkout's .venv: a newcomer who copies the first `arena ...` line
+    into a fresh shell gets "command not found" unless the page said to activate it (or to call .venv/bin/arena)."""
+    lines = (REPO / page).read_text().splitlines()
+    bare = re.compile(r"(^|`)arena [a-z]")  # a command line or inline `arena demo`, not `arena ...` or arena.toml
+    first = next(i for i, line in enumerate(lines, 1) if bare.search(line) and not line.startswith("<!--"))
+    before = "\n".join(lines[: first - 1])
+    assert "source .venv/bin/activate" in before and ".venv/bin/arena" in before, (
+        f"{page}: the first `arena` command (line {first}) comes before any word on activating .venv"
+    )
