@@ -77,3 +77,18 @@ def test_a_page_says_to_activate_the_environment_before_its_first_bare_arena(pag
     assert "source .venv/bin/activate" in before and ".venv/bin/arena" in before, (
         f"{page}: the first `arena` command (line {first}) comes before any word on activating .venv"
     )
+
+
+def test_the_evaluation_guide_gives_the_eval_flags_real_defaults():
+    """docs/evaluation.md once gave --temperature's default as 1 "as in run-agent" (it is 0.7, and
+    run-agent has no such flag): each "`--flag` (default X" there is checked against `arena eval`."""
+    text = " ".join((REPO / "docs" / "evaluation.md").read_text().split())
+    said = re.findall(r"`(--[\w-]+)` \(default ([\w.]+)", text)
+    assert said, "docs/evaluation.md states no flag default"
+    _, command = resolve("arena eval")
+    defaults = {opt: param.default for param in command.params for opt in param.opts}
+    for flag, value in said:
+        assert float(value) == float(defaults[flag]), (
+            f"docs/evaluation.md: {flag} default {value}, the CLI's is {defaults[flag]}"
+        )
+    assert "`--temperature` (default" in text
