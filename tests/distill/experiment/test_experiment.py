@@ -223,6 +223,26 @@ def test_ci_config_trains_the_student_into_calling_tools(ci_run):
     assert all(r["llm_calls"][0]["status_code"] == 200 for r in rows)
 
 
+def test_the_evaluations_log_their_progress(ci_run):
+    _, _, lines = ci_run
+    assert "[eval-base] 4/4 episodes" in lines and "[eval-sft] 4/4 episodes" in lines, lines
+
+
+def test_episode_progress_logs_about_ten_times_and_the_last():
+    from distill.experiment.pipeline import episode_progress
+
+    lines: list[str] = []
+    advance = episode_progress(lines.append, "eval-sft", 45)
+    for _ in range(45):
+        advance(None)
+    assert lines[0] == "[eval-sft] 4/45 episodes" and lines[-1] == "[eval-sft] 45/45 episodes" and len(lines) == 12
+    few: list[str] = []
+    advance = episode_progress(few.append, "eval-base", 3)
+    for _ in range(3):
+        advance(None)
+    assert few == [f"[eval-base] {i}/3 episodes" for i in (1, 2, 3)]
+
+
 def test_the_untrained_student_answers_in_plain_text_without_crashing(ci_run):
     # The base model has never seen a tool call: what it writes is recorded as a plain-text answer.
     out, _, _ = ci_run
