@@ -21,17 +21,17 @@ BACKLOG = 2048  # uvicorn's default: connections made before it starts wait in t
 def listen_or_fail(host: str, port: int, *, host_flag: str, port_flag: str) -> socket.socket:
     """A listening socket on ``host:port``, or exit 2 with the cause and the flag that fixes it."""
     where = f"{host}:{port}"
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    except OSError as exc:
-        fail(
-            f"cannot listen on {where}: {host_flag} {host!r} does not resolve ({exc}); pass an address of this machine"
-        )
-    sock = socket.socket(family, kind, proto)
+    # The family as uvicorn picks it: a name ("localhost") binds IPv4, as it did when uvicorn bound it.
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn: a restart reuses a TIME_WAIT port
     try:
-        sock.bind(address)
+        sock.bind((host, port))
         sock.listen(BACKLOG)
+    except socket.gaierror as exc:
+        sock.close()
+        fail(
+            f"cannot listen on {where}: {host_flag} {host!r} does not resolve ({exc.strerror}); pass an address of this machine"
+        )
     except OSError as exc:
         sock.close()
         fail(f"cannot listen on {where}: {_cause_and_fix(exc, host, port, host_flag, port_flag)}")

@@ -531,6 +531,26 @@ def test_arena_serve_on_a_taken_port_says_so_in_one_line_with_the_fix(tmp_path):
     assert not database.exists()
 
 
+@pytest.mark.parametrize(
+    ("host", "said"),
+    [
+        ("192.0.2.1", "192.0.2.1 is not an address of this machine; pass another --api-host"),  # TEST-NET-1
+        ("nosuch.invalid", "--api-host 'nosuch.invalid' does not resolve"),
+    ],
+)
+def test_arena_serve_on_an_address_it_cannot_bind_names_the_flag(tmp_path, host, said):
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    result = CliRunner().invoke(
+        app, ["serve", "--api-host", host, "--api-port", "0", "--database-url", f"sqlite:///{tmp_path / 'x.db'}"]
+    )
+    assert result.exit_code == 2 and said in result.stderr and len(result.stderr.strip().splitlines()) == 1, (
+        result.output
+    )
+
+
 def test_arena_serve_fails_clearly_on_a_bad_database_url(tmp_path, monkeypatch):
     import typer
     from typer.testing import CliRunner
