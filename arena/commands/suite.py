@@ -122,6 +122,7 @@ def suite_build(
         "problems": manifest.problem_count,
         "clusters": manifest.cluster_count,
         "partitions": {name.value: counts.model_dump() for name, counts in manifest.counts.items()},
+        "seed_file": str(out_dir / "sealed" / "manifest.json"),  # where the secret seed is kept (never the seed)
     }
     if as_json:
         _emit(json.dumps(summary))
