@@ -130,17 +130,36 @@ TAIL_LINES = 15
 
 
 def _fail_when_every_episode_crashed(records) -> None:
-    """Exit 1 when no episode got past a crash: the agent is broken, and a script (CI, a loop over
-    agents) must see it in the exit status, not only in the table. Some crashes among finished
-    episodes are a result (the ASR says it), not a failure of the command."""
+    """Exit non-zero when no episode got past a crash, so a script (CI, a loop over agents) sees it in
+    the exit status, not only in the table: 1 when the agent crashed, 2 when every crash was this
+    machine's (the sandbox, the model server: arena/runner/faults.py tells them apart from validator-side
+    signals only), which is never the agent's to fix. Some crashes among finished episodes are a result
+    (the ASR says it), not a failure of the command."""
+    from arena.runner.faults import record_fault
     from arena.runner.record import Termination
 
-    if records and all(r.termination == Termination.crash for r in records):
+    if not records or any(r.termination != Termination.crash for r in records):
+        return
+    faults = [fault for r in records if (fault := record_fault(r)) is not None]
+    if len(faults) == len(records):
+        first = faults[0]
+        fix = RUN_AGENT_FAULT_FIXES.get(first.kind.value, "rerun; if it persists, rerun with --debug and report it")
         fail(
-            f"every episode ({len(records)}) crashed: the agent fails before it finishes any problem; "
-            "fix the error in the traceback above and rerun",
-            code=1,
+            f"every episode ({len(records)}) failed on this machine's side, not the agent's "
+            f"({first.kind.value}: {first.detail}); {fix}"
         )
+    fail(
+        f"every episode ({len(records)}) crashed: the agent fails before it finishes any problem; "
+        "fix the error in the traceback above and rerun",
+        code=1,
+    )
+
+
+RUN_AGENT_FAULT_FIXES = {
+    "upstream": "check that the model server at --base-url answers for --model (or leave out --base-url for "
+    "the built-in offline policy)",
+    "sandbox": "check that bubblewrap runs here (docs/security.md)",
+}
 
 
 def _show_first_failure(records, out_file: Path | None) -> None:

@@ -69,6 +69,31 @@ def test_a_crashing_agent_shows_its_first_traceback_and_where_the_rest_is(catalo
     assert last.startswith("error: every episode (1) crashed") and "fix" in last, last
 
 
+def test_a_model_server_that_is_down_is_not_the_agents_crash(catalog_dir, tmp_path):
+    """Every episode crashed because --base-url does not answer: exit 2 and the fix is the server's,
+    not "fix the agent" (the proxy's own view of the upstream, arena/runner/faults.py)."""
+    import socket
+
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    problems = tmp_path / "problems.jsonl"
+    problems.write_bytes(orjson.dumps({"query": "widget", "reward": {"product_id": "1003", "title": ["w"]}}) + b"\n")
+    result = CliRunner().invoke(
+        app,
+        ["run-agent", str(REPO / "arena" / "agents" / "tool_calling.py"), "--catalog", str(catalog_dir),
+         "--problems", str(problems), "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "m"],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: every episode (1) failed on this machine's side, not the agent's (upstream:"), last
+    assert "--base-url" in last, last
+
+
 def test_an_agent_that_crashes_on_some_problems_only_is_a_result_not_a_failure(catalog_dir, tmp_path):
     from contextlib import chdir
 
