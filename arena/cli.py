@@ -58,10 +58,33 @@ app.command("serve")(serve.serve)
 app.command("export")(export.export)
 
 
+PACKAGE = "trajectory-arena"
+
+
+def _print_version(asked: bool) -> None:
+    """``arena --version``: the installed package's version on stdout, then exit (no command needed)."""
+    if not asked:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version(PACKAGE)
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        import sys
+
+        sys.stderr.write(f"error: the {PACKAGE} package is not installed: run `pip install -e .` in the checkout\n")
+        raise typer.Exit(2) from None
+    typer.echo(f"{PACKAGE} {found}")
+    raise typer.Exit()
+
+
 @app.callback()
 def _root(
     debug: bool = typer.Option(
         False, "--debug", envvar="ARENA_DEBUG", help="Show the full traceback when a command fails."
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the package version and exit."
     ),
 ) -> None:
     """A ShoppingBench agent arena that manufactures judged training trajectories."""

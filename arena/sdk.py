@@ -202,15 +202,16 @@ def openai_client(**kwargs: Any) -> Any:
     import httpx  # imported here: only agents that use an LLM pay for it
     import openai
 
-    http_client = httpx.Client(transport=_socket_transport(), timeout=kwargs.pop("timeout", 300.0))
-    # openai types http_client as an httpx2 client; it takes an httpx one too (openai/_httpx2.py)
-    return openai.OpenAI(
-        base_url=f"http://{_HOST}/v1",
-        api_key="sandbox",
-        http_client=http_client,  # type: ignore[arg-type]
-        max_retries=0,
-        **kwargs,
-    )
+    # The SDK's defaults; any keyword the caller passes overrides them (max_retries=0 given by an agent
+    # used to reach openai twice, a TypeError in every episode).
+    options: dict[str, Any] = {"base_url": f"http://{_HOST}/v1", "api_key": "sandbox", "max_retries": 0}
+    timeout = kwargs.pop("timeout", 300.0)
+    if "http_client" in kwargs:
+        options["timeout"] = timeout
+    else:
+        # openai types http_client as an httpx2 client; it takes an httpx one too (openai/_httpx2.py)
+        options["http_client"] = httpx.Client(transport=_socket_transport(), timeout=timeout)
+    return openai.OpenAI(**{**options, **kwargs})
 
 
 def _socket_transport() -> Any:

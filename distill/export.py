@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from distill.card import write_card, write_extras
 from distill.export_model import FILES, FORMATS, PROBLEMS_FILE, EpisodeVerdict, ExportConfig, ExportSummary, Funnel
-from distill.gates import TokenCounter, gate_verdicts
+from distill.gates import UNJUDGED, TokenCounter, gate_verdicts
 from distill.importers import Item, Unreadable
 from distill.schema import Trajectory, Verdict
 from distill.split import (
@@ -36,6 +36,14 @@ from distill.structure import structural_verdicts
 
 class ExportError(ValueError):
     pass
+
+
+# The fix for unjudged episodes, the same for the store and for record files.
+JUDGE_THEM = (
+    "judge them first (`arena judge run --database-url URL` judges the store; for record files, "
+    "`arena judge run --records FILE > judgments.jsonl` and export with `--judgments judgments.jsonl`), "
+    "or export with --min-coefficient 0 to keep unjudged trajectories"
+)
 
 
 class _Key(BaseModel):
@@ -118,6 +126,8 @@ class CorpusExport:
         meta.gates = gate_verdicts(trajectory, self.config.gates, self.counter)
         if not trajectory.gated:
             gate = next(name for name, v in meta.gates.items() if not v.passed)
+            if gate == "reasoning" and meta.gates[gate].reason == UNJUDGED:
+                gate = UNJUDGED  # counted apart: its cause is a missing judgment, not a low coefficient
             self.summary.gate_failures[gate] = self.summary.gate_failures.get(gate, 0) + 1
             funnel.rejected += 1
             self._emit("rejected", trajectory)
@@ -237,6 +247,8 @@ class CorpusExport:
                 self.summary.empty.append(name)
         if funnel.train == 0:
             self.summary.warnings.append(f"train is empty: {self._why_no_train()}")
+        elif unjudged := self.summary.gate_failures.get(UNJUDGED, 0):
+            self.summary.warnings.append(f"{unjudged} agentic trajectories were rejected as unjudged: {JUDGE_THEM}")
         if funnel.eval == 0 and funnel.train > 0:
             self.summary.warnings.append(
                 "eval is empty: the gated trajectories come from fewer than two leak clusters (or --eval-fraction 0)"
@@ -250,6 +262,11 @@ class CorpusExport:
             return f"none of {funnel.episodes} episode(s) is agentic (see subtask.jsonl and the card's stage table)"
         if funnel.gated == 0:
             worst = max(failures.items(), key=lambda kv: kv[1])[0] if failures else "a gate"
+            if worst == UNJUDGED:
+                return (
+                    f"none of {funnel.agentic} agentic trajectories passed the gates: {failures[UNJUDGED]} are "
+                    f"unjudged (no judge verdict, so no coefficient to gate on); {JUDGE_THEM}"
+                )
             return f"none of {funnel.agentic} agentic trajectories passed the gates (most failed {worst!r})"
         if funnel.capped or funnel.duplicates:
             return f"the {funnel.gated} gated trajectories were duplicates ({funnel.duplicates}) or capped ({funnel.capped})"

@@ -26,6 +26,7 @@ from distill.schema import Trajectory, Verdict
 TEMPLATES = Path(__file__).parent / "templates"
 TEMPLATE = TEMPLATES / "qwen3_chat.jinja"
 CHARS_PER_TOKEN = 3
+UNJUDGED = "unjudged"  # the reasoning gate's reason for an episode with no judge verdict
 
 
 class GateError(ValueError):
@@ -235,7 +236,7 @@ def reasoning_verdict(trajectory: Trajectory, config: GateConfig) -> Verdict:
     if judged is None:
         if config.min_coefficient == 0:
             return Verdict(passed=True, reason="unjudged; no threshold (--min-coefficient 0)")
-        return Verdict(passed=False, reason="unjudged")
+        return Verdict(passed=False, reason=UNJUDGED)
     passed = judged.coefficient >= config.min_coefficient
     relation = ">=" if passed else "<"
     return Verdict(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -40,7 +42,10 @@ def run(
         err.print(line, markup=False, highlight=False)
 
     try:
-        report = run_experiment(loaded, out_dir, log=log, materialise=materialise_with_bar)
+        # The trainers print their log lines to stdout (transformers' PrinterCallback, tqdm.write):
+        # stdout carries only the JSON report, so the command can be piped.
+        with contextlib.redirect_stdout(sys.stderr):
+            report = run_experiment(loaded, out_dir, log=log, materialise=materialise_with_bar)
     except LeakFound as exc:
         err.print(f"[bold red]{exc}[/] (report: {out_dir / 'report.md'})")
         raise typer.Exit(1) from None

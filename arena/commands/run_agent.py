@@ -51,6 +51,7 @@ def run_agent(
     config: ConfigOption = None,
 ) -> None:
     """Run an agent on problems in the sandbox, score every episode, print ASR and pass@k."""
+    from arena.miner.client import MinerClientError, read_agent
     from arena.runner.batch import run_batch
     from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
     from arena.runner.sandbox import SandboxUnavailable
@@ -62,6 +63,13 @@ def run_agent(
         fail(f"agent file {agent} does not exist")
     if samples < 1:
         fail("--samples must be at least 1: run-agent has no greedy pass besides its samples")
+    try:
+        # The intake's content checks (size, UTF-8, syntax, agent_main, imports the sandbox has), with the
+        # line `arena submit` prints: an agent a validator would refuse is refused here, before it can
+        # crash in every episode (an `import numpy` used to).
+        read_agent(agent)
+    except MinerClientError as exc:
+        fail(str(exc))
     task_list = problems_or_fail(problems, suite, partition)[:limit]
     try:
         index = CatalogIndex(catalog)
@@ -115,9 +123,43 @@ def run_agent(
     out.print("ended   " + ", ".join(f"{k}: {v}" for k, v in sorted(summary.terminations.items())))
     sys.stdout.flush()
     _show_first_failure(records, out_file)
+    _fail_when_every_episode_crashed(records)
 
 
 TAIL_LINES = 15
+
+
+def _fail_when_every_episode_crashed(records) -> None:
+    """Exit non-zero when no episode got past a crash, so a script (CI, a loop over agents) sees it in
+    the exit status, not only in the table: 1 when the agent crashed, 2 when every crash was this
+    machine's (the sandbox, the model server: arena/runner/faults.py tells them apart from validator-side
+    signals only), which is never the agent's to fix. Some crashes among finished episodes are a result
+    (the ASR says it), not a failure of the command."""
+    from arena.runner.faults import record_fault
+    from arena.runner.record import Termination
+
+    if not records or any(r.termination != Termination.crash for r in records):
+        return
+    faults = [fault for r in records if (fault := record_fault(r)) is not None]
+    if len(faults) == len(records):
+        first = faults[0]
+        fix = RUN_AGENT_FAULT_FIXES.get(first.kind.value, "rerun; if it persists, rerun with --debug and report it")
+        fail(
+            f"every episode ({len(records)}) failed on this machine's side, not the agent's "
+            f"({first.kind.value}: {first.detail}); {fix}"
+        )
+    fail(
+        f"every episode ({len(records)}) crashed: the agent fails before it finishes any problem; "
+        "fix the error in the traceback above and rerun",
+        code=1,
+    )
+
+
+RUN_AGENT_FAULT_FIXES = {
+    "upstream": "check that the model server at --base-url answers for --model (or leave out --base-url for "
+    "the built-in offline policy)",
+    "sandbox": "check that bubblewrap runs here (docs/security.md)",
+}
 
 
 def _show_first_failure(records, out_file: Path | None) -> None:

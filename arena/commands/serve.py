@@ -38,15 +38,22 @@ def serve(
     if port is not None:
         deprecated("--port", "--api-port")
         api_port = port if api_port is None else api_port
-    import uvicorn
     from sqlalchemy.exc import SQLAlchemyError
 
     from arena.api import ApiSetupError, create_app
+    from arena.commands.listening import listen_or_fail, server_on, url_of
     from arena.store.db import StoreError, open_store
     from arena.store.migrate import current_revision, head_revision, upgrade_database
 
     settings = settings_or_fail(config)
     api = settings.api
+    # Bound first: a taken port fails in one line before the store is opened or migrated.
+    sock = listen_or_fail(
+        api_host or api.host,
+        api.port if api_port is None else api_port,
+        host_flag="--api-host",
+        port_flag="--api-port",
+    )
     try:
         store = open_store(database_url)
         if api.apply_migrations:
@@ -67,5 +74,10 @@ def serve(
     from arena.logs import configure_logging
 
     configure_logging(settings.log_level, settings.log_format, libraries=settings.log_libraries_level)
+    url = url_of(sock)
+    err.print(
+        f"listening on {url} (dashboard {url}/, API {url}/v1/..., metrics {url}/metrics); Ctrl-C stops it",
+        highlight=False,
+    )
     # log_config=None: uvicorn keeps the handlers configured above (JSON lines when log_format is json).
-    uvicorn.run(app, host=api_host or api.host, port=api.port if api_port is None else api_port, log_config=None)
+    server_on(app, sock, log_config=None).run(sockets=[sock])

@@ -122,6 +122,7 @@ def suite_build(
         "problems": manifest.problem_count,
         "clusters": manifest.cluster_count,
         "partitions": {name.value: counts.model_dump() for name, counts in manifest.counts.items()},
+        "seed_file": str(out_dir / "sealed" / "manifest.json"),  # where the secret seed is kept (never the seed)
     }
     if as_json:
         _emit(json.dumps(summary))
@@ -129,7 +130,25 @@ def suite_build(
         f"suite {manifest.version} at {out_dir}: {manifest.problem_count} problems, {manifest.cluster_count} clusters"
     )
     for name, counts in manifest.counts.items():
-        err.print(f"  {name.value:<10} {counts.problems:>5} problems {counts.clusters:>5} clusters  {counts.by_intent}")
+        err.print(
+            f"  {name.value:<10} {counts.problems:>5} problems {counts.clusters:>5} clusters  {_by_intent(counts.by_intent)}",
+            highlight=False,
+        )
+    # `--seed "$(openssl rand -hex 32)"` never shows the operator the seed: say where it is kept, not what it is.
+    err.print(
+        f'the partition seed is kept in {out_dir / "sealed" / "manifest.json"} ("seed"): keep it secret, as the whole '
+        "sealed/ folder, and back it up with the suite (the same problems and seed rebuild the same suite)",
+        highlight=False,
+    )
+
+
+INTENT_ORDER = ("product", "shop", "voucher", "knowledge")
+
+
+def _by_intent(counts: dict[str, int]) -> str:
+    """``product 5, shop 3, voucher 5, knowledge 6``: the per-intent counts in the usual order, for people."""
+    names = [*(i for i in INTENT_ORDER if i in counts), *sorted(set(counts) - set(INTENT_ORDER))]
+    return ", ".join(f"{name} {counts[name]}" for name in names) or "-"
 
 
 @app.command("check")

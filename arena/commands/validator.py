@@ -226,14 +226,17 @@ def start_api(settings, validator, host: str, port: int):
     except ImportError as exc:
         err.print(f"[yellow]API not served: {exc}[/]")
         return None
-    import uvicorn
+    from arena.commands.listening import listen_or_fail, server_on, url_of
 
+    # Bound here, not in the thread: uvicorn's own bind failure would end the thread with a log line
+    # while the race ran on without its API.
+    sock = listen_or_fail(host, port, host_flag="--api-host", port_flag="--api-port")
     validator.prepare()
     application = create_app(settings, store=validator.store, chain=validator.chain)
-    server = uvicorn.Server(uvicorn.Config(application, host=host, port=port, log_level="warning"))
-    threading.Thread(target=server.run, name="arena-api", daemon=True).start()
-    err.print(f"API on http://{host}:{port}", highlight=False)
-    publish_api(validator.chain, validator.hotkey, settings.api.public_url, host, port)
+    server = server_on(application, sock, log_level="warning")
+    threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="arena-api", daemon=True).start()
+    err.print(f"API on {url_of(sock)}", highlight=False)
+    publish_api(validator.chain, validator.hotkey, settings.api.public_url, host, sock.getsockname()[1])
     return server
 
 

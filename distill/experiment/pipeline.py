@@ -382,6 +382,7 @@ class Experiment:
                 backend=plan.backend,
                 gguf_type=plan.gguf_type,
                 n_ctx=plan.n_ctx,
+                on_done=episode_progress(self.log, name, len(heldout) * (1 + samples)),
             )
             results = [ProblemResult.model_validate_json(line) for line in (folder / "problems.jsonl").open()]
             stats = episode_stats([row["record"] for row in _records(folder / "records.jsonl")])
@@ -477,6 +478,7 @@ def serve_and_evaluate(
     backend: str = "transformers",
     gguf_type: Precision = "f32",
     n_ctx: int = 8192,
+    on_done: Callable[[Any], None] | None = None,
 ):
     """The checkpoint behind the in-process OpenAI server, evaluated through the race's episode runner.
 
@@ -518,7 +520,14 @@ def serve_and_evaluate(
     async def go():
         try:
             return await run_eval(
-                CatalogIndex(catalog_dir), problems, registry, settings, out_dir, knowledge=knowledge, limits=limits
+                CatalogIndex(catalog_dir),
+                problems,
+                registry,
+                settings,
+                out_dir,
+                knowledge=knowledge,
+                limits=limits,
+                on_done=on_done,
             )
         finally:
             await registry.aclose()
@@ -528,6 +537,21 @@ def serve_and_evaluate(
     finally:
         if exported is not None:
             exported.unlink(missing_ok=True)
+
+
+def episode_progress(log: Log, name: str, total: int) -> Callable[[Any], None]:
+    """A callback for each finished episode of a step: ``[name] 40/400 episodes`` about ten times a step
+    and at its end, so an evaluation that runs for an hour shows it is moving."""
+    every = max(1, total // 10)
+    done = 0
+
+    def advance(_record: Any) -> None:
+        nonlocal done
+        done += 1
+        if done % every == 0 or done == total:
+            log(f"[{name}] {done}/{total} episodes")
+
+    return advance
 
 
 class LeakFound(ExperimentError):

@@ -100,3 +100,10 @@ def test_catalog_build_and_search(tmp_path):
 def test_config_show_json():
     done = arena("config", "show", "--json")
     assert json.loads(done.stdout)["scoring"]["mode"] == "official"
+
+
+def test_version_prints_the_installed_package_version_on_stdout():
+    from importlib.metadata import version
+
+    done = arena("--version")
+    assert done.stdout == f"trajectory-arena {version('trajectory-arena')}\n" and not done.stderr

@@ -103,3 +103,12 @@ def test_a_server_that_went_away_is_an_error_not_a_hang(episode) -> None:
         sdk.tool("find_product", q="widget", page=1)
     with pytest.raises(sdk.ArenaConnectionError, match="cannot reach"):
         sdk.tool("find_product", q="widget", page=1)  # the broken connection was dropped, not reused
+
+
+def test_openai_client_takes_the_callers_options_over_its_defaults() -> None:
+    """Any keyword the agent passes wins over the SDK's defaults (max_retries=0 was passed twice: a TypeError)."""
+    client = sdk.openai_client(max_retries=0)
+    assert client.max_retries == 0 and str(client.base_url) == "http://arena.sandbox/v1/"
+    client = sdk.openai_client(max_retries=3, api_key="mine", timeout=12.0)
+    assert client.max_retries == 3 and client.api_key == "mine"
+    assert client._client.timeout.read == 12.0  # the socket transport's client took the caller's timeout

@@ -236,7 +236,11 @@ def test_unjudged_episodes_fail_the_reasoning_gate(inputs, tmp_path):
     result = run_export("--records", str(records), "--out", str(tmp_path / "o"), "--max-agent-share", "1")
     # Nothing reached train: the export says why and fails, and writes no empty split (it would load as an error).
     assert result.exit_code == 1, result.output
-    assert "train is empty" in result.stderr and "reasoning" in result.stderr
+    assert "train is empty" in result.stderr and "failed 'reasoning'" not in result.stderr
+    # The cause is that nobody judged them, and the line names the fix: judge them, or take no threshold.
+    line = next(line for line in result.stderr.splitlines() if "train is empty" in line)
+    assert "unjudged" in line and "arena judge run" in line and "--judgments" in line, line
+    assert "--min-coefficient 0" in line, line
     rejected = rows(tmp_path / "o" / "rejected.jsonl")
     assert rejected and all(
         r["metadata"]["gates"]["reasoning"] == {"passed": False, "reason": "unjudged"} for r in rejected

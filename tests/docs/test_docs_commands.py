@@ -62,3 +62,33 @@ def test_the_guides_say_what_a_new_user_needs_and_no_stale_notes():
     without_docker = operator.split("## Without Docker")[1].split("\n## ")[0]
     for needed in ("ARENA_API__WALLET_HOTKEY", "api.public_url", "btcli subnets register"):
         assert needed in without_docker, needed
+
+
+@pytest.mark.parametrize(
+    "page", ["README.md", "docs/operator-guide.md", "docs/miner-guide.md", "docs/researcher-guide.md"]
+)
+def test_a_page_says_to_activate_the_environment_before_its_first_bare_arena(page):
+    """`arena` is installed in the checkout's .venv: a newcomer who copies the first `arena ...` line
+    into a fresh shell gets "command not found" unless the page said to activate it (or to call .venv/bin/arena)."""
+    lines = (REPO / page).read_text().splitlines()
+    bare = re.compile(r"(^|`)arena [a-z]")  # a command line or inline `arena demo`, not `arena ...` or arena.toml
+    first = next(i for i, line in enumerate(lines, 1) if bare.search(line) and not line.startswith("<!--"))
+    before = "\n".join(lines[: first - 1])
+    assert "source .venv/bin/activate" in before and ".venv/bin/arena" in before, (
+        f"{page}: the first `arena` command (line {first}) comes before any word on activating .venv"
+    )
+
+
+def test_the_evaluation_guide_gives_the_eval_flags_real_defaults():
+    """docs/evaluation.md once gave --temperature's default as 1 "as in run-agent" (it is 0.7, and
+    run-agent has no such flag): each "`--flag` (default X" there is checked against `arena eval`."""
+    text = " ".join((REPO / "docs" / "evaluation.md").read_text().split())
+    said = re.findall(r"`(--[\w-]+)` \(default ([\w.]+)", text)
+    assert said, "docs/evaluation.md states no flag default"
+    _, command = resolve("arena eval")
+    defaults = {opt: param.default for param in command.params for opt in param.opts}
+    for flag, value in said:
+        assert float(value) == float(defaults[flag]), (
+            f"docs/evaluation.md: {flag} default {value}, the CLI's is {defaults[flag]}"
+        )
+    assert "`--temperature` (default" in text

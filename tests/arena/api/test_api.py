@@ -509,6 +509,46 @@ def test_arena_serve_migrates_the_database_and_serves(tmp_path):
         _, stderr = process.communicate(timeout=30)
     assert "database sqlite:///" in stderr and "receiver hotkey 5Validator" in stderr
     assert "--host is deprecated; use --api-host" in stderr and "--port is deprecated; use --api-port" in stderr
+    assert f"listening on http://127.0.0.1:{port} " in stderr  # the start line says where to point a browser
+
+
+def test_arena_serve_on_a_taken_port_says_so_in_one_line_with_the_fix(tmp_path):
+    """uvicorn's own answer was `[Errno 98]` in a log line and exit 3; the store is not touched either."""
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    database = tmp_path / "never.db"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--api-port", str(port), "--database-url", f"sqlite:///{database}"])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: cannot listen on 127.0.0.1:{port}"), lines
+    assert "in use" in lines[0] and "another --api-port" in lines[0] and "stop the process" in lines[0], lines
+    assert not database.exists()
+
+
+@pytest.mark.parametrize(
+    ("host", "said"),
+    [
+        ("192.0.2.1", "192.0.2.1 is not an address of this machine; pass another --api-host"),  # TEST-NET-1
+        ("nosuch.invalid", "--api-host 'nosuch.invalid' does not resolve"),
+    ],
+)
+def test_arena_serve_on_an_address_it_cannot_bind_names_the_flag(tmp_path, host, said):
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    result = CliRunner().invoke(
+        app, ["serve", "--api-host", host, "--api-port", "0", "--database-url", f"sqlite:///{tmp_path / 'x.db'}"]
+    )
+    assert result.exit_code == 2 and said in result.stderr and len(result.stderr.strip().splitlines()) == 1, (
+        result.output
+    )
 
 
 def test_arena_serve_fails_clearly_on_a_bad_database_url(tmp_path, monkeypatch):
@@ -520,7 +560,7 @@ def test_arena_serve_fails_clearly_on_a_bad_database_url(tmp_path, monkeypatch):
     app = typer.Typer()
     app.command()(serve)
     monkeypatch.setenv("ARENA_DATABASE_URL", "mysql://nobody@127.0.0.1/none")
-    result = CliRunner().invoke(app, ["--port", "1"])
+    result = CliRunner().invoke(app, ["--port", "0"])  # any free port: the port is bound before the store opens
     assert result.exit_code == 2 and "unsupported database 'mysql'" in result.output
 
 
@@ -584,6 +624,29 @@ def test_validator_run_api_registers_before_it_publishes_and_never_publishes_a_w
         for server in servers:
             if server is not None:
                 server.should_exit = True
+
+
+def test_validator_run_api_on_a_taken_port_stops_with_the_fix_instead_of_racing_without_its_api(
+    suite_dir, tmp_path, capsys
+):
+    """The API's thread used to log uvicorn's bind error and end, while the race ran on without it."""
+    import typer
+
+    from arena.commands.validator import start_api
+    from arena.race.settings import RaceSettings
+    from arena.race.validator_service import Validator
+
+    race = RaceSettings(suite_dir=suite_dir[0], workers=1, validator_hotkey="5ValidatorOfThisTest")
+    validator = Validator(ArenaSettings(), race=race, database_url=f"sqlite:///{tmp_path / 'validator.db'}")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(typer.Exit) as stopped:
+            start_api(ArenaSettings(), validator, "127.0.0.1", port)
+    assert stopped.value.exit_code == 2
+    said = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1:{port}" in said and "another --api-port" in said, said
 
 
 # --- bad input: every route, every parameter -------------------------------------------------------

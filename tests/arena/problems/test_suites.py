@@ -438,3 +438,18 @@ def test_cli_build_check_draw_seal_import(hand_file, tmp_path):
     assert failed.returncode == 1 and "FAIL sealed/race_bank.jsonl: sha256" in failed.stderr
     refused = arena("draw", suite, "--cycle", "2", "--draw-seed", "ab", "--n", "1")
     assert refused.returncode == 2 and "race_bank.jsonl: sha256 differs from the manifest" in refused.stderr
+
+
+def test_cli_build_says_where_the_secret_seed_is_kept_and_prints_counts_for_people(hand_file, tmp_path):
+    """`--seed "$(openssl rand -hex 32)"` as the operator guide has it: the operator never saw the seed, so the
+    command says where it is kept (without printing it); the per-intent counts are words, not a Python dict."""
+    suite, seed = tmp_path / "suite", "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+    done = arena("build", "--problems", hand_file, "--out", suite, "--seed", seed, "--public", "6", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["seed_file"] == str(suite / "sealed" / "manifest.json")
+    assert json.loads((suite / "sealed" / "manifest.json").read_text())["seed"] == seed
+    assert f"{suite / 'sealed' / 'manifest.json'}" in done.stderr and "keep it secret" in done.stderr
+    assert seed not in done.stderr + done.stdout  # logs are no place for a secret
+    public = next(line for line in done.stderr.splitlines() if line.strip().startswith("public"))
+    assert "{" not in public and "'" not in public, public
+    assert "6 problems" in public and "product " in public, public

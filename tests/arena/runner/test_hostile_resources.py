@@ -237,14 +237,26 @@ def test_the_user_namespace_path_refuses_the_same_and_bounds_tmp():
     if os.geteuid() != 0 or python is None or not shutil.which("setpriv"):
         pytest.skip("needs root (to become an unprivileged user) and the system's python3")
     site = next(Path(p) for p in sys.path if p.endswith("site-packages") and Path(p, "pydantic").is_dir())
+    if not _readable_by_nobody(python, site):
+        pytest.skip(
+            f"the environment's site-packages ({site}) is closed to other users (a folder on its path is not "
+            "world-readable): the runner cannot run as nobody (uid 65534); install the environment where other "
+            "users can read it to run this test"
+        )
     work = Path(tempfile.mkdtemp(prefix="arena-nonroot-"))  # pytest's own folders are root's only
-    os.chown(work, 65534, 65534)
+    # The checkout may sit where nobody cannot read (a clone under /root, a 0700 temporary folder): what the
+    # runner needs of it, the arena package and the agents, is staged in nobody's own folder.
+    source = work / "source"
+    shutil.copytree(REPO / "arena", source / "arena", ignore=shutil.ignore_patterns("__pycache__"))
     agents = [HOSTILE / "kernel_surface.py", HOSTILE / "tmp_bytes.py", HOSTILE / "host_view.py", HONEST]
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "PYTHONPATH": f"{REPO}:{site}", "PYTHONDONTWRITEBYTECODE": "1"}
+    staged = [Path(shutil.copy(agent, source / f"{i}-{agent.name}")) for i, agent in enumerate(agents)]
+    for path in (work, *work.rglob("*")):
+        os.chown(path, 65534, 65534)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "PYTHONPATH": f"{source}:{site}", "PYTHONDONTWRITEBYTECODE": "1"}
     try:
         done = subprocess.run(
             ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--",
-             python, "-c", NON_ROOT_SCRIPT, str(work), LIMITS.model_dump_json(), *map(str, agents)],
+             python, "-c", NON_ROOT_SCRIPT, str(work), LIMITS.model_dump_json(), *map(str, staged)],
             capture_output=True, text=True, env=env, timeout=240, check=False,
         )  # fmt: skip
     finally:
@@ -259,6 +271,16 @@ def test_the_user_namespace_path_refuses_the_same_and_bounds_tmp():
     assert int(tmp_bytes.stdout_tail.split()[1]) <= LIMITS.tmp_bytes
     assert honest.termination is Termination.terminated and honest.tool_calls[0].ok
     assert honest.usage.cpu_user_s + honest.usage.cpu_system_s > 0  # measured from /proc, not wait4's zero
+
+
+def _readable_by_nobody(python: str, path: Path) -> bool:
+    """Whether uid 65534 can list ``path`` (every folder above it open to others), asked as that user."""
+    probe = "import os, sys; sys.exit(0 if os.access(sys.argv[1], os.R_OK | os.X_OK) else 1)"
+    done = subprocess.run(
+        ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", python, "-c", probe, str(path)],
+        capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    return done.returncode == 0
 
 
 def _result(**kw) -> ProcessResult:

@@ -223,6 +223,26 @@ def test_ci_config_trains_the_student_into_calling_tools(ci_run):
     assert all(r["llm_calls"][0]["status_code"] == 200 for r in rows)
 
 
+def test_the_evaluations_log_their_progress(ci_run):
+    _, _, lines = ci_run
+    assert "[eval-base] 4/4 episodes" in lines and "[eval-sft] 4/4 episodes" in lines, lines
+
+
+def test_episode_progress_logs_about_ten_times_and_the_last():
+    from distill.experiment.pipeline import episode_progress
+
+    lines: list[str] = []
+    advance = episode_progress(lines.append, "eval-sft", 45)
+    for _ in range(45):
+        advance(None)
+    assert lines[0] == "[eval-sft] 4/45 episodes" and lines[-1] == "[eval-sft] 45/45 episodes" and len(lines) == 12
+    few: list[str] = []
+    advance = episode_progress(few.append, "eval-base", 3)
+    for _ in range(3):
+        advance(None)
+    assert few == [f"[eval-base] {i}/3 episodes" for i in (1, 2, 3)]
+
+
 def test_the_untrained_student_answers_in_plain_text_without_crashing(ci_run):
     # The base model has never seen a tool call: what it writes is recorded as a plain-text answer.
     out, _, _ = ci_run
@@ -309,3 +329,34 @@ def test_every_shipped_config_loads_and_each_stage_resolves_to_a_stage_config(na
         assert resolved.stage == ("sft" if stage.kind == "subtask-sft" else stage.kind)
     if name == "gemma-270m":
         assert {s.kind for s in config.stages} >= {"sft", "teacher-sft", "rft", "kto", "subtask-sft", "grpo"}
+
+
+def test_experiment_run_prints_only_its_json_report_on_stdout(tmp_path, monkeypatch):
+    """`arena experiment run ... | jq` must work: the trainers' log lines (transformers' PrinterCallback
+    prints each log dict, its progress bar writes them with tqdm.write, both to stdout) go to stderr.
+
+    The steps are the real trainers' printing code, called as a training step calls them; the hour-long
+    pipeline itself is the CI run's above."""
+    pytest.importorskip("transformers")
+    from tqdm.auto import tqdm
+    from transformers import TrainerControl, TrainerState
+    from transformers.trainer_callback import PrinterCallback
+    from typer.testing import CliRunner
+
+    import distill.experiment.pipeline as pipeline
+    from arena.cli import app
+    from distill.experiment.report import Heldout, Report
+
+    def trains_and_logs(config, out, *, log, materialise):
+        log("train-sft: running")
+        PrinterCallback().on_log(None, TrainerState(), TrainerControl(), logs={"loss": 2.5, "epoch": 1.0})
+        tqdm.write("{'train_runtime': 12.0}")
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.md").write_text("| stage |\n")
+        return Report(model="gemma-3-270m", heldout=Heldout(n=4, clusters=2, leak_check="ok"), rows=[])
+
+    monkeypatch.setattr(pipeline, "run_experiment", trains_and_logs)
+    done = CliRunner().invoke(app, ["experiment", "run", "--config", str(CI_CONFIG), "--out", str(tmp_path / "o")])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["heldout"]["n"] == 4  # stdout is the JSON object alone
+    assert "'loss': '2.5'" in done.stderr and "train_runtime" in done.stderr and "train-sft: running" in done.stderr
