@@ -1,0 +1,123 @@
+"""Hostile: kernel memory an agent queues outside its address space, in the real sandbox.
+
+Socket-pair buffers (and pipes) hold bytes in the kernel, charged to no process's RSS and
+bound by none of the per-process rlimits: raised to the host's maximum, 16 pairs once
+queued 263 MB (issue 30, class 5). Two bounds hold it now, and the record names them:
+the syscall filter keeps every socket and pipe at the kernel's default size, and a memory
+cgroup per episode (v1 or v2, where the host offers a writable one) bounds what all its
+processes hold together, user and kernel memory alike, and names the bound in
+``limits_hit`` when it is reached. The attack runs beside an honest episode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.problems.official import parse_row
+from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.runner.proxy import UpstreamRegistry
+from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
+from arena.runner.sandbox import bubblewrap_path
+from tests.support.process_memory import peak_since_reset, status_bytes
+
+SUPPORT = Path(__file__).parents[2] / "support"
+ATTACK = SUPPORT / "hostile_sandbox_agents" / "socket_buffers.py"
+HONEST = SUPPORT / "race_agents" / "first_hit.py"
+VALIDATOR_GROWTH_BOUND = 96 * 1024**2
+EPISODE_MEMORY = 64 * 1024**2
+MIB_PER_PROCESS = 40  # four processes: 160 MiB tried, 2.5x the episode's bound
+
+if bubblewrap_path() is None:
+    if os.environ.get("ARENA_REQUIRE_SANDBOX"):
+        raise RuntimeError("bubblewrap is required for these tests (scripts/test installs it)")
+    pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)", allow_module_level=True)
+
+# Validated from a dict: a field this code does not know is ignored, so the test runs (and fails) before it.
+LIMITS = EpisodeLimits.model_validate(
+    dict(wall_s=60, cpu_s=20, memory_bytes=1024**3, processes=32, output_bytes=16 * 1024, episode_memory_bytes=EPISODE_MEMORY)
+)  # fmt: skip
+
+
+def _problem(query: str):
+    return parse_row({"query": query, "reward": {"product_id": "1001", "title": ["widget"]}})
+
+
+def _host_offers_memory_cgroup() -> bool:
+    """A memory controller this (root) process could make an episode cgroup under: v1's, or v2's."""
+    if os.geteuid() != 0:
+        return False
+    cgroups = Path("/proc/self/cgroup").read_text()
+    v1 = any(":memory:" in line or ",memory:" in line for line in cgroups.splitlines())
+    v2 = "memory" in Path("/sys/fs/cgroup/cgroup.controllers").read_text().split() if Path("/sys/fs/cgroup/cgroup.controllers").is_file() else False  # fmt: skip
+    return v1 or v2
+
+
+def _queued(record: EpisodeRecord) -> dict[int, int]:
+    """The most each process said it held; they hold it all until every one is done."""
+    most: dict[int, int] = {}
+    for line in record.stdout_tail.splitlines():
+        parts = line.split()
+        if parts[:1] == ["QUEUED"]:
+            most[int(parts[1])] = max(most.get(int(parts[1]), 0), int(parts[2]))
+    return most
+
+
+def _counts(record: EpisodeRecord, word: str) -> list[int]:
+    return [int(p[p.index(word) + 1]) for p in (line.split() for line in record.stdout_tail.splitlines()) if word in p]
+
+
+@pytest.fixture(scope="module")
+def runs(catalog) -> dict:
+    runner = EpisodeRunner(catalog, UpstreamRegistry([]), RunnerConfig(limits=LIMITS))
+    honest = AgentSource.from_path(HONEST)
+
+    async def run_all() -> dict:
+        solo = await runner.run(honest, _problem("widget"), "heuristic-policy")
+        peak_since_reset()
+        before = status_bytes("VmRSS")
+        attack, neighbour = await asyncio.gather(
+            runner.run(AgentSource.from_path(ATTACK), _problem(str(MIB_PER_PROCESS)), "heuristic-policy"),
+            runner.run(honest, _problem("widget"), "heuristic-policy"),
+        )
+        return {"solo": solo, "attack": attack, "neighbour": neighbour, "growth": peak_since_reset() - before}
+
+    return asyncio.run(run_all())
+
+
+def test_socket_and_pipe_buffers_stay_at_the_kernels_default(runs):
+    record = runs["attack"]
+    assert _counts(record, "REFUSED"), record.stdout_tail[-2000:]
+    assert not any(_counts(record, "RAISED")), f"buffers raised; queued {sum(_queued(record).values())} bytes"
+
+
+def test_what_the_episode_holds_is_bounded_and_the_bound_named(runs):
+    record = runs["attack"]
+    queued = sum(_queued(record).values())
+    named = {hit.limit: hit for hit in record.limits_hit}
+    if _host_offers_memory_cgroup():
+        assert getattr(record.usage, "memory_cgroup", None) in ("v1", "v2"), (record.limits_hit, queued)
+        assert "episode_memory_bytes" in named, (record.limits_hit, queued)
+        assert named["episode_memory_bytes"].count >= 1
+        # The kernel's own figure of everything the episode held at once, user and kernel memory.
+        assert 0 < record.usage.peak_memory_bytes <= EPISODE_MEMORY
+        assert queued <= EPISODE_MEMORY, queued
+        assert record.termination in (Termination.limit, Termination.returned, Termination.crash)
+    else:  # the other bounds still hold: default-sized buffers, RLIMIT_NOFILE per process, RLIMIT_NPROC
+        assert record.usage.memory_cgroup is None
+    per_process = _queued(record)
+    assert per_process and max(per_process.values()) < MIB_PER_PROCESS * 1024**2, per_process
+
+
+def test_the_validator_and_the_honest_neighbour_are_untouched(runs):
+    assert runs["growth"] < VALIDATOR_GROWTH_BOUND
+    solo, neighbour = runs["solo"], runs["neighbour"]
+    assert solo.termination is neighbour.termination is Termination.terminated
+    assert [(c.name, c.arguments, c.result) for c in neighbour.tool_calls] == [
+        (c.name, c.arguments, c.result) for c in solo.tool_calls
+    ]
+    assert neighbour.final_recommendation == solo.final_recommendation
+    assert not neighbour.limits_hit

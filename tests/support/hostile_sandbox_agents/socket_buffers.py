@@ -1,0 +1,88 @@
+"""Hostile: queues kernel memory in Unix socket pairs, in several processes at once.
+
+Each socket's buffers are raised to the most the host allows (SO_SNDBUF/SO_RCVBUF, and the
+*FORCE variants that need CAP_NET_ADMIN), then every pair is filled from both ends and never
+read: the bytes sit in the kernel, in no process's address space. The query is the MiB each of
+the processes tries to hold (the parent and three children); they all hold what they queued
+until every one is done, so the queued totals the processes print were held at the same time.
+Pipes get the same treatment (F_SETPIPE_SZ), one per pair.
+"""
+
+import fcntl
+import os
+import select
+import socket
+import time
+
+PROCESSES = 4
+CHUNK = b"x" * 65536
+SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+
+
+def fill(target: int) -> list:
+    queued = raised = refused = pairs = 0
+    held = []
+    try:
+        while queued < target:
+            try:
+                a, b = socket.socketpair()
+                r, w = os.pipe()
+            except OSError as exc:
+                print("PAIRS-REFUSED", os.getpid(), exc.errno, flush=True)
+                break
+            held += [a, b, r, w]
+            for sock in (a, b):
+                for option in (socket.SO_SNDBUF, socket.SO_RCVBUF, SO_SNDBUFFORCE, SO_RCVBUFFORCE):
+                    try:
+                        sock.setsockopt(socket.SOL_SOCKET, option, 1 << 30)
+                        raised += 1
+                    except OSError:
+                        refused += 1
+                sock.setblocking(False)
+            try:
+                fcntl.fcntl(w, F_SETPIPE_SZ, 1 << 20)
+                raised += 1
+            except OSError:
+                refused += 1
+            os.set_blocking(w, False)
+            for send in (a.send, b.send, lambda data: os.write(w, data)):
+                while queued < target:
+                    try:
+                        queued += send(CHUNK)
+                    except BlockingIOError:
+                        break
+            pairs += 1
+            if pairs % 4 == 0:
+                print("QUEUED", os.getpid(), queued, "RAISED", raised, "REFUSED", refused, flush=True)
+    finally:
+        print("QUEUED", os.getpid(), queued, "RAISED", raised, "REFUSED", refused, "DONE", flush=True)
+    return held
+
+
+def agent_main(problem):
+    target = int(problem["query"]) * 1024**2 if problem["query"].isdigit() else 32 * 1024**2
+    done_r, done_w = os.pipe()
+    go_r, go_w = os.pipe()
+    children = []
+    for _ in range(PROCESSES - 1):
+        pid = os.fork()
+        if pid == 0:
+            os.close(go_w)
+            held = fill(target)
+            os.write(done_w, b"1")
+            os.read(go_r, 1)  # hold everything until the parent lets go (EOF)
+            del held
+            os._exit(0)
+        children.append(pid)
+    os.close(go_r)
+    held = fill(target)
+    finished, deadline = 0, time.monotonic() + 30
+    while finished < len(children) and time.monotonic() < deadline:
+        if select.select([done_r], [], [], 0.5)[0]:
+            finished += len(os.read(done_r, 16))
+    print("ALL-HELD", finished + 1, flush=True)
+    os.close(go_w)
+    for pid in children:
+        os.waitpid(pid, 0)
+    del held
