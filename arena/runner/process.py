@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from arena.runner.accounting import TreeMonitor, TreeSample
+from arena.runner.memory_cgroup import MemoryReport
 
 
 @dataclass
@@ -41,6 +42,7 @@ class ProcessResult:
     reported_exit: int | None = None  # boot's exit code, reported before the runner's last look
     peak: TreeSample = field(default_factory=TreeSample)
     final: TreeSample | None = None  # the last full look, taken when boot reported its end
+    memory: MemoryReport | None = None  # the episode's memory cgroup, read after the end (None: no cgroup)
 
 
 class _CappedReader(threading.Thread):

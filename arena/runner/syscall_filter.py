@@ -15,6 +15,16 @@ process the agent starts, on the root path and the user-namespace path alike.
 Refused calls fail with EPERM (clone3 with ENOSYS, so the C library falls
 back to clone, whose flags the filter can read); other architectures' system
 calls kill the process (libseccomp's default for a foreign architecture).
+
+Kernel memory outside the address space is bounded here too, per descriptor:
+a socket's or a pipe's buffer stays at the kernel's default size (setsockopt
+SO_SNDBUF/SO_RCVBUF and their FORCE variants, fcntl F_SETPIPE_SZ are refused;
+the filter cannot read the size asked for, only the option). Raised to the
+host's maximum, 16 socket pairs once queued 263 MB no rlimit saw. Nothing an
+agent legitimately runs sets them: its one socket to the validator, Python's
+asyncio self-pipe socketpair and subprocess pipes all keep the defaults. With
+RLIMIT_NOFILE and RLIMIT_NPROC that bounds what the episode can queue where the
+host has no memory cgroup (arena/runner/memory_cgroup.py bounds it where it has).
 """
 
 from __future__ import annotations
@@ -52,6 +62,12 @@ REFUSED_SYSCALLS = (
 )  # fmt: skip
 
 
+SOL_SOCKET = 1
+# Socket options that size a socket's kernel buffers (asm-generic/socket.h, x86 and arm alike).
+BUFFER_OPTIONS = {"SO_SNDBUF": 7, "SO_RCVBUF": 8, "SO_SNDBUFFORCE": 32, "SO_RCVBUFFORCE": 33}
+F_SETPIPE_SZ = 1031
+
+
 class SyscallFilterUnavailable(RuntimeError):
     pass
 
@@ -76,6 +92,9 @@ def compile_filter() -> bytes:
             continue
     for flag in CLONE_NAMESPACE_FLAGS.values():
         rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    for option in BUFFER_OPTIONS.values():
+        rules.add_rule(refuse, "setsockopt", seccomp.Arg(1, seccomp.EQ, SOL_SOCKET), seccomp.Arg(2, seccomp.EQ, option))
+    rules.add_rule(refuse, "fcntl", seccomp.Arg(1, seccomp.EQ, F_SETPIPE_SZ))
     # clone3 passes its flags in memory the filter cannot read: refuse it as "not
     # implemented", and the C library (and Python's os.fork) falls back to clone.
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")

@@ -12,7 +12,12 @@ processes hold together, user and kernel memory alike, and names the bound in
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,6 +27,7 @@ from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
 from arena.runner.proxy import UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
+from tests.arena.runner.test_hostile_resources import NON_ROOT_SCRIPT, REPO
 from tests.support.process_memory import peak_since_reset, status_bytes
 
 SUPPORT = Path(__file__).parents[2] / "support"
@@ -66,6 +72,13 @@ def _queued(record: EpisodeRecord) -> dict[int, int]:
     return most
 
 
+def _held_at_once(record: EpisodeRecord) -> int:
+    """What the processes that lived to the end held together (a killed one gave its bytes back)."""
+    most = _queued(record)
+    survivors = next((line.split()[1:] for line in record.stdout_tail.splitlines() if line.startswith("SURVIVED")), [])
+    return sum(most.get(int(pid), 0) for pid in survivors)
+
+
 def _counts(record: EpisodeRecord, word: str) -> list[int]:
     return [int(p[p.index(word) + 1]) for p in (line.split() for line in record.stdout_tail.splitlines()) if word in p]
 
@@ -91,12 +104,12 @@ def runs(catalog) -> dict:
 def test_socket_and_pipe_buffers_stay_at_the_kernels_default(runs):
     record = runs["attack"]
     assert _counts(record, "REFUSED"), record.stdout_tail[-2000:]
-    assert not any(_counts(record, "RAISED")), f"buffers raised; queued {sum(_queued(record).values())} bytes"
+    assert not any(_counts(record, "RAISED")), f"buffers raised; held {_held_at_once(record)} bytes at once"
 
 
 def test_what_the_episode_holds_is_bounded_and_the_bound_named(runs):
     record = runs["attack"]
-    queued = sum(_queued(record).values())
+    queued = _held_at_once(record)
     named = {hit.limit: hit for hit in record.limits_hit}
     if _host_offers_memory_cgroup():
         assert getattr(record.usage, "memory_cgroup", None) in ("v1", "v2"), (record.limits_hit, queued)
@@ -121,3 +134,31 @@ def test_the_validator_and_the_honest_neighbour_are_untouched(runs):
     ]
     assert neighbour.final_recommendation == solo.final_recommendation
     assert not neighbour.limits_hit
+
+
+def test_without_a_memory_cgroup_the_per_descriptor_bounds_still_hold():
+    """The unprivileged path: no cgroup is writable, so the record says no memory cgroup was in
+    force; the filter still keeps every buffer at the kernel's default, and RLIMIT_NOFILE the pairs."""
+    python = shutil.which("python3", path="/usr/bin")
+    if os.geteuid() != 0 or python is None or not shutil.which("setpriv"):
+        pytest.skip("needs root (to become an unprivileged user) and the system's python3")
+    site = next(Path(p) for p in sys.path if p.endswith("site-packages") and Path(p, "pydantic").is_dir())
+    work = Path(tempfile.mkdtemp(prefix="arena-nonroot-"))  # pytest's own folders are root's only
+    os.chown(work, 65534, 65534)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "PYTHONPATH": f"{REPO}:{site}", "PYTHONDONTWRITEBYTECODE": "1"}
+    try:
+        done = subprocess.run(
+            ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--",
+             python, "-c", NON_ROOT_SCRIPT, str(work), LIMITS.model_dump_json(), str(ATTACK)],
+            capture_output=True, text=True, env=env, timeout=240, check=False,
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (record,) = (EpisodeRecord.model_validate(r) for r in json.loads(done.stdout))
+    assert getattr(record.usage, "memory_cgroup", "absent") is None
+    assert _counts(record, "REFUSED") and not any(_counts(record, "RAISED")), record.stdout_tail[-2000:]
+    # Filled until refused: at the default sizes that is RLIMIT_NOFILE's pairs of about half a MB each.
+    per_process = _queued(record)
+    assert per_process and max(per_process.values()) <= LIMITS.open_files // 4 * 640 * 1024, per_process
+    assert "PAIRS-REFUSED" in record.stdout_tail

@@ -3,12 +3,14 @@
 Each socket's buffers are raised to the most the host allows (SO_SNDBUF/SO_RCVBUF, and the
 *FORCE variants that need CAP_NET_ADMIN), then every pair is filled from both ends and never
 read: the bytes sit in the kernel, in no process's address space. The query is the MiB each of
-the processes tries to hold (the parent and three children); they all hold what they queued
-until every one is done, so the queued totals the processes print were held at the same time.
+the processes tries to hold (the parent and three children; any other query: until refused); they all hold what they queued
+until every one is done, so the queued totals of the processes that live to the end (``SURVIVED``)
+were held at the same time.
 Pipes get the same treatment (F_SETPIPE_SZ), one per pair.
 """
 
 import fcntl
+import functools
 import os
 import select
 import socket
@@ -20,7 +22,7 @@ SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
-def fill(target: int) -> list:
+def fill(target: float) -> list:
     queued = raised = refused = pairs = 0
     held = []
     try:
@@ -46,7 +48,7 @@ def fill(target: int) -> list:
             except OSError:
                 refused += 1
             os.set_blocking(w, False)
-            for send in (a.send, b.send, lambda data: os.write(w, data)):
+            for send in (a.send, b.send, functools.partial(os.write, w)):
                 while queued < target:
                     try:
                         queued += send(CHUNK)
@@ -61,7 +63,7 @@ def fill(target: int) -> list:
 
 
 def agent_main(problem):
-    target = int(problem["query"]) * 1024**2 if problem["query"].isdigit() else 32 * 1024**2
+    target = int(problem["query"]) * 1024**2 if problem["query"].isdigit() else float("inf")  # else: until refused
     done_r, done_w = os.pipe()
     go_r, go_w = os.pipe()
     children = []
@@ -83,6 +85,8 @@ def agent_main(problem):
             finished += len(os.read(done_r, 16))
     print("ALL-HELD", finished + 1, flush=True)
     os.close(go_w)
-    for pid in children:
-        os.waitpid(pid, 0)
+    # The processes that lived to the end held what they queued at the same time: a process the
+    # kernel killed gave its bytes back, and the others may have queued more after it.
+    survivors = [os.getpid()] + [pid for pid in children if os.waitpid(pid, 0)[1] == 0]
+    print("SURVIVED", *survivors, flush=True)
     del held
