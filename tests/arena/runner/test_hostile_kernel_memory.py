@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from arena.problems.official import parse_row
-from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig, classify
+from arena.runner.process import ProcessResult
 from arena.runner.proxy import UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
@@ -162,3 +163,22 @@ def test_without_a_memory_cgroup_the_per_descriptor_bounds_still_hold():
     per_process = _queued(record)
     assert per_process and max(per_process.values()) <= LIMITS.open_files // 4 * 640 * 1024, per_process
     assert "PAIRS-REFUSED" in record.stdout_tail
+
+
+@pytest.mark.parametrize(
+    ("memory", "expected"),
+    [
+        (None, (Termination.crash, None)),
+        ({}, (Termination.crash, None)),  # a cgroup that never reached its bound names nothing
+        ({"oom_kills": 1}, (Termination.limit, "episode_memory_bytes")),  # the kernel's kill, not the agent's
+        ({"version": "v2", "limit_reached": 3}, (Termination.limit, "episode_memory_bytes")),
+    ],
+)
+def test_a_kill_names_the_memory_cgroup_only_when_the_kernel_says_so(memory, expected):
+    from arena.runner.memory_cgroup import MemoryReport  # here: the attack tests above run (and fail) without it
+
+    report = None if memory is None else MemoryReport(**({"version": "v1", "limit_bytes": EPISODE_MEMORY, "peak_bytes": 1, "limit_reached": 0, "oom_kills": 0} | memory))  # fmt: skip
+    result = ProcessResult(exit_code=None, signal=9, timed_out=False, output_exceeded=False, stdout_tail="",
+                           stderr_tail="MemoryError", wall_s=1.0, agent_started=True, memory=report)  # fmt: skip
+    termination, limit, _, fault = classify(result, False, LIMITS)
+    assert (termination, limit) == expected and fault is None
