@@ -22,9 +22,11 @@ SO_SNDBUF/SO_RCVBUF and their FORCE variants, fcntl F_SETPIPE_SZ are refused;
 the filter cannot read the size asked for, only the option). Raised to the
 host's maximum, 16 socket pairs once queued 263 MB no rlimit saw. Nothing an
 agent legitimately runs sets them: its one socket to the validator, Python's
-asyncio self-pipe socketpair and subprocess pipes all keep the defaults. With
-RLIMIT_NOFILE and RLIMIT_NPROC that bounds what the episode can queue where the
-host has no memory cgroup (arena/runner/memory_cgroup.py bounds it where it has).
+asyncio self-pipe socketpair and subprocess pipes all keep the defaults. Sockets
+are Unix or netlink only (EAFNOSUPPORT for the rest): loopback TCP grows its
+buffers by itself. With RLIMIT_NOFILE and RLIMIT_NPROC that bounds what the
+episode can queue where the host has no memory cgroup
+(arena/runner/memory_cgroup.py bounds it where it has).
 """
 
 from __future__ import annotations
@@ -66,6 +68,11 @@ SOL_SOCKET = 1
 # Socket options that size a socket's kernel buffers (asm-generic/socket.h, x86 and arm alike).
 BUFFER_OPTIONS = {"SO_SNDBUF": 7, "SO_RCVBUF": 8, "SO_SNDBUFFORCE": 32, "SO_RCVBUFFORCE": 33}
 F_SETPIPE_SZ = 1031
+# The families a socket may have: Unix (the agent's one socket to the validator, and Python's own
+# socketpairs) and netlink (the C library asks it about interfaces). No network is there to reach,
+# and loopback TCP or UDP would queue kernel memory (about 8 MB a connection, autotuned without any
+# setsockopt) that a cgroup v1 does not charge to the episode.
+AF_UNIX, AF_NETLINK = 1, 16
 
 
 class SyscallFilterUnavailable(RuntimeError):
@@ -95,6 +102,11 @@ def compile_filter() -> bytes:
     for option in BUFFER_OPTIONS.values():
         rules.add_rule(refuse, "setsockopt", seccomp.Arg(1, seccomp.EQ, SOL_SOCKET), seccomp.Arg(2, seccomp.EQ, option))
     rules.add_rule(refuse, "fcntl", seccomp.Arg(1, seccomp.EQ, F_SETPIPE_SZ))
+    # One comparison per argument and rule: every other family below netlink's one by one, then all above.
+    no_family = seccomp.ERRNO(errno.EAFNOSUPPORT)  # what a kernel without the family says
+    for family in (f for f in range(AF_NETLINK) if f != AF_UNIX):
+        rules.add_rule(no_family, "socket", seccomp.Arg(0, seccomp.EQ, family))
+    rules.add_rule(no_family, "socket", seccomp.Arg(0, seccomp.GT, AF_NETLINK))
     # clone3 passes its flags in memory the filter cannot read: refuse it as "not
     # implemented", and the C library (and Python's os.fork) falls back to clone.
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")

@@ -6,7 +6,8 @@ read: the bytes sit in the kernel, in no process's address space. The query is t
 the processes tries to hold (the parent and three children; any other query: until refused); they all hold what they queued
 until every one is done, so the queued totals of the processes that live to the end (``SURVIVED``)
 were held at the same time.
-Pipes get the same treatment (F_SETPIPE_SZ), one per pair.
+Pipes get the same treatment (F_SETPIPE_SZ), one per pair, and so do loopback TCP connections,
+whose buffers the kernel grows by itself (about 8 MB a connection, no setsockopt needed).
 """
 
 import fcntl
@@ -22,11 +23,40 @@ SO_SNDBUFFORCE, SO_RCVBUFFORCE = 32, 33
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 
+def tcp_listener():
+    try:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        return listener
+    except OSError as exc:
+        print("TCP-REFUSED", os.getpid(), exc.errno, flush=True)
+        return None
+
+
 def fill(target: float) -> list:
     queued = raised = refused = pairs = 0
-    held = []
+    listener = tcp_listener()
+    held = [listener]
     try:
         while queued < target:
+            if listener is not None:
+                try:
+                    client = socket.create_connection(listener.getsockname())
+                    server, _ = listener.accept()
+                    held += [client, server]
+                    for sock in (client, server):
+                        sock.setblocking(False)
+                        for _ in range(3):  # the kernel grows the send buffer as the connection goes
+                            while queued < target:
+                                try:
+                                    queued += sock.send(CHUNK)
+                                except BlockingIOError:
+                                    break
+                            time.sleep(0.01)
+                except OSError as exc:
+                    print("TCP-STOPPED", os.getpid(), exc.errno, flush=True)
+                    listener = None
             try:
                 a, b = socket.socketpair()
                 r, w = os.pipe()
