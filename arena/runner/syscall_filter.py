@@ -24,7 +24,8 @@ host's maximum, 16 socket pairs once queued 263 MB no rlimit saw. Nothing an
 agent legitimately runs sets them: its one socket to the validator, Python's
 asyncio self-pipe socketpair and subprocess pipes all keep the defaults. Sockets
 are Unix or netlink only (EAFNOSUPPORT for the rest): loopback TCP grows its
-buffers by itself. With RLIMIT_NOFILE and RLIMIT_NPROC that bounds what the
+buffers by itself. No socket listens and no Unix datagram socket is made alone,
+so no queue outlives the descriptors that filled it. With RLIMIT_NOFILE and RLIMIT_NPROC that bounds what the
 episode can queue where the host has no memory cgroup
 (arena/runner/memory_cgroup.py bounds it where it has).
 """
@@ -73,6 +74,7 @@ F_SETPIPE_SZ = 1031
 # and loopback TCP or UDP would queue kernel memory (about 8 MB a connection, autotuned without any
 # setsockopt) that a cgroup v1 does not charge to the episode.
 AF_UNIX, AF_NETLINK = 1, 16
+SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF  # the type's low bits; SOCK_CLOEXEC and SOCK_NONBLOCK sit above
 
 
 class SyscallFilterUnavailable(RuntimeError):
@@ -107,6 +109,17 @@ def compile_filter() -> bytes:
     for family in (f for f in range(AF_NETLINK) if f != AF_UNIX):
         rules.add_rule(no_family, "socket", seccomp.Arg(0, seccomp.EQ, family))
     rules.add_rule(no_family, "socket", seccomp.Arg(0, seccomp.GT, AF_NETLINK))
+    # Queues that outlive the descriptor that filled them multiply the per-descriptor bound: a
+    # listening socket keeps every unaccepted connection's received bytes (somaxconn of them, 4096),
+    # and a bound Unix datagram socket max_dgram_qlen datagrams from senders already closed. An
+    # agent serves nothing: no listen(), no Unix datagram socket() (socketpair's are connected).
+    rules.add_rule(refuse, "listen")
+    rules.add_rule(
+        seccomp.ERRNO(errno.ESOCKTNOSUPPORT),
+        "socket",
+        seccomp.Arg(0, seccomp.EQ, AF_UNIX),
+        seccomp.Arg(1, seccomp.MASKED_EQ, SOCK_TYPE_MASK, SOCK_DGRAM),
+    )
     # clone3 passes its flags in memory the filter cannot read: refuse it as "not
     # implemented", and the C library (and Python's os.fork) falls back to clone.
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")

@@ -7,7 +7,9 @@ the processes tries to hold (the parent and three children; any other query: unt
 until every one is done, so the queued totals of the processes that live to the end (``SURVIVED``)
 were held at the same time.
 Pipes get the same treatment (F_SETPIPE_SZ), one per pair, and so do loopback TCP connections,
-whose buffers the kernel grows by itself (about 8 MB a connection, no setsockopt needed).
+whose buffers the kernel grows by itself (about 8 MB a connection, no setsockopt needed). Before
+that, queues that outlive their fillers: a listener's unaccepted connections, a datagram socket's
+closed senders.
 """
 
 import fcntl
@@ -34,10 +36,54 @@ def tcp_listener():
         return None
 
 
+def unaccepted_backlog(limit: int = 64) -> int:
+    """Connections nobody accepts, filled and closed: a listener keeps what they sent."""
+    path = f"/tmp/backlog-{os.getpid()}"
+    queued = 0
+    try:
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+        listener.listen(4096)
+        for _ in range(limit):
+            client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            client.connect(path)
+            client.setblocking(False)
+            try:
+                while True:
+                    queued += client.send(CHUNK)
+            except BlockingIOError:
+                client.close()
+    except OSError as exc:
+        print("LISTEN-REFUSED", os.getpid(), exc.errno, flush=True)
+    return queued
+
+
+def closed_datagram_senders(limit: int = 64) -> int:
+    """A bound datagram socket keeps the datagrams of senders already closed."""
+    path = f"/tmp/dgram-{os.getpid()}"
+    queued = 0
+    try:
+        receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        receiver.bind(path)
+        for _ in range(limit):
+            sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            sender.setblocking(False)
+            try:
+                queued += sender.sendto(b"x" * 200_000, path)
+            except BlockingIOError:
+                break
+            finally:
+                sender.close()
+    except OSError as exc:
+        print("DGRAM-REFUSED", os.getpid(), exc.errno, flush=True)
+    return queued
+
+
 def fill(target: float) -> list:
     queued = raised = refused = pairs = 0
     listener = tcp_listener()
     held = [listener]
+    queued += unaccepted_backlog() + closed_datagram_senders()
     try:
         while queued < target:
             if listener is not None:
