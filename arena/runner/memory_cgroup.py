@@ -81,9 +81,9 @@ class EpisodeMemoryCgroup:
         if cpu_cgroup is not None and (cpu_cgroup.path / "memory.max").is_file():
             try:
                 (cpu_cgroup.path / "memory.max").write_text(str(limit_bytes))
-                (cpu_cgroup.path / "memory.swap.max").write_text("0")
-            except FileNotFoundError:
-                pass  # no swap controller: nothing to swap to
+                swap = cpu_cgroup.path / "memory.swap.max"  # absent without swap accounting
+                if swap.is_file():
+                    swap.write_text("0")  # else the kernel would page the episode out instead of bounding it
             except OSError:
                 return None
             return cls(cpu_cgroup.path, "v2", limit_bytes, own=False)

@@ -185,3 +185,22 @@ def test_a_kill_names_the_memory_cgroup_only_when_the_kernel_says_so(memory, exp
                            stderr_tail="MemoryError", wall_s=1.0, agent_started=True, memory=report)  # fmt: skip
     termination, limit, _, fault = classify(result, False, LIMITS)
     assert (termination, limit) == expected and fault is None
+
+
+def test_a_cgroup_v2_with_the_memory_controller_is_bounded_and_read(tmp_path):
+    """This host's memory controller is v1 (the real test above runs there); a v2 host's files are
+    laid out here as the kernel lays them out, to check what is written and read on that path."""
+    from arena.runner.accounting import EpisodeCgroup
+    from arena.runner.memory_cgroup import EpisodeMemoryCgroup
+
+    (tmp_path / "memory.max").write_text("max\n")
+    (tmp_path / "memory.peak").write_text("4096\n")
+    (tmp_path / "memory.events").write_text("low 0\nhigh 0\nmax 7\noom 1\noom_kill 1\noom_group_kill 0\n")
+    memory = EpisodeMemoryCgroup.create(EPISODE_MEMORY, EpisodeCgroup(tmp_path))
+    assert memory is not None and memory.version == "v2"
+    assert (tmp_path / "memory.max").read_text() == str(EPISODE_MEMORY)
+    memory.enter()  # the CPU cgroup's own entry already put the process there: nothing to write
+    report = memory.report()
+    assert report is not None and (report.peak_bytes, report.limit_reached, report.oom_kills) == (4096, 7, 1)
+    memory.remove()
+    assert tmp_path.is_dir()  # the CPU cgroup's to remove, not this one's
