@@ -103,7 +103,7 @@ class EpisodeCgroup:
         if not (path / "cpu.stat").is_file() or not (path / "cgroup.kill").exists():
             path.rmdir()
             return None  # a kernel before 5.14 (no cgroup.kill): fall back to sampling
-        _prune_stale(parent)
+        prune_stale(parent)
         return cls(path)
 
     def enter(self) -> None:
@@ -150,7 +150,7 @@ class EpisodeCgroup:
                 time.sleep(0.005)
 
 
-def _prune_stale(parent: Path) -> None:
+def prune_stale(parent: Path) -> None:
     """Episode cgroups left by a killed runner: empty ones older than an hour go
     (rmdir refuses a cgroup that still has processes)."""
     now = time.time()

@@ -167,6 +167,13 @@ class EpisodeRunner:
 
         grace.report(result, env.state.terminated, limit_log)
         termination, limit_hit, error, fault = classify(result, env.state.terminated, limits)
+        memory = result.memory
+        if memory is not None and (memory.limit_reached or memory.oom_kills):
+            limit_log.hit(
+                "episode_memory_bytes",
+                f"the episode's memory cgroup ({memory.version}) held at its bound of {memory.limit_bytes} bytes: "
+                f"{memory.limit_reached} charges refused, {memory.oom_kills} processes killed",
+            )
         record = EpisodeRecord(
             episode_id=episode_id,
             problem=ProblemRef(
@@ -204,6 +211,8 @@ class EpisodeRunner:
                 peak_open_files=result.peak.open_files,
                 tmp_bytes_used=result.peak.tmp_bytes_used,
                 tmp_inodes_used=result.peak.tmp_inodes_used,
+                memory_cgroup=memory.version if memory is not None else None,
+                peak_memory_bytes=memory.peak_bytes if memory is not None else 0,
             ),  # fmt: skip
             limits=limits,
             timings={
@@ -282,9 +291,12 @@ def classify(
 
 def measured_limit(result: ProcessResult, limits: EpisodeLimits) -> str | None:
     """The bound the runner's measurements show the agent at, if any (kernel figures:
-    CPU time, free space and inodes of its /tmp, VmPeak, task and descriptor counts):
+    CPU time, free space and inodes of its /tmp, VmPeak, task and descriptor counts, the memory
+    cgroup's OOM kills and refusals):
     from the last look when boot reported its end, else the peaks of the whole run."""
     peak = result.final or result.peak
+    if result.memory is not None and result.memory.oom_kills:
+        return "episode_memory_bytes"  # the kernel killed a process to hold the episode's memory bound
     if result.cpu_user_s + result.cpu_system_s >= limits.cpu_s:
         return "cpu"
     if peak.tmp_bytes_free is not None and peak.tmp_bytes_free < min(_TMP_FULL_BYTES, limits.tmp_bytes // 2):
@@ -299,6 +311,8 @@ def measured_limit(result: ProcessResult, limits: EpisodeLimits) -> str | None:
         return "open_files"
     if peak.largest_tmp_file >= limits.file_size_bytes:
         return "file_size"
+    if result.memory is not None and result.memory.limit_reached:
+        return "episode_memory_bytes"  # an allocation (user or kernel) was refused at the bound
     return None
 
 

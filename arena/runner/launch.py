@@ -1,6 +1,6 @@
 """One episode's sandbox process, prepared: argv, environment, descriptors, monitor.
 
-Everything the process holds on the host (its leased uid, its cgroup, the
+Everything the process holds on the host (its leased uid, its cgroups, the
 descriptors of the syscall filter, of bubblewrap's options and of boot's status
 channel) is taken here and given back by :meth:`SandboxLaunch.close`, whatever
 failed in between.
@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from arena.runner.accounting import EpisodeCgroup, TreeMonitor
+from arena.runner.memory_cgroup import EpisodeMemoryCgroup
 from arena.runner.process import ProcessResult, StopSwitch, run_process
 from arena.runner.record import EpisodeLimits
 from arena.runner.sandbox import (
@@ -49,9 +50,12 @@ class SandboxLaunch:
         self._fds: list[int] = []
         self.uid_lease: UidLease | None = None
         self.cgroup: EpisodeCgroup | None = None
+        self.memory: EpisodeMemoryCgroup | None = None
         self.status_fd: tuple[int, int] | None = None
         try:
             self.cgroup = EpisodeCgroup.create() if defences else None
+            # Where the host has a writable memory controller: v2 in the CPU cgroup, else v1's own.
+            self.memory = EpisodeMemoryCgroup.create(limits.episode_memory_bytes, self.cgroup) if defences else None
             self.status_fd = os.pipe() if defences else None
             status_write = self.status_fd[1] if self.status_fd is not None else None
             pass_fds = [status_write] if status_write is not None else []
@@ -91,7 +95,7 @@ class SandboxLaunch:
                 else None
             )
             self.preexec = (
-                sandbox_preexec(limits, cgroup=self.cgroup, private_tmp=private_tmp)
+                sandbox_preexec(limits, cgroup=self.cgroup, memory=self.memory, private_tmp=private_tmp)
                 if defences
                 else rlimit_setter(limits)
             )
@@ -106,7 +110,7 @@ class SandboxLaunch:
     def run(self) -> ProcessResult:
         """Blocking (run it in a worker thread): the process from start to end."""
         status_fd, self.status_fd = self.status_fd, None  # run_process closes both ends
-        return run_process(
+        result = run_process(
             self.argv,
             wall_s=self.limits.wall_s,
             output_bytes=self.limits.output_bytes,
@@ -118,6 +122,9 @@ class SandboxLaunch:
             pass_fds=self.pass_fds,
             switch=self.switch,
         )
+        if self.memory is not None:
+            result.memory = self.memory.report()  # the processes are gone: the peak and the hits are final
+        return result
 
     def close(self) -> None:
         """Blocking too: the cgroup waits for its last processes to go."""
@@ -127,6 +134,9 @@ class SandboxLaunch:
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
+        if self.memory is not None:
+            self.memory.remove()
+            self.memory = None
         if self.uid_lease is not None:
             self.uid_lease.release()  # the sandbox's pid namespace is gone: no process of that uid is left
             self.uid_lease = None

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from arena.runner.accounting import TreeMonitor, TreeSample
+from arena.runner.memory_cgroup import MemoryReport
 
 
 @dataclass
@@ -42,6 +43,7 @@ class ProcessResult:
     peak: TreeSample = field(default_factory=TreeSample)
     final: TreeSample | None = None  # the last full look, taken when boot reported its end
     stopped: bool = False  # the episode stopped it early (StopSwitch: the agent's terminate grace ran out)
+    memory: MemoryReport | None = None  # the episode's memory cgroup, read after the end (None: no cgroup)
 
 
 class StopSwitch:

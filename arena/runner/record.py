@@ -117,6 +117,12 @@ class EpisodeLimits(BaseModel):
     cpu_s: int = Field(
         300, gt=0, description="CPU-seconds of the whole episode, all its processes together (measured by the runner)."
     )
+    episode_memory_bytes: int = Field(
+        4 * 1024**3,
+        gt=0,
+        description="Memory charged to all the episode's processes together, user and kernel (socket and pipe "
+        "buffers, page tables, its /tmp): a memory cgroup (v1 or v2) where the host offers one.",
+    )
     processes: int = Field(64, gt=0, description="Processes and threads of the agent's uid (RLIMIT_NPROC).")
     open_files: int = Field(256, gt=0, description="Open file descriptors (RLIMIT_NOFILE).")
     file_size_bytes: int = Field(64 * 1024**2, gt=0, description="Largest file the agent may write (RLIMIT_FSIZE).")
@@ -186,6 +192,12 @@ class ResourceUsage(BaseModel):
     peak_open_files: int = 0  # most descriptors one process held (sampled)
     tmp_bytes_used: int = 0  # of the private /tmp, at its fullest as sampled
     tmp_inodes_used: int = 0
+    # The episode's memory cgroup ("v1" or "v2") when the host offered one: then peak_memory_bytes is the
+    # most its processes held at once, user and kernel memory together. None: no writable memory
+    # controller, and only the per-process bounds held (RLIMIT_AS, RLIMIT_NOFILE, RLIMIT_NPROC, and the
+    # syscall filter's default-sized socket and pipe buffers).
+    memory_cgroup: str | None = None
+    peak_memory_bytes: int = 0
 
 
 class EpisodeRecord(BaseModel):

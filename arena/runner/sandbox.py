@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.runner.accounting import EpisodeCgroup
+from arena.runner.memory_cgroup import EpisodeMemoryCgroup
 from arena.runner.record import EpisodeLimits
 
 SANDBOX_SOCKET = "/run/arena.sock"
@@ -351,11 +352,16 @@ _MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
 
 
 def sandbox_preexec(
-    limits: EpisodeLimits, *, cgroup: EpisodeCgroup | None = None, private_tmp: Path | None = None
+    limits: EpisodeLimits,
+    *,
+    cgroup: EpisodeCgroup | None = None,
+    memory: EpisodeMemoryCgroup | None = None,
+    private_tmp: Path | None = None,
 ) -> Callable[[], None]:
-    """A preexec function for bubblewrap's process: joins the episode's cgroup,
-    mounts the bounded private /tmp (root only) and applies the rlimits; the
-    agent inherits all three. Everything it needs is prepared here, before the fork."""
+    """A preexec function for bubblewrap's process: joins the episode's cgroups (CPU,
+    memory), mounts the bounded private /tmp (root only) and applies the rlimits; the
+    agent inherits all of them. Everything it needs is prepared here, before the fork.
+    The memory cgroup is joined before the mount, so the tmpfs's pages are charged to it."""
     tmp_target = str(private_tmp).encode() if private_tmp is not None else None
     tmp_options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777".encode()
     # Not root, the agent runs as the validator's own uid, and RLIMIT_NPROC counts all of
@@ -367,6 +373,8 @@ def sandbox_preexec(
     def apply() -> None:
         if cgroup is not None:
             cgroup.enter()
+        if memory is not None:
+            memory.enter()
         if tmp_target is not None:
             # A mount namespace of bubblewrap's own: the tmpfs is invisible to the host's
             # mount table and is freed when the sandbox's last process exits.

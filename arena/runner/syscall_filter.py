@@ -15,6 +15,19 @@ process the agent starts, on the root path and the user-namespace path alike.
 Refused calls fail with EPERM (clone3 with ENOSYS, so the C library falls
 back to clone, whose flags the filter can read); other architectures' system
 calls kill the process (libseccomp's default for a foreign architecture).
+
+Kernel memory outside the address space is bounded here too, per descriptor:
+a socket's or a pipe's buffer stays at the kernel's default size (setsockopt
+SO_SNDBUF/SO_RCVBUF and their FORCE variants, fcntl F_SETPIPE_SZ are refused;
+the filter cannot read the size asked for, only the option). Raised to the
+host's maximum, 16 socket pairs once queued 263 MB no rlimit saw. Nothing an
+agent legitimately runs sets them: its one socket to the validator, Python's
+asyncio self-pipe socketpair and subprocess pipes all keep the defaults. Sockets
+are Unix or netlink only (EAFNOSUPPORT for the rest): loopback TCP grows its
+buffers by itself. No socket listens and no Unix datagram socket is made alone,
+so no queue outlives the descriptors that filled it. With RLIMIT_NOFILE and RLIMIT_NPROC that bounds what the
+episode can queue where the host has no memory cgroup
+(arena/runner/memory_cgroup.py bounds it where it has).
 """
 
 from __future__ import annotations
@@ -52,6 +65,18 @@ REFUSED_SYSCALLS = (
 )  # fmt: skip
 
 
+SOL_SOCKET = 1
+# Socket options that size a socket's kernel buffers (asm-generic/socket.h, x86 and arm alike).
+BUFFER_OPTIONS = {"SO_SNDBUF": 7, "SO_RCVBUF": 8, "SO_SNDBUFFORCE": 32, "SO_RCVBUFFORCE": 33}
+F_SETPIPE_SZ = 1031
+# The families a socket may have: Unix (the agent's one socket to the validator, and Python's own
+# socketpairs) and netlink (the C library asks it about interfaces). No network is there to reach,
+# and loopback TCP or UDP would queue kernel memory (about 8 MB a connection, autotuned without any
+# setsockopt) that a cgroup v1 does not charge to the episode.
+AF_UNIX, AF_NETLINK = 1, 16
+SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF  # the type's low bits; SOCK_CLOEXEC and SOCK_NONBLOCK sit above
+
+
 class SyscallFilterUnavailable(RuntimeError):
     pass
 
@@ -76,6 +101,25 @@ def compile_filter() -> bytes:
             continue
     for flag in CLONE_NAMESPACE_FLAGS.values():
         rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    for option in BUFFER_OPTIONS.values():
+        rules.add_rule(refuse, "setsockopt", seccomp.Arg(1, seccomp.EQ, SOL_SOCKET), seccomp.Arg(2, seccomp.EQ, option))
+    rules.add_rule(refuse, "fcntl", seccomp.Arg(1, seccomp.EQ, F_SETPIPE_SZ))
+    # One comparison per argument and rule: every other family below netlink's one by one, then all above.
+    no_family = seccomp.ERRNO(errno.EAFNOSUPPORT)  # what a kernel without the family says
+    for family in (f for f in range(AF_NETLINK) if f != AF_UNIX):
+        rules.add_rule(no_family, "socket", seccomp.Arg(0, seccomp.EQ, family))
+    rules.add_rule(no_family, "socket", seccomp.Arg(0, seccomp.GT, AF_NETLINK))
+    # Queues that outlive the descriptor that filled them multiply the per-descriptor bound: a
+    # listening socket keeps every unaccepted connection's received bytes (somaxconn of them, 4096),
+    # and a bound Unix datagram socket max_dgram_qlen datagrams from senders already closed. An
+    # agent serves nothing: no listen(), no Unix datagram socket() (socketpair's are connected).
+    rules.add_rule(refuse, "listen")
+    rules.add_rule(
+        seccomp.ERRNO(errno.ESOCKTNOSUPPORT),
+        "socket",
+        seccomp.Arg(0, seccomp.EQ, AF_UNIX),
+        seccomp.Arg(1, seccomp.MASKED_EQ, SOCK_TYPE_MASK, SOCK_DGRAM),
+    )
     # clone3 passes its flags in memory the filter cannot read: refuse it as "not
     # implemented", and the C library (and Python's os.fork) falls back to clone.
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
