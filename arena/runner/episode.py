@@ -181,6 +181,7 @@ class EpisodeRunner:
             started_at=started_at,
             tool_calls=session.tool_calls,
             llm_calls=llm_calls,
+            knowledge_scope="problem" if knowledge is not None else None,
             final_recommendation=env.state.recommended,
             terminate_status=env.state.status,
             termination=termination,
