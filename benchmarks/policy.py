@@ -99,10 +99,11 @@ def knowledge_problem(p: Product, rng: random.Random, index: int) -> tuple[Probl
     year = rng.randint(1950, 2015)
     noun = " ".join(w for w in title_words(p, rng, 0.6).split() if w not in p.brand.lower().split())
     query = f"Which label did the designer {person} found in {year}? I would like to buy {noun} from this label."
+    # The answer page is planted for this problem only; the interview is a neutral distractor every episode reads.
     docs = [
         KnowledgeDocument(doc_id=f"k{index}", url=f"https://example.invalid/wiki/{index}", title=f"{person}",
                           content=f"{person} is a designer. In {year}, {person} founded the label {p.brand}, "
-                          f"which still sells goods today."),
+                          f"which still sells goods today.", problems=[f"bench-knowledge-{index}"]),
         KnowledgeDocument(doc_id=f"k{index}-noise", url=f"https://example.invalid/news/{index}",
                           title=f"{person} interview", content=f"An interview with {person} about design in {year}."),
     ]  # fmt: skip
@@ -144,7 +145,7 @@ def measure(problems: list[Problem], catalog: CatalogIndex, knowledge, seed: int
     started = time.perf_counter()
     for problem in problems:
         is_knowledge = problem.intent is Intent.knowledge and knowledge is not None
-        env = ShopEnvironment(catalog, knowledge if is_knowledge else None,
+        env = ShopEnvironment(catalog, knowledge.for_problem(problem.id) if is_knowledge else None,
                               allowed=KNOWLEDGE_TOOLS if is_knowledge else SHOP_TOOLS)  # fmt: skip
         done = rollout(policy, env, problem.query, temperature=temperature)
         turns.append(done.turns)

@@ -31,7 +31,7 @@ from arena.runner.record import EpisodeLimits, EpisodeRecord
 from arena.scoring.metrics import mean_pass_at_k, mean_pass_hat_k
 from arena.scoring.outcome import ScoreMode
 from arena.shop.index import CatalogIndex
-from arena.shop.knowledge import KnowledgeBackend
+from arena.shop.knowledge import KnowledgeCorpus
 from distill.eval_report import render_report
 from distill.eval_results import METRICS_FILE, PROBLEMS_FILE, EvalMetrics, IntentMetrics, ProblemResult
 
@@ -110,7 +110,7 @@ async def evaluate(
     settings: EvalSettings,
     out_dir: Path,
     *,
-    knowledge: KnowledgeBackend | None = None,
+    knowledge: KnowledgeCorpus | None = None,
     limits: EpisodeLimits | None = None,
     sandbox: bool = True,
     on_done: Callable[[EpisodeRecord], None] | None = None,

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from arena.jsonl import json_lines
 from arena.problems.partitions import PartitionName
 from arena.problems.suite_manifest import sha256_file
-from arena.runner.record import EpisodeRecord
+from arena.runner.record import EpisodeRecord, knowledge_unscoped
 from arena.shop.tools import KNOWLEDGE_TOOLS, SHOP_TOOLS, openai_tool_schemas
 from distill.normalize import ExecutedCall, ModelTurn, Trace, judge_info, normalize_record, tool_content
 from distill.schema import AgentInfo, JudgeInfo, Provenance, Trajectory, TrajectoryMetadata
@@ -120,6 +120,10 @@ def record_items(
         for number, row in _lines(Path(path)):
             if isinstance(row, Unreadable):
                 yield row
+                continue
+            if knowledge_unscoped(row):  # may quote another problem's answer page (issue 30)
+                reason = "web_search answers predate the per-problem knowledge filter; left out"
+                yield Unreadable(source=str(path), line=number, reason=reason)
                 continue
             try:
                 record = EpisodeRecord.model_validate(row)
@@ -293,6 +297,10 @@ def store_items(store: Any, *, cycles: tuple[int, int] | None = None, suites: li
     source = f"store:{store.url}"
     with store.sessions() as session:
         for row in exportable_episodes(session, cycles=cycles, suites=suites, batch_size=batch_size):
+            if knowledge_unscoped(row.record):  # may quote another problem's answer page (issue 30)
+                reason = f"episode {row.id}: web_search answers predate the per-problem knowledge filter; left out"
+                yield Unreadable(source=source, line=row.id, reason=reason)
+                continue
             try:
                 record = EpisodeRecord.model_validate(row.record)
             except ValidationError as exc:

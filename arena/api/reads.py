@@ -33,6 +33,7 @@ from arena.api.views import (
     waiting_submissions,
 )
 from arena.race.embargo import EmbargoRule
+from arena.runner.record import knowledge_unscoped
 from arena.store import cycles as cycle_rows
 from arena.store import episodes as episode_rows
 from arena.store import judgments as judgment_rows
@@ -113,6 +114,14 @@ def submission_detail(session: Session, submission_id: int, rule: EmbargoRule) -
     )
 
 
+# A record stored before web_search was filtered to the episode's own problem (issue 30) may quote another
+# problem's answer page anywhere in its tool results or model messages: withheld whole, whatever its partition.
+UNSCOPED_RECORD = (
+    "record withheld: its web_search answers predate the per-problem knowledge filter and may hold other "
+    "problems' answer pages"
+)
+
+
 def episode_detail(session: Session, episode_id: int) -> EpisodeDetail:
     """One episode, as much of it as the redaction rules allow; a held-out one answers as a missing one."""
     info = episode_rows.get_episode(session, episode_id, with_record=True)
@@ -140,11 +149,15 @@ def episode_detail(session: Session, episode_id: int) -> EpisodeDetail:
             query=str(row.row.get("query", "")),
             row=row.row,
         )
+    redaction = None if view.shows_content else view.reason
+    record = info.record if view.shows_content else None
+    if knowledge_unscoped(record):
+        redaction, record = UNSCOPED_RECORD, None
     return EpisodeDetail(
         **summary.model_dump(),
-        redaction=None if view.shows_content else view.reason,
+        redaction=redaction,
         problem=problem,
-        record=info.record if view.shows_content else None,
+        record=record,
         outcome=info.outcome if view.shows_content else None,
         error=info.error if view.shows_content else None,
         fault_kind=info.fault_kind,

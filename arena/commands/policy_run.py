@@ -83,11 +83,13 @@ def upstream_or_fail(
     """The knowledge base web_search reads and the registry the proxy forwards to (the built-in
     policy unless ``base_url`` names an endpoint); a wrong choice fails with its reason."""
     from arena.policy.upstream import UpstreamChoiceError, registry_for
-    from arena.shop.knowledge import knowledge_for_catalog
+    from arena.shop.knowledge import KnowledgeIndexError, knowledge_for_catalog
 
     try:
         knowledge_base = knowledge_for_catalog(catalog, knowledge)
-    except FileNotFoundError as exc:
+        if knowledge_base is not None:
+            knowledge_base.for_problem("")  # an index that cannot be scoped to a problem fails here
+    except (FileNotFoundError, KnowledgeIndexError) as exc:
         fail(str(exc))
     try:
         return knowledge_base, registry_for(model, base_url, api_key, seed)

@@ -217,13 +217,16 @@ def _emit(intents, accepted, config, report, rewrite) -> tuple[list[Problem], li
             source = assemble(draft, query, seed=config.seed, difficulty=difficulty, extra=extra)
             problems.append(source)
             counts[intent.value][difficulty.value] += 1
-            if draft.fact is not None:
-                documents.append(fact_document(draft.fact))
+            family = [source]
             for variant_draft, variant_query, kind in make_variants(draft, outcome.query, config.variants):
                 text, extra = _rewritten(rewrite, variant_query, variant_draft)
                 extra |= {"variant_of": source.id, "variant_kind": kind}
-                problems.append(assemble(variant_draft, text, seed=config.seed, difficulty=difficulty, extra=extra))
+                family.append(assemble(variant_draft, text, seed=config.seed, difficulty=difficulty, extra=extra))
                 kinds[kind] += 1
+            problems += family[1:]
+            if draft.fact is not None:  # the fact's page answers the source and every variant asking it
+                askers = [p.id for p in family if p.extra.get("knowledge_doc_id") == draft.fact.doc_id]
+                documents.append(fact_document(draft.fact, askers))
     report.counts = counts
     report.variants = dict(sorted(kinds.items()))
     return problems, documents
@@ -261,7 +264,11 @@ def write_knowledge(documents: list[KnowledgeDocument], out_dir: str | Path) -> 
     base = LocalKnowledgeBase(out_dir)
     for document in documents:
         name = document.url.rsplit("/", 1)[-1]
-        hits = base.search(name, 1)
-        if not hits or hits[0]["url"] != document.url:
-            raise GenerationError(f"{corpus}: document {document.doc_id} is not the first web_search hit for {name!r}")
+        for problem_id in document.problems or [""]:  # as each problem's episode searches
+            hits = base.for_problem(problem_id).search(name, 1)
+            if not hits or hits[0]["url"] != document.url:
+                raise GenerationError(
+                    f"{corpus}: document {document.doc_id} is not the first web_search hit for {name!r}"
+                    f" in problem {problem_id}'s episode"
+                )
     return corpus

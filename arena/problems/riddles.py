@@ -88,9 +88,10 @@ def knowledge_query(r: Renderer, need: ItemNeed, fact: Fact) -> str:
     return f"{question} {want}{', ' + hints if hints else ''}."
 
 
-def fact_document(fact: Fact) -> KnowledgeDocument:
+def fact_document(fact: Fact, problems: list[str]) -> KnowledgeDocument:
     """The knowledge document that states the fact; its URL ends in the invented name, which
-    only this document contains, so web_search for the name finds it first."""
+    only this document contains, so web_search for the name finds it first. ``problems`` are the
+    ids of the problems it answers (a source and its variants): only their episodes can find it."""
     titles = {
         "material": "The {N} Lantern",
         "color": "Flag of {N}",
@@ -105,6 +106,7 @@ def fact_document(fact: Fact) -> KnowledgeDocument:
         url=f"https://knowledge.invalid/wiki/{fact.name}",
         title=titles[fact.kind].format(**fields),
         content=_FACT_DOCS[fact.kind].format(**fields),
+        problems=problems,
     )
 
 

@@ -82,6 +82,11 @@ def open_catalog(path: Path) -> tuple[CatalogIndex, LocalKnowledgeBase | None]:
         raise ValidatorError(f"catalog {path}: {exc} (build one with `arena catalog build`)") from None
     knowledge_dir = path / "knowledge"
     knowledge = LocalKnowledgeBase(knowledge_dir) if (knowledge_dir / "knowledge.json").is_file() else None
+    if knowledge is not None and not knowledge.scoped:
+        raise ValidatorError(
+            f"knowledge index {knowledge_dir} names no page's problem, so every episode could read every answer page;"
+            " rebuild the catalog with `arena catalog build`"
+        )
     return catalog, knowledge
 
 

@@ -13,7 +13,7 @@ from arena.runner.episode import EpisodeRunner, RunnerConfig
 from arena.runner.proxy import SamplingPin, UpstreamRegistry
 from arena.runner.record import EpisodeLimits
 from arena.shop.index import CatalogIndex
-from arena.shop.knowledge import KnowledgeBackend
+from arena.shop.knowledge import KnowledgeCorpus
 from arena.store import Store
 from judge.batch import Judge
 
@@ -28,7 +28,7 @@ class WorkerContext:
     judge: Judge
     race: RaceSettings
     limits: EpisodeLimits = field(default_factory=EpisodeLimits)
-    knowledge: KnowledgeBackend | None = None
+    knowledge: KnowledgeCorpus | None = None
     runtime_dir: Path | None = None
     work_dir: Path | None = None  # root of the episode folders (arena.runner.workdirs)
     worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")

@@ -39,7 +39,7 @@ from arena.runner.server import EpisodeSession, build_episode_server
 from arena.runner.syscall_filter import compile_filter
 from arena.runner.workdirs import new_episode_folder
 from arena.shop.index import CatalogIndex
-from arena.shop.knowledge import KnowledgeBackend
+from arena.shop.knowledge import KnowledgeCorpus
 from arena.shop.tools import KNOWLEDGE_TOOLS, SHOP_TOOLS, ShopEnvironment
 
 
@@ -81,12 +81,14 @@ class EpisodeRunner:
         catalog: CatalogIndex,
         registry: UpstreamRegistry,
         config: RunnerConfig | None = None,
-        knowledge: KnowledgeBackend | None = None,
+        knowledge: KnowledgeCorpus | None = None,
     ) -> None:
         self.catalog = catalog
         self.registry = registry
         self.config = config or RunnerConfig()
         self.knowledge = knowledge
+        if knowledge is not None:
+            knowledge.for_problem("")  # an index that cannot be scoped fails here, before any episode
         if self.config.sandbox:
             require_bubblewrap()
         # Compiled once: each episode's bubblewrap reads it from a descriptor of its own.
@@ -111,7 +113,9 @@ class EpisodeRunner:
         started_at = datetime.now(UTC).isoformat()
         clock = lambda: time.perf_counter() - started_wall  # noqa: E731
         allowed = KNOWLEDGE_TOOLS if problem.intent is Intent.knowledge and self.knowledge else SHOP_TOOLS
-        env = ShopEnvironment(self.catalog, knowledge=self.knowledge, allowed=allowed, max_ids=limits.tool_ids)
+        # web_search reads this problem's pages and neutral ones, never another problem's answers.
+        knowledge = self.knowledge.for_problem(problem.id) if self.knowledge is not None else None
+        env = ShopEnvironment(self.catalog, knowledge=knowledge, allowed=allowed, max_ids=limits.tool_ids)
         llm_calls: list[LLMCallRecord] = []
         limit_log = LimitLog(clock)
         proxy = InferenceProxy(
@@ -190,6 +194,7 @@ class EpisodeRunner:
             started_at=started_at,
             tool_calls=session.tool_calls,
             llm_calls=llm_calls,
+            knowledge_scope="problem" if knowledge is not None else None,
             final_recommendation=env.state.recommended,
             terminate_status=env.state.status,
             termination=termination,

@@ -9,7 +9,7 @@ losslessly. Bump ``RECORD_VERSION`` on any change of meaning.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -226,6 +226,9 @@ class EpisodeRecord(BaseModel):
     limits: EpisodeLimits = Field(default_factory=EpisodeLimits)
     timings: dict[str, float] = Field(default_factory=dict)  # e.g. sandbox_start_ms, first_tool_call_ms
     outcome: dict[str, Any] | None = None  # the OutcomeScore, once scored
+    # "problem" when web_search read only this problem's pages and neutral ones (issue 30); None on a
+    # record made before that filter, whose web_search answers may hold other problems' answer pages.
+    knowledge_scope: Literal["problem"] | None = None
 
     def inference_tokens(self) -> TokenUsage:
         total = TokenUsage()
@@ -234,3 +237,13 @@ class EpisodeRecord(BaseModel):
             total.completion_tokens += call.usage.completion_tokens
             total.total_tokens += call.usage.total_tokens
         return total
+
+
+def knowledge_unscoped(record: Any) -> bool:
+    """A stored record (its JSON) with web_search answers read from the whole corpus: made before the
+    per-problem filter, so its tool results and the model messages that quote them may hold another
+    problem's answer page (a race-bank or held-out one). The API and the corpus export withhold it."""
+    if not isinstance(record, dict) or record.get("knowledge_scope") is not None:
+        return False
+    calls = record.get("tool_calls") or []
+    return any(isinstance(c, dict) and c.get("name") == "web_search" and c.get("ok") and c.get("result") for c in calls)

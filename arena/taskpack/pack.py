@@ -194,7 +194,8 @@ def knowledge_document(task: TaskRef, token: str) -> KnowledgeDocument:
     restates the question's facts and names the answer, so a search for the riddle finds it.
 
     ``token`` (random for the pack's seed) names the page: an id or URL made from the problem's
-    content id would hand web_search's caller a hash of the answer to test guesses against."""
+    content id would hand web_search's caller a hash of the answer to test guesses against. The page
+    names its task's id validator-side only (``problems``): web_search serves it to that task alone."""
     problem = task.problem
     assert problem.knowledge is not None
     question = riddle(problem.query)
@@ -205,7 +206,9 @@ def knowledge_document(task: TaskRef, token: str) -> KnowledgeDocument:
         f"{about}. Reference note. Question: {question} Answer: {answer}. "
         f"The record on {about} gives {answer} as the answer to this question."
     )
-    return KnowledgeDocument(doc_id=f"kb-{token}", url=f"{KNOWLEDGE_HOST}{slug}/{token}", title=about, content=content)
+    return KnowledgeDocument(
+        doc_id=f"kb-{token}", url=f"{KNOWLEDGE_HOST}{slug}/{token}", title=about, content=content, problems=[problem.id]
+    )
 
 
 # ------------------------------------------------------------------ building

@@ -395,3 +395,57 @@ def test_database_export_streams_judged_episodes_and_never_the_heldout(backend, 
     loop = by_id[str(infos[2].id)]
     assert loop["agent"]["name"] == "search_loop" and loop["filter"]["tool_calls"]["passed"] is False
     assert next(v for v in seen if v.episode_id == str(infos[2].id)).destination == "subtask"
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_record_stored_before_the_knowledge_filter_never_reaches_the_corpus(backend, episodes, tmp_path):
+    """Issue 30 class 4: a record made when web_search read the whole corpus may quote another problem's
+    answer page (a race-bank or held-out one) in its tool results or model messages. The export leaves it
+    out, named, and exports the same record made under the per-problem filter."""
+    from arena.problems.partitions import PartitionName
+    from arena.runner.record import ToolCallRecord
+    from arena.store import cycles as cycle_rows
+    from arena.store import episodes as episode_rows
+    from arena.store import submissions as submission_rows
+    from arena.store import suites as suite_rows
+    from arena.store.episodes import EpisodeKey
+    from arena.store.models_race import EpisodeStage
+    from distill.export import run_export as export_items
+    from distill.export_model import ExportConfig, GateConfig
+    from distill.importers import store_items
+    from tests.arena.store.test_store import make_suite, migrated_store, new_submission
+
+    foreign = {
+        "url": "https://knowledge.invalid/x/0123456789abcdef",
+        "title": "X",
+        "content": "Answer: held-out-secret",
+    }
+    base = episodes["tool_calling"][0]
+    call = ToolCallRecord(index=99, name="web_search", arguments={"q": "answer"}, ok=True, result=[foreign],
+                          at_s=0.1, duration_ms=1.0)  # fmt: skip
+    records = [
+        base.model_copy(update={"tool_calls": [*base.tool_calls, call], "knowledge_scope": scope})
+        for scope in (None, "problem")
+    ]
+    suite = make_suite(tmp_path / "suite", "corpus", clusters=8)
+    with migrated_store(backend, tmp_path) as store:
+        with store.transaction() as s:
+            imported = suite_rows.import_suite(s, suite.path)
+            submission = submission_rows.add_submission(s, new_submission("corpus-miner", b"print('agent')\n"))
+            cycle_rows.start_cycle(s, 1, imported.suite_id, {})
+            public = suite_rows.suite_problems(s, imported.suite_id, PartitionName.public)[:2]
+            keys = [
+                EpisodeKey(cycle=1, stage=EpisodeStage.qualifying, submission_id=submission.id,
+                           suite_id=imported.suite_id, problem_id=p.id)
+                for p in public
+            ]  # fmt: skip
+            infos = episode_rows.ensure_episodes(s, keys)
+            for info, record in zip(infos, records, strict=True):
+                episode_rows.complete(s, info.id, record, record.outcome)
+        config = ExportConfig(out=tmp_path / "out", gates=GateConfig(min_coefficient=0), max_agent_share=1)
+        summary = export_items(store_items(store, batch_size=2), config)
+    assert summary.funnel.unreadable == 1 and f"episode {infos[0].id}" in summary.unreadable[0]
+    assert "predate the per-problem knowledge filter" in summary.unreadable[0]
+    written = "".join(p.read_text() for p in (tmp_path / "out").glob("*.jsonl"))
+    exported = {json.loads(line)["metadata"]["episode_id"] for line in written.splitlines() if '"metadata"' in line}
+    assert str(infos[1].id) in exported and str(infos[0].id) not in exported

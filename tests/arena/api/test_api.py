@@ -35,7 +35,7 @@ from arena.problems.draw import record_draw, retire
 from arena.problems.model import Difficulty, Intent, Problem, ProductReward
 from arena.problems.partitions import PartitionName, PartitionPlan
 from arena.problems.suites import write_suite
-from arena.runner.record import AgentRef, EpisodeRecord, LLMCallRecord, ProblemRef, Termination
+from arena.runner.record import AgentRef, EpisodeRecord, LLMCallRecord, ProblemRef, Termination, ToolCallRecord
 from arena.scoring import ScoreMode, score_problem
 from arena.settings import ArenaSettings
 from arena.store import Store
@@ -137,10 +137,28 @@ def record_for(problem: Problem, attempt: int = 0) -> EpisodeRecord:
     )
 
 
-def run_episode(session, catalog, key: EpisodeKey, problem: Problem, coefficient: float | None) -> int:
+FOREIGN_PAGE = {"url": "https://knowledge.invalid/held-out/0123456789abcdef", "title": "Held out",
+                "content": "Answer: secret-held-out-answer."}  # fmt: skip
+
+
+def searched(record: EpisodeRecord, scope: str | None) -> EpisodeRecord:
+    """The record with a web_search answer: ``scope`` None is a record stored before the per-problem
+    knowledge filter (issue 30), whose answer could be (here: is) another problem's planted page."""
+    call = ToolCallRecord(
+        index=0, name="web_search", arguments={"q": "answer"}, ok=True, result=[FOREIGN_PAGE], at_s=0.1, duration_ms=1.0
+    )
+    return record.model_copy(update={"tool_calls": [call], "knowledge_scope": scope})
+
+
+def run_episode(
+    session, catalog, key: EpisodeKey, problem: Problem, coefficient: float | None, web: str | None = "none"
+) -> int:
     episode = episode_rows.ensure_episode(session, key)
     outcome = score_problem(problem, problem.gold_product_ids(), catalog, mode=ScoreMode.strict)
-    episode_rows.complete(session, episode.id, record_for(problem, key.attempt), outcome)
+    record = record_for(problem, key.attempt)
+    if web != "none":
+        record = searched(record, web)
+    episode_rows.complete(session, episode.id, record, outcome)
     if coefficient is not None:
         result = JudgmentResult(level=0.9, coefficient=coefficient, explanation=f"it searched for {problem.query}")
         judgment_rows.add_version(session, episode.id, "rules", "v1", result)
@@ -183,6 +201,12 @@ def build_world(store: Store, catalog, suite_dir) -> tuple[dict, dict, dict, lis
                 s, catalog, key(2, EpisodeStage.race, alpha, problems[revealed_2[0]]), problems[revealed_2[0]], 0.7
             ),
             "running": run_episode(s, catalog, key(3, EpisodeStage.qualifying, alpha, public[1]), public[1], None),
+            "pre_filter": run_episode(
+                s, catalog, key(1, EpisodeStage.qualifying, beta, public[4]), public[4], 1.0, None
+            ),
+            "scoped": run_episode(
+                s, catalog, key(1, EpisodeStage.qualifying, beta, public[5]), public[5], 1.0, "problem"
+            ),
             "heldout": run_episode(s, catalog, key(1, EpisodeStage.race, alpha, heldout[0]), heldout[0], 0.9),
         }
         pending = episode_rows.ensure_episode(s, key(3, EpisodeStage.qualifying, alpha, public[3]))
@@ -245,7 +269,7 @@ def test_cycles_list_their_stages_and_withhold_a_running_cycles_details(world):
     assert [s["stage"] for s in done["stages"]] == ["intake", "qualifying", "race", "done"]
     qualifying = next(s for s in done["stages"] if s["stage"] == "qualifying")
     assert qualifying["detail"]["drawn"] and qualifying["finished_at"] is not None
-    assert done["episodes"]["qualifying"]["done"] == 2 and done["episodes"]["race"]["done"] == 2
+    assert done["episodes"]["qualifying"]["done"] == 4 and done["episodes"]["race"]["done"] == 2
     assert [s["rank"] for s in done["standings"]] == [1, 2] and done["params"] == {"draw_size": 2}
     running = get(world, "/v1/cycles/3/stages")
     assert all(s["detail"] is None for s in running), "a running cycle's stage details may name its draw"
@@ -297,6 +321,19 @@ def test_unretired_race_problems_show_scores_but_no_text_or_gold(world):
     assert problem.query not in json.dumps(episode)
 
 
+def test_a_record_stored_before_the_knowledge_filter_is_withheld(world):
+    """Issue 30 class 4: a public episode's record made when web_search read the whole corpus may quote
+    a race-bank or held-out problem's answer page (in its tool results or in the model messages that
+    quote them), so it is withheld whole; a record made under the per-problem filter is served."""
+    old = get(world, f"/v1/episodes/{world.episodes['pre_filter']}")
+    assert old["visibility"] == "full" and old["record"] is None and "predate" in old["redaction"]
+    assert FOREIGN_PAGE["content"] not in json.dumps(old)
+    page = world.client.get(f"/episodes/{world.episodes['pre_filter']}")
+    assert page.status_code == 200 and FOREIGN_PAGE["content"] not in page.text
+    scoped = get(world, f"/v1/episodes/{world.episodes['scoped']}")
+    assert scoped["redaction"] is None and scoped["record"]["tool_calls"][0]["result"] == [FOREIGN_PAGE]
+
+
 def test_an_episode_of_a_running_cycle_is_redacted(world):
     episode = get(world, f"/v1/episodes/{world.episodes['running']}")
     assert episode["visibility"] == "status" and "still running" in episode["redaction"]
@@ -310,7 +347,7 @@ def test_nothing_of_the_held_out_partition_is_ever_served(world):
     assert get(world, f"/v1/episodes/{world.episodes['heldout']}", 404)["error"] == "not_found"
     listed = get(world, f"/v1/submissions/{world.submissions['alpha']}/episodes")
     assert world.episodes["heldout"] not in [e["id"] for e in listed["items"]]
-    assert listed["total"] == len(world.episodes) - 1
+    assert listed["total"] == len(world.episodes) - 1 - 2  # "pre_filter" and "scoped" are beta's
     secrets = [p.query for p in world.heldout] + [p.id for p in world.heldout] + [p.cluster_id for p in world.heldout]
     paths = ["/", "/v1/leaderboard", "/v1/cycles", "/v1/submissions", "/openapi.json", "/metrics"]
     paths += ["/v1/suite", "/v1/suite/qualifying.jsonl"]

@@ -612,3 +612,22 @@ def test_the_rewriter_says_what_to_install(monkeypatch):
 def test_difficulty_order_is_easy_medium_hard():
     # The bump helper must never skip a level or go past hard.
     assert [harder(d) for d in Difficulty] == [Difficulty.medium, Difficulty.hard, Difficulty.hard]
+
+
+def test_each_fact_page_is_readable_only_by_the_problems_that_ask_it(result, rows, tmp_path):
+    """Issue 30 class 4: a fact page names the source and every variant asking its fact, and a problem's
+    web_search never reaches another problem's fact, whatever it asks (every fact's name, all at once)."""
+    write_knowledge(result.documents, tmp_path / "kb")
+    base = LocalKnowledgeBase(tmp_path / "kb")
+    askers: dict[str, set[str]] = {}
+    for row in rows:
+        if row["intent"] == "knowledge":
+            askers.setdefault(row["knowledge_doc_id"], set()).add(row["id"])
+    assert {d.doc_id: set(d.problems) for d in result.documents} == askers
+    assert any(len(a) > 1 for a in askers.values())  # variants share their source's page
+    own_url = {p: d.url for d in result.documents for p in d.problems}
+    names = [d.url.rsplit("/", 1)[-1] for d in result.documents]
+    for row in rows:
+        view = base.for_problem(row["id"])
+        reached = {h["url"] for q in [*names, " ".join(names), row["query"]] for h in view.search(q, 20)}
+        assert reached == ({own_url[row["id"]]} if row["intent"] == "knowledge" else set()), row["id"]

@@ -22,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
+import re
 from pathlib import Path
 
 import httpx
@@ -58,12 +60,21 @@ if bubblewrap_path() is None:
 # --- the world: a task pack of official tasks, so gold products keep their official ids ------------
 
 
+def jsonl(path: Path) -> list[dict]:
+    """Rows split at newlines only (a title may hold U+2028, which str.splitlines splits at)."""
+    return [json.loads(line) for line in path.read_text().split("\n") if line.strip()]
+
+
 def official_rows() -> list[dict]:
     folder = official_dir()
-    products = [json.loads(line) for line in (folder / "synthesize_product_test.jsonl").read_text().splitlines()]
+    products = jsonl(folder / "synthesize_product_test.jsonl")
     title_only = [row for row in products if set(row["reward"]) == {"product_id", "title"}][:2]
-    knowledge = json.loads((folder / "synthesize_web_simpleqa_test.jsonl").read_text().splitlines()[0])
-    return [*title_only, knowledge]
+    knowledge = jsonl(folder / "synthesize_web_simpleqa_test.jsonl")
+    others = [jsonl(folder / f"synthesize_{n}_test.jsonl")[0] for n in ("shop", "voucher")]
+    return [*title_only, knowledge[0], *others, *knowledge[1:KNOWLEDGE_TASKS]]
+
+
+KNOWLEDGE_TASKS = 5  # planted pages of several problems: each episode must see its own only
 
 
 class Recorder:
@@ -101,11 +112,40 @@ def needles(problem: Problem) -> dict[str, list[str]]:
     }
 
 
-def exposer(problem: Problem) -> AgentSource:
+def exposer(problem: Problem, foreign: list[str]) -> AgentSource:
+    """The probe, given this problem's needles and ``foreign``: what identifies another problem's
+    planted knowledge page (its URL), looked for in web_search answers too."""
     source = (AGENTS / "exposer.py").read_text()
-    filled = source.replace("NEEDLES = {}", f"NEEDLES = {json.dumps(needles(problem), ensure_ascii=False)}")
+    filled = source.replace(
+        "NEEDLES = {}", f"NEEDLES = {json.dumps(needles(problem) | {'foreign': foreign}, ensure_ascii=False)}"
+    )
     assert filled != source
     return AgentSource(name="exposer", code=filled.encode())
+
+
+class PlantedPages:
+    """Which planted page answers which problem, read from the pack's validator-side files."""
+
+    def __init__(self, catalog: Path) -> None:
+        urls = {d["doc_id"]: d["url"] for d in jsonl(catalog / "knowledge.jsonl")}
+        planted = json.loads((catalog / "taskpack.json").read_text())["planted"]
+        self.url_of = {p["task_id"]: urls[p["doc_id"]] for p in planted}
+
+    def foreign(self, problem: Problem) -> list[str]:
+        return sorted(url for task, url in self.url_of.items() if task != problem.id)
+
+
+def harvester(problems: list[Problem], catalog: Path) -> AgentSource:
+    """The harvesting agent, given every word of every problem and every planted page (a miner collects
+    them over many episodes), at most 180 of them so every query fits in the calls the record keeps."""
+    documents = jsonl(catalog / "knowledge.jsonl")
+    texts = [p.query for p in problems] + [f"{d['title']} {d['content']} {d['url']}" for d in documents]
+    words = sorted({w for t in texts for w in re.findall(r"\w+", t.lower())})
+    words = random.Random(5).sample(words, min(180, len(words)))
+    source = (AGENTS / "harvester.py").read_text()
+    filled = source.replace("WORDS = []", f"WORDS = {json.dumps(words, ensure_ascii=False)}")
+    assert filled != source
+    return AgentSource(name="harvester", code=filled.encode())
 
 
 @pytest.fixture(scope="module")
@@ -130,8 +170,13 @@ def episodes(tmp_path_factory):
     )
     product = [p for p in problems if p.intent is Intent.product]
     knowledge = next(p for p in problems if p.intent is Intent.knowledge)
+    planted = PlantedPages(folder / "catalog")
+    harvest = harvester(problems, folder / "catalog")
     jobs = {
-        **{f"exposer-{p.intent.value}": (exposer(p), p) for p in (product[0], knowledge)},
+        **{f"exposer-{p.intent.value}": (exposer(p, planted.foreign(p)), p) for p in (product[0], knowledge)},
+        # Every problem of the suite, every intent: only a knowledge one has web_search, and that one
+        # must reach its own planted page and nothing planted for another problem.
+        **{f"harvest-{p.id}": (harvest, p) for p in problems},
         **{f"hash-{i}": (AgentSource.from_path(AGENTS / "hash_matcher.py"), p) for i, p in enumerate(product)},
         "nested": (AgentSource.from_path(AGENTS / "nested_template.py"), product[0]),
     }
@@ -148,7 +193,7 @@ def episodes(tmp_path_factory):
             await registry.aclose()
         return out
 
-    return asyncio.run(run_all()), policy
+    return asyncio.run(run_all()), policy, planted
 
 
 def reported(record: EpisodeRecord) -> dict:
@@ -178,6 +223,36 @@ def test_nothing_the_sandbox_shows_is_a_function_of_hidden_problem_content(episo
     digest = problem.id.removeprefix("p-")
     answers = json.dumps([c.result for c in record.tool_calls], ensure_ascii=False)
     assert not any(digest[i : i + 10] in answers for i in range(len(digest) - 9))
+    # No web_search answer, whatever it asked, names a page planted for another problem.
+    assert report["foreign_checked"] >= 1 and report["foreign_hits"] == {}, report["foreign_hits"]
+
+
+def harvested(episodes) -> dict[str, tuple[EpisodeRecord, Problem]]:
+    return {name: episode for name, episode in episodes[0].items() if name.startswith("harvest-")}
+
+
+def test_harvesting_the_knowledge_corpus_gets_only_the_problems_own_page(episodes):
+    """Issue 30 class 4: one corpus for every partition let a knowledge episode pull every problem's
+    answer page. Each episode now reaches its own problem's pages and neutral ones, whatever it asks;
+    the filter keys on the problem, so it holds for a problem of any partition."""
+    planted = episodes[2]
+    runs = harvested(episodes)
+    assert {p.intent for _, p in runs.values()} == set(Intent)  # every intent
+    assert sum(p.intent is Intent.knowledge for _, p in runs.values()) == KNOWLEDGE_TASKS == len(planted.url_of)
+    for record, problem in runs.values():
+        assert record.termination is Termination.terminated, record.stderr_tail
+        dump = reported(record)
+        served = {hit["url"] for c in record.tool_calls if c.name == "web_search" and c.ok for hit in c.result}
+        assert served <= set(dump["pages"])
+        if problem.intent is not Intent.knowledge:
+            assert dump["pages"] == [] and all(e.startswith("unknown tool 'web_search'") for e in dump["errors"])
+            continue
+        # The official behaviour for its own page: the riddle finds it (first), and so do its words.
+        own = planted.url_of[problem.id]
+        first = next(c for c in record.tool_calls if c.name == "web_search")
+        assert first.ok and first.result[0]["url"] == own
+        assert dump["pages"] == [own], f"{problem.id} reached pages planted for other problems: {dump['pages']}"
+        assert dump["queries"] > 200 and len(record.tool_calls) > dump["queries"]  # every query was answered
 
 
 def test_hashing_guessed_rewards_finds_nothing(episodes):

@@ -12,7 +12,10 @@ import re
 
 import arena.sdk as sdk
 
-NEEDLES = {}  # replaced by the test: {"hex": [...], "digits": [...], "text": [...]}
+NEEDLES = {}  # replaced by the test: {"hex": [...], "digits": [...], "text": [...], "foreign": [...]}
+# Generic and odd web_search queries besides the problem's own: a planted page of another problem
+# (named by ``NEEDLES["foreign"]``) must answer none of them.
+WEB_QUERIES = ("the", "answer question reference note", "record of the answer", "", "*", "kb", "knowledge invalid")
 SKIP_NAMES = ("/proc", "/sys", "/dev")
 # Host read-only system folders: their names are checked, their bytes are the host's own libraries.
 NAMES_ONLY = ("/usr/lib", "/usr/lib64", "/opt/python/lib")
@@ -98,6 +101,18 @@ def agent_main(problem):
     for source, value in raw.items():
         for hit in hits_of(json.dumps(value, ensure_ascii=False).encode()):
             report["hits"].setdefault(hit, []).append(source)
+    # 4. web_search answers (its own problem's page may hold its own answer): no other problem's page.
+    web = {
+        q: sdk._request("POST", "/tools/web_search", {"q": q, "max_results": 20})
+        for q in (problem["query"], *WEB_QUERIES)
+    }
+    web_text = json.dumps(web, ensure_ascii=False)
+    report["foreign_checked"] = len(NEEDLES["foreign"])
+    report["foreign_hits"] = {n: "web_search" for n in NEEDLES["foreign"] if n in web_text}
+    for source, value in raw.items():
+        for needle in NEEDLES["foreign"]:
+            if needle in json.dumps(value, ensure_ascii=False):
+                report["foreign_hits"][needle] = source
     report["self_hits"] = len(hits_of(read(me)))  # the scanner works: its own file holds every needle
     sdk._request("POST", "/tools/exfiltrate", {"raw": raw, "report": report})
     sdk.tool("terminate", status="success")
