@@ -23,6 +23,7 @@ from arena.race import stage_scores
 from arena.race.dead_workers import recover_dead_workers
 from arena.race.queues import defer_episode, defer_judgment
 from arena.race.settings import RaceSettings
+from arena.runner.record import FaultKind
 from arena.store import Store, judgments
 from arena.store import episodes as episode_rows
 from arena.store.episodes import EpisodeKey
@@ -54,11 +55,18 @@ class Dispatcher:
         self.on_progress = on_progress or (lambda _p: None)
 
     async def run_episodes(self, keys: Sequence[EpisodeKey], cycle: int, stage: EpisodeStage) -> None:
-        """Schedule ``keys`` (idempotent) and return once every episode of the stage is done or failed."""
+        """Schedule ``keys`` (idempotent) and return once every episode of the stage is done or failed, or
+        ``race.episodes_timeout_s`` has passed: then the episodes still unfinished are failed (charged to their
+        submissions; the stage's halt rules see them), so no episode holds the cycle open."""
         await in_thread(_ensure, self.store, list(keys))
+        deadline = time.monotonic() + self.race.episodes_timeout_s
         last_requeue = 0.0
         while True:
             now = time.monotonic()
+            if now >= deadline:
+                given_up = await in_thread(_fail_unfinished, self.store, cycle, stage, self.race.episodes_timeout_s)
+                logger.error("cycle %d %s: %d episode(s) unfinished at the stage's deadline (%.0fs), given up: %s",
+                             cycle, stage.value, len(given_up), self.race.episodes_timeout_s, given_up)  # fmt: skip
             if now - last_requeue >= REQUEUE_EVERY_S:
                 await self._requeue(cycle, stage)
                 last_requeue = now
@@ -127,6 +135,19 @@ def _ensure(store: Store, keys: list[EpisodeKey]) -> None:
 def _counts(store: Store, cycle: int, stage: EpisodeStage):
     with store.transaction() as session:
         return episode_rows.status_counts(session, cycle=cycle, stage=stage)
+
+
+def _fail_unfinished(store: Store, cycle: int, stage: EpisodeStage, timeout_s: float) -> list[int]:
+    reason = f"unfinished at the stage's deadline (episodes_timeout_s = {timeout_s:.0f}s)"
+    failed = []
+    with store.transaction() as session:
+        for status in (EpisodeStatus.pending, EpisodeStatus.running):
+            for episode in episode_rows.list_episodes(session, cycle=cycle, stage=stage, status=status):
+                # Charged: an episode that alone outlives the stage follows its submission; unfinished episodes
+                # spread over enough submissions halt the stage (arena.race.halt), the validator's then.
+                if episode_rows.fail(session, episode.id, reason, fault_kind=FaultKind.runner.value, charged=True):
+                    failed.append(episode.id)
+    return failed
 
 
 def _release_expired(store: Store) -> int:

@@ -36,6 +36,11 @@ class StoreError(ValueError):
     """A store operation refused: bad URL, unknown row, a write that would break an invariant."""
 
 
+class UnstorableValue(StoreError):
+    """A value the store's JSON encoding refuses (nested past its recursion limit, an integer over 64 bits):
+    the data's fault, not the database's; the same value is refused however often it is tried."""
+
+
 def resolve_url(url: str | URL | None = None) -> URL:
     """The URL to use, normalised: explicit, else ``ARENA_DATABASE_URL``, else the SQLite default."""
     raw = url if url is not None else os.environ.get(ENV_VAR) or DEFAULT_URL
@@ -162,9 +167,9 @@ def jsonable(value: object) -> dict | list: ...
 def jsonable(value: object) -> dict | list:
     """A pydantic model or mapping as plain JSON values (datetimes as ISO strings, NaN as null:
     JSONB refuses NaN), so what is stored reads back the same on both backends."""
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json")
     try:
+        if isinstance(value, BaseModel):
+            value = value.model_dump(mode="json")
         return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY))
-    except TypeError as exc:
-        raise StoreError(f"value cannot be stored as JSON: {exc}") from None
+    except (TypeError, ValueError) as exc:  # pydantic's depth limit, a lone surrogate, orjson's refusals
+        raise UnstorableValue(f"value cannot be stored as JSON: {exc}") from None
