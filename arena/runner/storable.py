@@ -49,22 +49,23 @@ class _Changes:
         self.counts: dict[str, int] = {}
         self.first: dict[str, str] = {}
 
-    def note(self, kind: str, path: list[str], what: str) -> None:
+    def note(self, kind: str, path: list[str | int], what: str) -> None:
         if kind not in self.counts:
             self.first[kind] = f"{what} at {_path_text(path)}"
         self.counts[kind] = self.counts.get(kind, 0) + 1
 
 
-def _path_text(path: list[str]) -> str:
+def _path_text(path: list[str | int]) -> str:
+    text = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path)
     # The path quotes agent-written keys: cleaned like any other text of the record.
-    return _UNSTORABLE.sub(REPLACEMENT, "".join(path)[:200] or "the record")
+    return _UNSTORABLE.sub(REPLACEMENT, text[:200] or "the record")
 
 
 class _Walk:
     def __init__(self, max_depth: int, changes: _Changes) -> None:
         self.max_depth = max_depth
         self.changes = changes
-        self.path: list[str] = []
+        self.path: list[str | int] = []  # dict keys and list indices down to the value looked at
 
     def text(self, value: str) -> str:
         if _UNSTORABLE.search(value) is None:
@@ -96,32 +97,43 @@ class _Walk:
             if depth >= self.max_depth:
                 self.changes.note("record_depth", self.path, f"a structure nested past {self.max_depth} levels cut")
                 return f"[cut: nested deeper than {self.max_depth} levels]"
+            # The common leaves (clean strings, small numbers) are kept without a call: a record has many.
+            search, path = _UNSTORABLE.search, self.path
             if isinstance(value, dict):
                 out = {}
                 for key, item in value.items():
-                    self.path.append(f".{key}")
-                    out[self.text(str(key))] = self.value(item, depth + 1)
-                    self.path.pop()
+                    key = str(key)
+                    path.append(key)
+                    if search(key) is not None:
+                        key = self.text(key)
+                    kind = type(item)
+                    if not ((kind is str and search(item) is None) or kind is bool or item is None):
+                        item = self.value(item, depth + 1)
+                    out[key] = item
+                    path.pop()
                 return out
             items = []
             for index, item in enumerate(value):
-                self.path.append(f"[{index}]")
-                items.append(self.value(item, depth + 1))
-                self.path.pop()
+                kind = type(item)
+                if not ((kind is str and search(item) is None) or kind is bool or item is None):
+                    path.append(index)
+                    item = self.value(item, depth + 1)
+                    path.pop()
+                items.append(item)
             return items
         return self.text(str(value))  # nothing else is JSON: its text
 
 
-def _longest_strings_cut(value: Any, keep: int, changes: _Changes, path: list[str]) -> Any:
+def _longest_strings_cut(value: Any, keep: int, changes: _Changes, path: list[str | int]) -> Any:
     if isinstance(value, str):
         if len(value) <= keep:
             return value
         changes.note("record_bytes", path, f"a string of {len(value)} characters cut to {keep}")
         return value[:keep] + _CUT_MARK.format(keep=keep)
     if isinstance(value, dict):
-        return {k: _longest_strings_cut(v, keep, changes, [*path, f".{k}"]) for k, v in value.items()}
+        return {k: _longest_strings_cut(v, keep, changes, [*path, k]) for k, v in value.items()}
     if isinstance(value, list):
-        return [_longest_strings_cut(v, keep, changes, [*path, f"[{i}]"]) for i, v in enumerate(value)]
+        return [_longest_strings_cut(v, keep, changes, [*path, i]) for i, v in enumerate(value)]
     return value
 
 

@@ -171,5 +171,13 @@ def jsonable(value: object) -> dict | list:
         if isinstance(value, BaseModel):
             value = value.model_dump(mode="json")
         return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY))
-    except (TypeError, ValueError) as exc:  # pydantic's depth limit, a lone surrogate, orjson's refusals
-        raise UnstorableValue(f"value cannot be stored as JSON: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        # The value's own content (too deep, a lone surrogate, a huge integer) is the data's fault; anything else
+        # (an object of a type JSON has no form for) is the caller's: a bug, never charged to whoever wrote the data.
+        content = isinstance(exc, UnicodeError) or any(sign in str(exc).lower() for sign in _CONTENT_REFUSALS)
+        error = UnstorableValue if content else StoreError
+        raise error(f"value cannot be stored as JSON: {exc}") from None
+
+
+# What orjson and pydantic say when the content itself cannot be written (their messages, lower-cased).
+_CONTENT_REFUSALS = ("recursion limit", "serialization depth", "surrogates not allowed", "64-bit range", "utf-8")

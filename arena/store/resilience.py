@@ -95,9 +95,9 @@ def is_data_error(exc: BaseException) -> bool:
         return exc.sqlstate is not None and exc.sqlstate.startswith(DATA_SQLSTATE_CLASSES)
     if isinstance(exc, sqlite3.DataError):
         return True  # SQLITE_TOOBIG, SQLITE_MISMATCH: a value too big or of the wrong kind
-    if isinstance(exc, RecursionError | UnicodeError | OverflowError):
-        return True  # an encoder that met a structure too deep, a lone surrogate, a number too big
-    return isinstance(exc, TypeError | ValueError) and "json" in str(exc).lower()
+    # An encoder that met a structure too deep, a lone surrogate, a number too big. Nothing broader: a validator
+    # bug must never be charged to a submission.
+    return isinstance(exc, RecursionError | UnicodeError | OverflowError)
 
 
 class Backoff:

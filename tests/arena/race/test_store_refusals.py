@@ -29,7 +29,7 @@ from arena.race.settings import RaceSettings
 from arena.runner.record import FaultKind
 from arena.store import Store
 from arena.store import episodes as episode_rows
-from arena.store.db import UnstorableValue, jsonable
+from arena.store.db import StoreError, UnstorableValue, jsonable
 from arena.store.models_race import EpisodeStatus
 from arena.store.resilience import is_data_error, is_transient
 from tests.arena.store.test_store import (  # noqa: F401  (fixtures)
@@ -101,6 +101,9 @@ def test_data_errors_are_told_from_the_validators_on_real_errors(store):  # noqa
     with pytest.raises(UnstorableValue) as unstorable:
         jsonable({"a": deep(300)})
     assert is_data_error(unstorable.value) and not is_transient(unstorable.value)
+    with pytest.raises(StoreError) as bug:  # a type JSON has no form for: the caller's bug, not the data's
+        jsonable({"a": object()})
+    assert not isinstance(bug.value, UnstorableValue) and not is_data_error(bug.value)
     with store.engine.connect() as connection:
         with pytest.raises(Exception) as missing:
             connection.execute(text("SELECT * FROM no_such_table"))
