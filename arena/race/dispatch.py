@@ -15,6 +15,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 
 from procrastinate import App
 from pydantic import BaseModel
@@ -56,14 +57,17 @@ class Dispatcher:
 
     async def run_episodes(self, keys: Sequence[EpisodeKey], cycle: int, stage: EpisodeStage) -> None:
         """Schedule ``keys`` (idempotent) and return once every episode of the stage is done or failed, or
-        ``race.episodes_timeout_s`` has passed: then the episodes still unfinished are failed (charged to their
-        submissions; the stage's halt rules see them), so no episode holds the cycle open."""
+        ``race.episodes_timeout_s`` has passed since the stage's first episode was scheduled: then the episodes
+        still unfinished are failed (charged to their submissions; the stage's halt rules see them), so no
+        episode holds the cycle open."""
         await in_thread(_ensure, self.store, list(keys))
-        deadline = time.monotonic() + self.race.episodes_timeout_s
+        # From the stage's first scheduled episode, as the store says: a restarted validator keeps the deadline.
+        began = await in_thread(_scheduled_since, self.store, cycle, stage)
+        deadline = (began + timedelta(seconds=self.race.episodes_timeout_s)).timestamp()
         last_requeue = 0.0
         while True:
             now = time.monotonic()
-            if now >= deadline:
+            if time.time() >= deadline:
                 given_up = await in_thread(_fail_unfinished, self.store, cycle, stage, self.race.episodes_timeout_s)
                 logger.error("cycle %d %s: %d episode(s) unfinished at the stage's deadline (%.0fs), given up: %s",
                              cycle, stage.value, len(given_up), self.race.episodes_timeout_s, given_up)  # fmt: skip
@@ -135,6 +139,12 @@ def _ensure(store: Store, keys: list[EpisodeKey]) -> None:
 def _counts(store: Store, cycle: int, stage: EpisodeStage):
     with store.transaction() as session:
         return episode_rows.status_counts(session, cycle=cycle, stage=stage)
+
+
+def _scheduled_since(store: Store, cycle: int, stage: EpisodeStage) -> datetime:
+    with store.transaction() as session:
+        return min((e.created_at for e in episode_rows.list_episodes(session, cycle=cycle, stage=stage)),
+                   default=datetime.now(UTC))  # fmt: skip
 
 
 def _fail_unfinished(store: Store, cycle: int, stage: EpisodeStage, timeout_s: float) -> list[int]:

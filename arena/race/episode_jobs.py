@@ -197,7 +197,9 @@ async def _refused(
     return Stored.refused
 
 
-async def store_held_results(store: Store, held_results: HeldResults) -> list[int]:
+async def store_held_results(
+    store: Store, held_results: HeldResults, *, refusals_allowed: int = STORE_REFUSALS
+) -> list[int]:
     """Store every result held for ``store`` (left by a restarted worker, or by a try that ran out of
     retries); the episodes stored now. A store still away raises (after the retry budget); a result the
     store refuses is counted and, after the bound, given up on (``store_held``)."""
@@ -207,7 +209,7 @@ async def store_held_results(store: Store, held_results: HeldResults) -> list[in
         if result is None:
             continue
         try:
-            outcome = await store_held(store, held_results, result)
+            outcome = await store_held(store, held_results, result, refusals_allowed=refusals_allowed)
         except StoreRefusal:
             continue  # counted on the held result; the next sweep or job tries again, up to the bound
         if outcome is Stored.now:
