@@ -15,7 +15,8 @@ did, the record stores and reads back the same on every backend:
 - a container nested deeper than ``EpisodeLimits.record_depth`` (counted from the record's root) is
   replaced by a short marker string;
 - an integer outside the signed 64-bit range becomes its decimal string; a NaN or infinity, null;
-- a record whose JSON is over ``EpisodeLimits.record_bytes`` has its longest strings cut until it fits.
+- a record whose JSON is over ``EpisodeLimits.record_bytes`` has its longest strings cut until it fits, then
+  (many short strings) its largest lists and objects below the record's own structure.
 
 What was changed is named in ``EpisodeRecord.limits_hit`` (``record_text``, ``record_depth``,
 ``record_numbers``, ``record_bytes``), with a count and the first place it happened, so a reader knows
@@ -40,6 +41,8 @@ _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _INT64 = (-(2**63), 2**63 - 1)
 _CUT_MARK = " [... cut: the record keeps at most {keep} characters of one string]"
 _SHORTEST_CUT = 256  # strings are never cut below this many characters
+_FEWEST_ITEMS = 16  # nor lists and objects below this many entries (more than any record model's fields)
+_CONTENT_DEPTH = 3  # record -> tool_calls -> [i] -> arguments: containers from here on are the agent's content
 
 
 class _Changes:
@@ -137,6 +140,22 @@ def _longest_strings_cut(value: Any, keep: int, changes: _Changes, path: list[st
     return value
 
 
+def _largest_containers_cut(value: Any, keep: int, changes: _Changes, path: list[str | int], depth: int = 0) -> Any:
+    # Only below the record's own structure (its call lists, each call's fields): agent content starts at depth 3.
+    if isinstance(value, dict):
+        items = list(value.items())
+        if depth >= _CONTENT_DEPTH and len(items) > keep:
+            changes.note("record_bytes", path, f"an object of {len(items)} keys cut to {keep}")
+            items = items[:keep]
+        return {k: _largest_containers_cut(v, keep, changes, [*path, k], depth + 1) for k, v in items}
+    if isinstance(value, list):
+        if depth >= _CONTENT_DEPTH and len(value) > keep:
+            changes.note("record_bytes", path, f"a list of {len(value)} items cut to {keep}")
+            value = value[:keep]
+        return [_largest_containers_cut(v, keep, changes, [*path, i], depth + 1) for i, v in enumerate(value)]
+    return value
+
+
 def storable_json(data: Any, *, max_depth: int, max_bytes: int, changes: _Changes | None = None) -> Any:
     """``data`` (JSON values, pydantic models, enums) as plain JSON values storable on every backend; what
     changed goes to ``changes``."""
@@ -148,6 +167,11 @@ def storable_json(data: Any, *, max_depth: int, max_bytes: int, changes: _Change
         clean = _longest_strings_cut(clean, keep, changes, [])
         size = len(orjson.dumps(clean))
         keep //= 2
+    items = 4096
+    while size > max_bytes and items >= _FEWEST_ITEMS:  # many short strings: fewer of them
+        clean = _largest_containers_cut(clean, items, changes, [])
+        size = len(orjson.dumps(clean))
+        items //= 2
     return clean
 
 

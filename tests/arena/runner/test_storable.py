@@ -174,3 +174,14 @@ def test_an_oversized_record_has_its_longest_strings_cut_to_fit():
     clean = storable_json(big, max_depth=limits.record_depth, max_bytes=limits.record_bytes)
     assert len(orjson.dumps(clean)) <= limits.record_bytes
     assert clean["b"][1] == "short" and clean["a"].startswith("xxx") and "cut" in clean["a"]
+
+
+def test_an_oversized_record_of_many_short_strings_is_cut_below_its_own_structure():
+    limits = EpisodeLimits(record_bytes=1024**2)
+    words = ["word"] * 400_000  # 3.2 MB of strings no longer than any cut
+    poisoned = record_of({"q": "shoe"}, words, {"messages": [{"role": "user", "content": words}]}, None, [], "")
+    poisoned.limits = limits
+    stored = make_storable(poisoned)
+    assert len(orjson.dumps(jsonable(stored))) <= limits.record_bytes
+    assert len(stored.tool_calls) == 1 and stored.tool_calls[0].arguments == {"q": "shoe"}  # the record's shape
+    assert "record_bytes" in {hit.limit for hit in stored.limits_hit}
