@@ -58,8 +58,7 @@ class Dispatcher:
     async def run_episodes(self, keys: Sequence[EpisodeKey], cycle: int, stage: EpisodeStage) -> None:
         """Schedule ``keys`` (idempotent) and return once every episode of the stage is done or failed, or
         ``race.episodes_timeout_s`` has passed since the stage's first episode was scheduled: then the episodes
-        still unfinished are failed (charged to their submissions; the stage's halt rules see them), so no
-        episode holds the cycle open."""
+        still unfinished are failed (``_fail_unfinished`` says whose failure), so no episode holds the cycle open."""
         await in_thread(_ensure, self.store, list(keys))
         # From the stage's first scheduled episode, as the store says: a restarted validator keeps the deadline.
         began = await in_thread(_scheduled_since, self.store, cycle, stage)
@@ -151,11 +150,13 @@ def _fail_unfinished(store: Store, cycle: int, stage: EpisodeStage, timeout_s: f
     reason = f"unfinished at the stage's deadline (episodes_timeout_s = {timeout_s:.0f}s)"
     failed = []
     with store.transaction() as session:
+        # Charged when the validator measured others in the stage (an episode finished): one that alone outlives
+        # the stage follows its submission, and unfinished episodes spread over enough submissions halt the stage
+        # (arena.race.halt). Nothing finished at all: the validator ran nothing (no worker), its own failure.
+        charged = episode_rows.status_counts(session, cycle=cycle, stage=stage)[EpisodeStatus.done] > 0
         for status in (EpisodeStatus.pending, EpisodeStatus.running):
             for episode in episode_rows.list_episodes(session, cycle=cycle, stage=stage, status=status):
-                # Charged: an episode that alone outlives the stage follows its submission; unfinished episodes
-                # spread over enough submissions halt the stage (arena.race.halt), the validator's then.
-                if episode_rows.fail(session, episode.id, reason, fault_kind=FaultKind.runner.value, charged=True):
+                if episode_rows.fail(session, episode.id, reason, fault_kind=FaultKind.runner.value, charged=charged):
                     failed.append(episode.id)
     return failed
 

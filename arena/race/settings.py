@@ -126,9 +126,9 @@ class RaceSettings(BaseModel):
     episodes_timeout_s: float = Field(
         6 * 3600.0,
         gt=0.0,
-        description="How long a stage waits for its episodes. Past it, every episode still unfinished is given up "
-        "as failed (charged to its submission; spread over enough submissions, the stage halts, arena.race.halt), "
-        "so no episode can hold a cycle open. Size it to the stage: episodes x wall_s / workers, with room.",
+        description="How long a stage waits for its episodes, from the first one scheduled. Past it, every episode "
+        "still unfinished is given up as failed (charged to its submission when others finished; the validator's "
+        "when none did), so no episode can hold a cycle open. Size it to the stage: episodes x wall_s / workers.",
     )
     store_refusals: int = Field(
         3,

@@ -135,4 +135,15 @@ def test_a_stage_whose_episode_never_finishes_ends_at_its_deadline(store, world,
     with store.transaction() as s:
         failed = episode_rows.get_episode(s, episode.id)
     assert failed.status is EpisodeStatus.failed and "deadline" in (failed.error or "")
-    assert (failed.fault_kind, failed.fault_charged) == (FaultKind.runner.value, True)
+    # Nothing of the stage finished: the validator ran nothing, its own failure (not charged; the stage halts).
+    assert (failed.fault_kind, failed.fault_charged) == (FaultKind.runner.value, False)
+
+    # One episode done, one never: the one left over follows its submission, charged.
+    cycle, [done, stuck] = schedule(store, world, 2)
+    with store.transaction() as s:
+        episode_rows.claim(s, done.id, "host:1", 600.0, job_id=1)
+        assert episode_rows.complete(s, done.id, {"episode_id": "e-done"}, OUTCOME)
+    asyncio.run(asyncio.wait_for(Dispatcher(store, app, race).run_episodes([stuck.key], cycle, stuck.stage), 120))
+    with store.transaction() as s:
+        left = episode_rows.get_episode(s, stuck.id)
+    assert left.status is EpisodeStatus.failed and (left.fault_kind, left.fault_charged) == ("runner", True)
