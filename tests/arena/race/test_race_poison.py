@@ -69,5 +69,8 @@ def test_a_poisoned_record_does_not_freeze_the_cycle(backend, boundary, race_wor
                 named = {hit["limit"] for hit in episode.record["limits_hit"]}
                 assert {"record_text", "record_depth"} <= named, named
                 assert "\u0000" not in str(episode.record)
+                # Where the proxy records the agent's request, and in its output: the same boundary.
+                assert any("\ufffd" in str(call["request"]) for call in episode.record["llm_calls"])
+                assert "out\ufffdput" in episode.record["stdout_tail"]
         finally:
             validator.close()
