@@ -46,6 +46,7 @@ from arena.store import cycles as cycle_rows
 from arena.store import episodes as episode_rows
 from arena.store import submissions as submission_rows
 from arena.store import suites as suite_rows
+from arena.store.db import refuses_content
 from arena.store.episodes import EpisodeInfo
 from arena.store.resilience import first_line, in_thread, is_data_error, is_transient
 
@@ -268,7 +269,15 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int, job_id:
         assert job is not None and record is not None
         outcome = score_problem(job.problem, record.final_recommendation, ctx.catalog, mode=ScoreMode.strict)
         kind = None if standing_fault is None else standing_fault.kind.value
-        result = held(episode_id, claimed.key, record, outcome, kind)
+        try:
+            result = held(episode_id, claimed.key, record, outcome, kind)
+        except (ValueError, RecursionError) as exc:  # a record JSON cannot even hold (past the storable boundary)
+            if not refuses_content(exc):
+                raise  # a validator bug: the job is retried, bounded by episode_attempts
+            reason = f"the finished result cannot be encoded (the submission's, its record's content): {exc}"[:1000]
+            await in_thread(_give_back, ctx.store, episode_id, reason, True, FaultKind.store.value, True)
+            logger.error("episode %d failed for good: %s", episode_id, reason)
+            return Stored.refused.value
         ctx.held.keep(result)  # before the first try: a store outage or a worker restart cannot lose it now
         # The lease is renewed until the result is in: a long outage must not hand the episode to another run.
         stored = await store_held(ctx.store, ctx.held, result, refusals_allowed=ctx.race.store_refusals)

@@ -174,10 +174,16 @@ def jsonable(value: object) -> dict | list:
     except (TypeError, ValueError) as exc:
         # The value's own content (too deep, a lone surrogate, a huge integer) is the data's fault; anything else
         # (an object of a type JSON has no form for) is the caller's: a bug, never charged to whoever wrote the data.
-        content = isinstance(exc, UnicodeError) or any(sign in str(exc).lower() for sign in _CONTENT_REFUSALS)
-        error = UnstorableValue if content else StoreError
+        error = UnstorableValue if refuses_content(exc) else StoreError
         raise error(f"value cannot be stored as JSON: {exc}") from None
 
 
 # What orjson and pydantic say when the content itself cannot be written (their messages, lower-cased).
 _CONTENT_REFUSALS = ("recursion limit", "serialization depth", "surrogates not allowed", "64-bit range", "utf-8")
+
+
+def refuses_content(exc: BaseException) -> bool:
+    """An encoder's refusal of a value's content (too deep, a lone surrogate, a huge integer), not of its type."""
+    if isinstance(exc, RecursionError | UnicodeError):
+        return True
+    return isinstance(exc, TypeError | ValueError) and any(sign in str(exc).lower() for sign in _CONTENT_REFUSALS)
