@@ -15,6 +15,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 
 from procrastinate import App
 from pydantic import BaseModel
@@ -23,6 +24,7 @@ from arena.race import stage_scores
 from arena.race.dead_workers import recover_dead_workers
 from arena.race.queues import defer_episode, defer_judgment
 from arena.race.settings import RaceSettings
+from arena.runner.record import FaultKind
 from arena.store import Store
 from arena.store import episodes as episode_rows
 from arena.store import judgments as judgment_rows
@@ -55,11 +57,20 @@ class Dispatcher:
         self.on_progress = on_progress or (lambda _p: None)
 
     async def run_episodes(self, keys: Sequence[EpisodeKey], cycle: int, stage: EpisodeStage) -> None:
-        """Schedule ``keys`` (idempotent) and return once every episode of the stage is done or failed."""
+        """Schedule ``keys`` (idempotent) and return once every episode of the stage is done or failed, or
+        ``race.episodes_timeout_s`` has passed since the stage's first episode was scheduled: then the episodes
+        still unfinished are failed (``_fail_unfinished`` says whose failure), so no episode holds the cycle open."""
         await in_thread(_ensure, self.store, list(keys))
+        # From the stage's first scheduled episode, as the store says: a restarted validator keeps the deadline.
+        began = await in_thread(_scheduled_since, self.store, cycle, stage)
+        deadline = (began + timedelta(seconds=self.race.episodes_timeout_s)).timestamp()
         last_requeue = 0.0
         while True:
             now = time.monotonic()
+            if time.time() >= deadline:
+                given_up = await in_thread(_fail_unfinished, self.store, cycle, stage, self.race.episodes_timeout_s)
+                logger.error("cycle %d %s: %d episode(s) unfinished at the stage's deadline (%.0fs), given up: %s",
+                             cycle, stage.value, len(given_up), self.race.episodes_timeout_s, given_up)  # fmt: skip
             if now - last_requeue >= REQUEUE_EVERY_S:
                 await self._requeue(cycle, stage)
                 last_requeue = now
@@ -128,6 +139,27 @@ def _ensure(store: Store, keys: list[EpisodeKey]) -> None:
 def _counts(store: Store, cycle: int, stage: EpisodeStage):
     with store.transaction() as session:
         return episode_rows.status_counts(session, cycle=cycle, stage=stage)
+
+
+def _scheduled_since(store: Store, cycle: int, stage: EpisodeStage) -> datetime:
+    with store.transaction() as session:
+        return min((e.created_at for e in episode_rows.list_episodes(session, cycle=cycle, stage=stage)),
+                   default=datetime.now(UTC))  # fmt: skip
+
+
+def _fail_unfinished(store: Store, cycle: int, stage: EpisodeStage, timeout_s: float) -> list[int]:
+    reason = f"unfinished at the stage's deadline (episodes_timeout_s = {timeout_s:.0f}s)"
+    failed = []
+    with store.transaction() as session:
+        # Charged when the validator measured others in the stage (an episode finished): one that alone outlives
+        # the stage follows its submission, and unfinished episodes spread over enough submissions halt the stage
+        # (arena.race.halt). Nothing finished at all: the validator ran nothing (no worker), its own failure.
+        charged = episode_rows.status_counts(session, cycle=cycle, stage=stage)[EpisodeStatus.done] > 0
+        for status in (EpisodeStatus.pending, EpisodeStatus.running):
+            for episode in episode_rows.list_episodes(session, cycle=cycle, stage=stage, status=status):
+                if episode_rows.fail(session, episode.id, reason, fault_kind=FaultKind.runner.value, charged=charged):
+                    failed.append(episode.id)
+    return failed
 
 
 def _release_expired(store: Store) -> int:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from procrastinate import App
@@ -46,8 +47,9 @@ from arena.store import cycles as cycle_rows
 from arena.store import episodes as episode_rows
 from arena.store import submissions as submission_rows
 from arena.store import suites as suite_rows
+from arena.store.db import refuses_content
 from arena.store.episodes import EpisodeInfo
-from arena.store.resilience import in_thread
+from arena.store.resilience import first_line, in_thread, is_data_error, is_transient
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +100,14 @@ def _extend(store: Store, episode_id: int, worker_id: str, lease_s: float) -> bo
         return episode_rows.extend_lease(session, episode_id, worker_id, lease_s)
 
 
+class StoreRefusal(RuntimeError):
+    """The store refused a finished result (no outage), not for the last time: the job is retried; the held
+    result counts the refusal, and the bound (``RaceSettings.store_refusals``) makes the next one final."""
+
+
+STORE_REFUSALS = 3  # RaceSettings.store_refusals' default, for callers without the settings (housekeeping)
+
+
 class NotThisEpisode(StoreError):
     """A held result whose episode id now names another episode (the database was recreated)."""
 
@@ -138,25 +148,73 @@ async def _heartbeat(ctx: WorkerContext, episode_id: int) -> None:
             return
 
 
-async def store_held(store: Store, held_results: HeldResults, result: HeldResult) -> bool | None:
-    """Store a held result (retried while the store is unavailable) and forget it: True if this call stored
-    it, False if the episode was finished already, None if the episode is another one now (set aside)."""
+class Stored(StrEnum):
+    """What became of one try to store a held result."""
+
+    now = "stored"  # this call stored it
+    already = "already stored by another worker"  # the episode was finished already
+    elsewhere = "set aside: the episode is another one now"  # NotThisEpisode
+    refused = "failed: the store refused the result for good"  # given up on, the episode failed
+
+
+async def store_held(
+    store: Store, held_results: HeldResults, result: HeldResult, *, refusals_allowed: int = STORE_REFUSALS
+) -> Stored:
+    """Store a held result (retried while the store is unavailable) and forget it.
+
+    A refusal that is no outage is counted on the held result: a data error (the record's own content,
+    which the runner should have made storable: ``arena.runner.storable``) is final at once and charged to
+    the submission; any other refusal is the validator's, final after ``refusals_allowed``. Either way the
+    episode is failed in the store, so it cannot hold its stage open, and the result is set aside on disk
+    for a person to read. An outage still unresolved after the retry budget is raised: the result stays held."""
     try:
         stored = await in_thread(store_result, store, result)
     except NotThisEpisode as exc:
         held_results.set_aside(result.episode_id, str(exc))
-        return None
+        return Stored.elsewhere
+    except Exception as exc:
+        if is_transient(exc):
+            raise
+        return await _refused(store, held_results, result, exc, refusals_allowed)
     held_results.drop(result.episode_id)
-    return stored
+    return Stored.now if stored else Stored.already
 
 
-async def store_held_results(store: Store, held_results: HeldResults) -> list[int]:
+async def _refused(
+    store: Store, held_results: HeldResults, result: HeldResult, exc: Exception, refusals_allowed: int
+) -> Stored:
+    episode_id = result.episode_id
+    tries = result.refusals + 1
+    submission_s = is_data_error(exc)
+    owner = "the submission's (its record's content)" if submission_s else "the validator's"
+    reason = f"the store refused the finished result ({owner}), try {tries}: {first_line(exc)}"[:1000]
+    if not submission_s and tries < refusals_allowed:
+        held_results.keep(result.model_copy(update={"refusals": tries}))
+        logger.warning("episode %d: %s; held, tried again later", episode_id, reason)
+        raise StoreRefusal(reason) from exc
+    # Final. Charged when the content caused it; otherwise the validator's (the stage's halt rules decide).
+    await in_thread(_give_back, store, episode_id, reason, True, FaultKind.store.value, submission_s)
+    held_results.set_aside(episode_id, reason)
+    logger.error("episode %d failed for good: %s", episode_id, reason, exc_info=exc)
+    return Stored.refused
+
+
+async def store_held_results(
+    store: Store, held_results: HeldResults, *, refusals_allowed: int = STORE_REFUSALS
+) -> list[int]:
     """Store every result held for ``store`` (left by a restarted worker, or by a try that ran out of
-    retries); the episodes stored now. A store still away raises (after the retry budget)."""
+    retries); the episodes stored now. A store still away raises (after the retry budget); a result the
+    store refuses is counted and, after the bound, given up on (``store_held``)."""
     stored = []
     for episode_id in held_results.waiting():
         result = held_results.get(episode_id)
-        if result is not None and await store_held(store, held_results, result):
+        if result is None:
+            continue
+        try:
+            outcome = await store_held(store, held_results, result, refusals_allowed=refusals_allowed)
+        except StoreRefusal:
+            continue  # counted on the held result; the next sweep or job tries again, up to the bound
+        if outcome is Stored.now:
             stored.append(episode_id)
     if stored:
         logger.warning("stored %d held episode result(s): %s", len(stored), stored)
@@ -166,10 +224,13 @@ async def store_held_results(store: Store, held_results: HeldResults) -> list[in
 async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int, job_id: int | None = None) -> str:
     """The body of ``run_episode``: claim, run in the sandbox, score (strict), store once, queue the judgment."""
     kept = ctx.held.get(episode_id)
-    stored_kept = None if kept is None else await store_held(ctx.store, ctx.held, kept)
-    if stored_kept is not None:  # finished by an earlier try, not stored then: stored now, never run again
-        await defer_judgment(app, episode_id)
-        return "stored (held result)" if stored_kept else "already stored by another worker"
+    if kept is not None:  # finished by an earlier try, not stored then: stored now (or given up), never run again
+        done = await store_held(ctx.store, ctx.held, kept, refusals_allowed=ctx.race.store_refusals)
+        if done is Stored.now or done is Stored.already:
+            await defer_judgment(app, episode_id)
+            return "stored (held result)" if done is Stored.now else done.value
+        if done is Stored.refused:
+            return done.value
     claimed = await in_thread(_claim, ctx.store, episode_id, ctx.worker_id, ctx.race.lease_s, job_id)
     if claimed is None:
         return "skipped: finished, or leased to a live worker"
@@ -209,21 +270,30 @@ async def run_episode_now(ctx: WorkerContext, app: App, episode_id: int, job_id:
         assert job is not None and record is not None
         outcome = score_episode(job.problem, record, ctx.catalog, mode=ScoreMode.strict)
         kind = None if standing_fault is None else standing_fault.kind.value
-        result = held(episode_id, claimed.key, record, outcome, kind)
+        try:
+            result = held(episode_id, claimed.key, record, outcome, kind)
+        except (ValueError, RecursionError) as exc:  # a record JSON cannot even hold (past the storable boundary)
+            if not refuses_content(exc):
+                raise  # a validator bug: the job is retried, bounded by episode_attempts
+            reason = f"the finished result cannot be encoded (the submission's, its record's content): {exc}"[:1000]
+            await in_thread(_give_back, ctx.store, episode_id, reason, True, FaultKind.store.value, True)
+            logger.error("episode %d failed for good: %s", episode_id, reason)
+            return Stored.refused.value
         ctx.held.keep(result)  # before the first try: a store outage or a worker restart cannot lose it now
         # The lease is renewed until the result is in: a long outage must not hand the episode to another run.
-        stored = await in_thread(store_result, ctx.store, result)
+        stored = await store_held(ctx.store, ctx.held, result, refusals_allowed=ctx.race.store_refusals)
     finally:
         beat.cancel()
-    ctx.held.drop(episode_id)
+    if stored is Stored.refused or stored is Stored.elsewhere:
+        return stored.value
     logger.info(
-        "episode %d %s (%s, success=%s)", episode_id, "stored" if stored else "already stored",
+        "episode %d %s (%s, success=%s)", episode_id, stored.value,
         record.termination.value, outcome.success,
         extra={"episode_id": episode_id, "submission_id": claimed.submission_id, "cycle": claimed.cycle,
                "stage": claimed.stage.value, "termination": record.termination.value, "worker": ctx.worker_id},
     )  # fmt: skip
     await defer_judgment(app, episode_id)
-    return "stored" if stored else "already stored by another worker"
+    return stored.value
 
 
 async def _canary(ctx: WorkerContext, job: _EpisodeInput | None, fault: ValidatorFault) -> CanaryResult:

@@ -38,6 +38,8 @@ class HeldResult(BaseModel):
     outcome: dict
     held_at: datetime
     fault_kind: str | None = None  # a validator fault that stands with the record, charged (arena.race.tasks)
+    # Non-transient refusals by the store so far (arena.race.episode_jobs gives up after a bounded number).
+    refusals: int = 0
 
 
 def default_root() -> Path:
@@ -72,7 +74,7 @@ class HeldResults:
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(staging, target)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a value JSON cannot write (a lone surrogate)
             logger.error("episode %d: could not hold its result on disk (%s); held in memory", result.episode_id, exc)
             staging.unlink(missing_ok=True)
 

@@ -123,6 +123,20 @@ class RaceSettings(BaseModel):
     episode_attempts: int = Field(
         3, ge=1, description="Validator-side failures (not agent failures) before an episode is given up as failed."
     )
+    episodes_timeout_s: float = Field(
+        6 * 3600.0,
+        gt=0.0,
+        description="How long a stage waits for its episodes, from the first one scheduled. Past it, every episode "
+        "still unfinished is given up as failed (charged to its submission when others finished; the validator's "
+        "when none did), so no episode can hold a cycle open. Size it to the stage: episodes x wall_s / workers.",
+    )
+    store_refusals: int = Field(
+        3,
+        ge=1,
+        description="Times the store may refuse a finished episode's result (not for an outage: those are waited "
+        "out) before it is given up as failed. A refusal of the record's own content (a data error) is final "
+        "at once and charged to the submission; any other is the validator's.",
+    )
     lease_s: float = Field(
         120.0,
         gt=0.0,

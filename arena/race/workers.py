@@ -99,7 +99,8 @@ async def housekeeping(app: App, context: WorkerContext, stop: asyncio.Event) ->
         except Exception as exc:  # a folder we may not touch: say so, keep working
             logger.error("sweeping the episode folders failed: %s", first_line(exc))
         try:
-            for episode_id in await store_held_results(context.store, context.held):
+            held = await store_held_results(context.store, context.held, refusals_allowed=context.race.store_refusals)
+            for episode_id in held:
                 await defer_judgment(app, episode_id)
         except Exception as exc:  # the store is away for longer than a retry budget: next time
             logger.warning("held results not stored yet: %s", first_line(exc))

@@ -36,6 +36,7 @@ from arena.runner.record import (
 from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
 from arena.runner.sandbox import SANDBOX_AGENT, PythonLayout, linked_library_tree, require_bubblewrap
 from arena.runner.server import EpisodeSession, build_episode_server
+from arena.runner.storable import make_storable
 from arena.runner.syscall_filter import compile_filter
 from arena.runner.workdirs import new_episode_folder
 from arena.shop.index import CatalogIndex
@@ -235,7 +236,8 @@ class EpisodeRunner:
             },
         )
         record.validator_fault = record.validator_fault or boot_fault(session.booted_s is not None, result.exit_code, result.signal, result.timed_out)  # fmt: skip
-        return record
+        # The one boundary: whatever the agent wrote, the record stores on every backend (what changed is named).
+        return make_storable(record)
 
 
 # How close to a bound a measured peak must come for the bound to be named.

@@ -168,13 +168,30 @@ class EpisodeLimits(BaseModel):
     llm_refusals: int = Field(
         256, ge=0, description="Inference calls refused by the proxy kept in the record; later ones are counted."
     )
+    # --- the record itself (arena/runner/storable.py): what the store could refuse is rewritten, and named.
+    record_depth: int = Field(
+        64,
+        ge=8,
+        le=200,
+        description="Nesting levels of the episode record, from its root; a deeper agent-written structure is "
+        "replaced by a marker (the store's JSON encoders stop at 255).",
+    )
+    record_bytes: int = Field(
+        64 * 1024**2,
+        ge=1024**2,
+        le=200 * 1024**2,
+        description="Bytes of the episode record as JSON; past it its longest strings are cut (PostgreSQL's "
+        "JSONB holds at most 255 MiB).",
+    )
 
 
 class LimitHit(BaseModel):
     """A bound of the episode server, tools or proxy that refused part of the episode: once
     per limit, however often it was hit, so hitting it cannot grow the record."""
 
-    limit: str  # the EpisodeLimits field
+    # The EpisodeLimits field; or record_text / record_numbers: the record was made storable there
+    # (arena/runner/storable.py).
+    limit: str
     count: int = 1
     first_at_s: float  # seconds since the episode started
     detail: str  # what the first hit refused

@@ -36,6 +36,11 @@ class StoreError(ValueError):
     """A store operation refused: bad URL, unknown row, a write that would break an invariant."""
 
 
+class UnstorableValue(StoreError):
+    """A value the store's JSON encoding refuses (nested past its recursion limit, an integer over 64 bits):
+    the data's fault, not the database's; the same value is refused however often it is tried."""
+
+
 def resolve_url(url: str | URL | None = None) -> URL:
     """The URL to use, normalised: explicit, else ``ARENA_DATABASE_URL``, else the SQLite default."""
     raw = url if url is not None else os.environ.get(ENV_VAR) or DEFAULT_URL
@@ -162,9 +167,23 @@ def jsonable(value: object) -> dict | list: ...
 def jsonable(value: object) -> dict | list:
     """A pydantic model or mapping as plain JSON values (datetimes as ISO strings, NaN as null:
     JSONB refuses NaN), so what is stored reads back the same on both backends."""
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json")
     try:
+        if isinstance(value, BaseModel):
+            value = value.model_dump(mode="json")
         return orjson.loads(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY))
-    except TypeError as exc:
-        raise StoreError(f"value cannot be stored as JSON: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        # The value's own content (too deep, a lone surrogate, a huge integer) is the data's fault; anything else
+        # (an object of a type JSON has no form for) is the caller's: a bug, never charged to whoever wrote the data.
+        error = UnstorableValue if refuses_content(exc) else StoreError
+        raise error(f"value cannot be stored as JSON: {exc}") from None
+
+
+# What orjson and pydantic say when the content itself cannot be written (their messages, lower-cased).
+_CONTENT_REFUSALS = ("recursion limit", "serialization depth", "surrogates not allowed", "64-bit range", "utf-8")
+
+
+def refuses_content(exc: BaseException) -> bool:
+    """An encoder's refusal of a value's content (too deep, a lone surrogate, a huge integer), not of its type."""
+    if isinstance(exc, RecursionError | UnicodeError):
+        return True
+    return isinstance(exc, TypeError | ValueError) and any(sign in str(exc).lower() for sign in _CONTENT_REFUSALS)

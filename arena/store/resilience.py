@@ -38,6 +38,8 @@ import psycopg
 from procrastinate import exceptions as procrastinate_exceptions
 from sqlalchemy import exc as sa_exc
 
+from arena.store.db import StoreError, UnstorableValue
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -70,6 +72,32 @@ def is_transient(exc: BaseException) -> bool:
         cause = exc.__cause__ or exc.__context__
         return cause is None or is_transient(cause)
     return False
+
+
+# Refusals of the data itself: retrying the same value can never succeed. 22: data exception (22P05 untranslatable
+# character: a U+0000 in JSONB; 22021 bad UTF-8; 22003 number out of range), 54: program limit exceeded (54000: a
+# JSONB document over 255 MiB, 54001: a statement too complex, as a JSON nested too deep).
+DATA_SQLSTATE_CLASSES = ("22", "54")
+
+
+def is_data_error(exc: BaseException) -> bool:
+    """An error caused by the value written, not by the database: the same write is refused every time.
+
+    The race charges such a refusal of a finished episode to the submission whose content it was
+    (``arena.race.episode_jobs``); any other non-transient refusal is the validator's."""
+    if isinstance(exc, StoreError):
+        return isinstance(exc, UnstorableValue)
+    if isinstance(exc, sa_exc.StatementError):
+        if isinstance(exc, sa_exc.DataError):
+            return True
+        return exc.orig is not None and is_data_error(exc.orig)
+    if isinstance(exc, psycopg.Error):
+        return exc.sqlstate is not None and exc.sqlstate.startswith(DATA_SQLSTATE_CLASSES)
+    if isinstance(exc, sqlite3.DataError):
+        return True  # SQLITE_TOOBIG, SQLITE_MISMATCH: a value too big or of the wrong kind
+    # An encoder that met a structure too deep, a lone surrogate, a number too big. Nothing broader: a validator
+    # bug must never be charged to a submission.
+    return isinstance(exc, RecursionError | UnicodeError | OverflowError)
 
 
 class Backoff:
