@@ -81,6 +81,24 @@ def _own_cgroup() -> str | None:
     return None
 
 
+def join_cgroup(procs: bytes) -> None:
+    """Move the calling process into the cgroup whose ``cgroup.procs`` path is ``procs`` (encoded ahead):
+    run between fork and exec, so only os calls, no allocation-heavy Python."""
+    fd = os.open(procs, os.O_WRONLY)
+    try:
+        os.write(fd, b"0\n")
+    finally:
+        os.close(fd)
+
+
+def cgroup_pids(path: Path) -> list[int]:
+    """The processes in a cgroup now (none once it is gone or unreadable)."""
+    try:
+        return [int(x) for x in (path / "cgroup.procs").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
 class EpisodeCgroup:
     """One cgroup v2 for one episode, beside the runner's own cgroup."""
 
@@ -110,17 +128,10 @@ class EpisodeCgroup:
         """Run in the sandbox's first process, between fork and exec: from here on every
         process of the episode is born in the cgroup. Only os calls: no allocation-heavy
         Python between fork and exec."""
-        fd = os.open(self._procs, os.O_WRONLY)
-        try:
-            os.write(fd, b"0\n")
-        finally:
-            os.close(fd)
+        join_cgroup(self._procs)
 
     def pids(self) -> list[int]:
-        try:
-            return [int(x) for x in (self.path / "cgroup.procs").read_text().split()]
-        except (OSError, ValueError):
-            return []
+        return cgroup_pids(self.path)
 
     def cpu(self) -> tuple[float, float]:
         stat = {}

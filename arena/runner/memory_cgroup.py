@@ -29,7 +29,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from arena.runner.accounting import CGROUP_PREFIX, EpisodeCgroup, prune_stale
+from arena.runner.accounting import CGROUP_PREFIX, EpisodeCgroup, cgroup_pids, join_cgroup, prune_stale
 
 V1_MEMORY = "memory"
 
@@ -112,17 +112,10 @@ class EpisodeMemoryCgroup:
         every later process of the episode is charged here. Only os calls."""
         if not self._own:
             return  # v2: the CPU cgroup is this cgroup, and it is entered already
-        fd = os.open(self._procs, os.O_WRONLY)
-        try:
-            os.write(fd, b"0\n")
-        finally:
-            os.close(fd)
+        join_cgroup(self._procs)
 
     def pids(self) -> list[int]:
-        try:
-            return [int(x) for x in (self.path / "cgroup.procs").read_text().split()]
-        except (OSError, ValueError):
-            return []
+        return cgroup_pids(self.path)
 
     def report(self) -> MemoryReport | None:
         try:
