@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from arena.api import reads, views
+from arena.api import charts, history, reads, views
 from arena.api.embargo_view import embargo_state
 from arena.api.redaction import Redactor
 from arena.api.schemas import EpisodeDetail
@@ -102,10 +102,13 @@ def stage_progress(session: Session, cycle: int) -> list[StageProgress]:
 
 
 def leaderboard_html(session: Session) -> str:
+    """The front page: the latest ranked cycle, who is qualifying or waiting, and the history with its charts."""
     board = reads.leaderboard(session)
+    past = history.history(session)
     current = latest_cycle(session)
     progress = stage_progress(session, current.number) if current is not None else []
     weight_pairs = list(zip(board.weights.uids, board.weights.weights, strict=True)) if board.weights else []
+    reign = past.champions[-1] if past.champions and past.champions[-1].reigning else None
     return render(
         "leaderboard.html",
         board=board,
@@ -113,6 +116,11 @@ def leaderboard_html(session: Session) -> str:
         current_finished=sum(p.finished for p in progress),
         current_total=sum(p.total for p in progress),
         weight_pairs=weight_pairs,
+        entering=past.in_cycle + past.waiting,
+        history=past,
+        reign=reign,
+        score_chart=charts.score_chart(past),
+        weights_chart=charts.weights_chart(past),
     )
 
 

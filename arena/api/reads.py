@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from arena.api.deps import not_found
 from arena.api.embargo_view import embargo_state
+from arena.api.history import submission_note
 from arena.api.redaction import Level, Redactor
 from arena.api.schemas import (
     CycleDetail,
@@ -108,6 +109,7 @@ def submission_detail(session: Session, submission_id: int, rule: EmbargoRule) -
     embargo = embargo_state(session, info, rule, utcnow())
     return SubmissionDetail(
         submission=summary,
+        status_note=submission_note(session, summary),
         embargo=EmbargoView.model_validate(embargo.model_dump()),
         standings=submission_standings(session, submission_id),
         results=submission_results(session, submission_id),

@@ -105,6 +105,7 @@ class StandingView(BaseModel):
 
 class SubmissionDetail(BaseModel):
     submission: SubmissionSummary
+    status_note: str = Field(description="The status explained: where the agent stands and why (e.g. why retired).")
     embargo: EmbargoView
     standings: list[StandingView]
     results: list[StageResult]
@@ -235,3 +236,57 @@ class Health(BaseModel):
     up_to_date: bool
     validator_hotkey: str | None
     accepting_submissions: bool
+
+
+class AgentStatus(BaseModel):
+    """A submission with its status said in words: what it means for this agent, and what comes next."""
+
+    submission: SubmissionSummary
+    status_note: str = Field(description="The status explained: where the agent stands and why (e.g. why retired).")
+
+
+class AgentHistory(AgentStatus):
+    """One agent's all-time record over the finished cycles it stood in."""
+
+    cycles_raced: list[int] = Field(description="Finished cycles that ranked it.")
+    best_race_score: float | None
+    best_rank: int | None
+    best_cycle: int | None = Field(description="The cycle of its best race score.")
+    champion_cycles: list[int] = Field(description="Finished cycles that crowned it champion.")
+    last_cycle: int = Field(description="The latest finished cycle it stood in.")
+
+
+class ChampionSpell(BaseModel):
+    """Consecutive crowning cycles of one champion (a halted cycle crowns nobody and breaks no spell)."""
+
+    submission_id: int
+    agent_name: str
+    hotkey: str
+    uid: int | None
+    from_cycle: int
+    to_cycle: int
+    cycles: int = Field(description="Cycles that crowned it in this spell.")
+    reigning: bool = Field(description="Whether this spell is the current champion's.")
+
+
+class CycleResult(BaseModel):
+    """One finished cycle: its ranked entrants, its champion and the weights it sent."""
+
+    cycle: int
+    finished_at: datetime | None
+    halt_kind: str | None = Field(description="The fault kind when the cycle halted undecided; else None.")
+    champion: StandingView | None
+    entries: list[StandingView] = Field(description="Every entrant's row, ranked ones first by rank.")
+    weights: WeightsView | None = Field(description="The last weights sent for the cycle (ok or failed).")
+
+
+class History(BaseModel):
+    """The leaderboard over time: every finished cycle, every agent's record, the champions' reigns, and who is
+    in the running cycle or waiting for the next."""
+
+    current_cycle: int | None = Field(description="The latest cycle, running or finished.")
+    cycles: list[CycleResult] = Field(description="The latest finished cycles (at most ?limit), oldest first.")
+    agents: list[AgentHistory] = Field(description="All-time: every agent that stood in a finished cycle, best first.")
+    champions: list[ChampionSpell] = Field(description="Every champion's spells, oldest first.")
+    in_cycle: list[AgentStatus] = Field(description="Entered by a cycle and not decided yet: qualifying or racing.")
+    waiting: list[AgentStatus] = Field(description="Accepted, waiting for the next cycle's intake.")

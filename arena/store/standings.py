@@ -80,6 +80,18 @@ def list_standings(session: Session, cycle: int) -> list[StandingInfo]:
     return [StandingInfo.model_validate(row) for row in rows]
 
 
+def finished_standings(session: Session) -> list[StandingInfo]:
+    """Every finished cycle's table, oldest cycle first, each ranked then unranked as ``list_standings``: the
+    history the front page and ``/v1/history`` tell (a running cycle's qualifying rows are no result yet)."""
+    rows = session.scalars(
+        select(Standing)
+        .join(Cycle, Cycle.number == Standing.cycle)
+        .where(Cycle.finished_at.is_not(None))
+        .order_by(Standing.cycle, Standing.rank.is_(None), Standing.rank, Standing.submission_id)
+    )
+    return [StandingInfo.model_validate(row) for row in rows]
+
+
 def champion(session: Session, *, up_to_cycle: int | None = None) -> StandingInfo | None:
     """The champion of the latest cycle (up to ``up_to_cycle``) that crowned one."""
     statement = select(Standing).where(Standing.is_champion.is_(True))

@@ -82,6 +82,20 @@ def waiting_submissions(session: Session) -> list[ListedSubmission]:
     return _listed(session, Submission.status == SubmissionStatus.accepted, Submission.id.not_in(ranked))
 
 
+def listed_submissions(session: Session, submission_ids: set[int]) -> list[ListedSubmission]:
+    """The given submissions by id (any status)."""
+    return _listed(session, Submission.id.in_(submission_ids)) if submission_ids else []
+
+
+# Entered by a cycle's intake and not yet decided: qualifying, or through it and racing.
+IN_CYCLE = (SubmissionStatus.qualifying, SubmissionStatus.qualified, SubmissionStatus.racing)
+
+
+def in_cycle_submissions(session: Session) -> list[ListedSubmission]:
+    """Submissions a cycle took in and has not decided yet (qualifying, qualified, racing)."""
+    return _listed(session, Submission.status.in_(IN_CYCLE))
+
+
 def submitters(session: Session, submission_ids: set[int]) -> dict[int, Submitter]:
     """Hotkey, agent name and uid of each given submission, by id."""
     rows = session.execute(

@@ -11,7 +11,8 @@ from functools import cache
 from jinja2 import DictLoader, Environment, StrictUndefined
 from markupsafe import Markup, escape
 
-from arena.api.templates import episode, layout, race
+from arena.api.status_note import tone
+from arena.api.templates import charts, episode, layout, race
 
 TEMPLATES = {
     "base.html": layout.BASE,
@@ -21,6 +22,7 @@ TEMPLATES = {
     "cycle.html": race.CYCLE,
     "submission.html": race.SUBMISSION,
     "standings": race.STANDINGS,
+    "chart": charts.CHART,
     "episode.html": episode.EPISODE,
 }
 
@@ -63,7 +65,9 @@ def _breakable(value: object) -> Markup:
 @cache
 def environment() -> Environment:
     env = Environment(loader=DictLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True)
-    env.filters.update(breakable=_breakable, short=_short, number=_number, percent=_percent, when=_when, pretty=_pretty)
+    env.filters.update(
+        tone=tone, breakable=_breakable, short=_short, number=_number, percent=_percent, when=_when, pretty=_pretty
+    )
     return env
 
 

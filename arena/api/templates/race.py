@@ -39,7 +39,9 @@ LEADERBOARD = (
 <div class="stat" id="champion"><span>champion</span>
 {% if board.champion %}<b><a href="/submissions/{{ board.champion.submission_id }}">{{ board.champion.agent_name }}</a></b>
 <span>race score {{ board.champion.race_score | number }} · success {{ board.champion.success_rate | percent }}
-· coefficient {{ board.champion.mean_coefficient | number }}</span>{% else %}<b>none yet</b>{% endif %}</div>
+· coefficient {{ board.champion.mean_coefficient | number }}</span>{% if reign %}<span id="reign">reigning since cycle
+{{ reign.from_cycle }} ({{ reign.cycles }} cycle{{ "s" if reign.cycles != 1 }})</span>{% endif %}
+{% else %}<b>none yet</b>{% endif %}</div>
 <div class="stat" id="ranked-cycle"><span>ranked cycle</span>{% if board.cycle is not none %}
 <b><a href="/cycles/{{ board.cycle }}">Cycle {{ board.cycle }} ({{ board.stage.value if board.stage else "?" }})</a></b>
 <span>the latest finished cycle: the standings below</span>{% else %}<b>–</b><span>no cycle has finished yet</span>{% endif %}</div>
@@ -60,12 +62,54 @@ the last good weights stand. <a href="/cycles/{{ current.number }}">Why, and the
 {% endif %} at {{ board.weights.sent_at | when }}{% if board.weights.block is not none %}, block {{ board.weights.block }}
 {% endif %}:{% for uid, w in weight_pairs %} uid {{ uid }} → {{ w | number(4) }}{% if not loop.last %},{% endif %}
 {% endfor %}</p>{% endif %}
-<h2>Waiting to race</h2>
-<div class="scroll"><table id="waiting"><thead><tr><th>submission</th><th>agent</th><th>hotkey</th><th>submitted</th></tr></thead><tbody>
-{% for s in board.waiting %}<tr><td><a href="/submissions/{{ s.id }}">#{{ s.id }}</a>
-<a class="muted" href="/v1/submissions/{{ s.id }}">json</a></td><td>{{ s.agent_name }}</td>
-<td class="muted" title="{{ s.hotkey }}">{{ s.hotkey | short }}</td><td>{{ s.submitted_at | when }}</td></tr>
-{% else %}<tr><td colspan="4" class="muted">none</td></tr>{% endfor %}</tbody></table></div>
+<h2>Qualifying now and waiting to race</h2>
+<div class="scroll"><table id="waiting"><thead><tr><th>submission</th><th>agent</th><th>status</th>
+<th class="wide">hotkey</th><th class="wide">submitted</th></tr></thead><tbody>
+{% for a in entering %}{% with s = a.submission %}<tr><td><a href="/submissions/{{ s.id }}">#{{ s.id }}</a>
+<a class="muted" href="/v1/submissions/{{ s.id }}">json</a></td><td class="name">{{ s.agent_name }}</td>
+<td><span class="badge {{ s.status | tone }}">{{ s.status.value }}</span> <span class="muted note">{{ a.status_note }}</span></td>
+<td class="muted wide" title="{{ s.hotkey }}">{{ s.hotkey | short }}</td><td class="wide">{{ s.submitted_at | when }}</td></tr>
+{% endwith %}{% else %}<tr><td colspan="5" class="muted">none: no submission is qualifying, racing or waiting</td></tr>
+{% endfor %}</tbody></table></div>
+{% if history %}
+<h2>History</h2>
+{% with chart = score_chart, chart_id = "score-chart" %}{% include "chart" %}{% endwith %}
+{% with chart = weights_chart, chart_id = "weights-chart" %}{% include "chart" %}{% endwith %}
+<h3>All-time standings</h3>
+<p class="muted">Every agent that stood in a finished cycle, by its best race score. A submission races in one cycle
+(the champion defends in each); "retired" is how every agent that does not hold the title ends, not an error.</p>
+<div class="scroll"><table id="all-time"><thead><tr><th>agent</th><th>status</th><th class="num">best race score</th>
+<th class="num">best rank</th><th>cycles raced</th><th class="wide">champion in</th></tr></thead><tbody>
+{% for a in history.agents %}{% with s = a.submission %}<tr>
+<td class="name"><a href="/submissions/{{ s.id }}">{{ s.agent_name | breakable }}</a> <span class="muted">#{{ s.id }}</span></td>
+<td><span class="badge {{ s.status | tone }}">{{ s.status.value }}</span><br><span class="muted note">{{ a.status_note }}</span></td>
+<td class="num">{{ a.best_race_score | number }}{% if a.best_cycle is not none %} <span class="muted">(cycle
+{{ a.best_cycle }})</span>{% endif %}</td><td class="num">{{ a.best_rank | number }}</td>
+<td>{% for c in a.cycles_raced %}<a href="/cycles/{{ c }}">{{ c }}</a>{% if not loop.last %}, {% endif %}{% else %}–{% endfor %}</td>
+<td class="wide">{% for c in a.champion_cycles %}{{ c }}{% if not loop.last %}, {% endif %}{% else %}–{% endfor %}</td></tr>
+{% endwith %}{% else %}<tr><td colspan="6" class="muted">no cycle has finished yet</td></tr>{% endfor %}</tbody></table></div>
+<h3>Champions</h3>
+<div class="scroll"><table id="champions"><thead><tr><th>champion</th><th>from cycle</th><th>to cycle</th>
+<th class="num">cycles</th></tr></thead><tbody>
+{% for spell in history.champions | reverse %}<tr><td class="name"><a href="/submissions/{{ spell.submission_id }}">
+{{ spell.agent_name | breakable }}</a>{% if spell.reigning %} <span class="badge ok">reigning</span>{% endif %}</td>
+<td><a href="/cycles/{{ spell.from_cycle }}">{{ spell.from_cycle }}</a></td><td><a href="/cycles/{{ spell.to_cycle }}">
+{{ spell.to_cycle }}</a></td><td class="num">{{ spell.cycles }}</td></tr>
+{% else %}<tr><td colspan="4" class="muted">nobody has been crowned yet</td></tr>{% endfor %}</tbody></table></div>
+<h3>Every cycle</h3>
+<div class="scroll"><table id="history"><thead><tr><th>cycle</th><th>champion</th><th>ranked entrants</th>
+<th class="wide">finished</th></tr></thead><tbody>
+{% for r in history.cycles | reverse %}<tr><td><a href="/cycles/{{ r.cycle }}">{{ r.cycle }}</a>{% if r.halt_kind %}
+<span class="badge bad">halted: {{ r.halt_kind }}</span>{% endif %}</td>
+<td class="name">{% if r.champion %}<a href="/submissions/{{ r.champion.submission_id }}">{{ r.champion.agent_name | breakable }}</a>
+{% else %}<span class="muted">none</span>{% endif %}</td>
+<td class="name">{% for e in r.entries if e.rank is not none %}#{{ e.rank }}
+<a href="/submissions/{{ e.submission_id }}">{{ e.agent_name | breakable }}</a> {{ e.race_score | number }}{% if not loop.last %};
+{% endif %}{% else %}<span class="muted">nobody ranked</span>{% endfor %}</td>
+<td class="wide">{{ r.finished_at | when }}</td></tr>
+{% else %}<tr><td colspan="4" class="muted">no cycle has finished yet</td></tr>{% endfor %}</tbody></table></div>
+<p><a href="/v1/history">History as JSON</a></p>
+{% endif %}
 {% endblock %}
 """
 )
@@ -130,7 +174,8 @@ and a sign test on the problems where they differ); a first champion must be con
 SUBMISSION = """{% extends "base.html" %}
 {% block title %}{{ sub.agent_name }} (#{{ sub.id }}){% endblock %}
 {% block main %}<h1>{{ sub.agent_name }} <span class="muted">submission #{{ sub.id }}</span>
-<span class="badge {{ 'ok' if sub.status.value == 'accepted' else 'bad' }}">{{ sub.status.value }}</span></h1>
+<span class="badge {{ sub.status | tone }}">{{ sub.status.value }}</span></h1>
+<p class="muted" id="status-note">{{ detail.status_note }}</p>
 <div class="grid"><div class="stat" id="hotkey"><span>hotkey</span><code class="hotkey" title="{{ sub.hotkey }}">{{ sub.hotkey }}</code>
 <span>uid {{ sub.uid | number }}</span></div>
 <div class="stat"><span>submitted</span><b>{{ sub.submitted_at | when }}</b>
