@@ -4,12 +4,12 @@ Routes (all typed in the OpenAPI schema at ``/openapi.json``):
 
 - ``POST /v1/submissions``: a signed agent file (``routes/submissions.py``)
 - ``GET /v1/submissions[/{id}[/source|/episodes]]``: submissions, results, source after the embargo
-- ``GET /v1/leaderboard``: standings of the latest ranked cycle
+- ``GET /v1/leaderboard``: standings of the latest ranked cycle; ``GET /v1/history``: every finished cycle
 - ``GET /``, ``/cycles[/{n}]``, ``/submissions/{id}``, ``/episodes/{id}``: the HTML dashboard (``routes/pages.py``
   over ``dashboard.py``)
 - ``GET /v1/cycles[/{n}[/stages]]``: cycles and their stages
 - ``GET /v1/episodes/{id}``: one episode, redacted as ``redaction.py`` says
-- ``GET /healthz``, ``GET /metrics`` (Prometheus)
+- ``GET /healthz``, ``GET /metrics`` (Prometheus), ``GET /docs`` (Swagger UI from local files, ``routes/docs.py``)
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from arena.api.embargo_view import embargo_rule
 from arena.api.metrics import ApiMetrics, LatencyMiddleware
 from arena.api.routes import (
     cycles,
+    docs,
     episodes,
     health,
     leaderboard,
@@ -94,6 +95,8 @@ def create_app(
         title="trajectory-arena validator API",
         version="1",
         description="Signed agent submissions, the leaderboard, race cycles and their episodes.",
+        docs_url=None,  # routes/docs.py serves /docs from local files: FastAPI's own loads them from a CDN
+        redoc_url=None,  # ReDoc too has no local copy; /docs and /openapi.json cover it
     )
     app.state.context = ApiContext(
         settings=settings,
@@ -105,7 +108,8 @@ def create_app(
         metrics=app_metrics,
         intake=SubmissionIntake(store, chain, api.intake, validator_hotkey),
     )
-    for module in (pages, submissions, submission_reads, leaderboard, cycles, episodes, suite, health, metrics):
+    routers = (pages, docs, submissions, submission_reads, leaderboard, cycles, episodes, suite, health, metrics)
+    for module in routers:
         app.include_router(module.router, responses=INVALID_REQUEST)
     app.add_middleware(LatencyMiddleware, metrics=app_metrics)
 
