@@ -24,6 +24,8 @@ class JsonFormatter(logging.Formatter):
             "message": record.getMessage(),
         }
         line.update({key: getattr(record, key) for key in CONTEXT_KEYS if hasattr(record, key)})
+        if hasattr(record, "http"):  # an access line's fields (arena.api.metrics.access), for log queries
+            line["http"] = record.http
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
         return json.dumps(line, default=str)

@@ -111,7 +111,7 @@ def create_app(
     routers = (pages, docs, submissions, submission_reads, leaderboard, cycles, episodes, suite, health, metrics)
     for module in routers:
         app.include_router(module.router, responses=INVALID_REQUEST)
-    app.add_middleware(LatencyMiddleware, metrics=app_metrics)
+    app.add_middleware(LatencyMiddleware, metrics=app_metrics, access_log=api.access_log)
 
     @app.exception_handler(IntakeError)
     async def _intake_error(_request: Request, exc: IntakeError) -> JSONResponse:

@@ -104,7 +104,7 @@ def stage_progress(session: Session, cycle: int) -> list[StageProgress]:
 def leaderboard_html(session: Session) -> str:
     """The front page: the latest ranked cycle, who is qualifying or waiting, and the history with its charts."""
     board = reads.leaderboard(session)
-    past = history.history(session)
+    past = history.history(session, charts.MAX_CYCLES)  # the page shows the latest; /v1/history?limit= more
     current = latest_cycle(session)
     progress = stage_progress(session, current.number) if current is not None else []
     weight_pairs = list(zip(board.weights.uids, board.weights.weights, strict=True)) if board.weights else []

@@ -10,6 +10,7 @@ process's, and every API process reports the same numbers.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 
@@ -71,11 +72,14 @@ class ApiMetrics:
 
 class LatencyMiddleware:
     """Times every HTTP request under its route template (``/v1/episodes/{episode_id}``, not the raw path,
-    so the label set stays small); requests that matched no route count as ``unmatched``."""
+    so the label set stays small); requests that matched no route count as ``unmatched``. With ``access_log``
+    it also logs one line per request on ``arena.api.access``: method, path, status, milliseconds (uvicorn's
+    own access log has no duration, and ``arena.logs`` quiets it with the other chatty libraries)."""
 
-    def __init__(self, app: ASGIApp, metrics: ApiMetrics) -> None:
+    def __init__(self, app: ASGIApp, metrics: ApiMetrics, access_log: bool = False) -> None:
         self.app = app
         self.metrics = metrics
+        self.access_log = access_log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -93,6 +97,19 @@ class LatencyMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
+            elapsed = time.perf_counter() - started
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
-            self.metrics.latency.labels(scope["method"], template, str(status)).observe(time.perf_counter() - started)
+            self.metrics.latency.labels(scope["method"], template, str(status)).observe(elapsed)
+            if self.access_log:
+                access(scope["method"], scope["path"], status, elapsed * 1000)
+
+
+ACCESS = logging.getLogger("arena.api.access")
+
+
+def access(method: str, path: str, status: int, ms: float) -> None:
+    # The path as requested, cut: it is the client's text, and one line must stay one line.
+    shown = path[:300].encode("unicode_escape").decode("ascii")
+    ACCESS.info("%s %s %d %.1f ms", method, shown, status, ms,
+                extra={"http": {"method": method, "path": shown, "status": status, "ms": round(ms, 1)}})  # fmt: skip

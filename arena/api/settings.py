@@ -45,6 +45,9 @@ class ApiSettings(BaseModel):
     netuid: int = Field(15, ge=1, description="The subnet's id.")
     intake: IntakeLimits = Field(default_factory=IntakeLimits, description="Submission checks and their limits.")
     page_size: int = Field(100, ge=1, le=10_000, description="Most rows a list endpoint returns per request.")
+    access_log: bool = Field(
+        True, description="One log line per request (method, path, status, milliseconds) on arena.api.access."
+    )
     apply_migrations: bool = Field(True, description="`arena serve` brings the database to the latest schema first.")
     catalog_url: str | None = Field(
         None,

@@ -27,6 +27,13 @@ def serve(
     ] = None,
     host: Annotated[str | None, typer.Option("--host", hidden=True, help="Deprecated: --api-host.")] = None,
     port: Annotated[int | None, typer.Option("--port", min=0, max=65535, hidden=True, help="Deprecated.")] = None,
+    access_log: Annotated[
+        bool | None,
+        typer.Option(
+            "--access-log/--no-access-log",
+            help="One stderr line per request: method, path, status, ms (api.access_log).",
+        ),
+    ] = None,
     config: ConfigOption = None,
 ) -> None:
     """Serve the validator API: signed submissions, leaderboard (also as HTML at /), cycles, episodes, /metrics.
@@ -46,6 +53,8 @@ def serve(
     from arena.store.migrate import current_revision, head_revision, upgrade_database
 
     settings = settings_or_fail(config)
+    if access_log is not None:
+        settings = settings.model_copy(update={"api": settings.api.model_copy(update={"access_log": access_log})})
     api = settings.api
     # Bound first: a taken port fails in one line before the store is opened or migrated.
     sock = listen_or_fail(
@@ -76,8 +85,10 @@ def serve(
     configure_logging(settings.log_level, settings.log_format, libraries=settings.log_libraries_level)
     url = url_of(sock)
     err.print(
-        f"listening on {url} (dashboard {url}/, API {url}/v1/..., metrics {url}/metrics); Ctrl-C stops it",
+        f"listening on {url} (dashboard {url}/, API {url}/v1/..., metrics {url}/metrics; "
+        f"access log {'on' if api.access_log else 'off'}); Ctrl-C stops it",
         highlight=False,
     )
     # log_config=None: uvicorn keeps the handlers configured above (JSON lines when log_format is json).
-    server_on(app, sock, log_config=None).run(sockets=[sock])
+    # access_log=False: the app logs each request itself, with its duration (api.access_log).
+    server_on(app, sock, log_config=None, access_log=False).run(sockets=[sock])

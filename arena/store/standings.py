@@ -207,3 +207,12 @@ def weights_sent(session: Session, *, cycle: int | None = None) -> list[WeightsI
     if cycle is not None:
         statement = statement.where(WeightsSent.cycle == cycle)
     return [WeightsInfo.model_validate(row) for row in session.scalars(statement)]
+
+
+def latest_weights(session: Session, *, ok: bool | None = None) -> WeightsInfo | None:
+    """The last weight-setting attempt (of this result, when ``ok`` is given)."""
+    statement = select(WeightsSent).order_by(WeightsSent.id.desc()).limit(1)
+    if ok is not None:
+        statement = statement.where(WeightsSent.ok.is_(ok))
+    row = session.scalars(statement).one_or_none()
+    return None if row is None else WeightsInfo.model_validate(row)

@@ -96,7 +96,8 @@ the last good weights stand. <a href="/cycles/{{ current.number }}">Why, and the
 <td><a href="/cycles/{{ spell.from_cycle }}">{{ spell.from_cycle }}</a></td><td><a href="/cycles/{{ spell.to_cycle }}">
 {{ spell.to_cycle }}</a></td><td class="num">{{ spell.cycles }}</td></tr>
 {% else %}<tr><td colspan="4" class="muted">nobody has been crowned yet</td></tr>{% endfor %}</tbody></table></div>
-<h3>Every cycle</h3>
+<h3>Cycle by cycle</h3>
+<p class="muted">The latest finished cycles, newest first (<a href="/cycles">every cycle</a>).</p>
 <div class="scroll"><table id="history"><thead><tr><th>cycle</th><th>champion</th><th>ranked entrants</th>
 <th class="wide">finished</th></tr></thead><tbody>
 {% for r in history.cycles | reverse %}<tr><td><a href="/cycles/{{ r.cycle }}">{{ r.cycle }}</a>{% if r.halt_kind %}

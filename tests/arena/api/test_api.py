@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -547,6 +548,7 @@ def test_arena_serve_migrates_the_database_and_serves(tmp_path):
     assert "database sqlite:///" in stderr and "receiver hotkey 5Validator" in stderr
     assert "--host is deprecated; use --api-host" in stderr and "--port is deprecated; use --api-port" in stderr
     assert f"listening on http://127.0.0.1:{port} " in stderr  # the start line says where to point a browser
+    assert re.search(r"arena\.api\.access: GET /v1/leaderboard 200 \d+\.\d ms\n", stderr), stderr  # one line a request
 
 
 def test_arena_serve_on_a_taken_port_says_so_in_one_line_with_the_fix(tmp_path):

@@ -333,17 +333,17 @@ def test_metrics_cover_episodes_tools_tokens_judge_queue_and_weights(served):
     for record in records:
         terminations[record["termination"]] = terminations.get(record["termination"], 0) + 1
     for termination, n in terminations.items():
-        assert second[f'arena_episodes_finished{{termination="{termination}"}}'] == n
+        assert second[f'arena_episodes_finished_total{{termination="{termination}"}}'] == n
     assert second["arena_episode_duration_seconds_count"] == len(records)
     tools = {}
     for record in records:
         for call in record["tool_calls"]:
-            key = f'arena_tool_calls{{result="{"ok" if call["ok"] else "error"}",tool="{call["name"]}"}}'
+            key = f'arena_tool_calls_total{{result="{"ok" if call["ok"] else "error"}",tool="{call["name"]}"}}'
             tools[key] = tools.get(key, 0) + 1
     assert tools and all(second[key] == n for key, n in tools.items())
     calls = [call for record in records for call in record["llm_calls"]]
-    assert second['arena_inference_tokens{kind="prompt"}'] == sum(c["usage"]["prompt_tokens"] for c in calls)
-    assert second['arena_inference_tokens{kind="completion"}'] == sum(c["usage"]["completion_tokens"] for c in calls)
+    assert second['arena_inference_tokens_total{kind="prompt"}'] == sum(c["usage"]["prompt_tokens"] for c in calls)
+    assert second['arena_inference_tokens_total{kind="completion"}'] == sum(c["usage"]["completion_tokens"] for c in calls)
     assert second["arena_inference_latency_seconds_count"] == len(calls)
     judged = dict(rows(database, "select status, count(*) from judgments group by status"))
     assert second['arena_judgments{status="done"}'] == judged.get("done", 0) > 0
@@ -351,7 +351,7 @@ def test_metrics_cover_episodes_tools_tokens_judge_queue_and_weights(served):
     pending = rows(database, "select count(*) from episodes where status = 'pending' and stage = 'race'")[0][0]
     assert second['arena_queue_depth{stage="race"}'] == pending
     assert (
-        second['arena_weights_set{result="ok"}'] == rows(database, "select count(*) from weights_sent where ok")[0][0]
+        second['arena_weights_set_total{result="ok"}'] == rows(database, "select count(*) from weights_sent where ok")[0][0]
     )
     for status, n in rows(database, "select status, count(*) from submissions group by status"):
         assert second[f'arena_submissions_by_status{{status="{status}"}}'] == n

@@ -14,9 +14,12 @@ The world, on SQLite and PostgreSQL: five finished cycles and a running sixth.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -196,3 +199,64 @@ def test_agent_names_are_escaped_in_the_history_and_its_pictures(world):
     assert "<script>alert" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.split('id="score-chart"')[1].split("</figure>")[0]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.split('id="all-time"')[1]
+
+
+# Monotonic in the store (rows only ever added, a done episode immutable): rate() must work on them.
+COUNTERS = {"arena_submissions", "arena_episodes_started", "arena_weights_set", "arena_cycles_halted",
+            "arena_episodes_finished", "arena_tool_calls", "arena_inference_calls", "arena_inference_tokens"}  # fmt: skip
+
+
+def test_metrics_expose_counters_as_counters_and_the_race_state_as_gauges(world):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    before = time.time()
+    families = {f.name: f for f in text_string_to_metric_families(world.client.get("/metrics").text)}
+    for family in families.values():
+        if family.type == "counter":
+            assert all(s.name.endswith(("_total", "_created")) for s in family.samples), family.name
+        else:
+            assert not any(s.name.endswith("_total") for s in family.samples), f"{family.name} is a {family.type}"
+    for name in COUNTERS:
+        assert families[name].type == "counter", (name, families[name].type)
+
+    def value(name: str, **labels: str) -> float:
+        family = families[name.removesuffix("_total")]  # a counter's family is named without it
+        found = [s.value for s in family.samples if s.labels == labels and s.name == name]
+        assert len(found) == 1, (name, labels, family.samples)
+        return found[0]
+
+    assert value("arena_weights_set_total", result="ok") == 2 and value("arena_weights_set_total", result="failed") == 1
+    assert value("arena_cycles_halted_total", kind="sandbox") == 1
+    assert families["arena_current_cycle"].type == "gauge" and value("arena_current_cycle") == 6
+    assert value("arena_current_cycle_stage", stage="intake") == 1  # cycle 6 was started, nothing more
+    assert value("arena_champion_submission", hotkey="hk-delta", uid="4") == world.ids["delta"]
+    assert value("arena_champion_cycle") == 5 and value("arena_champion_race_score") == 0.85
+    # the last successful weights: cycle 4's second attempt (the first failed)
+    assert value("arena_weights_last_sent_cycle") == 4
+    assert value("arena_weights_last_sent", uid="4") == 0.8 and value("arena_weights_last_sent", uid="1") == 0.2
+    assert value("arena_weights_last_attempt_ok") == 1
+    sent = value("arena_weights_last_sent_timestamp_seconds")
+    with world.store.transaction() as s:
+        stored = standing_rows.latest_weights(s, ok=True)
+    assert stored is not None and stored.block == 40
+    assert abs(sent - stored.sent_at.replace(tzinfo=stored.sent_at.tzinfo or UTC).timestamp()) < 1e-3
+    age = value("arena_weights_last_sent_age_seconds")
+    assert before - sent - 1 <= age <= time.time() - sent + 1
+
+
+def test_each_request_is_one_access_line_with_its_duration_unless_turned_off(world, caplog):
+    with caplog.at_level(logging.INFO, logger="arena.api.access"):
+        world.client.get("/v1/history")
+        world.client.get("/v1/cycles/999")
+        world.client.get("/no/such%0Apath")  # decoded: a newline in the path
+    lines = [r for r in caplog.records if r.name == "arena.api.access"]
+    assert [r.getMessage().split(" ")[:3] for r in lines] == [
+        ["GET", "/v1/history", "200"], ["GET", "/v1/cycles/999", "404"], ["GET", "/no/such\\npath", "404"],
+    ]  # fmt: skip
+    assert all(re.fullmatch(r"GET \S+ \d{3} \d+\.\d ms", r.getMessage()) for r in lines), lines
+    assert lines[0].http["status"] == 200 and lines[0].http["ms"] >= 0  # the JSON log format's fields
+    caplog.clear()
+    quiet = create_app(app_settings(access_log=False), store=world.store, chain=LocalChain(world.store.sessions))
+    with caplog.at_level(logging.INFO, logger="arena.api.access"), TestClient(quiet) as client:
+        assert client.get("/v1/history").status_code == 200
+    assert not [r for r in caplog.records if r.name == "arena.api.access"]

@@ -143,7 +143,7 @@ def assert_shown(store: Store, kind: str, episode_id: int) -> None:
         assert 'id="fault"' in episode and "never scored against the" in episode
         metrics = client.get("/metrics").text
     assert f'arena_validator_faults{{charged="false",kind="{kind}",outcome="given_up"}} 2.0' in metrics
-    assert f'arena_cycles_halted{{kind="{kind}"}} 1.0' in metrics
+    assert f'arena_cycles_halted_total{{kind="{kind}"}} 1.0' in metrics
 
 
 def test_a_dead_model_server_halts_the_cycle_and_charges_no_miner(race_world, tmp_path):  # noqa: F811
