@@ -343,7 +343,9 @@ def test_metrics_cover_episodes_tools_tokens_judge_queue_and_weights(served):
     assert tools and all(second[key] == n for key, n in tools.items())
     calls = [call for record in records for call in record["llm_calls"]]
     assert second['arena_inference_tokens_total{kind="prompt"}'] == sum(c["usage"]["prompt_tokens"] for c in calls)
-    assert second['arena_inference_tokens_total{kind="completion"}'] == sum(c["usage"]["completion_tokens"] for c in calls)
+    assert second['arena_inference_tokens_total{kind="completion"}'] == sum(
+        c["usage"]["completion_tokens"] for c in calls
+    )
     assert second["arena_inference_latency_seconds_count"] == len(calls)
     judged = dict(rows(database, "select status, count(*) from judgments group by status"))
     assert second['arena_judgments{status="done"}'] == judged.get("done", 0) > 0
@@ -351,7 +353,8 @@ def test_metrics_cover_episodes_tools_tokens_judge_queue_and_weights(served):
     pending = rows(database, "select count(*) from episodes where status = 'pending' and stage = 'race'")[0][0]
     assert second['arena_queue_depth{stage="race"}'] == pending
     assert (
-        second['arena_weights_set_total{result="ok"}'] == rows(database, "select count(*) from weights_sent where ok")[0][0]
+        second['arena_weights_set_total{result="ok"}']
+        == rows(database, "select count(*) from weights_sent where ok")[0][0]
     )
     for status, n in rows(database, "select status, count(*) from submissions group by status"):
         assert second[f'arena_submissions_by_status{{status="{status}"}}'] == n
