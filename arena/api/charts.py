@@ -13,8 +13,8 @@ from pydantic import BaseModel
 
 from arena.api.schemas import CycleResult, History
 
-WIDTH, HEIGHT = 720, 300
-LEFT, RIGHT, TOP, BOTTOM = 44, 12, 14, 70  # the bottom margin holds the champion strip and the cycle numbers
+WIDTH, HEIGHT = 720, 280
+LEFT, RIGHT, TOP, BOTTOM = 66, 12, 14, 70  # the bottom margin holds the champion strip and the cycle numbers
 MAX_CYCLES = 40  # the latest cycles drawn; the tables below carry the whole history
 # Colour-blind-safe-ish, distinct on white; a champion keeps its colour across the score and the strip.
 PALETTE = ("#2952cc", "#d4620b", "#127a3d", "#9e1f63", "#0e9384", "#7a5af8", "#b42318", "#6b7a00", "#c11574",

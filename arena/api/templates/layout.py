@@ -34,7 +34,8 @@ code.hotkey{display:block;font-size:.8rem;overflow-wrap:anywhere;user-select:all
 .reasoning{font-style:italic;color:#3b4252;margin:.3rem 0}
 .notice{background:#fff7e0;border:1px solid #f0d68a;border-radius:8px;padding:.5rem .9rem;margin:.6rem 0}
 .stat{overflow-wrap:anywhere}table{overflow-wrap:normal}.badge{white-space:nowrap}
-.chart{margin:.6rem 0}.chart svg{display:block;width:100%;height:auto;max-width:100%}
+/* a chart keeps a legible size: at most its drawn width, at least 560 px (a phone scrolls it sideways) */
+.chart{margin:.6rem 0}.chart svg{display:block;width:100%;height:auto;max-width:900px;min-width:560px}
 .keys{list-style:none;padding:0;margin:.3rem 0 0;display:flex;flex-wrap:wrap;gap:.2rem 1rem;font-size:.85rem}
 .keys i{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.3rem;vertical-align:-1px}
 .note{font-size:.85rem}

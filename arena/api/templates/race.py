@@ -39,7 +39,7 @@ LEADERBOARD = (
 <div class="stat" id="champion"><span>champion</span>
 {% if board.champion %}<b><a href="/submissions/{{ board.champion.submission_id }}">{{ board.champion.agent_name }}</a></b>
 <span>race score {{ board.champion.race_score | number }} · success {{ board.champion.success_rate | percent }}
-· coefficient {{ board.champion.mean_coefficient | number }}</span>{% if reign %}<span id="reign">reigning since cycle
+· coefficient {{ board.champion.mean_coefficient | number }}</span>{% if reign %}<br><span id="reign">reigning since cycle
 {{ reign.from_cycle }} ({{ reign.cycles }} cycle{{ "s" if reign.cycles != 1 }})</span>{% endif %}
 {% else %}<b>none yet</b>{% endif %}</div>
 <div class="stat" id="ranked-cycle"><span>ranked cycle</span>{% if board.cycle is not none %}

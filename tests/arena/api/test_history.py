@@ -37,7 +37,8 @@ from arena.store.models_race import CycleStage
 from arena.store.standings import StandingIn
 from arena.store.submissions import NewSubmission
 from tests.arena.api.test_api import suite_dir  # noqa: F401 (a fixture: a real suite, its draws recorded)
-from tests.arena.intake.test_api_submissions import BACKENDS, app_settings, migrated
+from tests.arena.api.test_dashboard import ARTIFACTS, CHROMIUM, Browser
+from tests.arena.intake.test_api_submissions import BACKENDS, app_settings, live_server, migrated
 
 HOSTILE = "<script>alert(1)</script>.py"  # bravo's name: every page and the SVG must escape it
 NAMES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
@@ -260,3 +261,19 @@ def test_each_request_is_one_access_line_with_its_duration_unless_turned_off(wor
     with caplog.at_level(logging.INFO, logger="arena.api.access"), TestClient(quiet) as client:
         assert client.get("/v1/history").status_code == 200
     assert not [r for r in caplog.records if r.name == "arena.api.access"]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/test installs it)")
+def test_the_history_fits_a_phone_and_a_laptop_in_chromium(world, tmp_path):
+    if world.store.engine.dialect.name != "sqlite":
+        pytest.skip("the page is the same on either store: drawn once")
+    app = create_app(app_settings(access_log=False), store=world.store, chain=LocalChain(world.store.sessions))
+    with live_server(app) as base:
+        browser = Browser(base, tmp_path)
+        dom = browser.dom("/", screenshot="history")
+        browser._run("/", "--window-size=1280,3200", f"--screenshot={ARTIFACTS / 'history-full.png'}")  # all of it
+        for width in (390, 1280):
+            measured = browser.layout("/", width, "history")
+            assert measured["width"] <= width and measured["page"] <= measured["width"], (width, measured)
+            assert not measured["spill"], (width, measured["spill"])
+    assert dom.count("<circle") == 7 and 'id="all-time"' in dom and "<script" not in dom
