@@ -161,7 +161,7 @@ def weights_chart(history: History) -> Chart:
     agents = {e.uid: e.agent_name for r in history.cycles for e in r.entries if e.uid is not None}
     for cycle, weights in sent:
         total = sum(weights.weights) or 1.0
-        bottom = TOP + plot
+        bottom = float(TOP + plot)
         for uid, weight in sorted(zip(weights.uids, weights.weights, strict=True)):
             if weight <= 0:
                 continue

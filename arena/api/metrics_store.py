@@ -228,8 +228,8 @@ class RaceState(BaseModel):
             sent.add_metric([], moment)
             age.add_metric([], max(0.0, time.time() - moment))
             sent_cycle.add_metric([], self.weights.cycle)
-            for uid, weight in zip(self.weights.uids, self.weights.weights, strict=True):
-                vector.add_metric([str(uid)], weight)
+            for number, weight in zip(self.weights.uids, self.weights.weights, strict=True):
+                vector.add_metric([str(number)], weight)
         if self.last_attempt_ok is not None:
             last_ok.add_metric([], 1 if self.last_attempt_ok else 0)
         yield from (sent, age, sent_cycle, vector, last_ok)
