@@ -22,16 +22,11 @@ from arena.api.schemas import (
     WeightsView,
 )
 from arena.api.status_note import status_note
-from arena.api.views import standing_views
+from arena.api.views import in_cycle_submissions, listed_summaries, standing_views, waiting_submissions
 from arena.store import cycles as cycle_rows
 from arena.store import standings as standing_rows
-from arena.store import submission_listing
 from arena.store.cycles import CycleInfo, latest_cycle
 from arena.store.models import SubmissionStatus
-
-
-def _summary(listed: submission_listing.ListedSubmission) -> SubmissionSummary:
-    return SubmissionSummary.model_validate(listed.model_dump())
 
 
 def champion_spells(cycles: list[CycleResult], reigning: int | None) -> list[ChampionSpell]:
@@ -77,10 +72,10 @@ def history(session: Session, limit: int | None = None) -> History:
     """The whole history; ``limit`` keeps the latest finished cycles in ``cycles`` (agents and spells count all)."""
     infos = {c.number: c for c in cycle_rows.list_cycles(session)}
     current = infos[max(infos)] if infos else None
-    views = standing_views(session, standing_rows.finished_standings(session))
+    rows = standing_views(session, standing_rows.finished_standings(session))
     by_cycle: dict[int, list[StandingView]] = defaultdict(list)
     by_submission: dict[int, list[StandingView]] = defaultdict(list)
-    for view in views:
+    for view in rows:
         by_cycle[view.cycle].append(view)
         by_submission[view.submission_id].append(view)
     weights: dict[int, WeightsView] = {}
@@ -99,13 +94,12 @@ def history(session: Session, limit: int | None = None) -> History:
         if info.finished_at is not None
     ]
     champions = {r.cycle: r.champion for r in results}
-    listed = {s.id: _summary(s) for s in submission_listing.listed_submissions(session, set(by_submission))}
+    listed = {s.id: s for s in listed_summaries(session, set(by_submission))}
     agents = [_agent(listed[sid], rows, current, champions) for sid, rows in by_submission.items() if sid in listed]
     agents.sort(key=lambda a: (a.best_race_score is None, -(a.best_race_score or 0.0), a.submission.id))
     reigning = next((a.submission.id for a in agents if a.submission.status is SubmissionStatus.champion), None)
 
-    def statuses(found: list[submission_listing.ListedSubmission]) -> list[AgentStatus]:
-        summaries = [_summary(s) for s in found]
+    def statuses(summaries: list[SubmissionSummary]) -> list[AgentStatus]:
         return [
             AgentStatus(submission=s, status_note=status_note(s, by_submission.get(s.id, []), current, champions))
             for s in summaries
@@ -116,8 +110,8 @@ def history(session: Session, limit: int | None = None) -> History:
         cycles=results[-limit:] if limit else results,
         agents=agents,
         champions=champion_spells(results, reigning),
-        in_cycle=statuses(submission_listing.in_cycle_submissions(session)),
-        waiting=statuses(submission_listing.waiting_submissions(session)),
+        in_cycle=statuses(in_cycle_submissions(session)),
+        waiting=statuses(waiting_submissions(session)),
     )
 
 

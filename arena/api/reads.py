@@ -27,6 +27,7 @@ from arena.api.schemas import (
 )
 from arena.api.views import (
     episode_summary,
+    in_cycle_submissions,
     standing_views,
     submission_results,
     submission_standings,
@@ -62,6 +63,7 @@ def leaderboard(session: Session, cycle: int | None = None) -> Leaderboard:
         entries=entries,
         weights=WeightsView.model_validate(sent[-1].model_dump()) if sent else None,
         waiting=waiting_submissions(session),
+        in_cycle=in_cycle_submissions(session),
     )
 
 

@@ -128,6 +128,9 @@ class Leaderboard(BaseModel):
     entries: list[StandingView]
     weights: WeightsView | None = Field(description="The last weights this validator sent for that cycle.")
     waiting: list[SubmissionSummary] = Field(description="Accepted submissions that have no standing yet.")
+    in_cycle: list[SubmissionSummary] = Field(
+        default_factory=list, description="Submissions a cycle took in and has not decided: qualifying or racing."
+    )
 
 
 class CycleSummary(BaseModel):

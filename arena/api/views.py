@@ -44,6 +44,15 @@ def waiting_submissions(session: Session) -> list[SubmissionSummary]:
     return [_summary(listed) for listed in submission_listing.waiting_submissions(session)]
 
 
+def listed_summaries(session: Session, submission_ids: set[int]) -> list[SubmissionSummary]:
+    return [_summary(listed) for listed in submission_listing.listed_submissions(session, submission_ids)]
+
+
+def in_cycle_submissions(session: Session) -> list[SubmissionSummary]:
+    """Submissions a cycle took in and has not decided yet (qualifying, qualified, racing)."""
+    return [_summary(listed) for listed in submission_listing.in_cycle_submissions(session)]
+
+
 def standing_views(session: Session, rows: Iterable[StandingInfo]) -> list[StandingView]:
     rows = list(rows)
     names = submission_listing.submitters(session, {s.submission_id for s in rows})

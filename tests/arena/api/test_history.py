@@ -147,6 +147,10 @@ def test_every_status_is_explained_and_a_raced_agent_is_no_error(world):
     assert in_cycle == {ids["foxtrot"]: "qualifying in cycle 6: running the public suite"}
     waiting = {a["submission"]["id"]: a["status_note"] for a in history["waiting"]}
     assert set(waiting) == {ids["golf"]} and "next cycle's intake" in waiting[ids["golf"]]
+    board = world.client.get("/v1/leaderboard").json()
+    assert [s["id"] for s in board["in_cycle"]] == [ids["foxtrot"]] and [s["id"] for s in board["waiting"]] == [
+        ids["golf"]
+    ]
     detail = world.client.get(f"/v1/submissions/{ids['charlie']}").json()
     assert detail["status_note"] == notes[ids["charlie"]]
     rejected = world.client.get(f"/v1/submissions/{ids['hotel']}").json()
