@@ -101,6 +101,9 @@ def stage_progress(session: Session, cycle: int) -> list[StageProgress]:
     return [StageProgress(stage=stage, **by_status) for stage, by_status in sorted(counts.items())]
 
 
+ALL_TIME_ROWS = 50  # the page's all-time table: the best; /v1/history has every agent
+
+
 def leaderboard_html(session: Session) -> str:
     """The front page: the latest ranked cycle, who is qualifying or waiting, and the history with its charts."""
     board = reads.leaderboard(session)
@@ -118,6 +121,7 @@ def leaderboard_html(session: Session) -> str:
         weight_pairs=weight_pairs,
         entering=past.in_cycle + past.waiting,
         history=past,
+        best=past.agents[:ALL_TIME_ROWS],
         reign=reign,
         score_chart=charts.score_chart(past),
         weights_chart=charts.weights_chart(past),

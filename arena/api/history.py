@@ -95,7 +95,7 @@ def history(session: Session, limit: int | None = None) -> History:
     ]
     champions = {r.cycle: r.champion for r in results}
     listed = {s.id: s for s in listed_summaries(session, set(by_submission))}
-    agents = [_agent(listed[sid], rows, current, champions) for sid, rows in by_submission.items() if sid in listed]
+    agents = [_agent(listed[sid], own, current, champions) for sid, own in by_submission.items() if sid in listed]
     agents.sort(key=lambda a: (a.best_race_score is None, -(a.best_race_score or 0.0), a.submission.id))
     reigning = next((a.submission.id for a in agents if a.submission.status is SubmissionStatus.champion), None)
 

@@ -76,11 +76,13 @@ the last good weights stand. <a href="/cycles/{{ current.number }}">Why, and the
 {% with chart = score_chart, chart_id = "score-chart" %}{% include "chart" %}{% endwith %}
 {% with chart = weights_chart, chart_id = "weights-chart" %}{% include "chart" %}{% endwith %}
 <h3>All-time standings</h3>
-<p class="muted">Every agent that stood in a finished cycle, by its best race score. A submission races in one cycle
-(the champion defends in each); "retired" is how every agent that does not hold the title ends, not an error.</p>
+<p class="muted">{% if best | length < history.agents | length %}The best {{ best | length }} of the
+{{ history.agents | length }} agents that stood in a finished cycle (<a href="/v1/history">all of them</a>){% else %}Every
+agent that stood in a finished cycle{% endif %}, by best race score. A submission races in one cycle (the champion
+defends in each); "retired" is how every agent that does not hold the title ends, not an error.</p>
 <div class="scroll"><table id="all-time"><thead><tr><th>agent</th><th>status</th><th class="num">best race score</th>
 <th class="num">best rank</th><th>cycles raced</th><th class="wide">champion in</th></tr></thead><tbody>
-{% for a in history.agents %}{% with s = a.submission %}<tr>
+{% for a in best %}{% with s = a.submission %}<tr>
 <td class="name"><a href="/submissions/{{ s.id }}">{{ s.agent_name | breakable }}</a> <span class="muted">#{{ s.id }}</span></td>
 <td><span class="badge {{ s.status | tone }}">{{ s.status.value }}</span><br><span class="muted note">{{ a.status_note }}</span></td>
 <td class="num">{{ a.best_race_score | number }}{% if a.best_cycle is not none %} <span class="muted">(cycle

@@ -327,8 +327,14 @@ def test_metrics_cover_episodes_tools_tokens_judge_queue_and_weights(served):
     database = served["database"]
     records = [json.loads(r[0]) for r in rows(database, "select record from episodes where status = 'done'")]
     first, second = scrape(served), scrape(served)
-    stable = {k: v for k, v in first.items() if "http_request" not in k}
-    assert stable == {k: v for k, v in second.items() if "http_request" not in k}  # no record counted twice
+    moving = ("http_request", "_age_seconds")  # this scrape's own requests; the clock (the last weights' age)
+    stable = {k: v for k, v in first.items() if not any(m in k for m in moving)}
+    assert stable == {k: v for k, v in second.items() if not any(m in k for m in moving)}  # no record counted twice
+    assert second["arena_current_cycle"] == rows(database, "select max(number) from cycles")[0][0]
+    sent = rows(database, "select cycle from weights_sent where ok order by id desc limit 1")
+    if sent:
+        assert second["arena_weights_last_sent_cycle"] == sent[0][0]
+        assert second["arena_weights_last_sent_age_seconds"] >= 0
     terminations = {}
     for record in records:
         terminations[record["termination"]] = terminations.get(record["termination"], 0) + 1

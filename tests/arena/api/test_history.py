@@ -281,3 +281,14 @@ def test_the_history_fits_a_phone_and_a_laptop_in_chromium(world, tmp_path):
             assert measured["width"] <= width and measured["page"] <= measured["width"], (width, measured)
             assert not measured["spill"], (width, measured["spill"])
     assert dom.count("<circle") == 7 and 'id="all-time"' in dom and "<script" not in dom
+
+
+def test_the_pages_all_time_table_keeps_the_best_and_links_the_rest(world, monkeypatch):
+    from arena.api import dashboard
+
+    monkeypatch.setattr(dashboard, "ALL_TIME_ROWS", 2)
+    page = world.client.get("/").text.replace("<wbr>", "")
+    table = page.split('id="all-time"')[1].split("</table>")[0]
+    assert "The best 2 of the\n5 agents" in page and 'href="/v1/history">all of them' in page
+    assert table.count('<a href="/submissions/') == 2 and "delta.py" in table and "alpha.py" in table  # the best two
+    assert len(world.client.get("/v1/history").json()["agents"]) == 5
