@@ -304,7 +304,7 @@ def test_the_miner_guide_fetches_runs_submits_and_races(rehearsal):
     board = json.loads(arena("leaderboard", "--validator-url", api, "--json"))
     assert board["cycle"] == 2 and submission in {e["submission_id"] for e in board["entries"]}, board
     page = httpx.get(f"{api}/", timeout=30).text
-    assert "my_agent" in page  # the front page lists the raced submission
+    assert f'href="/submissions/{submission}"' in page  # the front page links the raced submission
 
 
 def files_of(root: Path, names: tuple[str, ...]) -> dict[str, int]:
