@@ -278,7 +278,8 @@ def test_the_miner_guide_fetches_runs_submits_and_races(rehearsal):
     terminal.check_substitutions()
     assert (terminal.root / "miner" / "suite" / "public" / "qualifying.jsonl").is_file()
     # What fetch says to build is the guide's next line: the catalog beside the miner's suite, not the operator's.
-    assert "arena catalog build --synthetic 2000 --seed 7 --out miner/catalog" in terminal.output_of("arena suite fetch")
+    fetched = terminal.output_of("arena suite fetch")
+    assert "arena catalog build --synthetic 2000 --seed 7 --out miner/catalog" in fetched, fetched
     after = files_of(operator.root, operators)
     assert after == before, f"the miner guide changed the operator's {sorted(set(after) ^ set(before))}"
     printed = terminal.output_of("arena submit my_agent.py").splitlines()
