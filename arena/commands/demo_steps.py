@@ -314,7 +314,7 @@ def print_result(result: DemoResult, console: Console) -> None:
     else:
         console.print(f"champion: [bold]{result.champion.removesuffix('.py')}[/]")
     if decision.get("reason"):
-        console.print(f"decision ({verdict or 'kept'}): {decision['reason']}")
+        console.print(f"decision ({verdict or 'kept'}): {decision['reason']}", soft_wrap=True)  # one line, greppable
     weights = Table("uid", "wallet", Column("hotkey", overflow="fold"), "weight", title="weights set on the chain")
     for uid, weight in sorted(result.weights.items()):
         name, hotkey = result.neurons.get(uid, ("?", "-"))

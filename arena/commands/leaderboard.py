@@ -53,7 +53,7 @@ def _print(board: dict[str, Any]) -> None:
     else:
         table = Table(
             "rank", "uid", Column("hotkey", overflow="fold"), "submission", "agent", "qualifying", "race", "success",
-            "coef", "champion", title=f"cycle {board['cycle']} standings ({board['stage']})", caption=LEGEND,
+            "coef", "champion", title=f"cycle {board['cycle']} standings ({board['stage']})",
         )  # fmt: skip
         for row in board["entries"]:
             table.add_row(
@@ -62,6 +62,7 @@ def _print(board: dict[str, Any]) -> None:
                 score(row["mean_coefficient"]), "yes" if row["is_champion"] else "",
             )  # fmt: skip
         show(table)
+        out.print(f"columns: {LEGEND}", highlight=False, soft_wrap=True)  # one line: a caption would wrap it
         champion = board["champion"]
         out.print(
             f"champion: submission {champion['submission_id']} ({escape(champion['agent_name'])}, uid "
