@@ -128,3 +128,28 @@ def test_a_demo_whose_cycle_halts_fails_with_the_fix(monkeypatch, tmp_path):
     assert result.exit_code == 3, result.output
     assert "cycle 1 halted at qualifying (sandbox)" in result.output
     assert "fix: install bubblewrap" in result.output and "Leaderboard" not in result.output
+
+
+def test_an_entrant_that_did_not_race_says_why(tmp_path):
+    """The leaderboard's rows without a race score are explained from the qualifying stage's own detail."""
+    from rich.console import Console
+
+    from arena.commands import demo_steps
+
+    rule = "an entrant races unless confidently (95%, paired bootstrap) below 0.5 x the leader on the same problems"
+    standings = [
+        {"submission": "tool_calling.py", "submission_id": 1, "rank": 1, "qualifying_score": 0.6, "race_score": 0.5},
+        {"submission": "shortcut.py", "submission_id": 2, "rank": None, "qualifying_score": 0.1, "race_score": None},
+    ]
+    result = demo_steps.DemoResult(
+        cycle=1, champion="tool_calling.py", standings=standings, weights={0: 0.2, 1: 0.8}, rejected_copy=None,
+        funnel={}, paths={}, qualifying={"not_qualified": [2], "leader_score": 0.6, "rule": rule},
+        neurons={0: ("owner", "5Owner"), 1: ("tool_calling", "5Tool")},
+    )  # fmt: skip
+    (why,) = demo_steps.not_raced(result)
+    assert why.startswith("shortcut did not race: it did not qualify") and rule in why and "0.600" in why
+    console = Console(file=(tmp_path / "out.txt").open("w"), width=60)
+    demo_steps.print_result(result, console)
+    console.file.close()
+    printed = (tmp_path / "out.txt").read_text()
+    assert "shortcut did not race" in printed and "owner (the burn uid)" in printed and "5Tool" in printed
