@@ -88,3 +88,11 @@ def _print_weights(board: dict[str, Any]) -> None:
         # uids that stood in no cycle (the burn uid, the subnet owner's) have no hotkey in the standings
         table.add_row(str(number), hotkeys.get(number, "-"), f"{weight:.4f}")
     show(table)
+    if set(weights["uids"]) - set(hotkeys):
+        # /v1 has no metagraph: a uid that stood in no cycle has no hotkey here (arena subnets metagraph, btcli)
+        out.print(
+            "uids without a hotkey stood in no cycle: the burn uid is one (race.burn_uid, 0 by default: the subnet owner's), "
+            "which gets the burn share and every share no miner earned",
+            highlight=False,
+            soft_wrap=True,
+        )
