@@ -18,12 +18,14 @@ from arena.commands import (
     experiment,
     export,
     judge,
+    leaderboard,
     policy,
     problems,
     run_agent,
     score,
     serve,
     student,
+    submissions,
     submit,
     subnets,
     suite,
@@ -46,6 +48,7 @@ app.add_typer(evaluate.app, name="eval")
 app.add_typer(validator.app, name="validator")
 app.add_typer(wallet.app, name="wallet")
 app.add_typer(subnets.app, name="subnets")
+app.add_typer(submissions.app, name="submissions")
 app.command("worker")(worker.worker)
 app.add_typer(policy.app, name="policy")
 app.add_typer(student.app, name="student")
@@ -56,6 +59,7 @@ app.command("run-agent")(run_agent.run_agent)
 app.command("submit")(submit.submit)
 app.command("serve")(serve.serve)
 app.command("export")(export.export)
+app.command("leaderboard")(leaderboard.leaderboard)
 
 
 PACKAGE = "trajectory-arena"

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, RenderableType
 
 from arena.config_file import ConfigError
 from arena.settings import ArenaSettings, load_settings
@@ -14,6 +14,25 @@ from arena.settings import ArenaSettings, load_settings
 out = Console()
 # soft_wrap: an error naming a long path must stay on one line for grep and CI logs.
 err = Console(stderr=True, soft_wrap=True)
+
+# A piped table is read by a program or a log, not a terminal: rich would cut it at 80 columns (and wrap
+# hotkeys and ids mid-token), so it gets the width it needs instead.
+PIPED_WIDTH = 10_000
+
+
+def show(table: RenderableType, console: Console | None = None) -> None:
+    """Print a table at the terminal's width, or whole (no column cut or wrapped) when it is not a terminal."""
+    console = console or out
+    if console.is_terminal:
+        console.print(table)
+        return
+    before = console._width  # print(width=) is capped at the console's width: widen the console itself
+    console.width = PIPED_WIDTH
+    try:
+        console.print(table)
+    finally:
+        console._width = before
+
 
 ConfigOption = Annotated[Path | None, typer.Option("--config", help="TOML settings file (else ARENA_CONFIG).")]
 

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.commands.common import ConfigOption, out, settings_or_fail
+from arena.commands.common import ConfigOption, settings_or_fail, show
 from arena.settings import describe
 
 app = typer.Typer(help="Settings.", no_args_is_help=True)
@@ -25,4 +25,4 @@ def config_show(config: ConfigOption = None, as_json: Annotated[bool, typer.Opti
         table.add_column(column)
     for name, value, meaning in describe(settings):
         table.add_row(name, value, meaning)
-    out.print(table)
+    show(table)

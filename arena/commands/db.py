@@ -8,6 +8,7 @@ JSON object with ``--json``); what changed is reported on stderr.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -57,7 +58,31 @@ def _emit(text: str) -> None:
 
 def _reason(exc: Exception) -> str:
     # A driver error's first line says what happened (refused connection, missing database); the rest is SQL noise.
-    return str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+    reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+    fix = connection_fix(reason)
+    return f"{reason}. Fix: {fix}" if fix else reason
+
+
+# What PostgreSQL says when the server, the role or the database is missing, and the step that makes it; the
+# commands are a stock Debian/Ubuntu PostgreSQL's (peer login as `postgres`), as docs/operator-guide.md runs them.
+_FIXES = (
+    (re.compile(r'role "([^"]+)" does not exist'),
+     "create the role: sudo -u postgres psql -c \"CREATE ROLE {0} LOGIN PASSWORD '...'\" (docs/operator-guide.md)"),
+    (re.compile(r'database "([^"]+)" does not exist'),
+     "create the database: sudo -u postgres createdb --owner ROLE {0} (docs/operator-guide.md)"),
+    (re.compile(r"password authentication failed for user \"([^\"]+)\"|no password supplied"),
+     "put the role's password in the URL (postgresql://ROLE:PASSWORD@HOST:PORT/DB)"),
+    (re.compile(r"Connection refused|could not connect|No such file or directory"),
+     "start PostgreSQL (check it with pg_isready -h HOST -p PORT), or correct the URL's host and port"),
+)  # fmt: skip
+
+
+def connection_fix(reason: str) -> str:
+    """The one step that fixes a failed connection, when the driver's reason is a known one."""
+    for pattern, fix in _FIXES:
+        if found := pattern.search(reason):
+            return fix.format(*(g or "" for g in found.groups()))
+    return ""
 
 
 @app.command("upgrade")

@@ -35,9 +35,10 @@ import uvicorn
 from pydantic import BaseModel, model_validator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from arena.agents import AGENTS_DIR
+from arena.commands.common import show
 from arena.settings import ArenaSettings
 
 MINERS = ("tool_calling", "search_loop", "shortcut")
@@ -73,6 +74,8 @@ class DemoResult(BaseModel):
     standings: list[dict]
     weights: dict[int, float]
     rejected_copy: str | None
+    qualifying: dict = {}  # the qualifying stage's detail: who did not qualify, and the rule
+    neurons: dict[int, tuple[str, str]] = {}  # uid -> (the demo's wallet name, hotkey)
     funnel: dict
     paths: dict[str, str]
 
@@ -101,10 +104,12 @@ def run_demo(settings: ArenaSettings, out_dir: Path, plan: DemoPlan, console: Co
     funnel = export_corpus(database_url, out_dir / "corpus", console) if report.halt is None else {}
     names = submission_names(store)
     standings = [
-        {"submission": names.get(s.submission_id, str(s.submission_id)), **s.model_dump(exclude={"submission_id"})}
+        {"submission": names.get(s.submission_id, str(s.submission_id)), **s.model_dump(exclude={"id"})}
         for s in report.standings
     ]
     weights = dict(zip(report.weights.uids, report.weights.weights, strict=True)) if report.weights else {}
+    names_of = {address: name for name, address in wallets.items()}
+    neurons = {n.uid: (names_of.get(n.hotkey, "?"), n.hotkey) for n in chain.neurons()}
     store.dispose()
     return DemoResult(
         cycle=report.cycle,
@@ -114,6 +119,8 @@ def run_demo(settings: ArenaSettings, out_dir: Path, plan: DemoPlan, console: Co
         standings=standings,
         weights=weights,
         rejected_copy=rejected,
+        qualifying=report.stages.get("qualifying", {}),
+        neurons=neurons,
         funnel=funnel,
         paths={
             "database": database_url,
@@ -296,7 +303,10 @@ def print_result(result: DemoResult, console: Console) -> None:
             _fmt(row.get("race_score")), _fmt(row.get("success_rate")), _fmt(row.get("mean_coefficient")),
             "yes" if row.get("is_champion") else "",
         )  # fmt: skip
-    console.print(table)
+    show(table, console)
+    console.print(f"columns: {LEGEND}", highlight=False, soft_wrap=True)  # one line: greppable, never cut
+    for line in not_raced(result):
+        console.print(line, highlight=False, soft_wrap=True)
     decision = result.decision
     verdict = decision.get("verdict")
     if result.champion is None:
@@ -304,8 +314,12 @@ def print_result(result: DemoResult, console: Console) -> None:
     else:
         console.print(f"champion: [bold]{result.champion.removesuffix('.py')}[/]")
     if decision.get("reason"):
-        console.print(f"decision ({verdict or 'kept'}): {decision['reason']}")
-    console.print("weights (uid -> weight): " + ", ".join(f"{u}: {w:.3f}" for u, w in sorted(result.weights.items())))
+        console.print(f"decision ({verdict or 'kept'}): {decision['reason']}", soft_wrap=True)  # one line, greppable
+    weights = Table("uid", "wallet", Column("hotkey", overflow="fold"), "weight", title="weights set on the chain")
+    for uid, weight in sorted(result.weights.items()):
+        name, hotkey = result.neurons.get(uid, ("?", "-"))
+        weights.add_row(str(uid), f"{name} (the burn uid)" if uid == 0 else name, hotkey, f"{weight:.3f}")
+    show(weights, console)
     if result.rejected_copy:
         console.print(f"the copied agent was rejected: {result.rejected_copy}")
     f = result.funnel
@@ -315,6 +329,31 @@ def print_result(result: DemoResult, console: Console) -> None:
     )
     for name, path in result.paths.items():
         console.print(f"{name}: {path}")
+
+
+LEGEND = (
+    "qualifying: score on the public qualifying problems; race: score on the cycle's hidden draw (what ranks); "
+    "success: share of race episodes solved; coef: the judge's mean coefficient (0-1) over judged episodes, "
+    "how well the reasoning was done; champion: holds the champion's weight share"
+)
+
+
+def not_raced(result: DemoResult) -> list[str]:
+    """Why each entrant without a race score did not race, from the qualifying stage's own detail."""
+    stage = result.qualifying
+    lines = []
+    for row in result.standings:
+        if row.get("race_score") is not None:
+            continue
+        name = row["submission"].removesuffix(".py")
+        if row["submission_id"] in stage.get("not_qualified", []):
+            lines.append(
+                f"{name} did not race: it did not qualify ({stage.get('rule', 'below the qualifying threshold')}; "
+                f"the leader scored {_fmt(stage.get('leader_score'))}, {name} {_fmt(row.get('qualifying_score'))})"
+            )
+        else:
+            lines.append(f"{name} did not race this cycle")
+    return lines
 
 
 def _fmt(value) -> str:

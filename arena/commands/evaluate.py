@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
+from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail, show
 from arena.commands.policy_run import (
     POLICY_MODEL,
     SAMPLES,
@@ -146,9 +146,9 @@ def compare(
     if as_json:
         out.print_json(json.dumps([row.model_dump(mode="json") for row in rows]))
     else:
-        out.print(comparison_table(rows, confidence))
+        show(comparison_table(rows, confidence))
         if (against := versus_table(rows)) is not None:
-            out.print(against)
+            show(against)
 
 
 def cell(interval) -> str:
@@ -165,10 +165,13 @@ def comparison_table(rows, confidence: float) -> Table:
     )
     table.add_column("run", overflow="fold")
     table.add_column("problems", justify="right")
-    for name in ("ASR", "pass@1", f"pass@{k}" if k else "pass@k"):
+    # pass@k only when some run sampled more than once: with k = 1 it is pass@1 again, a second column of it.
+    wide = k is not None and k > 1
+    for name in ("ASR", "pass@1", *([f"pass@{k}"] if wide else [])):
         table.add_column(name, justify="right")
     for row in rows:
-        table.add_row(row.label, str(row.n_problems), cell(row.asr), cell(row.pass_at_1), cell(row.pass_at_k))
+        cells = [cell(row.asr), cell(row.pass_at_1), *([cell(row.pass_at_k)] if wide else [])]
+        table.add_row(row.label, str(row.n_problems), *cells)
     return table
 
 
@@ -182,7 +185,8 @@ def versus_table(rows) -> Table | None:
         return None
     table = Table(title=f"ASR against {rows[0].label} (paired, one-sided)")
     table.add_column("run", overflow="fold")
-    table.add_column("difference [interval], better / worse: verdict", overflow="fold")
+    # escaped: rich would read "[interval]" as a style tag and drop it ("difference , better")
+    table.add_column(escape("difference [interval], better / worse: verdict"), overflow="fold")
     for row in later:
         table.add_row(row.label, escape(versus(row, emphasis="")))
     return table

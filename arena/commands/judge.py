@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import typer
 from rich.table import Table
 
-from arena.commands.common import ConfigOption, err, fail, settings_or_fail
+from arena.commands.common import ConfigOption, err, fail, settings_or_fail, show
 
 if TYPE_CHECKING:
     from judge.batch import Judge
@@ -253,7 +253,7 @@ def _print_report(report: CalibrationReport) -> None:
         table.add_column(str(level), justify="right")
     for level, row in zip(report.confusion.levels, report.confusion.matrix, strict=True):
         table.add_row(str(level), *(str(count) if count else "." for count in row))
-    err.print(table)
+    show(table, err)
     err.print(
         f"cost: {report.cost.requests} request(s), {report.cost.prompt_tokens} prompt + "
         f"{report.cost.completion_tokens} completion tokens ({report.cost.tokens_per_episode} per episode); "

@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.commands.common import ConfigOption, err, fail, settings_or_fail
+from arena.commands.common import ConfigOption, err, fail, settings_or_fail, show
 
 
 def generate(
@@ -116,7 +116,7 @@ def _report(report, out_file: Path, rows: int, knowledge_out: Path | None, rewri
         rejected = sum(report.rejections.get(intent, {}).values())
         cells = [by["easy"], by["medium"], by["hard"], report.candidates.get(intent, 0), rejected]
         table.add_row(intent, *map(str, cells))
-    err.print(table)
+    show(table, err)
     reasons: dict[str, int] = {}
     for by in report.rejections.values():
         for reason, count in by.items():

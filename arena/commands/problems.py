@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.commands.common import fail, out
+from arena.commands.common import fail, show
 
 app = typer.Typer(help="Shopping problems: show, generate, cluster.", no_args_is_help=True)
 
@@ -34,7 +34,7 @@ def problems_show(
     for intent in ("product", "shop", "voucher", "knowledge"):
         row = [counts[(intent, d)] for d in ("easy", "medium", "hard")]
         table.add_row(intent, *map(str, row), str(sum(row)))
-    out.print(table)
+    show(table)
 
 
 # `generate` and `cluster` live in their own modules; registered here so the group is whole.

@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
+from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail, show
 from arena.commands.policy_run import (
     POLICY_MODEL,
     SAMPLES,
@@ -117,7 +117,7 @@ def run_agent(
     for intent, part in summary.asr.by_intent.items():
         table.add_row(intent, str(part.n), f"{part.asr:.1%}")
     table.add_row("[bold]all[/]", str(summary.asr.n), f"[bold]{summary.asr.asr:.1%}[/]")
-    out.print(table)
+    show(table)
     out.print("pass@k  " + "  ".join(f"k={k}: {v:.1%}" for k, v in summary.pass_at_k.items()))
     out.print("pass^k  " + "  ".join(f"k={k}: {v:.1%}" for k, v in summary.pass_hat_k.items()))
     out.print("ended   " + ", ".join(f"{k}: {v}" for k, v in sorted(summary.terminations.items())))

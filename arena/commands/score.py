@@ -11,7 +11,7 @@ import typer
 from rich.console import JustifyMethod
 from rich.table import Table
 
-from arena.commands.common import ConfigOption, err, fail, out, settings_or_fail
+from arena.commands.common import ConfigOption, err, fail, settings_or_fail, show
 
 
 def score(
@@ -63,6 +63,6 @@ def print_score_table(report, title: str) -> None:
     for intent, summary in report.by_intent.items():
         table.add_row(intent, str(summary.n), str(solved[intent]), f"{summary.asr:.1%}")
     table.add_row("[bold]all[/]", str(report.n), str(sum(solved.values())), f"[bold]{report.asr:.1%}[/]")
-    out.print(table)
+    show(table)
     if report.unmatched:
         err.print(f"[yellow]{len(report.unmatched)} answer(s) matched no problem[/]")

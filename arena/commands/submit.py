@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from sqlalchemy.exc import SQLAlchemyError
 
-from arena.commands.common import LOCAL_HELP, NETWORK_HELP, err, fail, ignored_network
+from arena.commands.common import LOCAL_HELP, NETWORK_HELP, err, fail, ignored_network, show
 from arena.commands.local_chain import open_local_chain
 
 NETWORK_WALLET_DIR = Path("~/.bittensor/wallets")  # the bittensor convention, for real keys only
@@ -94,7 +94,7 @@ def submit(
             if receipt.dry_run:
                 answer += " [dim](dry run: not committed, not posted)[/]"
         table.add_row(f"{receipt.validator.url} ({receipt.validator.hotkey[:8]}…)", status, answer)
-    err.print(table)
+    show(table, err)
     if as_json:
         sys.stdout.write(result.model_dump_json() + "\n")
     if not result.all_accepted:

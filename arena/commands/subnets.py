@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.table import Column, Table
 
-from arena.commands.common import err, fail
+from arena.commands.common import err, fail, show
 from arena.commands.local_chain import (
     DatabaseOption,
     LocalWalletPathOption,
@@ -73,7 +73,7 @@ def metagraph(netuid: NetuidOption = 15, database_url: DatabaseOption = None, as
     for neuron in neurons:
         permit = "yes" if neuron.validator_permit else ""
         table.add_row(str(neuron.uid), neuron.hotkey, permit, endpoints.get(neuron.hotkey, ""))
-    err.print(table)
+    show(table, err)
 
 
 @app.command("commitments")
@@ -89,7 +89,7 @@ def commitments(netuid: NetuidOption = 15, database_url: DatabaseOption = None, 
     table = Table("uid", HOTKEY, Column("commitment", overflow="fold"), "block", title=f"netuid {netuid} commitments")
     for c in rows:
         table.add_row(str(uids.get(c.hotkey, "-")), c.hotkey, c.data, str(c.block))
-    err.print(table)
+    show(table, err)
 
 
 @app.command("weights")
@@ -113,6 +113,6 @@ def weights(netuid: NetuidOption = 15, database_url: DatabaseOption = None, as_j
         table.add_row(
             str(n.uid), str(r.block), ", ".join(f"{u}: {w:.3f}" for u, w in zip(r.uids, r.weights, strict=True))
         )
-    err.print(table)
+    show(table, err)
     if not found:
         err.print("no validator has set weights yet")

@@ -324,9 +324,13 @@ def suite_fetch(
         (folder / "catalog.json").write_text(json.dumps(catalog["manifest"], indent=2) + "\n")
     problems = meta["public"]["qualifying"]["problems"]
     err.print(f"suite {meta['suite_id']}: {problems} public qualifying problem(s) in {public / 'qualifying.jsonl'}")
-    err.print(f"catalog: {catalog.get('how_to_get', 'ask the operator')}", markup=False, highlight=False)
+    # The catalog beside the fetched suite (miner/suite -> miner/catalog), not the validator's own `catalog`
+    # folder, which an operator's checkout already has.
+    beside = folder.parent / "catalog"
+    how = catalog.get("how_to_get", "ask the operator").replace("--out catalog", f"--out {beside}")
+    err.print(f"catalog: {how}", markup=False, highlight=False)
     err.print(
-        f"then: arena run-agent my_agent.py --catalog catalog --problems {public / 'qualifying.jsonl'}",
+        f"then: arena run-agent my_agent.py --catalog {beside} --problems {public / 'qualifying.jsonl'}",
         markup=False,
         highlight=False,
     )

@@ -26,6 +26,7 @@ from arena.commands.common import (
     ignored_network,
     out,
     settings_or_fail,
+    show,
 )
 from arena.logs import configure_logging
 
@@ -268,7 +269,7 @@ def _print_report(report, as_json: bool) -> None:
             str(s.submission_id), number(s.qualifying_score), number(s.race_score), number(s.success_rate),
             number(s.mean_coefficient), str(s.rank or "-"), "yes" if s.is_champion else "",
         )  # fmt: skip
-    err.print(table)
+    show(table, err)
     if report.weights is not None:
         pairs = ", ".join(f"{u}: {w:.4f}" for u, w in zip(report.weights.uids, report.weights.weights, strict=True))
         err.print(f"weights (uid: weight): {pairs}")

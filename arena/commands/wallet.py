@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 from rich.table import Column, Table
 
-from arena.commands.common import err, fail
+from arena.commands.common import err, fail, show
 from arena.commands.local_chain import LocalWalletPathOption, WalletHotkeyOption, WalletNameOption
 
 app = typer.Typer(help="Local hotkeys for the local chain (unencrypted; for a real network use btcli).")
@@ -59,4 +59,4 @@ def list_wallets(wallet_path: LocalWalletPathOption = None) -> None:
             except WalletError as exc:
                 address = f"unreadable: {exc}"
             table.add_row(hotkeys.parent.name, key.name, address)
-    err.print(table)
+    show(table, err)

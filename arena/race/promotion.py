@@ -156,17 +156,19 @@ def _first_champion(
         )  # fmt: skip
     values = [best.values[p] for p in sorted(best.values)]
     bounds = interval(values, seed=f"{seed}:crown:{best.submission_id}", confidence=confidence)
-    head = f"no champion raced: submission {best.submission_id} ({best.race_score:.4f}, {bounds.problems} problems)"
+    # The subject comes first: "no champion raced: submission 3 ... is crowned" read as if no champion were crowned.
+    head = f"submission {best.submission_id}, the best racer (race score {best.race_score:.4f} on {bounds.problems} problems),"
     if not confidently_positive(bounds):
         return PromotionDecision(
             champion_id=champion_id, challenger_id=best.submission_id, promoted=False, verdict=Verdict.undecided,
-            reason=f"{head} is not confidently above zero at {confidence:.0%} (lower bound {_fmt(bounds.lower)}, "
-            f"{bounds.positive} problems solved, sign test p {bounds.p_positive:.3f}): undecided, nobody is crowned", interval=bounds, **base,
+            reason=f"there is no champion yet and {head} is not confidently above zero at {confidence:.0%} (lower bound "
+            f"{_fmt(bounds.lower)}, {bounds.positive} problems solved, sign test p {bounds.p_positive:.3f}): undecided, "
+            "nobody is crowned", interval=bounds, **base,
         )  # fmt: skip
     return PromotionDecision(
         champion_id=best.submission_id, challenger_id=best.submission_id, promoted=True, verdict=Verdict.crowned,
-        reason=f"{head} is crowned: confidently above zero (lower bound {_fmt(bounds.lower)} at {confidence:.0%})",
-        interval=bounds, **base,
+        reason=f"there is no champion yet, so {head} is crowned the first: its score is confidently above zero "
+        f"(lower bound {_fmt(bounds.lower)} at {confidence:.0%})", interval=bounds, **base,
     )  # fmt: skip
 
 

@@ -52,3 +52,27 @@ def test_a_bug_says_it_is_one():
     assert code == 1 and "This is a bug" in line and "--debug" in line
     line, code = one_line_error(FileNotFoundError(2, "No such file or directory"))
     assert code == 2 and "No such file" in line
+
+
+@pytest.mark.parametrize(
+    ("missing", "fix"),
+    [
+        ("role", 'Fix: create the role: sudo -u postgres psql -c "CREATE ROLE nobody_here_42 LOGIN'),
+        ("database", "Fix: create the database: sudo -u postgres createdb --owner ROLE nowhere_db_42"),
+    ],
+)
+def test_db_upgrade_on_an_empty_postgresql_names_the_step_that_creates_what_is_missing(missing, fix):
+    """A new operator's first `arena db upgrade` against a stock PostgreSQL: the role or the database does not
+    exist yet. The line names the step (the operator guide's first block), not only PostgreSQL's complaint."""
+    from sqlalchemy.engine import make_url
+
+    from tests.arena.store.test_store import ADMIN_URL, postgres_admin
+
+    postgres_admin().dispose()  # fails (ARENA_REQUIRE_POSTGRES=1) or skips with the reason when unreachable
+    server = make_url(ADMIN_URL)
+    user, database = ("nobody_here_42", server.database) if missing == "role" else (server.username, "nowhere_db_42")
+    url = f"postgresql://{user}@{server.host}:{server.port or 5432}/{database}"
+    done = arena("db", "upgrade", "--database-url", url)
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert "does not exist" in line and fix in line and "docs/operator-guide.md" in line, line

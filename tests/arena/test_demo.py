@@ -37,6 +37,20 @@ def leaderboard(stdout: str) -> dict[str, tuple[str, float | None]]:
     return table
 
 
+def weights_table(stdout: str) -> dict[int, tuple[str, str, float]]:
+    """uid -> (wallet, hotkey, weight) from the printed "weights set on the chain" table."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if "weights set on the chain" in line)
+    rows = {}
+    for line in lines[start:]:
+        cells = [c.strip() for c in line.strip()[1:-1].split("│")]
+        if len(cells) == 4 and cells[0].isdigit():
+            rows[int(cells[0])] = (cells[1], cells[2], float(cells[3]))
+        elif line.startswith("└"):
+            break
+    return rows
+
+
 def test_demo_runs_a_whole_race_and_continues_on_rerun(demo_world, tmp_path):
     # The first run is the session's shared one (tests/conftest.py); the rerun continues a copy of it.
     for database in demo_world.glob("arena.db*"):  # with its -wal and -shm, if SQLite left them
@@ -45,9 +59,20 @@ def test_demo_runs_a_whole_race_and_continues_on_rerun(demo_world, tmp_path):
     first = subprocess.CompletedProcess([], 0, (demo_world / "demo.stdout").read_text(), "")
     assert "Leaderboard after cycle 1" in first.stdout
     assert "the copied agent was rejected: ast_copy" in first.stdout
-    weights_line = next(line for line in first.stdout.splitlines() if line.startswith("weights"))
-    weights = {int(u): float(w) for u, w in (pair.split(":") for pair in weights_line.split("): ", 1)[1].split(","))}
+    rows = weights_table(first.stdout)
+    weights = {uid: weight for uid, (_, _, weight) in rows.items()}
     assert abs(sum(weights.values()) - 1.0) < 1e-6
+    # Weights by uid and hotkey, the burn uid named: the subnet owner's, registered first.
+    if 0 in rows:  # uid 0 is set only when something is burned or unearned
+        assert rows[0][0] == "owner (the burn uid)", first.stdout
+    assert "validator" not in {wallet for wallet, _, _ in rows.values()}, first.stdout
+    assert all(len(hotkey) == 48 and hotkey.startswith("5") for _, hotkey, _ in rows.values()), first.stdout
+    # The legend says what each column means, and every entrant without a race score says why it did not race.
+    assert (
+        "coef: the judge's mean coefficient" in first.stdout
+        and "race: score on the cycle's hidden draw" in first.stdout
+    )
+    assert "no champion raced:" not in first.stdout  # the sentence that read as "no champion ... is crowned"
     # The rules, not a frozen table: a champion only if confidently above zero, else "undecided"/"nobody";
     # no champion ties another racer; a 0 earns nothing; what nobody earned goes to the owner's uid 0.
     table = leaderboard(first.stdout)
@@ -66,6 +91,9 @@ def test_demo_runs_a_whole_race_and_continues_on_rerun(demo_world, tmp_path):
         assert "nobody is crowned" in decision or "crowns nobody" in decision
         assert weights.get(0, 0.0) >= 0.8 - 1e-6  # the champion's share, unearned, is burned
     assert table["tool_calling"][0] != "-", "the agentic agent qualified: six problems cannot knock it out"
+    for name, (_, score) in table.items():
+        if score is None:
+            assert any(line.startswith(f"{name} did not race") for line in first.stdout.splitlines()), first.stdout
     for name in ("train", "eval", "subtask", "kto"):
         assert (tmp_path / "demo" / "corpus" / f"{name}.jsonl").is_file()
     # Its store in jsonl, parquet and hf, each loaded with `datasets`: the researcher's guide test.
@@ -76,7 +104,7 @@ def test_demo_runs_a_whole_race_and_continues_on_rerun(demo_world, tmp_path):
     second = run_demo(tmp_path)
     assert "Leaderboard after cycle 2" in second.stdout
     # Nobody new came: the last decided weights stand, runners-up included.
-    assert next(line for line in second.stdout.splitlines() if line.startswith("weights")) == weights_line
+    assert weights_table(second.stdout) == rows
     assert "catalog reusing" in second.stderr and "suite reusing" in second.stderr
 
 
@@ -100,3 +128,28 @@ def test_a_demo_whose_cycle_halts_fails_with_the_fix(monkeypatch, tmp_path):
     assert result.exit_code == 3, result.output
     assert "cycle 1 halted at qualifying (sandbox)" in result.output
     assert "fix: install bubblewrap" in result.output and "Leaderboard" not in result.output
+
+
+def test_an_entrant_that_did_not_race_says_why(tmp_path):
+    """The leaderboard's rows without a race score are explained from the qualifying stage's own detail."""
+    from rich.console import Console
+
+    from arena.commands import demo_steps
+
+    rule = "an entrant races unless confidently (95%, paired bootstrap) below 0.5 x the leader on the same problems"
+    standings = [
+        {"submission": "tool_calling.py", "submission_id": 1, "rank": 1, "qualifying_score": 0.6, "race_score": 0.5},
+        {"submission": "shortcut.py", "submission_id": 2, "rank": None, "qualifying_score": 0.1, "race_score": None},
+    ]
+    result = demo_steps.DemoResult(
+        cycle=1, champion="tool_calling.py", standings=standings, weights={0: 0.2, 1: 0.8}, rejected_copy=None,
+        funnel={}, paths={}, qualifying={"not_qualified": [2], "leader_score": 0.6, "rule": rule},
+        neurons={0: ("owner", "5Owner"), 1: ("tool_calling", "5Tool")},
+    )  # fmt: skip
+    (why,) = demo_steps.not_raced(result)
+    assert why.startswith("shortcut did not race: it did not qualify") and rule in why and "0.600" in why
+    console = Console(file=(tmp_path / "out.txt").open("w"), width=60)
+    demo_steps.print_result(result, console)
+    console.file.close()
+    printed = (tmp_path / "out.txt").read_text()
+    assert "shortcut did not race" in printed and "owner (the burn uid)" in printed and "5Tool" in printed

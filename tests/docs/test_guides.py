@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -41,7 +45,8 @@ OPERATOR = ["docs/operator-guide.md"]
 MINER = ["docs/miner-guide.md", "docs/miner-guide-agents.md", "docs/miner-guide-submit.md"]
 RESEARCHER = ["docs/researcher-guide.md", "docs/training.md"]
 ROLES = {"operator": OPERATOR, "miner": MINER, "researcher": RESEARCHER}
-GUIDE_DATABASE = "postgresql://arena@127.0.0.1:5432/arena"  # the database the operator and miner guides name
+GUIDE_DATABASE = "postgresql://arena:rehearsal@127.0.0.1:5432/arena"  # what the operator and miner guides name
+GUIDE_SUBMISSION = 3  # the id docs/miner-guide-submit.md shows: the miner's, after the operator's two
 READY_S = 300  # a hang guard only: readiness is a server answering, never an elapsed time
 
 
@@ -66,9 +71,9 @@ def fresh_checkout(folder: Path) -> Path:
 class Terminal:
     """One user's shell: blocks run in order, each with the exports and working folder the last one left."""
 
-    def __init__(self, root: Path, substitutions: dict[str, str] | None = None):
+    def __init__(self, root: Path, substitutions: dict[str, str] | None = None, name: str = "terminal"):
         self.root = root
-        self.state = root.parent / "terminal.env"
+        self.state = root.parent / f"{name}.env"  # one per user: two may share a checkout
         self.substitutions = substitutions or {}
         self.applied: set[str] = set()
         self.outputs: list[tuple[Block, str]] = []  # each block run, with what it printed (stdout and stderr)
@@ -176,27 +181,57 @@ def test_every_shell_block_is_run_by_a_guide_test_or_marked():
             assert block.note, f"{block.where}: a skipped block says why"
 
 
+@contextmanager
+def empty_postgres() -> Iterator[tuple[dict[str, str], str]]:
+    """What the operator guide's first block makes on a stock PostgreSQL, once per run under fresh names: the
+    guide's role and database (``arena``, ``arena``) become new ones, dropped afterwards. The guide's
+    ``sudo -u postgres`` (peer login as the superuser) is the tests' superuser over TCP here (trust auth).
+    Returns the substitutions and the database's URL."""
+    from sqlalchemy.engine import make_url
+
+    from tests.arena.store.test_store import ADMIN_URL, postgres_admin
+
+    admin = postgres_admin()  # fails (ARENA_REQUIRE_POSTGRES=1) or skips with the reason when unreachable
+    server = make_url(ADMIN_URL)
+    tag = secrets.token_hex(5)
+    role, database = f"arena_guide_{tag}", f"arena_guide_{tag}"
+    login = f"--host {server.host} --port {server.port or 5432} --username {server.username}"
+    url = f"postgresql://{role}:rehearsal@{server.host}:{server.port or 5432}/{database}"
+    substitutions = {
+        "sudo -u postgres psql": f"psql {login} --dbname {server.database}",
+        "sudo -u postgres createdb": f"createdb {login}",
+        "ROLE arena LOGIN": f"ROLE {role} LOGIN",
+        "--owner arena arena": f"--owner {role} {database}",
+        GUIDE_DATABASE: url,
+    }
+    try:
+        yield substitutions, url
+    finally:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+            connection.exec_driver_sql(f'DROP ROLE IF EXISTS "{role}"')
+        admin.dispose()
+
+
 @pytest.fixture(scope="module")
 def rehearsal(tmp_path_factory):
-    """The operator's local rehearsal, as docs/operator-guide.md writes it; its servers stay up for the miner."""
-    from tests.arena.store.test_store import temporary_database
-
+    """The operator's local rehearsal, as docs/operator-guide.md writes it, from an empty PostgreSQL server (no
+    role, no database); its servers stay up for the miner."""
     folder = tmp_path_factory.mktemp("operator")
-    with temporary_database("postgresql", folder) as url:
-        url = url.replace("postgresql+psycopg://", "postgresql://", 1)  # libpq's form, which pg_dump reads too
+    with empty_postgres() as (substitutions, url):
         port = free_port()
-        terminal = Terminal(fresh_checkout(folder), {GUIDE_DATABASE: url, "127.0.0.1:8000": f"127.0.0.1:{port}",
-                                                     "--api-port 8000": f"--api-port {port}"})  # fmt: skip
+        substitutions |= {"127.0.0.1:8000": f"127.0.0.1:{port}", "--api-port 8000": f"--api-port {port}"}
+        terminal = Terminal(fresh_checkout(folder), substitutions)
         try:
             terminal.follow(OPERATOR)
             terminal.check_substitutions()
-            yield terminal, url, port
+            yield terminal, url, port, substitutions
         finally:
             terminal.close()
 
 
 def test_the_operator_guide_rehearses_a_validator_to_its_weights(rehearsal):
-    terminal, url, _port = rehearsal
+    terminal, url, _port, _substitutions = rehearsal
     cycle = terminal.output_of("arena validator run --local --once")
     assert "cycle 1 standings" in cycle and "weights (uid: weight)" in cycle, cycle[-3000:]
     weights = terminal.output_of("arena subnets weights")
@@ -211,24 +246,51 @@ def test_the_operator_guide_rehearses_a_validator_to_its_weights(rehearsal):
     # Every episode ran, on the `arena worker` processes (the validator ran none: --workers 0).
     assert episodes and all(e.status.value == "done" for e in episodes)
     assert None not in {e.worker_id for e in episodes} and len({e.worker_id for e in episodes}) <= 2
+    # The subnet owner registered first: uid 0, the burn uid, is the owner's hotkey, not the validator's, so
+    # the burn share the weights set on uid 0 is not paid to the validator itself.
+    registered = terminal.output_of("arena wallet create --wallet.name owner")
+    assert "owner/default" in registered and re.search(r"owner/default \(\w+\) registered as uid 0\b", registered)
+    assert re.search(r"validator/default \(\w+\) registered as uid [1-9]", registered), registered
+    from arena.chain.local import LocalChain
+
+    store = open_store(url)
+    neurons = {n.uid: n for n in LocalChain(store.sessions, 15).neurons()}
+    (validator,) = [n for n in neurons.values() if n.validator_permit]
+    sent = LocalChain(store.sessions, 15).weights(validator.hotkey)
+    store.dispose()
+    assert validator.uid != 0 and neurons[0].hotkey != validator.hotkey and sent is not None and sent.ok, sent
     assert "up to date" in terminal.output_of("arena db current")
     assert list(terminal.root.glob("arena-*.dump"))  # the backup's pg_dump
 
 
-def test_the_miner_guide_fetches_runs_submits_and_races(rehearsal, tmp_path):
-    operator, url, port = rehearsal
-    terminal = Terminal(fresh_checkout(tmp_path), {GUIDE_DATABASE: url, "127.0.0.1:8000": f"127.0.0.1:{port}"})
+def test_the_miner_guide_fetches_runs_submits_and_races(rehearsal):
+    """The chain a newcomer follows: the operator's guide (the fixture), then the miner's against that
+    validator, in the same checkout folder, so the miner's paths must not collide with the operator's."""
+    operator, url, port, substitutions = rehearsal
+    operators = ("catalog", "suite", "wallets", "problems.jsonl", "race.toml")
+    before = files_of(operator.root, operators)
+    terminal = Terminal(operator.root, {GUIDE_DATABASE: substitutions[GUIDE_DATABASE],
+                                        "127.0.0.1:8000": f"127.0.0.1:{port}"}, name="miner")  # fmt: skip
     try:
         terminal.follow(MINER)
     finally:
         terminal.close()
     terminal.check_substitutions()
-    assert (terminal.root / "suite" / "public" / "qualifying.jsonl").is_file()
+    assert (terminal.root / "miner" / "suite" / "public" / "qualifying.jsonl").is_file()
+    # What fetch says to build is the guide's next line: the catalog beside the miner's suite, not the operator's.
+    fetched = terminal.output_of("arena suite fetch")
+    assert "arena catalog build --synthetic 2000 --seed 7 --out miner/catalog" in fetched, fetched
+    after = files_of(operator.root, operators)
+    assert after == before, f"the miner guide changed the operator's {sorted(set(after) ^ set(before))}"
     printed = terminal.output_of("arena submit my_agent.py").splitlines()
     submitted = json.loads(next(line for line in printed if line.startswith('{"agent"')))  # --json's one object
     (receipt,) = submitted["receipts"]
     assert receipt["accepted"], receipt
     submission = receipt["submission_id"]
+    assert submission == GUIDE_SUBMISSION, "docs/miner-guide-submit.md shows the wrong submission id"
+    shown = terminal.output_of("arena submissions show")
+    assert f"submission {submission}: my_agent" in shown and "accepted" in shown, shown
+    assert "waiting for their first cycle:" in shown and f"{submission} (my_agent" in shown, shown
 
     # The operator's next cycle, as the operator guide runs it: the new submission races.
     cycle = next(b for b in page_blocks(OPERATOR[0]) if any("validator run --local --once" in c for c in b.commands()))
@@ -237,6 +299,34 @@ def test_the_miner_guide_fetches_runs_submits_and_races(rehearsal, tmp_path):
     detail = httpx.get(f"http://127.0.0.1:{port}/v1/submissions/{submission}", timeout=30).json()
     assert detail["standings"] and detail["standings"][0]["cycle"] == 2, detail
     assert {r["stage"] for r in detail["results"]} >= {"qualifying"}, detail
+    # The miner's terminal views, piped as a script reads them: the raced submission and the standings.
+    api = f"http://127.0.0.1:{port}"
+    shown = json.loads(arena("submissions", "show", str(submission), "--validator-url", api, "--json"))
+    assert [s["cycle"] for s in shown["standings"]] == [2] and shown["episodes"]["total"] > 0, shown
+    assert {o["stage"] for o in shown["episodes"]["outcomes"]} >= {"qualifying"}, shown
+    board = json.loads(arena("leaderboard", "--validator-url", api, "--json"))
+    assert board["cycle"] == 2 and submission in {e["submission_id"] for e in board["entries"]}, board
+    page = httpx.get(f"{api}/", timeout=30).text
+    assert f'href="/submissions/{submission}"' in page  # the front page links the raced submission
+
+
+def files_of(root: Path, names: tuple[str, ...]) -> dict[str, int]:
+    """Every file under ``names`` in ``root`` with its modification time (wallets: the miner adds its own)."""
+    found = {}
+    for name in names:
+        top = root / name
+        for path in [top, *top.rglob("*")] if top.is_dir() else [top]:
+            if path.is_file() and not (name == "wallets" and "miners" in path.parts):
+                found[str(path.relative_to(root))] = path.stat().st_mtime_ns
+    return found
+
+
+def arena(*args: str) -> str:
+    """`arena ARGS` with stdout piped (what a script reads), failing the test on a non-zero exit."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    done = subprocess.run([str(BIN / "arena"), *args], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def test_the_researcher_guide_exports_loads_trains_and_evaluates(demo_world, tmp_path):
