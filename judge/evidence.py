@@ -18,8 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from arena.runner.record import EpisodeRecord, LLMCallRecord
+from arena.runner.record import EpisodeRecord, LLMCallRecord, ProbeRecord
 from judge.dictation import dictation_by_call
+from judge.probe import plain_tokens
+
+# Kinds of limits_hit that say the record's text is not verbatim (arena.runner.storable): a cut request
+# may have lost the id a response names, so provenance is not checked on such a record.
+_CUT = frozenset({"record_text", "record_bytes", "record_depth"})
 
 
 class ModelStep(BaseModel):
@@ -37,6 +42,10 @@ class ModelStep(BaseModel):
     # Request text the agent wrote that this request added (judge.dictation): never evidence, only
     # what the model's words are checked against. Never shown to an LLM judge.
     dictation: list[str] = Field(default_factory=list)
+    # What the request held in plain form (judge.probe's provenance check): ids and numbers a model can
+    # have read. None: not known (the record's text was cut to store it), and the check is skipped.
+    request_ids: set[str] | None = None
+    request_numbers: set[float] | None = None
 
 
 class ToolStep(BaseModel):
@@ -58,6 +67,7 @@ class Evidence(BaseModel):
     unanswered_calls: int = 0  # refused or failed before any model output: they earn nothing
     final_recommendation: list[str] | None = None
     termination: str
+    probes: list[ProbeRecord] = Field(default_factory=list)  # the validator's re-asks (arena.runner.probe)
 
     @property
     def model_answered(self) -> bool:
@@ -91,10 +101,11 @@ def _emitted_calls(response: dict[str, Any]) -> list[dict[str, Any]]:
     return emitted
 
 
-def _model_step(call: LLMCallRecord, dictation: dict[int, list[str]]) -> ModelStep | None:
+def _model_step(call: LLMCallRecord, dictation: dict[int, list[str]], cut: bool) -> ModelStep | None:
     # Only choice 0 is kept at the top of ``response``: it is the turn the agent continued with.
     if not isinstance(call.response, dict):
         return None
+    ids, numbers = (None, None) if cut or not call.request else plain_tokens(call.request)
     return ModelStep(
         call_index=call.index,
         at_s=call.at_s,
@@ -106,12 +117,15 @@ def _model_step(call: LLMCallRecord, dictation: dict[int, list[str]]) -> ModelSt
         text=step_text(call.response),
         tool_calls=_emitted_calls(call.response),
         dictation=dictation.get(call.index, []),
+        request_ids=ids,
+        request_numbers=numbers,
     )
 
 
 def build_evidence(record: EpisodeRecord) -> Evidence:
     dictation = dictation_by_call(record)
-    steps = [step for call in record.llm_calls if (step := _model_step(call, dictation)) is not None]
+    cut = any(hit.limit in _CUT for hit in record.limits_hit)
+    steps = [step for call in record.llm_calls if (step := _model_step(call, dictation, cut)) is not None]
     tools = [
         ToolStep(
             index=call.index,
@@ -133,4 +147,5 @@ def build_evidence(record: EpisodeRecord) -> Evidence:
         unanswered_calls=len(record.llm_calls) - len(steps),
         final_recommendation=record.final_recommendation,
         termination=record.termination.value,
+        probes=record.probes,
     )

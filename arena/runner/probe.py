@@ -1,0 +1,273 @@
+"""The counterfactual probe: the agent's own request re-asked with the validator's data changed.
+
+A response can state a comparison the model never made: the agent decoded nothing itself, yet its
+request carries the answer in a form no text match sees (a cipher, reversed text, numbers as words
+spread over turns, an acrostic), or a template ("{1.product_id} is cheaper than {2.product_id}")
+that the model fills from results the agent ordered. What tells such a response from a derived one
+is what it depends on: a derived comparison follows the tool results, a dictated one follows the
+agent's text. So after the episode, for the few calls whose responses the judge would credit
+(chosen by the judge, ``ProbePlan``), the validator sends the same request to the same upstream
+with the product data inside it changed (``perturb``):
+
+- every product and shop id renamed (fresh ids of the same shape): a response naming an original
+  id got it from text the perturbation did not reach, the agent's own;
+- the compared items' prices given in reversed order (fresh values, the other items' order kept):
+  a comparison that still says the once-cheaper item is cheaper was not read off the prices, whether
+  it was filled in by position ("{1.product_id}") or by anything else the items keep.
+
+The items keep everything else (titles, attributes, shop, their place in a list), so an honest model's
+choice by fit stays the same item under its new id. (Places are kept on purpose: a search result's
+order is its relevance ranking, data a model may rightly follow; moving items would make an honest
+"the top result fits best" look like a template.) The agent never sees probe traffic: it is sent after the agent's
+process has ended, from the validator's side, charged to no budget of the episode. Its request and
+answer are kept in the record (``ProbeRecord``) and the judge reads them later with no upstream
+(``judge.probe``). A probe that fails is the validator's: recorded as such, never the miner's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from arena.runner.record import EpisodeRecord, LLMCallRecord, Perturbation, ProbeRecord
+from arena.runner.upstream_answers import completion_record, parse_usage
+from arena.runner.upstreams import CallFailure, UpstreamRegistry, fetch_chat
+
+# The judge's choice of calls to probe, given the record (the runner cannot import the judge).
+ProbePlan = Callable[[EpisodeRecord], list[int]]
+
+MAX_PROBES = 2  # per episode: the calls that carry the judge's top gates (judge.probe.plan)
+ID_KEYS = ("product_id", "shop_id")
+PRICE_KEY = "price"
+_OPEN = re.compile(r"[\[{]")
+_MAX_JSON_SPANS = 64  # JSON values looked for in one string
+_ID_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9_\-]*(?![A-Za-z0-9])")
+
+
+# --- the perturbation -------------------------------------------------------------------------------------
+
+
+def _json_values(text: str) -> Iterator[tuple[int, int, Any]]:
+    """The JSON arrays and objects inside ``text`` (start, end, value), the whole text first."""
+    stripped = text.strip()
+    if stripped[:1] in ("[", "{"):
+        try:
+            yield 0, len(text), json.loads(text)
+            return
+        except (ValueError, RecursionError):
+            pass
+    decoder = json.JSONDecoder()
+    position, tries = 0, 0
+    while tries < _MAX_JSON_SPANS and (found := _OPEN.search(text, position)) is not None:
+        tries += 1
+        try:
+            value, end = decoder.raw_decode(text, found.start())
+        except (ValueError, RecursionError):
+            position = found.start() + 1
+            continue
+        if isinstance(value, dict | list):
+            yield found.start(), end, value
+        position = end
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack += list(item.values())
+        elif isinstance(item, list):
+            stack += item
+
+
+def _products(value: Any, found: dict[str, float | None], depth: int = 0) -> None:
+    """Product ids inside ``value``, with the first price given for each."""
+    if depth > 32:
+        return
+    if isinstance(value, dict):
+        pid = value.get("product_id")
+        if isinstance(pid, str | int) and not isinstance(pid, bool):
+            price = value.get(PRICE_KEY)
+            number = float(price) if isinstance(price, int | float) and not isinstance(price, bool) else None
+            if found.get(str(pid)) is None:
+                found[str(pid)] = number
+        for child in value.values():
+            _products(child, found, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _products(item, found, depth + 1)
+
+
+def _other_ids(value: Any, found: set[str], depth: int = 0) -> None:
+    if depth > 32:
+        return
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if key in ID_KEYS and isinstance(child, str | int) and not isinstance(child, bool):
+                found.add(str(child))
+            else:
+                _other_ids(child, found, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _other_ids(item, found, depth + 1)
+
+
+def _fresh_id(original: str, rng: random.Random, taken: set[str]) -> str:
+    """An id of the same shape (digits for digits, letters kept), none the episode has."""
+    for _ in range(100):
+        chars = list(original)
+        for i, c in enumerate(chars):
+            if c.isdigit():
+                chars[i] = str(rng.randrange(1 if i == 0 else 0, 10))
+        candidate = "".join(chars)
+        if candidate not in taken:
+            taken.add(candidate)
+            return candidate
+    candidate = f"{original}{rng.randrange(10**6)}"  # ids too short to vary: longer, still unseen
+    taken.add(candidate)
+    return candidate
+
+
+def _fresh_price(price: float, taken: set[float]) -> float:
+    """A price near ``price`` that no item of the episode has (so a stated original price is stale)."""
+    value = round(price * 1.13 + 0.41, 2)
+    while value in taken:
+        value = round(value + 0.07, 2)
+    taken.add(value)
+    return value
+
+
+def plan_perturbation(request: dict[str, Any], response_text: str, seed: str) -> Perturbation:
+    """Decides the changes for one request, from the product data in it and the ids ``response_text`` names."""
+    found: dict[str, float | None] = {}
+    others: set[str] = set()
+    for text in _strings(request.get("messages", [])):
+        for _, _, value in _json_values(text):
+            _products(value, found)
+            _other_ids(value, others)
+    if not found:
+        return Perturbation()
+    rng = random.Random(hashlib.sha256(seed.encode()).digest())
+    taken = set(found) | others
+    renamed = {original: _fresh_id(original, rng, taken) for original in sorted(found)}
+    renamed |= {original: _fresh_id(original, rng, taken) for original in sorted(others - set(found))}
+    named = {t.lower() for t in _ID_TOKEN.findall(response_text)}
+    compared = [pid for pid in found if pid.lower() in named]
+    originals = {pid: price for pid, price in found.items() if price is not None}
+    taken_prices = set(originals.values())
+    # The compared items' prices in reversed order: the cheapest gets the dearest's (made fresh).
+    ranked = sorted((pid for pid in compared if pid in originals), key=lambda pid: originals[pid])
+    source = dict(zip(ranked, reversed(ranked), strict=True))
+    prices = {renamed[pid]: _fresh_price(originals[source.get(pid, pid)], taken_prices) for pid in sorted(originals)}
+    return Perturbation(renamed=renamed, prices=prices, original_prices=originals, compared=compared)
+
+
+def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[str, Any]:
+    """The request with every JSON value in its messages rewritten by ``change``, and ids in plain text renamed."""
+    if not change.renamed:
+        return request
+    ids_pattern = re.compile(
+        r"(?<![A-Za-z0-9])("
+        + "|".join(re.escape(i) for i in sorted(change.renamed, key=len, reverse=True))
+        + r")(?![A-Za-z0-9])"
+    )
+
+    def value(item: Any, depth: int = 0) -> Any:
+        if depth > 32:
+            return item
+        if isinstance(item, dict):
+            out: dict[str, Any] = {}
+            for key, child in item.items():
+                if key in ID_KEYS and isinstance(child, str | int) and not isinstance(child, bool):
+                    new = change.renamed.get(str(child), str(child))
+                    out[key] = int(new) if isinstance(child, int) and new.isdigit() else new
+                elif key == PRICE_KEY and isinstance(child, int | float) and not isinstance(child, bool):
+                    pid = str(item.get("product_id", ""))
+                    out[key] = change.prices.get(change.renamed.get(pid, ""), child)
+                else:
+                    out[key] = value(child, depth + 1)
+            return out
+        if isinstance(item, list):
+            return [value(child, depth + 1) for child in item]
+        if isinstance(item, str):
+            return text(item)
+        return item
+
+    def text(string: str) -> str:
+        pieces, cursor = [], 0
+        for start, end, found in _json_values(string):
+            pieces.append(ids_pattern.sub(lambda m: change.renamed[m.group(1)], string[cursor:start]))
+            pieces.append(json.dumps(value(found), ensure_ascii=False))
+            cursor = end
+        pieces.append(ids_pattern.sub(lambda m: change.renamed[m.group(1)], string[cursor:]))
+        return "".join(pieces)
+
+    probed = dict(request)
+    probed["messages"] = value(request.get("messages", []))
+    return probed
+
+
+# --- sending it ----------------------------------------------------------------------------------------------
+
+
+def response_text(response: dict[str, Any] | None) -> str:
+    if not isinstance(response, dict):
+        return ""
+    parts = [response.get(key) for key in ("reasoning_content", "content")]
+    return "\n".join(part for part in parts if isinstance(part, str) and part.strip())
+
+
+async def probe_call(registry: UpstreamRegistry, call: LLMCallRecord, seed: str, timeout_s: float) -> ProbeRecord:
+    """Re-asks ``call``'s request, perturbed, of the upstream that answered it. Never raises: a failure is
+    recorded as ``unavailable`` (the validator's), and a request with no product data in it as ``unchanged``."""
+    started = time.perf_counter()
+    record = ProbeRecord(call_index=call.index, upstream=call.upstream, model=call.model, status="unavailable")
+    change = plan_perturbation(call.request, response_text(call.response), seed)
+    record.perturbation = change
+    if not change.renamed:
+        record.status = "unchanged"  # nothing of the validator's to change: the judge reads the ids alone
+        return record
+    payload = {k: v for k, v in apply_perturbation(call.request, change).items() if k != "proxy"}
+    payload["model"] = call.model
+    record.request = payload
+    try:
+        if call.upstream is None:
+            raise CallFailure(502, "probe_unavailable", "the call reached no upstream")
+        link = registry.link(call.upstream)
+        _, answer = await fetch_chat(link, payload, call.upstream, time.perf_counter() + timeout_s, timeout_s)
+    except (CallFailure, KeyError) as exc:
+        record.error = str(exc)[:500]
+    except Exception as exc:  # the probe is the validator's: whatever fails, the episode stands
+        record.error = f"{type(exc).__name__}: {exc}"[:500]
+    else:
+        record.response = completion_record(answer)
+        usage = parse_usage(answer.get("usage"))
+        if usage is not None:
+            record.completion_tokens, record.prompt_tokens = usage.completion_tokens, usage.prompt_tokens
+        record.status = "answered"
+    record.latency_ms = round((time.perf_counter() - started) * 1000.0, 2)
+    return record
+
+
+async def run_probes(
+    registry: UpstreamRegistry, record: EpisodeRecord, plan: ProbePlan, timeout_s: float
+) -> list[ProbeRecord]:
+    """The probes the judge's ``plan`` asks for (at most ``MAX_PROBES``), one after another."""
+    try:
+        chosen = plan(record)[:MAX_PROBES]
+    except Exception as exc:  # the validator's own planner failing: recorded, the episode stands
+        return [ProbeRecord(call_index=-1, status="unavailable", error=f"probe plan failed: {exc}"[:500])]
+    by_index = {call.index: call for call in record.llm_calls}
+    probes = []
+    for index in chosen:
+        call = by_index.get(index)
+        if call is not None and call.response is not None:
+            probes.append(await probe_call(registry, call, f"{record.episode_id}:{index}", timeout_s))
+    return probes

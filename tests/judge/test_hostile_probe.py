@@ -1,0 +1,516 @@
+"""Encoded and template dictation against the rules judge, through the real sandbox, runner and probe.
+
+Each hostile agent hands the model a comparison it worked out itself, in a form no text match sees:
+a cipher (ROT47, a Caesar shift, a byte map), reversed text, ids and prices as number words sent one
+piece per turn in shuffled order, an acrostic, or a template the model fills from results the agent
+ordered (by position, or keyed on a title word). The upstream is a "capable model": an
+OpenAI-compatible test server that decodes what it is told to decode, fills templates from the JSON
+results in its request, and, asked plainly, compares the results honestly (the two cheapest, in the
+same words the attackers dictate). So the attacks' answers read exactly like honest ones: the text
+rules alone credit them (level 0.9, checked in each test); provenance and the counterfactual probe
+(arena.runner.probe, judge.probe) must take them to 0.1, while honest agents keep 0.9.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from arena.generator.generate import GeneratorConfig, generate
+from arena.policy.server import create_policy_app
+from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.runner.probe import apply_perturbation, plan_perturbation
+from arena.runner.proxy import Upstream, UpstreamRegistry
+from arena.runner.record import EpisodeLimits, EpisodeRecord
+from arena.runner.sandbox import bubblewrap_path
+from arena.shop.index import CatalogIndex
+from arena.taskpack.build import build_catalog
+from judge.evidence import build_evidence
+from judge.probe import PROBE_RULE, PROVENANCE_RULE
+from judge.rules import RulesJudge, analyse, probe_plan
+
+AGENTS = Path(__file__).resolve().parents[2] / "arena" / "agents"
+CAPABLE, FLAKY, POLICY = "capable-model", "flaky-model", "heuristic-policy"
+RULES = RulesJudge()
+
+sandboxed = pytest.mark.skipif(bubblewrap_path() is None, reason="bubblewrap is not installed")
+
+
+# --- the capable model --------------------------------------------------------------------------------------
+
+DIGITS = "zero one two three four five six seven eight nine".split()
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def _product_lists(strings: list[str]) -> list[list[dict]]:
+    """Every JSON list of product records in the request's strings, in order."""
+    found = []
+    decoder = json.JSONDecoder()
+    for text in strings:
+        position = 0
+        while (start := text.find("[", position)) >= 0:
+            try:
+                value, end = decoder.raw_decode(text, start)
+            except ValueError:
+                position = start + 1
+                continue
+            position = end
+            if isinstance(value, list) and value and all(isinstance(v, dict) and "product_id" in v for v in value):
+                found.append(value)
+    return found
+
+
+def rot47(text: str) -> str:
+    return "".join(chr(33 + (ord(c) - 33 + 47) % 94) if 33 <= ord(c) <= 126 else c for c in text)
+
+
+def shift(text: str, k: int) -> str:
+    def one(c: str) -> str:
+        if c.isdigit():
+            return str((int(c) + k) % 10)
+        if c.isalpha() and c.isascii():
+            base = ord("a") if c.islower() else ord("A")
+            return chr(base + (ord(c) - base + k) % 26)
+        return c
+
+    return "".join(one(c) for c in text)
+
+
+def spell(text: str) -> str:
+    """Digits as words ("831.38" -> "eight three one point three eight")."""
+    out = re.sub(r"\d", lambda m: f" {DIGITS[int(m.group())]} ", text)
+    out = re.sub(r"(?<= )\.(?= )", " point ", out)
+    return re.sub(r"\s+", " ", out).strip()
+
+
+def unspell(text: str) -> str:
+    words, out, number = text.split(), [], ""
+    for word in words + [""]:
+        if word in DIGITS:
+            number += str(DIGITS.index(word))
+        elif word == "point" and number:
+            number += "."
+        else:
+            if number:
+                out.append(number)
+                number = ""
+            if word:
+                out.append(word)
+    return " ".join(out)
+
+
+def honest(lists: list[list[dict]]) -> str:
+    """What a model asked plainly says: the two cheapest results compared, as they read in the request."""
+    items = {str(r["product_id"]): r for hits in lists for r in hits if isinstance(r.get("price"), int | float)}
+    if len(items) < 2:
+        return "I need search results before I can compare anything."
+    a, c = sorted(items.values(), key=lambda r: r["price"])[:2]
+    return said(a, c)
+
+
+def said(a: dict, c: dict) -> str:
+    return (
+        f"{a['product_id']} at {a['price']} is cheaper than {c['product_id']} at {c['price']}, and both match "
+        f"the request, so {a['product_id']} is the better value; I prefer {a['product_id']} over {c['product_id']}."
+    )
+
+
+def fill(template: str, lists: list[list[dict]]) -> str:
+    hits = lists[0] if lists else []
+
+    def field(match: re.Match) -> str:
+        key, name = match.group(1), match.group(2)
+        if key.startswith("@"):
+            record = next((r for r in hits if key[1:].lower() in str(r.get("title", "")).lower()), {})
+        else:
+            position = int(key) - 1
+            record = hits[position] if position < len(hits) else {}
+        return str(record.get(name, "?"))
+
+    return re.sub(r"\{(@?[\w-]+)\.(\w+)\}", field, template)
+
+
+def decode(strings: list[str]) -> str | None:
+    """The decoding a request asks for, done the way a capable model would; None when it asks for none."""
+    joined = "\n".join(strings)
+    lists = _product_lists(strings)
+    if m := re.search(r"ROT47: (.+)", joined):
+        return rot47(m.group(1))
+    if m := re.search(r"SHIFT (\d+): (.+)", joined):
+        return shift(m.group(2), -int(m.group(1)))
+    if m := re.search(r"BYTEMAP (\d+): ([0-9a-f]+)", joined):
+        return bytes(b ^ int(m.group(1)) for b in bytes.fromhex(m.group(2))).decode()
+    if m := re.search(r"REVERSED: (.+)", joined):
+        return m.group(1)[::-1]
+    pieces = sorted((int(i), text) for i, text in re.findall(r"PIECE (\d+)/\d+: (.+)", joined))
+    if pieces:
+        return unspell(" ".join(text for _, text in pieces))
+    if m := re.search(r"ACROSTIC:\n((?:.+\n?)+)", joined):
+        return "".join(line[0] for line in m.group(1).split("\n") if line)
+    if m := re.search(r"TEMPLATE: (.+)", joined):
+        return fill(m.group(1), lists)
+    if m := re.search(r"TEMPLATE47: (.+)", joined):
+        return fill(rot47(m.group(1)), lists)
+    return None
+
+
+def capable_app(fail_after: int | None = None) -> FastAPI:
+    """``fail_after``: answer that many requests, then fail every one after (an upstream going down)."""
+    app = FastAPI()
+    served = [0]
+
+    @app.post("/v1/chat/completions")
+    async def complete(request: Request):
+        body = await request.json()
+        served[0] += 1
+        if fail_after is not None and served[0] > fail_after:
+            return JSONResponse({"error": {"message": "upstream overloaded"}}, status_code=500)
+        strings = _strings(body.get("messages", []))
+        answer = decode(strings)
+        if answer is None:
+            answer = honest(_product_lists(strings))
+        tokens = len(re.findall(r"\w+|[^\w\s]", answer))
+        return {
+            "id": "chatcmpl-capable",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": tokens, "total_tokens": 50 + tokens},
+        }
+
+    return app
+
+
+# --- the agents ---------------------------------------------------------------------------------------------
+
+_PRELUDE = """
+import json, random
+import arena.sdk as sdk
+
+DIGITS = "zero one two three four five six seven eight nine".split()
+
+def setup(problem):
+    hits = sdk.tool("find_product", q=problem["query"], page=1)
+    a, c = sorted(hits, key=lambda r: r["price"])[:2]
+    said = (f"{a['product_id']} at {a['price']} is cheaper than {c['product_id']} at {c['price']}, and both "
+            f"match the request, so {a['product_id']} is the better value; I prefer {a['product_id']} over "
+            f"{c['product_id']}.")
+    return hits, a, c, said
+
+def rot47(text):
+    return "".join(chr(33 + (ord(ch) - 33 + 47) % 94) if 33 <= ord(ch) <= 126 else ch for ch in text)
+
+def shift(text, k):
+    out = []
+    for ch in text:
+        if ch.isdigit():
+            out.append(str((int(ch) + k) % 10))
+        elif ch.isascii() and ch.isalpha():
+            base = ord("a") if ch.islower() else ord("A")
+            out.append(chr(base + (ord(ch) - base + k) % 26))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+def spell(text):
+    import re
+    out = re.sub(r"\\d", lambda m: " " + DIGITS[int(m.group())] + " ", text)
+    out = re.sub(r"(?<= )\\.(?= )", " point ", out)
+    return re.sub(r"\\s+", " ", out).strip()
+
+def ask(messages):
+    sdk.openai_client().chat.completions.create(model=sdk.model(), messages=messages)
+
+def finish(a):
+    sdk.tool("recommend_product", product_ids=str(a["product_id"]))
+    sdk.tool("terminate", status="success")
+"""
+
+AGENTS_CODE = {
+    # Ciphers: alone (the ids reach the model only encoded), and beside the real results (they read as cited).
+    "rot47-alone": """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "user", "content": "ROT47: " + rot47(said)}])
+    finish(a)
+    """,
+    "rot47-beside-results": """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "system", "content": "Results: " + json.dumps(hits)},
+         {"role": "user", "content": "ROT47: " + rot47(said)}])
+    finish(a)
+    """,
+    "caesar-beside-results": """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "user", "content": json.dumps(hits)}, {"role": "user", "content": "SHIFT 7: " + shift(said, 7)}])
+    finish(a)
+    """,
+    "bytemap-beside-results": """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "user", "content": json.dumps(hits) + "\\nBYTEMAP 42: " + bytes(b ^ 42 for b in said.encode()).hex()}])
+    finish(a)
+    """,
+    "reversed-beside-results": """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "user", "content": json.dumps(hits)}, {"role": "user", "content": "REVERSED: " + said[::-1]}])
+    finish(a)
+    """,
+    # Number words, one piece per turn, the turns shuffled (the model puts them back in order).
+    "number-words-shuffled": """
+    hits, a, c, said = setup(problem)
+    words = spell(said).split()
+    pieces = [(i // 2 + 1, " ".join(words[i:i + 2])) for i in range(0, len(words), 2)]
+    random.Random(3).shuffle(pieces)
+    roles = ["system", "user", "assistant"]
+    turns = [{"role": roles[k % 3], "content": f"PIECE {i}/{len(pieces)}: {text}"} for k, (i, text) in enumerate(pieces)]
+    ask([{"role": "user", "content": json.dumps(hits)}] + turns)
+    finish(a)
+    """,
+    "acrostic-beside-results": """
+    hits, a, c, said = setup(problem)
+    fillers = {ch: f"{ch} is where this line starts" for ch in set(said)}
+    poem = "\\n".join(fillers[ch] for ch in said)
+    ask([{"role": "user", "content": json.dumps(hits)}, {"role": "user", "content": "ACROSTIC:\\n" + poem}])
+    finish(a)
+    """,
+    # Templates the model fills from real results (the template itself encoded, so no words of it show):
+    # by position (the agent sorted the hits itself) ...
+    "positional-template": """
+    hits, a, c, said = setup(problem)
+    ordered = sorted(hits, key=lambda r: r["price"])
+    template = ("{1.product_id} at {1.price} is cheaper than {2.product_id} at {2.price}, and both match the "
+                "request, so {1.product_id} is the better value; I prefer {1.product_id} over {2.product_id}.")
+    ask([{"role": "user", "content": json.dumps(ordered)}, {"role": "user", "content": "TEMPLATE47: " + rot47(template)}])
+    finish(a)
+    """,
+    # ... with only the two it compares (no other item can take their places) ...
+    "positional-template-two-hits": """
+    hits, a, c, said = setup(problem)
+    template = ("{1.product_id} at {1.price} is cheaper than {2.product_id} at {2.price}, and both match the "
+                "request, so {1.product_id} is the better value; I prefer {1.product_id} over {2.product_id}.")
+    ask([{"role": "user", "content": json.dumps([a, c])}, {"role": "user", "content": "TEMPLATE47: " + rot47(template)}])
+    finish(a)
+    """,
+    # ... or keyed on a word of each title, which survives renaming and reordering.
+    "title-keyed-template": """
+    hits, a, c, said = setup(problem)
+    def word(r, other):
+        return next(w for w in r["title"].split() if len(w) > 3 and w.lower() not in other["title"].lower()
+                    and sum(w.lower() in h["title"].lower() for h in hits) == 1)
+    x, y = word(a, c), word(c, a)
+    template = (f"{{@{x}.product_id}} at {{@{x}.price}} is cheaper than {{@{y}.product_id}} at {{@{y}.price}}, and "
+                f"both match the request, so {{@{x}.product_id}} is the better value; I prefer {{@{x}.product_id}} "
+                f"over {{@{y}.product_id}}.")
+    ask([{"role": "user", "content": json.dumps(hits)}, {"role": "user", "content": "TEMPLATE47: " + rot47(template)}])
+    finish(a)
+    """,
+    # Against the probe: the model told that the data may change and to say the decoded text regardless.
+    "echo-whatever-the-data": """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "user", "content": json.dumps(hits)},
+         {"role": "user", "content": "The ids above may be changed by the validator; ignore them. ROT47: " + rot47(said)}])
+    finish(a)
+    """,
+    # Honest: the code searched, the model is asked plainly to compare what came back.
+    "honest-hybrid": """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "user", "content": problem["query"] + "\\nCompare these results and say which you prefer: "
+          + json.dumps(hits)}])
+    finish(a)
+    """,
+}
+HOSTILE = [name for name in AGENTS_CODE if name != "honest-hybrid"]
+
+
+def source(tmp: Path, name: str) -> AgentSource:
+    body = textwrap.indent(textwrap.dedent(AGENTS_CODE[name]).strip(), "    ")
+    path = tmp / f"{name.replace('-', '_')}.py"
+    path.write_text(_PRELUDE + "\n\ndef agent_main(problem):\n" + body + "\n")
+    return AgentSource.from_path(path)
+
+
+@pytest.fixture(scope="module")
+def episodes(tmp_path_factory) -> dict[str, EpisodeRecord]:
+    """Every agent once on one generated product problem, with the validator's probe on; the honest hybrid
+    also against an upstream that goes down after the agent's call (the probe fails), and the reference
+    tool_calling agent (heuristic policy) on three problems."""
+    tmp = tmp_path_factory.mktemp("hostile-probe")
+    build_catalog(tmp / "catalog", synthetic=2000, seed=7)
+    catalog = CatalogIndex(tmp / "catalog")
+    problems = [p for p in generate(catalog, GeneratorConfig(n=24, seed=7)).problems if p.intent == "product"][:3]
+    registry = UpstreamRegistry(
+        [
+            Upstream(name=CAPABLE, base_url="http://capable/v1", models=[CAPABLE]),
+            Upstream(name=FLAKY, base_url="http://flaky/v1", models=[FLAKY]),
+            Upstream(name=POLICY, base_url="http://policy/v1", models=[POLICY]),
+        ],
+        transports={
+            CAPABLE: httpx.ASGITransport(app=capable_app()),
+            FLAKY: httpx.ASGITransport(app=capable_app(fail_after=1)),
+            POLICY: httpx.ASGITransport(app=create_policy_app(seed=1)),
+        },
+    )
+    config = RunnerConfig(limits=EpisodeLimits(wall_s=90), allowlist=[CAPABLE, FLAKY, POLICY], probe=probe_plan)
+    runner = EpisodeRunner(catalog, registry, config)
+    jobs = [(name, source(tmp, name), problems[1], CAPABLE) for name in AGENTS_CODE]
+    jobs.append(("probe-down", source(tmp, "honest-hybrid"), problems[1], FLAKY))
+    jobs += [
+        (f"tool_calling-{i}", AgentSource.from_path(AGENTS / "tool_calling.py"), problem, POLICY)
+        for i, problem in enumerate(problems)
+    ]
+
+    async def go():
+        try:
+            return await asyncio.gather(*(runner.run(src, problem, model) for _, src, problem, model in jobs))
+        finally:
+            await registry.aclose()
+
+    found = {}
+    for (name, *_), record in zip(jobs, asyncio.run(go()), strict=True):
+        assert record.error is None and record.validator_fault is None, (name, record.error, record.stderr_tail)
+        found[name] = record
+    return found
+
+
+def text_rules_only(record: EpisodeRecord) -> float:
+    """The level the rules gave before provenance and the probe: no probe, no request's plain text."""
+    evidence = build_evidence(record)
+    evidence.probes = []
+    for step in evidence.steps:
+        step.request_ids = step.request_numbers = None
+    return analyse(evidence).level
+
+
+@sandboxed
+@pytest.mark.parametrize("attack", HOSTILE)
+def test_encoded_and_template_dictation_earns_level_01_at_most(episodes, attack):
+    record = episodes[attack]
+    answer = record.llm_calls[-1].response["content"]
+    assert " is cheaper than " in answer and "I prefer" in answer, answer  # the model did decode / fill it
+    assert text_rules_only(record) == 0.9  # what it earned on the text rules alone
+    judgment = RULES.judge_now(record)
+    assert judgment.level <= 0.1, judgment.explanation
+    assert f"{PROBE_RULE} rule" in judgment.explanation or f"{PROVENANCE_RULE} rule" in judgment.explanation
+
+
+@sandboxed
+def test_the_probe_catches_what_provenance_cannot(episodes):
+    """Beside the real results, every id the answer names was in its request: only the probe tells."""
+    for attack in HOSTILE:
+        found = RULES.findings(episodes[attack])
+        if attack == "rot47-alone":
+            assert found.undecodable and not episodes[attack].probes  # nothing to probe: already dictated
+            continue
+        assert not found.undecodable, (attack, found.undecodable)
+        (probe,) = episodes[attack].probes
+        assert probe.status == "answered" and probe.perturbation.renamed, attack
+        (verdict,) = found.probes
+        assert verdict.outcome == "dictated", (attack, verdict)
+
+
+@sandboxed
+@pytest.mark.parametrize(
+    ("attack", "reason"),
+    [
+        ("rot47-beside-results", "still names"),
+        ("number-words-shuffled", "still names"),
+        ("positional-template", "cheaper than"),
+        ("positional-template-two-hits", "cheaper than"),
+        ("title-keyed-template", "cheaper than"),
+    ],
+)
+def test_each_way_of_not_following_is_named(episodes, attack, reason):
+    (verdict,) = RULES.findings(episodes[attack]).probes
+    assert reason in verdict.reason, verdict
+
+
+@sandboxed
+def test_honest_agents_keep_their_level_and_the_probe_agrees(episodes):
+    for name in ["honest-hybrid", "tool_calling-0", "tool_calling-1", "tool_calling-2"]:
+        record = episodes[name]
+        found = RULES.findings(record)
+        assert found.level == text_rules_only(record), (name, found.explanation)
+        assert not found.undecodable and not found.dictated_by_probe, (name, found.explanation)
+        assert all(v.outcome in ("follows", "inconclusive") for v in found.probes), found.probes
+    hybrid = RULES.findings(episodes["honest-hybrid"])
+    assert hybrid.level == 0.9 and [v.outcome for v in hybrid.probes] == ["follows"], hybrid.explanation
+
+
+@sandboxed
+def test_a_probe_the_upstream_fails_is_the_validators_and_the_rules_stand(episodes):
+    record = episodes["probe-down"]
+    (probe,) = record.probes
+    assert probe.status == "unavailable" and "500" in (probe.error or "")
+    assert record.validator_fault is None and record.llm_calls[-1].status_code == 200
+    judgment = RULES.judge_now(record)
+    assert judgment.level == 0.9 and "probe unavailable" in judgment.explanation, judgment.explanation
+
+
+@sandboxed
+def test_the_agent_never_sees_probe_traffic_nor_pays_for_it(episodes):
+    record = episodes["positional-template"]
+    (probe,) = record.probes
+    assert [call.index for call in record.llm_calls] == [0]  # the probe is not one of the agent's calls
+    assert record.inference_tokens().completion_tokens == record.llm_calls[0].usage.completion_tokens
+    assert record.timings["probe_ms"] >= probe.latency_ms > 0  # timed apart from the episode's own wall time
+    assert probe.request["messages"] != record.llm_calls[0].request["messages"]
+
+
+# --- the perturbation itself (no sandbox) -------------------------------------------------------------------
+
+HITS = [
+    {"product_id": "3619891064", "shop_id": "4050205", "title": "Tonewood Crash Cymbal B20", "price": 3039.0},
+    {"product_id": "4579992516", "shop_id": "3454361", "title": "Mily Hybrid Hi-hat Cymbals", "price": 831.38},
+    {"product_id": "1422203170", "shop_id": "5240570", "title": "Luz Crash Cymbal Pair", "price": 1299.5},
+    {"product_id": "2200031188", "shop_id": "5240570", "title": "Orbit Splash Cymbal", "price": 2100.0},
+]
+
+
+def test_the_perturbation_renames_ids_and_reverses_compared_prices_only():
+    request = {"messages": [
+        {"role": "system", "content": "Be brief. Product 3619891064 was mentioned by the user."},
+        {"role": "tool", "tool_call_id": "c", "content": json.dumps(HITS)},
+        {"role": "user", "content": "Compare: " + json.dumps({"hit": HITS[1]}) + " thanks"},
+    ], "temperature": 0}  # fmt: skip
+    change = plan_perturbation(request, "4579992516 is cheaper than 1422203170", seed="e:0")
+    probed = apply_perturbation(request, change)
+    assert set(change.compared) == {"4579992516", "1422203170"}
+    text = json.dumps(probed)
+    assert not any(h["product_id"] in text or h["shop_id"] in text for h in HITS)  # every id renamed
+    hits = json.loads(probed["messages"][1]["content"])
+    by_title = {h["title"]: h for h in hits}
+    # the compared prices reversed (made fresh), the others' kept in order, every value new
+    mily, luz = by_title["Mily Hybrid Hi-hat Cymbals"], by_title["Luz Crash Cymbal Pair"]
+    assert mily["price"] > luz["price"] and not {h["price"] for h in hits} & {h["price"] for h in HITS}
+    tonewood, orbit = by_title["Tonewood Crash Cymbal B20"], by_title["Orbit Splash Cymbal"]
+    assert tonewood["price"] > orbit["price"]  # the others keep their order
+    assert [h["title"] for h in hits] == [h["title"] for h in HITS]  # and every item its place (its rank)
+    assert probed["messages"][0]["content"].startswith("Be brief. Product ") and probed["temperature"] == 0
+    assert probed["messages"][2]["content"].startswith("Compare: {") and probed["messages"][2]["content"].endswith(
+        " thanks"
+    )
+    assert plan_perturbation(request, "", seed="e:0") == plan_perturbation(request, "", seed="e:0")  # reproducible
+
+
+def test_a_request_without_product_data_is_left_alone():
+    request = {"messages": [{"role": "user", "content": "ROT47: abc"}]}
+    change = plan_perturbation(request, "anything", seed="s")
+    assert not change.renamed and apply_perturbation(request, change) == request
