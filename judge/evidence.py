@@ -22,9 +22,9 @@ from arena.runner.record import EpisodeRecord, LLMCallRecord, ProbeRecord
 from judge.dictation import dictation_by_call
 from judge.probe import plain_tokens
 
-# Kinds of limits_hit that say the record's text is not verbatim (arena.runner.storable): a cut request
-# may have lost the id a response names, so provenance is not checked on such a record.
-_CUT = frozenset({"record_text", "record_bytes", "record_depth"})
+# Kinds of limits_hit that say the record's text was cut (arena.runner.storable): a cut request may have
+# lost the id a response names, so on such a record provenance reads what the probe noted before the cut.
+_CUT = frozenset({"record_bytes", "record_depth"})
 
 
 class ModelStep(BaseModel):
@@ -46,6 +46,7 @@ class ModelStep(BaseModel):
     # have read. None: not known (the record's text was cut to store it), and the check is skipped.
     request_ids: set[str] | None = None
     request_numbers: set[float] | None = None
+    unheld: set[str] | None = None  # on a cut record, for a probed call: what its request did not hold
 
 
 class ToolStep(BaseModel):
@@ -101,7 +102,9 @@ def _emitted_calls(response: dict[str, Any]) -> list[dict[str, Any]]:
     return emitted
 
 
-def _model_step(call: LLMCallRecord, dictation: dict[int, list[str]], cut: bool) -> ModelStep | None:
+def _model_step(
+    call: LLMCallRecord, dictation: dict[int, list[str]], cut: bool, unheld: dict[int, set[str]]
+) -> ModelStep | None:
     # Only choice 0 is kept at the top of ``response``: it is the turn the agent continued with.
     if not isinstance(call.response, dict):
         return None
@@ -119,13 +122,15 @@ def _model_step(call: LLMCallRecord, dictation: dict[int, list[str]], cut: bool)
         dictation=dictation.get(call.index, []),
         request_ids=ids,
         request_numbers=numbers,
+        unheld=unheld.get(call.index) if cut else None,
     )
 
 
 def build_evidence(record: EpisodeRecord) -> Evidence:
     dictation = dictation_by_call(record)
     cut = any(hit.limit in _CUT for hit in record.limits_hit)
-    steps = [step for call in record.llm_calls if (step := _model_step(call, dictation, cut)) is not None]
+    unheld = {probe.call_index: set(probe.unheld) for probe in record.probes}
+    steps = [step for call in record.llm_calls if (step := _model_step(call, dictation, cut, unheld)) is not None]
     tools = [
         ToolStep(
             index=call.index,

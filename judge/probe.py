@@ -40,7 +40,11 @@ _DIGIT_RUN = re.compile(r"\d(?:[\d\s\-.,']*\d)?")
 _CLAUSE = re.compile(r"[.;!?\n]+(?:\s|$)")
 CHEAPER = ("cheaper", "less costly", "less expensive", "lower priced", "lower-priced", "more affordable",
            "costs less", "undercuts")  # fmt: skip
-PRICIER = ("pricier", "more expensive", "costlier", "more costly", "higher priced", "higher-priced", "costs more")
+PRICIER = ("pricier", "more expensive", "costlier", "more costly", "higher priced", "higher-priced", "costs more",
+           "dearer")  # fmt: skip
+# Superlatives ("X is the cheapest") are not read: an honest model's are often scoped ("the cheapest that
+# fits"), which the changed prices can make false against an item it set aside; a comparison between two
+# named items is always checkable.
 
 
 class ProbeVerdict(BaseModel):
@@ -85,7 +89,9 @@ def choose(steps: list[StepFindings], gates: list[bool], min_tokens: int) -> lis
 
 
 def _claims(text: str, prices: dict[str, float]) -> list[tuple[str, str, bool]]:
-    """Price comparisons ``text`` states between two known ids in one clause: (cheaper id, dearer id, true?)."""
+    """Price comparisons ``text`` states between two known ids around a comparing phrase in one clause ("X
+    is cheaper than Y", "Y costs more than X"): (the id said to be cheaper, the one said to be dearer,
+    whether ``prices`` agree)."""
     found = []
     for clause in _CLAUSE.split(text.lower()):
         mentions = [(m.start(), m.group().lower()) for m in _ID.finditer(clause) if m.group().lower() in prices]
@@ -104,9 +110,10 @@ def _claims(text: str, prices: dict[str, float]) -> list[tuple[str, str, bool]]:
 def read_probe(probe: ProbeRecord, original: str, query: str) -> ProbeVerdict:
     """What the probe's answer says about the response ``original`` (see the module's rules)."""
     index = probe.call_index
+    if probe.status == "unchanged":
+        return ProbeVerdict(call_index=index, outcome="inconclusive", reason="no product data in its request to change")
     if probe.status != "answered":
-        why = probe.error or ("no product data in its request to change" if probe.status == "unchanged" else "")
-        return ProbeVerdict(call_index=index, outcome="unavailable", reason=f"probe unavailable ({why})")
+        return ProbeVerdict(call_index=index, outcome="unavailable", reason=f"probe unavailable ({probe.error})")
     change = probe.perturbation
     answer = response_text(probe.response)
     said = named_ids(answer)

@@ -65,6 +65,7 @@ class RulesFindings(BaseModel):
     max_completion_tokens: int
     max_own_tokens: int = 0  # the most completion tokens of one response that are not dictation
     steps: list[StepFindings] = Field(default_factory=list)
+    text_gates: list[bool] = Field(default_factory=list)  # the gates before provenance and the probe
     probes: list[ProbeVerdict] = Field(default_factory=list)  # one per probe in the record
     undecodable: list[str] = Field(default_factory=list)  # provenance: "call N: id" named but not in its request
     explanation: str
@@ -85,7 +86,15 @@ def _argument_text(evidence: Evidence) -> str:
 def _unreadable(step: ModelStep, found: StepFindings) -> list[str]:
     """Data the response names that its request did not hold in plain form (judge.probe, provenance)."""
     if step.request_ids is None or step.request_numbers is None:
-        return []
+        if step.unheld is None:
+            return []
+        unheld = step.unheld  # the record was cut: what the probe noted of the request before the cut
+        numbers = {value for item in unheld for value in numbers_in(item)}
+        return [
+            datum
+            for datum in found.candidates + found.data
+            if datum.lower() in unheld or (numbers_in(datum) & numbers and not _PLAIN_ID.fullmatch(datum.lower()))
+        ]
     missing = [c for c in found.candidates if c not in step.request_ids]
     for datum in found.data:
         key = datum.lower()
@@ -142,6 +151,7 @@ def analyse(evidence: Evidence) -> RulesFindings:
         any(s.compares for s in steps),
     ]
     probes = [read_probe(probe, texts.get(probe.call_index, ""), evidence.query) for probe in evidence.probes]
+    text_gates = list(gates)
     if undecodable or any(v.outcome == "dictated" for v in probes):
         gates = [False] * len(gates)  # shown dictating once: no response of the episode is credited
     passed = 0
@@ -156,6 +166,7 @@ def analyse(evidence: Evidence) -> RulesFindings:
         max_completion_tokens=max_tokens,
         max_own_tokens=max_own,
         steps=steps,
+        text_gates=text_gates,
         probes=probes,
         undecodable=undecodable,
         explanation="",
@@ -165,9 +176,11 @@ def analyse(evidence: Evidence) -> RulesFindings:
 
 
 def probe_plan(record: EpisodeRecord) -> list[int]:
-    """The calls the runner should probe (arena.runner.probe.ProbePlan): those carrying the top gates."""
+    """The calls the runner should probe (arena.runner.probe.ProbePlan): those carrying the top gates of the
+    text rules, even where provenance already found dictation (the probe keeps what the request held, should
+    the record's bound cut it later)."""
     found = analyse(build_evidence(record))
-    return choose(found.steps, found.gates, MIN_COMPLETION_TOKENS)
+    return choose(found.steps, found.text_gates, MIN_COMPLETION_TOKENS)
 
 
 def _names(items: list[str]) -> str:

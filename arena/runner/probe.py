@@ -214,6 +214,19 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
     return probed
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def unheld(request: dict[str, Any], text: str) -> list[str]:
+    """Id-like tokens (with a digit) and numbers of ``text`` that the request does not hold as such."""
+    held_text = json.dumps(request, ensure_ascii=False, default=str)
+    held = {token.lower() for token in _ID_TOKEN.findall(held_text)}
+    numbers = {float(n) for n in _NUMBER.findall(held_text.replace(",", ""))}
+    missing = {t.lower() for t in _ID_TOKEN.findall(text) if any(c.isdigit() for c in t) and t.lower() not in held}
+    missing |= {n for n in _NUMBER.findall(text.replace(",", "")) if float(n) not in numbers and n.lower() not in held}
+    return sorted(missing)[:64]
+
+
 # --- sending it ----------------------------------------------------------------------------------------------
 
 
@@ -231,6 +244,7 @@ async def probe_call(registry: UpstreamRegistry, call: LLMCallRecord, seed: str,
     record = ProbeRecord(call_index=call.index, upstream=call.upstream, model=call.model, status="unavailable")
     change = plan_perturbation(call.request, response_text(call.response), seed)
     record.perturbation = change
+    record.unheld = unheld(call.request, response_text(call.response))
     if not change.renamed:
         record.status = "unchanged"  # nothing of the validator's to change: the judge reads the ids alone
         return record

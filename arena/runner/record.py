@@ -241,6 +241,9 @@ class ProbeRecord(BaseModel):
     status: Literal["answered", "unavailable", "unchanged"]
     error: str | None = None
     perturbation: Perturbation = Field(default_factory=Perturbation)
+    # Ids and numbers the response names that its request did not hold in plain form, taken before the
+    # record's bound could cut the request (the judge's provenance check on a cut record reads these).
+    unheld: list[str] = Field(default_factory=list)
     latency_ms: float = 0.0
 
 

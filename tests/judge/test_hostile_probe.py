@@ -252,6 +252,17 @@ AGENTS_CODE = {
     ask([{"role": "user", "content": "ROT47: " + rot47(said)}])
     finish(a)
     """,
+    # ... alone, with the request padded past the record's bound, so the stored request is cut.
+    "rot47-alone-cut": """
+    hits, a, c, said = setup(problem)
+    for pad in range(20):  # each call's body under the tool server's 64 KiB, together past the record's 1 MiB
+        try:
+            sdk.tool("find_product", q="y" * 60_000)
+        except sdk.ToolError:
+            pass
+    ask([{"role": "system", "content": "x" * 350_000}, {"role": "user", "content": "ROT47: " + rot47(said)}])
+    finish(a)
+    """,
     "rot47-beside-results": """
     hits, a, c, said = setup(problem)
     ask([{"role": "system", "content": "Results: " + json.dumps(hits)},
@@ -322,6 +333,14 @@ AGENTS_CODE = {
     ask([{"role": "user", "content": json.dumps(hits)}, {"role": "user", "content": "TEMPLATE47: " + rot47(template)}])
     finish(a)
     """,
+    # ... or phrased the other way round, so no "cheaper" shows.
+    "costs-more-template": """
+    hits, a, c, said = setup(problem)
+    template = ("{2.product_id} at {2.price} costs more than {1.product_id} at {1.price}; both match the request, "
+                "so {1.product_id} is the better value and I prefer {1.product_id} over {2.product_id}.")
+    ask([{"role": "user", "content": json.dumps([a, c])}, {"role": "user", "content": "TEMPLATE47: " + rot47(template)}])
+    finish(a)
+    """,
     # Against the probe: the model told that the data may change and to say the decoded text regardless.
     "echo-whatever-the-data": """
     hits, a, c, said = setup(problem)
@@ -338,6 +357,7 @@ AGENTS_CODE = {
     """,
 }
 HOSTILE = [name for name in AGENTS_CODE if name != "honest-hybrid"]
+SMALL_RECORD = ("rot47-alone-cut",)  # run with the smallest record bound (1 MiB)
 
 
 def source(tmp: Path, name: str) -> AgentSource:
@@ -368,8 +388,11 @@ def episodes(tmp_path_factory) -> dict[str, EpisodeRecord]:
             POLICY: httpx.ASGITransport(app=create_policy_app(seed=1)),
         },
     )
-    config = RunnerConfig(limits=EpisodeLimits(wall_s=90), allowlist=[CAPABLE, FLAKY, POLICY], probe=probe_plan)
-    runner = EpisodeRunner(catalog, registry, config)
+    allowed = [CAPABLE, FLAKY, POLICY]
+    runner, small = (
+        EpisodeRunner(catalog, registry, RunnerConfig(limits=limits, allowlist=allowed, probe=probe_plan))
+        for limits in (EpisodeLimits(wall_s=90), EpisodeLimits(wall_s=90, record_bytes=1024**2))
+    )
     jobs = [(name, source(tmp, name), problems[1], CAPABLE) for name in AGENTS_CODE]
     jobs.append(("probe-down", source(tmp, "honest-hybrid"), problems[1], FLAKY))
     jobs += [
@@ -379,7 +402,10 @@ def episodes(tmp_path_factory) -> dict[str, EpisodeRecord]:
 
     async def go():
         try:
-            return await asyncio.gather(*(runner.run(src, problem, model) for _, src, problem, model in jobs))
+            return await asyncio.gather(
+                *((small if name in SMALL_RECORD else runner).run(src, problem, model)
+                  for name, src, problem, model in jobs)
+            )  # fmt: skip
         finally:
             await registry.aclose()
 
@@ -395,7 +421,7 @@ def text_rules_only(record: EpisodeRecord) -> float:
     evidence = build_evidence(record)
     evidence.probes = []
     for step in evidence.steps:
-        step.request_ids = step.request_numbers = None
+        step.request_ids = step.request_numbers = step.unheld = None
     return analyse(evidence).level
 
 
@@ -404,8 +430,10 @@ def text_rules_only(record: EpisodeRecord) -> float:
 def test_encoded_and_template_dictation_earns_level_01_at_most(episodes, attack):
     record = episodes[attack]
     answer = record.llm_calls[-1].response["content"]
-    assert " is cheaper than " in answer and "I prefer" in answer, answer  # the model did decode / fill it
+    assert "I prefer" in answer and len(set(re.findall(r"\b\d{6,}\b", answer))) == 2, answer  # decoded / filled
     assert text_rules_only(record) == 0.9  # what it earned on the text rules alone
+    if attack in SMALL_RECORD:
+        assert any(hit.limit == "record_bytes" for hit in record.limits_hit)  # its request was cut
     judgment = RULES.judge_now(record)
     assert judgment.level <= 0.1, judgment.explanation
     assert f"{PROBE_RULE} rule" in judgment.explanation or f"{PROVENANCE_RULE} rule" in judgment.explanation
@@ -416,8 +444,10 @@ def test_the_probe_catches_what_provenance_cannot(episodes):
     """Beside the real results, every id the answer names was in its request: only the probe tells."""
     for attack in HOSTILE:
         found = RULES.findings(episodes[attack])
-        if attack == "rot47-alone":
-            assert found.undecodable and not episodes[attack].probes  # nothing to probe: already dictated
+        if attack in ("rot47-alone", "rot47-alone-cut"):
+            # nothing of the validator's to change, so nothing is sent: the probe only notes what the request held
+            (probe,) = episodes[attack].probes
+            assert found.undecodable and probe.status == "unchanged" and not probe.response and probe.unheld
             continue
         assert not found.undecodable, (attack, found.undecodable)
         (probe,) = episodes[attack].probes
@@ -435,6 +465,7 @@ def test_the_probe_catches_what_provenance_cannot(episodes):
         ("positional-template", "cheaper than"),
         ("positional-template-two-hits", "cheaper than"),
         ("title-keyed-template", "cheaper than"),
+        ("costs-more-template", "cheaper than"),
     ],
 )
 def test_each_way_of_not_following_is_named(episodes, attack, reason):
