@@ -46,6 +46,7 @@ ID_KEYS = ("product_id", "shop_id")
 PRICE_KEY = "price"
 _OPEN = re.compile(r"[\[{]")
 _MAX_JSON_SPANS = 64  # JSON values looked for in one string
+_PRICE_FIELD = re.compile(r'("price"\s*:\s*)(\d+(?:\.\d+)?)')
 _ID_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9_\-]*(?![A-Za-z0-9])")
 
 
@@ -144,18 +145,43 @@ def _fresh_price(price: float, taken: set[float]) -> float:
     return value
 
 
-def plan_perturbation(request: dict[str, Any], response_text: str, seed: str) -> Perturbation:
-    """Decides the changes for one request, from the product data in it and the ids ``response_text`` names."""
+def known_data(record: EpisodeRecord) -> tuple[dict[str, float | None], set[str]]:
+    """Every product id (with its price) and shop id the episode's tool results showed."""
+    products: dict[str, float | None] = {}
+    others: set[str] = set()
+    for call in record.tool_calls:
+        if call.ok and call.result is not None:
+            _products(call.result, products)
+            _other_ids(call.result, others)
+    return products, others
+
+
+def plan_perturbation(
+    request: dict[str, Any],
+    response_text: str,
+    seed: str,
+    known: tuple[dict[str, float | None], set[str]] | None = None,
+) -> Perturbation:
+    """Decides the changes for one request: the product and shop ids in it (as JSON, and as ``known`` ids of
+    the episode's tool results wherever they appear, such as a result cut short that no longer parses) and
+    the ids ``response_text`` names."""
     found: dict[str, float | None] = {}
     others: set[str] = set()
-    for text in _strings(request.get("messages", [])):
+    strings = list(_strings(request.get("messages", [])))
+    for text in strings:
         for _, _, value in _json_values(text):
             _products(value, found)
             _other_ids(value, others)
+    if known is not None:
+        present = {t for text in strings for t in _ID_TOKEN.findall(text)}
+        for pid, price in known[0].items():
+            if pid in present and found.get(pid) is None:
+                found[pid] = price
+        others |= known[1] & present
     if not found:
         return Perturbation()
     rng = random.Random(hashlib.sha256(seed.encode()).digest())
-    taken = set(found) | others
+    taken = set(found) | others | (set(known[0]) | known[1] if known is not None else set())
     renamed = {original: _fresh_id(original, rng, taken) for original in sorted(found)}
     renamed |= {original: _fresh_id(original, rng, taken) for original in sorted(others - set(found))}
     named = {t.lower() for t in _ID_TOKEN.findall(response_text)}
@@ -200,13 +226,28 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
             return text(item)
         return item
 
+    # Outside parsed JSON (a result cut short, say): a "price" field whose value is an item's is that item's
+    # price in the probe (by value: two items at one price keep one new price, their order unchanged).
+    by_value: dict[float, float] = {}
+    for pid, price in sorted(change.original_prices.items()):
+        by_value.setdefault(round(price, 2), change.prices[change.renamed[pid]])
+
+    def plain(piece: str) -> str:
+        piece = ids_pattern.sub(lambda m: change.renamed[m.group(1)], piece)
+
+        def price(match: re.Match[str]) -> str:
+            new = by_value.get(round(float(match.group(2)), 2))
+            return match.group(0) if new is None else f"{match.group(1)}{new}"
+
+        return _PRICE_FIELD.sub(price, piece)
+
     def text(string: str) -> str:
         pieces, cursor = [], 0
         for start, end, found in _json_values(string):
-            pieces.append(ids_pattern.sub(lambda m: change.renamed[m.group(1)], string[cursor:start]))
+            pieces.append(plain(string[cursor:start]))
             pieces.append(json.dumps(value(found), ensure_ascii=False))
             cursor = end
-        pieces.append(ids_pattern.sub(lambda m: change.renamed[m.group(1)], string[cursor:]))
+        pieces.append(plain(string[cursor:]))
         return "".join(pieces)
 
     probed = dict(request)
@@ -237,12 +278,18 @@ def response_text(response: dict[str, Any] | None) -> str:
     return "\n".join(part for part in parts if isinstance(part, str) and part.strip())
 
 
-async def probe_call(registry: UpstreamRegistry, call: LLMCallRecord, seed: str, timeout_s: float) -> ProbeRecord:
+async def probe_call(
+    registry: UpstreamRegistry,
+    call: LLMCallRecord,
+    seed: str,
+    timeout_s: float,
+    known: tuple[dict[str, float | None], set[str]] | None = None,
+) -> ProbeRecord:
     """Re-asks ``call``'s request, perturbed, of the upstream that answered it. Never raises: a failure is
     recorded as ``unavailable`` (the validator's), and a request with no product data in it as ``unchanged``."""
     started = time.perf_counter()
     record = ProbeRecord(call_index=call.index, upstream=call.upstream, model=call.model, status="unavailable")
-    change = plan_perturbation(call.request, response_text(call.response), seed)
+    change = plan_perturbation(call.request, response_text(call.response), seed, known)
     record.perturbation = change
     record.unheld = unheld(call.request, response_text(call.response))
     if not change.renamed:
@@ -279,9 +326,14 @@ async def run_probes(
     except Exception as exc:  # the validator's own planner failing: recorded, the episode stands
         return [ProbeRecord(call_index=-1, status="unavailable", error=f"probe plan failed: {exc}"[:500])]
     by_index = {call.index: call for call in record.llm_calls}
+    known = known_data(record)
     probes = []
     for index in chosen:
         call = by_index.get(index)
-        if call is not None and call.response is not None:
-            probes.append(await probe_call(registry, call, f"{record.episode_id}:{index}", timeout_s))
+        if call is None or call.response is None:
+            continue
+        try:
+            probes.append(await probe_call(registry, call, f"{record.episode_id}:{index}", timeout_s, known))
+        except Exception as exc:  # a bug of the probe's own: the validator's, and the episode stands
+            probes.append(ProbeRecord(call_index=index, status="unavailable", error=f"probe failed: {exc!r}"[:500]))
     return probes

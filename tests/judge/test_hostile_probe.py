@@ -269,6 +269,12 @@ AGENTS_CODE = {
          {"role": "user", "content": "ROT47: " + rot47(said)}])
     finish(a)
     """,
+    # ... beside the results cut short, so that they no longer parse as JSON (the model reads them all the same).
+    "rot47-beside-cut-results": """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "user", "content": json.dumps(hits)[:-40]}, {"role": "user", "content": "ROT47: " + rot47(said)}])
+    finish(a)
+    """,
     "caesar-beside-results": """
     hits, a, c, said = setup(problem)
     ask([{"role": "user", "content": json.dumps(hits)}, {"role": "user", "content": "SHIFT 7: " + shift(said, 7)}])
@@ -539,6 +545,19 @@ def test_the_perturbation_renames_ids_and_reverses_compared_prices_only():
         " thanks"
     )
     assert plan_perturbation(request, "", seed="e:0") == plan_perturbation(request, "", seed="e:0")  # reproducible
+
+
+def test_a_result_cut_short_is_changed_too():
+    """Results that no longer parse (cut short) are changed as text: ids the episode's tool results showed are
+    renamed wherever they stand, and a "price" field's value becomes the item's probe price."""
+    cut = json.dumps(HITS)[:-30]
+    request = {"messages": [{"role": "user", "content": cut}]}
+    known = ({h["product_id"]: h["price"] for h in HITS}, {h["shop_id"] for h in HITS})
+    change = plan_perturbation(request, "4579992516 is cheaper than 1422203170", seed="e:1", known=known)
+    probed_text = apply_perturbation(request, change)["messages"][0]["content"]
+    assert not any(h["product_id"] in probed_text or h["shop_id"] in probed_text for h in HITS)
+    assert f'"price": {change.prices[change.renamed["4579992516"]]}' in probed_text
+    assert '"price": 831.38' not in probed_text and '"price": 1299.5' not in probed_text
 
 
 def test_a_request_without_product_data_is_left_alone():
