@@ -46,6 +46,9 @@ ID_KEYS = ("product_id", "shop_id")
 PRICE_KEY = "price"
 _OPEN = re.compile(r"[\[{]")
 _MAX_JSON_SPANS = 64  # JSON values looked for in one string
+# A price in the model's own prose ("3,039.00", "831.38"); small numbers are counts more often than prices.
+_PLAIN_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)|(?<![\w.,])\d+\.\d+(?![\w,]|\.\d)")
+_MIN_PLAIN_PRICE = 10.0
 _PRICE_FIELD = re.compile(r'("price"\s*:\s*)(\d+(?:\.\d+)?)')
 _ID_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9_\-]*(?![A-Za-z0-9])")
 
@@ -205,10 +208,13 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
         + r")(?![A-Za-z0-9])"
     )
 
-    def value(item: Any, depth: int = 0) -> Any:
+    def value(item: Any, depth: int = 0, own: bool = False) -> Any:
+        """``own``: inside an assistant turn (the model's own words) or a tool message, where a plain number
+        that is an item's price is that item's price in the probe too (the agent's turns are left as written)."""
         if depth > 32:
             return item
         if isinstance(item, dict):
+            own = own or item.get("role") in ("assistant", "tool")
             out: dict[str, Any] = {}
             for key, child in item.items():
                 if key in ID_KEYS and isinstance(child, str | int) and not isinstance(child, bool):
@@ -218,12 +224,12 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
                     pid = str(item.get("product_id", ""))
                     out[key] = change.prices.get(change.renamed.get(pid, ""), child)
                 else:
-                    out[key] = value(child, depth + 1)
+                    out[key] = value(child, depth + 1, own)
             return out
         if isinstance(item, list):
-            return [value(child, depth + 1) for child in item]
+            return [value(child, depth + 1, own) for child in item]
         if isinstance(item, str):
-            return text(item)
+            return text(item, own)
         return item
 
     # Outside parsed JSON (a result cut short, say): a "price" field whose value is an item's is that item's
@@ -232,22 +238,27 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
     for pid, price in sorted(change.original_prices.items()):
         by_value.setdefault(round(price, 2), change.prices[change.renamed[pid]])
 
-    def plain(piece: str) -> str:
+    def price(match: re.Match[str]) -> str:
+        new = by_value.get(round(float(match.group(2)), 2))
+        return match.group(0) if new is None else f"{match.group(1)}{new}"
+
+    def number(match: re.Match[str]) -> str:
+        old = round(float(match.group().replace(",", "")), 2)
+        new = by_value.get(old)
+        return match.group() if new is None or old < _MIN_PLAIN_PRICE else f"{new:.2f}"
+
+    def plain(piece: str, own: bool) -> str:
         piece = ids_pattern.sub(lambda m: change.renamed[m.group(1)], piece)
+        piece = _PRICE_FIELD.sub(price, piece)
+        return _PLAIN_NUMBER.sub(number, piece) if own else piece
 
-        def price(match: re.Match[str]) -> str:
-            new = by_value.get(round(float(match.group(2)), 2))
-            return match.group(0) if new is None else f"{match.group(1)}{new}"
-
-        return _PRICE_FIELD.sub(price, piece)
-
-    def text(string: str) -> str:
+    def text(string: str, own: bool = False) -> str:
         pieces, cursor = [], 0
         for start, end, found in _json_values(string):
-            pieces.append(plain(string[cursor:start]))
-            pieces.append(json.dumps(value(found), ensure_ascii=False))
+            pieces.append(plain(string[cursor:start], own))
+            pieces.append(json.dumps(value(found, 0, own), ensure_ascii=False))
             cursor = end
-        pieces.append(plain(string[cursor:]))
+        pieces.append(plain(string[cursor:], own))
         return "".join(pieces)
 
     probed = dict(request)
