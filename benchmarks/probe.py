@@ -12,7 +12,7 @@ interleaved. Reported:
    wall time on and off (paired medians);
 3. the rules judge's time per episode with and without the two new checks (provenance and reading the
    probes), on the same records, paired;
-4. the levels: the same with the probe on as off on every problem (the honest agent keeps its level).
+4. the levels and the ASR: the same with the probe on as off (the honest agent keeps both).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from arena.policy.server import create_policy_app  # noqa: E402
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig  # noqa: E402
 from arena.runner.proxy import Upstream, UpstreamRegistry  # noqa: E402
 from arena.runner.record import EpisodeLimits, EpisodeRecord  # noqa: E402
+from arena.runner.verdict import score_episode  # noqa: E402
 from arena.shop.index import CatalogIndex  # noqa: E402
 from arena.taskpack.build import build_catalog  # noqa: E402
 from judge.evidence import build_evidence  # noqa: E402
@@ -95,6 +96,10 @@ def main() -> None:
 
     found = asyncio.run(run())
     on, off = found[True], found[False]
+    by_id = {p.id: p for p in problems}
+    success = {
+        flag: sum(score_episode(by_id[r.problem.id], r, catalog).success for r in found[flag]) for flag in (True, False)
+    }
     probes = [len(r.probes) for r in on]
     calls = [len(r.llm_calls) for r in on]
     tokens = [r.inference_tokens() for r in on]
@@ -133,7 +138,7 @@ def main() -> None:
     print(f"4. levels with the probe vs without it (same problem, same round): {same}/{n} equal; "
           f"with the new checks vs the text rules alone on the probed records: "
           f"{sum(1 for a, b in zip(levels_with, levels_without, strict=True) if a == b)}/{n} equal; "
-          f"levels {sorted(levels_with)}")  # fmt: skip
+          f"levels {sorted(levels_with)}; ASR with the probe {success[True]}/{n}, without {success[False]}/{n}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import httpx
 import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.generator.generate import GeneratorConfig, generate
 from arena.policy.server import create_policy_app
@@ -709,3 +711,49 @@ def test_a_nul_in_the_record_does_not_switch_provenance_off():
     record.llm_calls[0].request["messages"] = [{"role": "user", "content": "ROT47: whatever"}]
     record.limits_hit.append(LimitHit(limit="record_text", count=1, first_at_s=0.0, detail="a NUL replaced"))
     assert RULES.findings(record).undecodable
+
+
+@st.composite
+def result_pages(draw):
+    """2-10 hits with distinct ids and prices, two of them named by the response, shown as a tool message
+    or inside a user turn's text."""
+    count = draw(st.integers(2, 10))
+    ids = draw(
+        st.lists(st.from_regex(r"[1-9][0-9]{5,11}", fullmatch=True), min_size=count, max_size=count, unique=True)
+    )
+    prices = draw(st.lists(st.integers(1000, 10**6), min_size=count, max_size=count, unique=True))
+    hits = [
+        {"product_id": pid, "shop_id": f"9{i:06d}", "title": f"Item {i}", "price": cents / 100}
+        for i, (pid, cents) in enumerate(zip(ids, prices, strict=True))
+    ]
+    first, second = draw(st.lists(st.sampled_from(ids), min_size=2, max_size=2, unique=True))
+    inline = draw(st.booleans())
+    message = (
+        {"role": "user", "content": f"Look: {json.dumps(hits)} -- which?"}
+        if inline
+        else {"role": "tool", "tool_call_id": "c", "content": json.dumps(hits)}
+    )
+    return hits, {"messages": [{"role": "system", "content": "Shop."}, message]}, f"{first} beats {second}"
+
+
+@given(result_pages())
+@settings(max_examples=60, deadline=None)
+def test_every_perturbation_renames_all_ids_and_reverses_only_the_compared_prices(page):
+    hits, request, response = page
+    change = plan_perturbation(request, response, seed="prop")
+    text = json.dumps(apply_perturbation(request, change))
+    tokens = set(re.findall(r"[A-Za-z0-9]+", text))
+    assert not tokens & ({h["product_id"] for h in hits} | {h["shop_id"] for h in hits})
+    content = apply_perturbation(request, change)["messages"][1]["content"]
+    new_hits = json.loads(content[content.index("[") : content.rindex("]") + 1])
+    assert [h["title"] for h in new_hits] == [h["title"] for h in hits]  # every item in its place
+    assert not {h["price"] for h in new_hits} & {h["price"] for h in hits}  # every price fresh
+    old = {h["title"]: h["price"] for h in hits}
+    new = {h["title"]: h["price"] for h in new_hits}
+    compared = {h["title"] for h in hits if h["product_id"] in change.compared}
+    assert len(compared) == 2
+    a, b = sorted(compared)
+    assert (old[a] < old[b]) != (new[a] < new[b])  # the compared pair's order reversed
+    rest = sorted(set(old) - compared)
+    for x, y in zip(rest, rest[1:], strict=False):
+        assert (old[x] < old[y]) == (new[x] < new[y])  # the others' order kept
