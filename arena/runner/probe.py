@@ -26,6 +26,7 @@ answer are kept in the record (``ProbeRecord``) and the judge reads them later w
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import random
@@ -333,7 +334,8 @@ async def run_probes(
 ) -> list[ProbeRecord]:
     """The probes the judge's ``plan`` asks for (at most ``MAX_PROBES``), one after another."""
     try:
-        chosen = plan(record)[:MAX_PROBES]
+        # In a thread: the plan reads the whole record (the rules judge), and the loop serves other episodes.
+        chosen = (await asyncio.to_thread(plan, record))[:MAX_PROBES]
     except Exception as exc:  # the validator's own planner failing: recorded, the episode stands
         return [ProbeRecord(call_index=-1, status="unavailable", error=f"probe plan failed: {exc}"[:500])]
     by_index = {call.index: call for call in record.llm_calls}
