@@ -236,10 +236,10 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
     # Outside parsed JSON (a result cut short, say): a "price" field whose value is an item's is that item's
     # price in the probe (by value: two items at one price keep one new price, their order unchanged).
     by_value: dict[float, float] = {}
-    for pid, price in sorted(change.original_prices.items()):
-        by_value.setdefault(round(price, 2), change.prices[change.renamed[pid]])
+    for pid, amount in sorted(change.original_prices.items()):
+        by_value.setdefault(round(amount, 2), change.prices[change.renamed[pid]])
 
-    def price(match: re.Match[str]) -> str:
+    def price_field(match: re.Match[str]) -> str:
         new = by_value.get(round(float(match.group(2)), 2))
         return match.group(0) if new is None else f"{match.group(1)}{new}"
 
@@ -250,7 +250,7 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
 
     def plain(piece: str, own: bool) -> str:
         piece = ids_pattern.sub(lambda m: change.renamed[m.group(1)], piece)
-        piece = _PRICE_FIELD.sub(price, piece)
+        piece = _PRICE_FIELD.sub(price_field, piece)
         return _PLAIN_NUMBER.sub(number, piece) if own else piece
 
     def text(string: str, own: bool = False) -> str:
