@@ -50,6 +50,8 @@ _MAX_JSON_SPANS = 64  # JSON values looked for in one string
 # A price in the model's own prose ("3,039.00", "831.38"); small numbers are counts more often than prices.
 _PLAIN_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)|(?<![\w.,])\d+\.\d+(?![\w,]|\.\d)")
 _MIN_PLAIN_PRICE = 10.0
+# Request fields that are no text the model reads: the proxy's own note, and the model's name.
+_NOT_READ = frozenset({"proxy", "model"})
 _PRICE_FIELD = re.compile(r'("price"\s*:\s*)(\d+(?:\.\d+)?)')
 _ID_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9_\-]*(?![A-Za-z0-9])")
 
@@ -171,7 +173,7 @@ def plan_perturbation(
     the ids ``response_text`` names."""
     found: dict[str, float | None] = {}
     others: set[str] = set()
-    strings = list(_strings(request.get("messages", [])))
+    strings = list(_strings({key: item for key, item in request.items() if key not in _NOT_READ}))
     for text in strings:
         for _, _, value in _json_values(text):
             _products(value, found)
@@ -200,7 +202,8 @@ def plan_perturbation(
 
 
 def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[str, Any]:
-    """The request with every JSON value in its messages rewritten by ``change``, and ids in plain text renamed."""
+    """The request with every JSON value in its text (messages, tools, any field) rewritten by ``change``, and
+    ids in plain text renamed."""
     if not change.renamed:
         return request
     ids_pattern = re.compile(
@@ -263,7 +266,9 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
         return "".join(pieces)
 
     probed = dict(request)
-    probed["messages"] = value(request.get("messages", []))
+    for key, item in request.items():
+        if key not in _NOT_READ:  # messages, and any other field the model reads (a tool's description)
+            probed[key] = value(item)
     return probed
 
 

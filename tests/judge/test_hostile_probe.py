@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -194,18 +194,33 @@ def capable_app(fail_after: int | None = None) -> FastAPI:
         served[0] += 1
         if fail_after is not None and served[0] > fail_after:
             return JSONResponse({"error": {"message": "upstream overloaded"}}, status_code=500)
-        strings = _strings(body.get("messages", []))
+        strings = _strings(body.get("messages", [])) + _strings(body.get("tools", []))  # a model reads both
         answer = decode(strings, body.get("messages", []))
         if answer is None:
             answer = honest(_product_lists(strings))
         tokens = len(re.findall(r"\w+|[^\w\s]", answer))
+        usage = {"prompt_tokens": 50, "completion_tokens": tokens, "total_tokens": 50 + tokens}
+        if body.get("stream"):
+            head = {
+                "id": "chatcmpl-capable",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": body.get("model"),
+            }
+            chunks = [
+                {**head, "choices": [{"index": 0, "delta": {"role": "assistant", "content": answer[:20]}}]},
+                {**head, "choices": [{"index": 0, "delta": {"content": answer[20:]}, "finish_reason": "stop"}]},
+                {**head, "choices": [], "usage": usage},
+            ]
+            events = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
+            return StreamingResponse(iter([events.encode()]), media_type="text/event-stream")
         return {
             "id": "chatcmpl-capable",
             "object": "chat.completion",
             "created": 0,
             "model": body.get("model"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": tokens, "total_tokens": 50 + tokens},
+            "usage": usage,
         }
 
     return app
@@ -248,8 +263,10 @@ def spell(text):
     out = re.sub(r"(?<= )\\.(?= )", " point ", out)
     return re.sub(r"\\s+", " ", out).strip()
 
-def ask(messages):
-    sdk.openai_client().chat.completions.create(model=sdk.model(), messages=messages)
+def ask(messages, **extra):
+    reply = sdk.openai_client().chat.completions.create(model=sdk.model(), messages=messages, **extra)
+    if extra.get("stream"):
+        "".join(chunk.choices[0].delta.content or "" for chunk in reply if chunk.choices)
 
 def finish(a):
     sdk.tool("recommend_product", product_ids=str(a["product_id"]))
@@ -284,6 +301,13 @@ AGENTS_CODE = {
     "rot47-beside-cut-results": """
     hits, a, c, said = setup(problem)
     ask([{"role": "user", "content": json.dumps(hits)[:-40]}, {"role": "user", "content": "ROT47: " + rot47(said)}])
+    finish(a)
+    """,
+    # ... streamed, and with the real results in a tool's description rather than a message.
+    "rot47-streamed-results-in-a-tool": """
+    hits, a, c, said = setup(problem)
+    tool = {"type": "function", "function": {"name": "notes", "description": json.dumps(hits), "parameters": {}}}
+    ask([{"role": "user", "content": "ROT47: " + rot47(said)}], tools=[tool], stream=True)
     finish(a)
     """,
     "caesar-beside-results": """
