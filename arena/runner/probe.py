@@ -37,7 +37,7 @@ from typing import Any
 
 from arena.runner.record import EpisodeRecord, LLMCallRecord, Perturbation, ProbeRecord
 from arena.runner.upstream_answers import completion_record, parse_usage
-from arena.runner.upstreams import CallFailure, UpstreamRegistry, fetch_chat
+from arena.runner.upstreams import CallFailure, UpstreamRegistry, context_overflow, fetch_chat
 
 # The judge's choice of calls to probe, given the record (the runner cannot import the judge).
 ProbePlan = Callable[[EpisodeRecord], list[int]]
@@ -142,13 +142,19 @@ def _fresh_id(original: str, rng: random.Random, taken: set[str]) -> str:
     return candidate
 
 
-def _fresh_price(price: float, taken: set[float]) -> float:
-    """A price near ``price`` that no item of the episode has (so a stated original price is stale)."""
-    value = round(price * 1.13 + 0.41, 2)
-    while value in taken:
-        value = round(value + 0.07, 2)
-    taken.add(value)
-    return value
+def _fresh_prices(prices: set[float]) -> dict[float, float]:
+    """For each price, a new one that no item of the episode has (so a stated original price is stale), in the
+    same order (a strictly increasing map) and, but for a carry, as many characters: 3 more, its decimals kept.
+    So the changed request is as long as the agent's, give or take a digit: a request the upstream took is one
+    it takes changed, and an agent cannot pad its way to a probe that fails."""
+    mapping: dict[float, float] = {}
+    last = float("-inf")
+    for price in sorted(prices):
+        value = round(price + 3.0, 2)
+        while value in prices or value <= last:
+            value = round(value + 0.01, 2)
+        mapping[price] = last = value
+    return mapping
 
 
 def known_data(record: EpisodeRecord) -> tuple[dict[str, float | None], set[str]]:
@@ -193,11 +199,11 @@ def plan_perturbation(
     named = {t.lower() for t in _ID_TOKEN.findall(response_text)}
     compared = [pid for pid in found if pid.lower() in named]
     originals = {pid: price for pid, price in found.items() if price is not None}
-    taken_prices = set(originals.values())
+    fresh = _fresh_prices(set(originals.values()))
     # The compared items' prices in reversed order: the cheapest gets the dearest's (made fresh).
     ranked = sorted((pid for pid in compared if pid in originals), key=lambda pid: originals[pid])
     source = dict(zip(ranked, reversed(ranked), strict=True))
-    prices = {renamed[pid]: _fresh_price(originals[source.get(pid, pid)], taken_prices) for pid in sorted(originals)}
+    prices = {renamed[pid]: fresh[originals[source.get(pid, pid)]] for pid in sorted(originals)}
     return Perturbation(renamed=renamed, prices=prices, original_prices=originals, compared=compared)
 
 
@@ -319,7 +325,18 @@ async def probe_call(
         if call.upstream is None:
             raise CallFailure(502, "probe_unavailable", "the call reached no upstream")
         link = registry.link(call.upstream)
-        _, answer = await fetch_chat(link, payload, call.upstream, time.perf_counter() + timeout_s, timeout_s)
+        deadline = time.perf_counter() + timeout_s
+        try:
+            _, answer = await fetch_chat(link, payload, call.upstream, deadline, timeout_s)
+        except CallFailure as failure:
+            # The changed request a few tokens longer than a prompt at the context's edge: the completion's
+            # cap gives way, as the proxy's own retry does (arena.runner.proxy).
+            overflow = context_overflow(failure.message) if failure.status == 400 else None
+            if overflow is None or overflow[0] - overflow[1] < 1:
+                raise
+            payload["max_tokens"] = overflow[0] - overflow[1]
+            payload.pop("max_completion_tokens", None)
+            _, answer = await fetch_chat(link, payload, call.upstream, deadline, timeout_s)
     except (CallFailure, KeyError) as exc:
         record.error = str(exc)[:500]
     except Exception as exc:  # the probe is the validator's: whatever fails, the episode stands

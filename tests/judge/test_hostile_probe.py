@@ -781,3 +781,43 @@ def test_every_perturbation_renames_all_ids_and_reverses_only_the_compared_price
     rest = sorted(set(old) - compared)
     for x, y in zip(rest, rest[1:], strict=False):
         assert (old[x] < old[y]) == (new[x] < new[y])  # the others' order kept
+
+
+def test_a_probe_at_the_context_edge_gives_way_on_its_completion_cap():
+    """An agent that pads its request to the context's edge does not get a probe that fails: the changed request
+    is as long as the agent's, and an overflow of the completion's cap is retried with the room left."""
+    from arena.runner.probe import probe_call
+    from arena.runner.record import LLMCallRecord
+
+    seen: list[dict] = []
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def complete(request: Request):
+        body = await request.json()
+        seen.append(body)
+        if body.get("max_tokens", 0) > 100:
+            message = "This model's maximum context length is 4096 tokens and your request has 4000 input tokens"
+            return JSONResponse({"error": {"message": message}}, status_code=400)
+        return {"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 4000, "completion_tokens": 1, "total_tokens": 4001}}  # fmt: skip
+
+    request = {"messages": [{"role": "tool", "content": json.dumps(HITS)}], "max_tokens": 500}
+    call = LLMCallRecord(
+        index=0, model=CAPABLE, upstream=CAPABLE, request=request, response={"content": SAID}, at_s=0.0, latency_ms=1.0
+    )
+
+    async def go():
+        registry = UpstreamRegistry(
+            [Upstream(name=CAPABLE, base_url="http://capable/v1", models=[CAPABLE])],
+            transports={CAPABLE: httpx.ASGITransport(app=app)},
+        )
+        try:
+            return await probe_call(registry, call, "edge:0", 10.0)
+        finally:
+            await registry.aclose()
+
+    probe = asyncio.run(go())
+    assert probe.status == "answered" and [body["max_tokens"] for body in seen] == [500, 96]
+    original, changed = json.dumps(request["messages"]), json.dumps(probe.request["messages"])
+    assert abs(len(changed) - len(original)) <= len(HITS) * 2  # as long, give or take a carry per price
