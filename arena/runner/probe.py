@@ -48,8 +48,10 @@ PRICE_KEY = "price"
 _OPEN = re.compile(r"[\[{]")
 _MAX_JSON_SPANS = 64  # JSON values looked for in one string
 # A price in the model's own prose ("3,039.00", "831.38"); small numbers are counts more often than prices.
-_PLAIN_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)|(?<![\w.,])\d+\.\d+(?![\w,]|\.\d)")
+# Whole numbers too ("3039" for 3039.0), from 100 up: below, a count is likelier than a price.
+_PLAIN_NUMBER = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d{3,})(?![\w,]|\.\d)")
 _MIN_PLAIN_PRICE = 10.0
+_MIN_WHOLE_PRICE = 100.0
 # Request fields that are no text the model reads: the proxy's own note, and the model's name.
 _NOT_READ = frozenset({"proxy", "model"})
 _PRICE_FIELD = re.compile(r'("price"\s*:\s*)(\d+(?:\.\d+)?)')
@@ -253,9 +255,11 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
         return match.group(0) if new is None else f"{match.group(1)}{new}"
 
     def number(match: re.Match[str]) -> str:
-        old = round(float(match.group().replace(",", "")), 2)
+        written = match.group().replace(",", "")
+        old = round(float(written), 2)
         new = by_value.get(old)
-        return match.group() if new is None or old < _MIN_PLAIN_PRICE else f"{new:.2f}"
+        least = _MIN_PLAIN_PRICE if "." in written else _MIN_WHOLE_PRICE
+        return match.group() if new is None or old < least else f"{new:.2f}"
 
     def plain(piece: str, own: bool) -> str:
         piece = ids_pattern.sub(lambda m: change.renamed[m.group(1)], piece)

@@ -635,6 +635,7 @@ def test_prices_in_the_models_own_turns_change_with_the_results_and_the_agents_d
         {"role": "user", "content": "Budget 1,299.50 at most."},
         {"role": "tool", "content": json.dumps(HITS)},
         {"role": "assistant", "content": "4579992516 at 831.38 and 1422203170 at PHP 1,299.50 look right; 3 left."},
+        {"role": "assistant", "content": "Also 3619891064 at 3039 (sold 12)."},
     ]}  # fmt: skip
     change = plan_perturbation(request, "4579992516 is cheaper than 1422203170", seed="e:2")
     messages = apply_perturbation(request, change)["messages"]
@@ -642,6 +643,8 @@ def test_prices_in_the_models_own_turns_change_with_the_results_and_the_agents_d
     assert messages[0]["content"] == "Budget 1,299.50 at most."
     said = messages[2]["content"]
     assert f"at {new['4579992516']:.2f}" in said and f"PHP {new['1422203170']:.2f}" in said and "; 3 left." in said
+    tonewood = change.prices[change.renamed["3619891064"]]
+    assert messages[3]["content"] == f"Also {change.renamed['3619891064']} at {tonewood:.2f} (sold 12)."
 
 
 def test_a_request_without_product_data_is_left_alone():
