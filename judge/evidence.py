@@ -108,7 +108,10 @@ def _model_step(
     # Only choice 0 is kept at the top of ``response``: it is the turn the agent continued with.
     if not isinstance(call.response, dict):
         return None
-    ids, numbers = (None, None) if cut or not call.request else plain_tokens(call.request)
+    text = step_text(call.response)
+    # Only a response with a digit can name an id or a price: the others' requests are not read for provenance.
+    readable = not cut and call.request and any(c.isdigit() for c in text)
+    ids, numbers = plain_tokens(call.request) if readable else (None, None)
     return ModelStep(
         call_index=call.index,
         at_s=call.at_s,
@@ -117,7 +120,7 @@ def _model_step(
         completion_tokens=call.usage.completion_tokens,
         finish_reason=call.response.get("finish_reason"),
         status_code=call.status_code,
-        text=step_text(call.response),
+        text=text,
         tool_calls=_emitted_calls(call.response),
         dictation=dictation.get(call.index, []),
         request_ids=ids,
