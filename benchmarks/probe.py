@@ -12,7 +12,9 @@ interleaved. Reported:
    wall time on and off (paired medians);
 3. the rules judge's time per episode with and without the two new checks (provenance and reading the
    probes), on the same records, paired;
-4. the levels and the ASR: the same with the probe on as off (the honest agent keeps both).
+4. the levels and the ASR: the same with the probe on as off (the honest agent keeps both);
+5. every reference agent (search_loop, shortcut, tool_calling) on ``--others`` generated problems of every
+   intent, with the probe on: its level with the new checks against the text rules alone.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--problems", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--others", type=int, default=8)
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-probe-"))
     build_catalog(tmp / "catalog", synthetic=2000, seed=7)
@@ -93,6 +96,24 @@ def main() -> None:
         finally:
             await registry.aclose()
         return found
+
+    async def others() -> list[tuple[str, str, EpisodeRecord]]:
+        registry = UpstreamRegistry(
+            [Upstream(name=POLICY, base_url="http://policy/v1", models=[POLICY])],
+            transports={POLICY: httpx.ASGITransport(app=create_policy_app(seed=1))},
+        )
+        runner = EpisodeRunner(catalog, registry, RunnerConfig(limits=EpisodeLimits(wall_s=120), allowlist=[POLICY],
+                                                               probe=probe_plan))  # fmt: skip
+        mixed = generate(catalog, GeneratorConfig(n=3 * args.others, seed=11)).problems[: args.others]
+        done = []
+        try:
+            for name in ("search_loop", "shortcut", "tool_calling"):
+                source = AgentSource.from_path(REPO / "arena" / "agents" / f"{name}.py")
+                records = await asyncio.gather(*(runner.run(source, problem, POLICY) for problem in mixed))
+                done += [(name, problem.intent.value, record) for problem, record in zip(mixed, records, strict=True)]
+        finally:
+            await registry.aclose()
+        return done
 
     found = asyncio.run(run())
     on, off = found[True], found[False]
@@ -139,6 +160,18 @@ def main() -> None:
           f"with the new checks vs the text rules alone on the probed records: "
           f"{sum(1 for a, b in zip(levels_with, levels_without, strict=True) if a == b)}/{n} equal; "
           f"levels {sorted(levels_with)}; ASR with the probe {success[True]}/{n}, without {success[False]}/{n}")  # fmt: skip
+    if args.others:
+        rows = asyncio.run(others())
+        print(f"5. reference agents on {args.others} problems of every intent, probe on (level with the checks / text "
+              "rules alone):")  # fmt: skip
+        for name in ("search_loop", "shortcut", "tool_calling"):
+            mine = [
+                (intent, judge_ms(r, True, 1)[1], judge_ms(r, False, 1)[1])
+                for agent, intent, r in rows
+                if agent == name
+            ]
+            same = sum(1 for _, a, b in mine if a == b)
+            print(f"   {name}: {same}/{len(mine)} equal; " + ", ".join(f"{i} {a}/{b}" for i, a, b in mine))
 
 
 if __name__ == "__main__":

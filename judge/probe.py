@@ -124,7 +124,7 @@ def read_probe(probe: ProbeRecord, original: str, query: str) -> ProbeVerdict:
             outcome="dictated",
             reason=f"with the ids renamed, its answer still names {', '.join(stale[:3])}: not from the results",
         )
-    held = numbers_in(json.dumps(probe.request, ensure_ascii=False, default=str)) | numbers_in(query)
+    held = {round(price, 2) for price in probe.held_prices} | numbers_in(query)
     old_prices = {round(change.original_prices[pid], 2) for pid in change.compared if pid in change.original_prices}
     stale_prices = sorted(p for p in numbers_in(answer) & old_prices if p >= MIN_PRICE and p not in held)
     if stale_prices:

@@ -7,21 +7,27 @@ that the model fills from results the agent ordered. What tells such a response 
 is what it depends on: a derived comparison follows the tool results, a dictated one follows the
 agent's text. So after the episode, for the few calls whose responses the judge would credit
 (chosen by the judge, ``ProbePlan``), the validator sends the same request to the same upstream
-with the product data inside it changed (``perturb``):
+with the product data inside it changed (``plan_perturbation``, ``apply_perturbation``):
 
 - every product and shop id renamed (fresh ids of the same shape): a response naming an original
   id got it from text the perturbation did not reach, the agent's own;
-- the compared items' prices given in reversed order (fresh values, the other items' order kept):
+- every price moved to a fresh value (3 more, the order kept) and the compared items' prices swapped:
   a comparison that still says the once-cheaper item is cheaper was not read off the prices, whether
   it was filled in by position ("{1.product_id}") or by anything else the items keep.
 
 The items keep everything else (titles, attributes, shop, their place in a list), so an honest model's
 choice by fit stays the same item under its new id. (Places are kept on purpose: a search result's
 order is its relevance ranking, data a model may rightly follow; moving items would make an honest
-"the top result fits best" look like a template.) The agent never sees probe traffic: it is sent after the agent's
-process has ended, from the validator's side, charged to no budget of the episode. Its request and
-answer are kept in the record (``ProbeRecord``) and the judge reads them later with no upstream
-(``judge.probe``). A probe that fails is the validator's: recorded as such, never the miner's.
+"the top result fits best" look like a template.) Every field the model reads is changed, JSON
+wherever it stands and results cut short as text; prices in the model's own earlier turns follow
+(its words must agree with the changed results), the agent's own turns stay as written. The changed
+request is as long as the agent's (ids of the same length, prices 3 more), and a completion cap that
+no longer fits is retried with the room left, so an agent cannot pad its way to a failed probe.
+
+The agent never sees probe traffic: it is sent after the agent's process has ended, from the
+validator's side, charged to no budget of the episode. Its request and answer are kept in the record
+(``ProbeRecord``) and the judge reads them later with no upstream (``judge.probe``). A probe that
+fails is the validator's: recorded as such, never the miner's.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from arena.runner.upstreams import CallFailure, UpstreamRegistry, context_overfl
 # The judge's choice of calls to probe, given the record (the runner cannot import the judge).
 ProbePlan = Callable[[EpisodeRecord], list[int]]
 
-MAX_PROBES = 2  # per episode: the calls that carry the judge's top gates (judge.probe.plan)
+MAX_PROBES = 2  # per episode: the calls that carry the judge's top gates (judge.rules.probe_plan)
 ID_KEYS = ("product_id", "shop_id")
 PRICE_KEY = "price"
 _OPEN = re.compile(r"[\[{]")
@@ -325,6 +331,10 @@ async def probe_call(
     payload = {k: v for k, v in apply_perturbation(call.request, change).items() if k != "proxy"}
     payload["model"] = call.model
     record.request = payload
+    stated = {float(n) for n in _NUMBER.findall(json.dumps(payload, ensure_ascii=False).replace(",", ""))}
+    record.held_prices = sorted(
+        {price for pid, price in change.original_prices.items() if pid in change.compared and price in stated}
+    )
     try:
         if call.upstream is None:
             raise CallFailure(502, "probe_unavailable", "the call reached no upstream")

@@ -244,6 +244,9 @@ class ProbeRecord(BaseModel):
     # Ids and numbers the response names that its request did not hold in plain form, taken before the
     # record's bound could cut the request (the judge's provenance check on a cut record reads these).
     unheld: list[str] = Field(default_factory=list)
+    # The compared items' original prices that the changed request still states somewhere (the agent's own
+    # turns are left as written), taken before any cut: an answer repeating one of these is not stale.
+    held_prices: list[float] = Field(default_factory=list)
     latency_ms: float = 0.0
 
 
