@@ -49,6 +49,9 @@ from arena.runner.upstreams import CallFailure, UpstreamRegistry, context_overfl
 ProbePlan = Callable[[EpisodeRecord], list[int]]
 
 MAX_PROBES = 2  # per episode: the calls that carry the judge's top gates (judge.rules.probe_plan)
+# All of an episode's probes together, at most (and no more than one inference call's timeout): the worker
+# waits this long at worst after the agent has exited, however slow the upstream.
+PROBE_WALL_S = 60.0
 ID_KEYS = ("product_id", "shop_id")
 PRICE_KEY = "price"
 _OPEN = re.compile(r"[\[{]")
@@ -368,7 +371,8 @@ async def probe_call(
 async def run_probes(
     registry: UpstreamRegistry, record: EpisodeRecord, plan: ProbePlan, timeout_s: float
 ) -> list[ProbeRecord]:
-    """The probes the judge's ``plan`` asks for (at most ``MAX_PROBES``), one after another."""
+    """The probes the judge's ``plan`` asks for (at most ``MAX_PROBES``), one after another, within
+    ``PROBE_WALL_S`` (or ``timeout_s``, the episode's inference-call timeout, if shorter) in all."""
     try:
         # In a thread: the plan reads the whole record (the rules judge), and the loop serves other episodes.
         chosen = (await asyncio.to_thread(plan, record))[:MAX_PROBES]
@@ -377,12 +381,17 @@ async def run_probes(
     by_index = {call.index: call for call in record.llm_calls}
     known = known_data(record)
     probes = []
+    deadline = time.perf_counter() + min(timeout_s, PROBE_WALL_S)
     for index in chosen:
         call = by_index.get(index)
         if call is None or call.response is None:
             continue
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            probes.append(ProbeRecord(call_index=index, status="unavailable", error="the probes' time was spent"))
+            continue
         try:
-            probes.append(await probe_call(registry, call, f"{record.episode_id}:{index}", timeout_s, known))
+            probes.append(await probe_call(registry, call, f"{record.episode_id}:{index}", left, known))
         except Exception as exc:  # a bug of the probe's own: the validator's, and the episode stands
             probes.append(ProbeRecord(call_index=index, status="unavailable", error=f"probe failed: {exc!r}"[:500]))
     return probes

@@ -844,3 +844,34 @@ def test_a_probe_at_the_context_edge_gives_way_on_its_completion_cap():
     assert probe.status == "answered" and [body["max_tokens"] for body in seen] == [500, 96]
     original, changed = json.dumps(request["messages"]), json.dumps(probe.request["messages"])
     assert abs(len(changed) - len(original)) <= len(HITS) * 2  # as long, give or take a carry per price
+
+
+def test_a_slow_upstream_bounds_the_probes_and_is_the_validators():
+    """A probe past its time is recorded unavailable (the validator's), the judgment stands on the other rules."""
+    from arena.runner.probe import run_probes
+
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def complete(request: Request):
+        await asyncio.sleep(5)
+        return JSONResponse({}, status_code=500)
+
+    record, _ = probed(SAID, None)
+    record.probes = []
+
+    async def go():
+        registry = UpstreamRegistry(
+            [Upstream(name="vllm", base_url="http://vllm/v1", models=[record.llm_calls[0].model])],
+            transports={"vllm": httpx.ASGITransport(app=app)},
+        )
+        try:
+            return await run_probes(registry, record, lambda _record: [0], timeout_s=0.3)
+        finally:
+            await registry.aclose()
+
+    (probe,) = asyncio.run(go())
+    assert probe.status == "unavailable" and "did not finish within" in (probe.error or ""), probe.error
+    record.probes = [probe]
+    judgment = RULES.judge_now(record)
+    assert judgment.level == 0.9 and "probe unavailable" in judgment.explanation
