@@ -18,8 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from arena.runner.record import EpisodeRecord, LLMCallRecord
+from arena.runner.record import EpisodeRecord, LLMCallRecord, ProbeRecord
 from judge.dictation import dictation_by_call
+from judge.probe import plain_tokens
+
+# Kinds of limits_hit that say the record's text was cut (arena.runner.storable): a cut request may have
+# lost the id a response names, so on such a record provenance reads what the probe noted before the cut.
+_CUT = frozenset({"record_bytes", "record_depth"})
 
 
 class ModelStep(BaseModel):
@@ -37,6 +42,11 @@ class ModelStep(BaseModel):
     # Request text the agent wrote that this request added (judge.dictation): never evidence, only
     # what the model's words are checked against. Never shown to an LLM judge.
     dictation: list[str] = Field(default_factory=list)
+    # What the request held in plain form (judge.probe's provenance check): ids and numbers a model can
+    # have read. None: not known (the record's text was cut to store it), and the check is skipped.
+    request_ids: set[str] | None = None
+    request_numbers: set[float] | None = None
+    unheld: set[str] | None = None  # on a cut record, for a probed call: what its request did not hold
 
 
 class ToolStep(BaseModel):
@@ -58,6 +68,7 @@ class Evidence(BaseModel):
     unanswered_calls: int = 0  # refused or failed before any model output: they earn nothing
     final_recommendation: list[str] | None = None
     termination: str
+    probes: list[ProbeRecord] = Field(default_factory=list)  # the validator's re-asks (arena.runner.probe)
 
     @property
     def model_answered(self) -> bool:
@@ -91,10 +102,16 @@ def _emitted_calls(response: dict[str, Any]) -> list[dict[str, Any]]:
     return emitted
 
 
-def _model_step(call: LLMCallRecord, dictation: dict[int, list[str]]) -> ModelStep | None:
+def _model_step(
+    call: LLMCallRecord, dictation: dict[int, list[str]], cut: bool, unheld: dict[int, set[str]]
+) -> ModelStep | None:
     # Only choice 0 is kept at the top of ``response``: it is the turn the agent continued with.
     if not isinstance(call.response, dict):
         return None
+    text = step_text(call.response)
+    # Only a response with a digit can name an id or a price: the others' requests are not read for provenance.
+    readable = not cut and call.request and any(c.isdigit() for c in text)
+    ids, numbers = plain_tokens(call.request) if readable else (None, None)
     return ModelStep(
         call_index=call.index,
         at_s=call.at_s,
@@ -103,15 +120,20 @@ def _model_step(call: LLMCallRecord, dictation: dict[int, list[str]]) -> ModelSt
         completion_tokens=call.usage.completion_tokens,
         finish_reason=call.response.get("finish_reason"),
         status_code=call.status_code,
-        text=step_text(call.response),
+        text=text,
         tool_calls=_emitted_calls(call.response),
         dictation=dictation.get(call.index, []),
+        request_ids=ids,
+        request_numbers=numbers,
+        unheld=unheld.get(call.index) if cut else None,
     )
 
 
 def build_evidence(record: EpisodeRecord) -> Evidence:
     dictation = dictation_by_call(record)
-    steps = [step for call in record.llm_calls if (step := _model_step(call, dictation)) is not None]
+    cut = any(hit.limit in _CUT for hit in record.limits_hit)
+    unheld = {probe.call_index: set(probe.unheld) for probe in record.probes}
+    steps = [step for call in record.llm_calls if (step := _model_step(call, dictation, cut, unheld)) is not None]
     tools = [
         ToolStep(
             index=call.index,
@@ -133,4 +155,5 @@ def build_evidence(record: EpisodeRecord) -> Evidence:
         unanswered_calls=len(record.llm_calls) - len(steps),
         final_recommendation=record.final_recommendation,
         termination=record.termination.value,
+        probes=record.probes,
     )

@@ -23,6 +23,12 @@ and its dictated share of the completion tokens does not count for gate 1: a
 response that is all dictation (``ALL_DICTATED``) counts no tokens, so an
 episode whose model output is all dictated is level 0.1 at most.
 
+Encoded and template dictation (``judge.probe``): a response that names an id or price its request
+does not hold in plain form decoded it from the agent's text (``provenance``), and a response whose
+counterfactual probe (the request re-asked with the product data changed) does not follow the change
+was written by the agent (``probe``). Either forfeits the episode's credit: level 0.1 at most. A probe
+that could not be made is named ("probe unavailable") and the other rules stand.
+
 What it cannot see: whether a comparison is *sound*. That is the LLM judge's
 part; the rules only make sure the material for it exists.
 """
@@ -31,18 +37,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 
 from pydantic import BaseModel, Field
 
 from arena.runner.record import EpisodeRecord
-from judge.dictation import ALL_DICTATED, DICTATION_RULE, Dictation, blank, is_echo
+from judge.dictation import ALL_DICTATED, DICTATION_RULE, Dictation, blank, is_echo, numbers_in
 from judge.evidence import Evidence, ModelStep, build_evidence
+from judge.probe import PROBE_RULE, PROVENANCE_RULE, ProbeVerdict, choose, read_probe
 from judge.rubric import MIN_COMPLETION_TOKENS, RUBRIC_VERSION, Level, coefficient, level_from_gates, spec
 from judge.tool_facts import Cited, StepFindings, ToolFacts
 from judge.verdict import JudgeCost, ReasoningJudgment
 
 RULES_JUDGE = "rules"
+_PLAIN_ID = re.compile(r"[a-z0-9][a-z0-9_\-]*")
 _SHOWN = 4  # items named per finding in an explanation
 
 
@@ -56,7 +65,14 @@ class RulesFindings(BaseModel):
     max_completion_tokens: int
     max_own_tokens: int = 0  # the most completion tokens of one response that are not dictation
     steps: list[StepFindings] = Field(default_factory=list)
+    text_gates: list[bool] = Field(default_factory=list)  # the gates before provenance and the probe
+    probes: list[ProbeVerdict] = Field(default_factory=list)  # one per probe in the record
+    undecodable: list[str] = Field(default_factory=list)  # provenance: "call N: id" named but not in its request
     explanation: str
+
+    @property
+    def dictated_by_probe(self) -> list[ProbeVerdict]:
+        return [verdict for verdict in self.probes if verdict.outcome == "dictated"]
 
     def first_step(self, gate: int) -> StepFindings | None:
         test = {2: lambda s: s.analyses, 3: lambda s: bool(s.cited), 4: lambda s: s.compares}[gate]
@@ -67,11 +83,36 @@ def _argument_text(evidence: Evidence) -> str:
     return " ".join(str(value) for tool in evidence.tools for value in tool.arguments.values())
 
 
+def _unreadable(step: ModelStep, found: StepFindings) -> list[str]:
+    """Data the response names that its request did not hold in plain form (judge.probe, provenance)."""
+    if step.request_ids is None or step.request_numbers is None:
+        if step.unheld is None:
+            return []
+        unheld = step.unheld  # the record was cut: what the probe noted of the request before the cut
+        numbers = {value for item in unheld for value in numbers_in(item)}
+        return [
+            datum
+            for datum in found.candidates + found.data
+            if datum.lower() in unheld or (numbers_in(datum) & numbers and not _PLAIN_ID.fullmatch(datum.lower()))
+        ]
+    missing = [c for c in found.candidates if c not in step.request_ids]
+    for datum in found.data:
+        key = datum.lower()
+        if any(c.isdigit() for c in key) and _PLAIN_ID.fullmatch(key):
+            if key not in step.request_ids and not (numbers_in(datum) & step.request_numbers):
+                missing.append(datum)
+        elif (values := numbers_in(datum)) and not values & step.request_numbers:
+            missing.append(datum)
+    return missing
+
+
 def analyse(evidence: Evidence) -> RulesFindings:
     facts = ToolFacts(evidence.query, _argument_text(evidence))
     dictation = Dictation()
     dictation.learn(evidence.query)
     steps: list[StepFindings] = []
+    undecodable: list[str] = []
+    texts: dict[int, str] = {}
     for item in evidence.timeline():
         if not isinstance(item, ModelStep):
             if item.ok and item.result is not None:
@@ -98,6 +139,8 @@ def analyse(evidence: Evidence) -> RulesFindings:
                 cues=found.cues,
             )
         )
+        texts[item.call_index] = item.text
+        undecodable += [f"call {item.call_index}: {datum}" for datum in _unreadable(item, steps[-1])]
         dictation.learn(item.text)  # the model's own words, sent back later, are not the agent's
     max_tokens = max((s.completion_tokens for s in evidence.steps), default=0)
     max_own = max((s.own_tokens for s in steps), default=0)
@@ -107,6 +150,10 @@ def analyse(evidence: Evidence) -> RulesFindings:
         any(s.cited for s in steps),
         any(s.compares for s in steps),
     ]
+    probes = [read_probe(probe, texts.get(probe.call_index, ""), evidence.query) for probe in evidence.probes]
+    text_gates = list(gates)
+    if undecodable or any(v.outcome == "dictated" for v in probes):
+        gates = [False] * len(gates)  # shown dictating once: no response of the episode is credited
     passed = 0
     while passed < len(gates) and gates[passed]:
         passed += 1
@@ -119,10 +166,21 @@ def analyse(evidence: Evidence) -> RulesFindings:
         max_completion_tokens=max_tokens,
         max_own_tokens=max_own,
         steps=steps,
+        text_gates=text_gates,
+        probes=probes,
+        undecodable=undecodable,
         explanation="",
     )
     findings.explanation = _explain(findings)
     return findings
+
+
+def probe_plan(record: EpisodeRecord) -> list[int]:
+    """The calls the runner should probe (arena.runner.probe.ProbePlan): those carrying the top gates of the
+    text rules, even where provenance already found dictation (the probe keeps what the request held, should
+    the record's bound cut it later)."""
+    found = analyse(build_evidence(record))
+    return choose(found.steps, found.text_gates, MIN_COMPLETION_TOKENS)
 
 
 def _names(items: list[str]) -> str:
@@ -136,6 +194,21 @@ def _explain(findings: RulesFindings) -> str:
         refused = f"; {findings.unanswered_calls} call(s) got no model output" if findings.unanswered_calls else ""
         return f"{head}: no inference call was answered by the model{refused}."
     parts = [f"{findings.answered_calls} model response(s), longest {findings.max_completion_tokens} completion tokens"]
+    if findings.undecodable:
+        parts.append(
+            f"{PROVENANCE_RULE} rule: {_names(findings.undecodable)} named but not in plain form in its request "
+            "(decoded from text the agent wrote: nothing of the episode credited)"
+        )
+    for verdict in findings.dictated_by_probe[:1]:
+        parts.append(
+            f"{PROBE_RULE} rule: call {verdict.call_index}, re-asked with the tool data changed: {verdict.reason} "
+            "(dictated: nothing of the episode credited)"
+        )
+    unavailable = [v for v in findings.probes if v.outcome == "unavailable"]
+    if unavailable:
+        parts.append(unavailable[0].reason)
+    if findings.undecodable or findings.dictated_by_probe:
+        return f"{head}: " + "; ".join(parts) + "."
     dictated = _dictation_note(findings)
     if dictated:
         parts.append(dictated)

@@ -56,6 +56,7 @@ def run_agent(
     from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
     from arena.runner.sandbox import SandboxUnavailable
     from arena.shop.index import CatalogIndex, CatalogIndexError
+    from judge.rules import probe_plan
 
     settings = settings_or_fail(config)
     score_mode = score_mode_or_fail(mode)
@@ -79,7 +80,9 @@ def run_agent(
     if unsafe_no_sandbox:
         err.print("[bold red]WARNING: --unsafe-no-sandbox runs the agent with YOUR user's full access. "
                   "Never use it for code you did not write.[/]")  # fmt: skip
-    runner_config = RunnerConfig(limits=settings.runner.limits, sandbox=not unsafe_no_sandbox, allowlist=[model])
+    runner_config = RunnerConfig(
+        limits=settings.runner.limits, sandbox=not unsafe_no_sandbox, allowlist=[model], probe=probe_plan
+    )
     try:
         runner = EpisodeRunner(index, registry, runner_config, knowledge=knowledge_base)
     except SandboxUnavailable as exc:

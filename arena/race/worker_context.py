@@ -16,6 +16,7 @@ from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeCorpus
 from arena.store import Store
 from judge.batch import Judge
+from judge.rules import probe_plan
 
 
 @dataclass
@@ -49,7 +50,7 @@ class WorkerContext:
         if key not in self._runners:
             config = RunnerConfig(
                 limits=self.limits, sandbox=self.race.sandbox, allowlist=[model], pin=pin, runtime_dir=self.runtime_dir,
-                work_dir=self.work_dir,
+                work_dir=self.work_dir, probe=probe_plan,
             )  # fmt: skip
             self._runners[key] = EpisodeRunner(self.catalog, self.registry, config, knowledge=self.knowledge)
         return self._runners[key]

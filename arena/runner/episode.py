@@ -20,6 +20,7 @@ from arena.runner.faults import boot_fault
 from arena.runner.grace import TerminateGrace
 from arena.runner.launch import SandboxLaunch
 from arena.runner.limits import LimitLog
+from arena.runner.probe import ProbePlan, run_probes
 from arena.runner.process import ProcessResult
 from arena.runner.proxy import InferenceProxy, SamplingPin, UpstreamRegistry
 from arena.runner.record import (
@@ -72,6 +73,9 @@ class RunnerConfig(BaseModel):
     # Benchmark-only switch (benchmarks/episode.py): False runs the sandbox without the syscall
     # filter, the bounded /tmp, the /proc masks, the CPU monitor and the status channel.
     defences: bool = True
+    # The judge's choice of calls to re-ask with the tool data changed (arena.runner.probe; the validator and
+    # run-agent pass judge.rules.probe_plan). None: no probe; the judge then stands on its other rules.
+    probe: ProbePlan | None = None
 
 
 class EpisodeRunner:
@@ -235,6 +239,11 @@ class EpisodeRunner:
                 ),
             },
         )
+        if self.config.probe is not None and any(call.response is not None for call in record.llm_calls):
+            # After the agent's process has ended: it never sees probe traffic, nor pays for it.
+            probe_started = time.perf_counter()
+            record.probes = await run_probes(self.registry, record, self.config.probe, limits.llm_call_timeout_s)
+            record.timings["probe_ms"] = round((time.perf_counter() - probe_started) * 1000, 2)
         record.validator_fault = record.validator_fault or boot_fault(session.booted_s is not None, result.exit_code, result.signal, result.timed_out)  # fmt: skip
         # The one boundary: whatever the agent wrote, the record stores on every backend (what changed is named).
         return make_storable(record)

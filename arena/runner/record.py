@@ -217,6 +217,39 @@ class ResourceUsage(BaseModel):
     peak_memory_bytes: int = 0
 
 
+class Perturbation(BaseModel):
+    """What the probe changed, so the judge can read its answer against it."""
+
+    renamed: dict[str, str] = Field(default_factory=dict)  # original id -> the probe's id (products and shops)
+    prices: dict[str, float] = Field(default_factory=dict)  # the probe's product id -> its price in the probe
+    original_prices: dict[str, float] = Field(default_factory=dict)  # original product id -> its price
+    compared: list[str] = Field(default_factory=list)  # original product ids the response named
+
+
+class ProbeRecord(BaseModel):
+    """One probe: the perturbed request as sent, what came back (or why nothing did)."""
+
+    call_index: int  # the episode's inference call it re-asks
+    upstream: str | None = None
+    model: str = ""
+    request: dict[str, Any] = Field(default_factory=dict)
+    response: dict[str, Any] | None = None  # like LLMCallRecord.response
+    completion_tokens: int = 0
+    prompt_tokens: int = 0
+    # "answered"; "unavailable": the validator's failure (upstream down or erroring), never the miner's;
+    # "unchanged": the request held no product data to change.
+    status: Literal["answered", "unavailable", "unchanged"]
+    error: str | None = None
+    perturbation: Perturbation = Field(default_factory=Perturbation)
+    # Ids and numbers the response names that its request did not hold in plain form, taken before the
+    # record's bound could cut the request (the judge's provenance check on a cut record reads these).
+    unheld: list[str] = Field(default_factory=list)
+    # The compared items' original prices that the changed request still states somewhere (the agent's own
+    # turns are left as written), taken before any cut: an answer repeating one of these is not stale.
+    held_prices: list[float] = Field(default_factory=list)
+    latency_ms: float = 0.0
+
+
 class EpisodeRecord(BaseModel):
     version: int = RECORD_VERSION
     episode_id: str
@@ -246,6 +279,8 @@ class EpisodeRecord(BaseModel):
     # "problem" when web_search read only this problem's pages and neutral ones (issue 30); None on a
     # record made before that filter, whose web_search answers may hold other problems' answer pages.
     knowledge_scope: Literal["problem"] | None = None
+    # The counterfactual probes (arena.runner.probe): the validator's re-asks, never the agent's calls.
+    probes: list[ProbeRecord] = Field(default_factory=list)
 
     def inference_tokens(self) -> TokenUsage:
         total = TokenUsage()

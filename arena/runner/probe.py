@@ -1,0 +1,397 @@
+"""The counterfactual probe: the agent's own request re-asked with the validator's data changed.
+
+A response can state a comparison the model never made: the agent decoded nothing itself, yet its
+request carries the answer in a form no text match sees (a cipher, reversed text, numbers as words
+spread over turns, an acrostic), or a template ("{1.product_id} is cheaper than {2.product_id}")
+that the model fills from results the agent ordered. What tells such a response from a derived one
+is what it depends on: a derived comparison follows the tool results, a dictated one follows the
+agent's text. So after the episode, for the few calls whose responses the judge would credit
+(chosen by the judge, ``ProbePlan``), the validator sends the same request to the same upstream
+with the product data inside it changed (``plan_perturbation``, ``apply_perturbation``):
+
+- every product and shop id renamed (fresh ids of the same shape): a response naming an original
+  id got it from text the perturbation did not reach, the agent's own;
+- every price moved to a fresh value (3 more, the order kept) and the compared items' prices swapped:
+  a comparison that still says the once-cheaper item is cheaper was not read off the prices, whether
+  it was filled in by position ("{1.product_id}") or by anything else the items keep.
+
+The items keep everything else (titles, attributes, shop, their place in a list), so an honest model's
+choice by fit stays the same item under its new id. (Places are kept on purpose: a search result's
+order is its relevance ranking, data a model may rightly follow; moving items would make an honest
+"the top result fits best" look like a template.) Every field the model reads is changed, JSON
+wherever it stands and results cut short as text; prices in the model's own earlier turns follow
+(its words must agree with the changed results), the agent's own turns stay as written. The changed
+request is as long as the agent's (ids of the same length, prices 3 more), and a completion cap that
+no longer fits is retried with the room left, so an agent cannot pad its way to a failed probe.
+
+The agent never sees probe traffic: it is sent after the agent's process has ended, from the
+validator's side, charged to no budget of the episode. Its request and answer are kept in the record
+(``ProbeRecord``) and the judge reads them later with no upstream (``judge.probe``). A probe that
+fails is the validator's: recorded as such, never the miner's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from arena.runner.record import EpisodeRecord, LLMCallRecord, Perturbation, ProbeRecord
+from arena.runner.upstream_answers import completion_record, parse_usage
+from arena.runner.upstreams import CallFailure, UpstreamRegistry, context_overflow, fetch_chat
+
+# The judge's choice of calls to probe, given the record (the runner cannot import the judge).
+ProbePlan = Callable[[EpisodeRecord], list[int]]
+
+MAX_PROBES = 2  # per episode: the calls that carry the judge's top gates (judge.rules.probe_plan)
+# All of an episode's probes together, at most (and no more than one inference call's timeout): the worker
+# waits this long at worst after the agent has exited, however slow the upstream.
+PROBE_WALL_S = 60.0
+ID_KEYS = ("product_id", "shop_id")
+PRICE_KEY = "price"
+_OPEN = re.compile(r"[\[{]")
+_MAX_JSON_SPANS = 64  # JSON values looked for in one string
+# A price in the model's own prose ("3,039.00", "831.38"); small numbers are counts more often than prices.
+# Whole numbers too ("3039" for 3039.0), from 100 up: below, a count is likelier than a price.
+_PLAIN_NUMBER = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d{3,})(?![\w,]|\.\d)")
+_MIN_PLAIN_PRICE = 10.0
+_MIN_WHOLE_PRICE = 100.0
+# Request fields that are no text the model reads: the proxy's own note, and the model's name.
+_NOT_READ = frozenset({"proxy", "model"})
+_PRICE_FIELD = re.compile(r'("price"\s*:\s*)(\d+(?:\.\d+)?)')
+_ID_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9_\-]*(?![A-Za-z0-9])")
+
+
+# --- the perturbation -------------------------------------------------------------------------------------
+
+
+def _json_values(text: str) -> Iterator[tuple[int, int, Any]]:
+    """The JSON arrays and objects inside ``text`` (start, end, value), the whole text first."""
+    stripped = text.strip()
+    if stripped[:1] in ("[", "{"):
+        try:
+            yield 0, len(text), json.loads(text)
+            return
+        except (ValueError, RecursionError):
+            pass
+    decoder = json.JSONDecoder()
+    position, tries = 0, 0
+    while tries < _MAX_JSON_SPANS and (found := _OPEN.search(text, position)) is not None:
+        tries += 1
+        try:
+            value, end = decoder.raw_decode(text, found.start())
+        except (ValueError, RecursionError):
+            position = found.start() + 1
+            continue
+        if isinstance(value, dict | list):
+            yield found.start(), end, value
+        position = end
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack += list(item.values())
+        elif isinstance(item, list):
+            stack += item
+
+
+def _products(value: Any, found: dict[str, float | None], depth: int = 0) -> None:
+    """Product ids inside ``value``, with the first price given for each."""
+    if depth > 32:
+        return
+    if isinstance(value, dict):
+        pid = value.get("product_id")
+        if isinstance(pid, str | int) and not isinstance(pid, bool):
+            price = value.get(PRICE_KEY)
+            number = float(price) if isinstance(price, int | float) and not isinstance(price, bool) else None
+            if found.get(str(pid)) is None:
+                found[str(pid)] = number
+        for child in value.values():
+            _products(child, found, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _products(item, found, depth + 1)
+
+
+def _other_ids(value: Any, found: set[str], depth: int = 0) -> None:
+    if depth > 32:
+        return
+    if isinstance(value, dict):
+        for key, child in value.items():
+            if key in ID_KEYS and isinstance(child, str | int) and not isinstance(child, bool):
+                found.add(str(child))
+            else:
+                _other_ids(child, found, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _other_ids(item, found, depth + 1)
+
+
+def _fresh_id(original: str, rng: random.Random, taken: set[str]) -> str:
+    """An id of the same shape (digits for digits, letters kept), none the episode has."""
+    for _ in range(100):
+        chars = list(original)
+        for i, c in enumerate(chars):
+            if c.isdigit():
+                chars[i] = str(rng.randrange(1 if i == 0 else 0, 10))
+        candidate = "".join(chars)
+        if candidate not in taken:
+            taken.add(candidate)
+            return candidate
+    candidate = f"{original}{rng.randrange(10**6)}"  # ids too short to vary: longer, still unseen
+    taken.add(candidate)
+    return candidate
+
+
+def _fresh_prices(prices: set[float]) -> dict[float, float]:
+    """For each price, a new one that no item of the episode has (so a stated original price is stale), in the
+    same order (a strictly increasing map) and, but for a carry, as many characters: 3 more, its decimals kept.
+    So the changed request is as long as the agent's, give or take a digit: a request the upstream took is one
+    it takes changed, and an agent cannot pad its way to a probe that fails."""
+    mapping: dict[float, float] = {}
+    last = float("-inf")
+    for price in sorted(prices):
+        value = round(price + 3.0, 2)
+        while value in prices or value <= last:
+            value = round(value + 0.01, 2)
+        mapping[price] = last = value
+    return mapping
+
+
+def known_data(record: EpisodeRecord) -> tuple[dict[str, float | None], set[str]]:
+    """Every product id (with its price) and shop id the episode's tool results showed."""
+    products: dict[str, float | None] = {}
+    others: set[str] = set()
+    for call in record.tool_calls:
+        if call.ok and call.result is not None:
+            _products(call.result, products)
+            _other_ids(call.result, others)
+    return products, others
+
+
+def plan_perturbation(
+    request: dict[str, Any],
+    response_text: str,
+    seed: str,
+    known: tuple[dict[str, float | None], set[str]] | None = None,
+) -> Perturbation:
+    """Decides the changes for one request: the product and shop ids in it (as JSON, and as ``known`` ids of
+    the episode's tool results wherever they appear, such as a result cut short that no longer parses) and
+    the ids ``response_text`` names."""
+    found: dict[str, float | None] = {}
+    others: set[str] = set()
+    strings = list(_strings({key: item for key, item in request.items() if key not in _NOT_READ}))
+    for text in strings:
+        for _, _, value in _json_values(text):
+            _products(value, found)
+            _other_ids(value, others)
+    if known is not None:
+        present = {t for text in strings for t in _ID_TOKEN.findall(text)}
+        for pid, price in known[0].items():
+            if pid in present and found.get(pid) is None:
+                found[pid] = price
+        others |= known[1] & present
+    if not found:
+        return Perturbation()
+    rng = random.Random(hashlib.sha256(seed.encode()).digest())
+    taken = set(found) | others | (set(known[0]) | known[1] if known is not None else set())
+    renamed = {original: _fresh_id(original, rng, taken) for original in sorted(found)}
+    renamed |= {original: _fresh_id(original, rng, taken) for original in sorted(others - set(found))}
+    named = {t.lower() for t in _ID_TOKEN.findall(response_text)}
+    compared = [pid for pid in found if pid.lower() in named]
+    originals = {pid: price for pid, price in found.items() if price is not None}
+    fresh = _fresh_prices(set(originals.values()))
+    # The compared items' prices in reversed order: the cheapest gets the dearest's (made fresh).
+    ranked = sorted((pid for pid in compared if pid in originals), key=lambda pid: originals[pid])
+    source = dict(zip(ranked, reversed(ranked), strict=True))
+    prices = {renamed[pid]: fresh[originals[source.get(pid, pid)]] for pid in sorted(originals)}
+    return Perturbation(renamed=renamed, prices=prices, original_prices=originals, compared=compared)
+
+
+def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[str, Any]:
+    """The request with every JSON value in its text (messages, tools, any field) rewritten by ``change``, and
+    ids in plain text renamed."""
+    if not change.renamed:
+        return request
+    ids_pattern = re.compile(
+        r"(?<![A-Za-z0-9])("
+        + "|".join(re.escape(i) for i in sorted(change.renamed, key=len, reverse=True))
+        + r")(?![A-Za-z0-9])"
+    )
+
+    def value(item: Any, depth: int = 0, own: bool = False) -> Any:
+        """``own``: inside an assistant turn (the model's own words) or a tool message, where a plain number
+        that is an item's price is that item's price in the probe too (the agent's turns are left as written)."""
+        if depth > 32:
+            return item
+        if isinstance(item, dict):
+            own = own or item.get("role") in ("assistant", "tool")
+            out: dict[str, Any] = {}
+            for key, child in item.items():
+                if key in ID_KEYS and isinstance(child, str | int) and not isinstance(child, bool):
+                    new = change.renamed.get(str(child), str(child))
+                    out[key] = int(new) if isinstance(child, int) and new.isdigit() else new
+                elif key == PRICE_KEY and isinstance(child, int | float) and not isinstance(child, bool):
+                    pid = str(item.get("product_id", ""))
+                    out[key] = change.prices.get(change.renamed.get(pid, ""), child)
+                else:
+                    out[key] = value(child, depth + 1, own)
+            return out
+        if isinstance(item, list):
+            return [value(child, depth + 1, own) for child in item]
+        if isinstance(item, str):
+            return text(item, own)
+        return item
+
+    # Outside parsed JSON (a result cut short, say): a "price" field whose value is an item's is that item's
+    # price in the probe (by value: two items at one price keep one new price, their order unchanged).
+    by_value: dict[float, float] = {}
+    for pid, amount in sorted(change.original_prices.items()):
+        by_value.setdefault(round(amount, 2), change.prices[change.renamed[pid]])
+
+    def price_field(match: re.Match[str]) -> str:
+        new = by_value.get(round(float(match.group(2)), 2))
+        return match.group(0) if new is None else f"{match.group(1)}{new}"
+
+    def number(match: re.Match[str]) -> str:
+        written = match.group().replace(",", "")
+        old = round(float(written), 2)
+        new = by_value.get(old)
+        least = _MIN_PLAIN_PRICE if "." in written else _MIN_WHOLE_PRICE
+        return match.group() if new is None or old < least else f"{new:.2f}"
+
+    def plain(piece: str, own: bool) -> str:
+        piece = ids_pattern.sub(lambda m: change.renamed[m.group(1)], piece)
+        piece = _PRICE_FIELD.sub(price_field, piece)
+        return _PLAIN_NUMBER.sub(number, piece) if own else piece
+
+    def text(string: str, own: bool = False) -> str:
+        pieces, cursor = [], 0
+        for start, end, found in _json_values(string):
+            pieces.append(plain(string[cursor:start], own))
+            pieces.append(json.dumps(value(found, 0, own), ensure_ascii=False))
+            cursor = end
+        pieces.append(plain(string[cursor:], own))
+        return "".join(pieces)
+
+    probed = dict(request)
+    for key, item in request.items():
+        if key not in _NOT_READ:  # messages, and any other field the model reads (a tool's description)
+            probed[key] = value(item)
+    return probed
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def unheld(request: dict[str, Any], text: str) -> list[str]:
+    """Id-like tokens (with a digit) and numbers of ``text`` that the request does not hold as such."""
+    held_text = json.dumps(request, ensure_ascii=False, default=str)
+    held = {token.lower() for token in _ID_TOKEN.findall(held_text)}
+    numbers = {float(n) for n in _NUMBER.findall(held_text.replace(",", ""))}
+    missing = {t.lower() for t in _ID_TOKEN.findall(text) if any(c.isdigit() for c in t) and t.lower() not in held}
+    missing |= {n for n in _NUMBER.findall(text.replace(",", "")) if float(n) not in numbers and n.lower() not in held}
+    return sorted(missing)[:64]
+
+
+# --- sending it ----------------------------------------------------------------------------------------------
+
+
+def response_text(response: dict[str, Any] | None) -> str:
+    if not isinstance(response, dict):
+        return ""
+    parts = [response.get(key) for key in ("reasoning_content", "content")]
+    return "\n".join(part for part in parts if isinstance(part, str) and part.strip())
+
+
+async def probe_call(
+    registry: UpstreamRegistry,
+    call: LLMCallRecord,
+    seed: str,
+    timeout_s: float,
+    known: tuple[dict[str, float | None], set[str]] | None = None,
+) -> ProbeRecord:
+    """Re-asks ``call``'s request, perturbed, of the upstream that answered it. Never raises: a failure is
+    recorded as ``unavailable`` (the validator's), and a request with no product data in it as ``unchanged``."""
+    started = time.perf_counter()
+    record = ProbeRecord(call_index=call.index, upstream=call.upstream, model=call.model, status="unavailable")
+    change = plan_perturbation(call.request, response_text(call.response), seed, known)
+    record.perturbation = change
+    record.unheld = unheld(call.request, response_text(call.response))
+    if not change.renamed:
+        record.status = "unchanged"  # nothing of the validator's to change: the judge reads the ids alone
+        return record
+    payload = {k: v for k, v in apply_perturbation(call.request, change).items() if k != "proxy"}
+    payload["model"] = call.model
+    record.request = payload
+    stated = {float(n) for n in _NUMBER.findall(json.dumps(payload, ensure_ascii=False).replace(",", ""))}
+    record.held_prices = sorted(
+        {price for pid, price in change.original_prices.items() if pid in change.compared and price in stated}
+    )
+    try:
+        if call.upstream is None:
+            raise CallFailure(502, "probe_unavailable", "the call reached no upstream")
+        link = registry.link(call.upstream)
+        deadline = time.perf_counter() + timeout_s
+        try:
+            _, answer = await fetch_chat(link, payload, call.upstream, deadline, timeout_s)
+        except CallFailure as failure:
+            # The changed request a few tokens longer than a prompt at the context's edge: the completion's
+            # cap gives way, as the proxy's own retry does (arena.runner.proxy).
+            overflow = context_overflow(failure.message) if failure.status == 400 else None
+            if overflow is None or overflow[0] - overflow[1] < 1:
+                raise
+            payload["max_tokens"] = overflow[0] - overflow[1]
+            payload.pop("max_completion_tokens", None)
+            _, answer = await fetch_chat(link, payload, call.upstream, deadline, timeout_s)
+    except (CallFailure, KeyError) as exc:
+        record.error = str(exc)[:500]
+    except Exception as exc:  # the probe is the validator's: whatever fails, the episode stands
+        record.error = f"{type(exc).__name__}: {exc}"[:500]
+    else:
+        record.response = completion_record(answer)
+        usage = parse_usage(answer.get("usage"))
+        if usage is not None:
+            record.completion_tokens, record.prompt_tokens = usage.completion_tokens, usage.prompt_tokens
+        record.status = "answered"
+    record.latency_ms = round((time.perf_counter() - started) * 1000.0, 2)
+    return record
+
+
+async def run_probes(
+    registry: UpstreamRegistry, record: EpisodeRecord, plan: ProbePlan, timeout_s: float
+) -> list[ProbeRecord]:
+    """The probes the judge's ``plan`` asks for (at most ``MAX_PROBES``), one after another, within
+    ``PROBE_WALL_S`` (or ``timeout_s``, the episode's inference-call timeout, if shorter) in all."""
+    try:
+        # In a thread: the plan reads the whole record (the rules judge), and the loop serves other episodes.
+        chosen = (await asyncio.to_thread(plan, record))[:MAX_PROBES]
+    except Exception as exc:  # the validator's own planner failing: recorded, the episode stands
+        return [ProbeRecord(call_index=-1, status="unavailable", error=f"probe plan failed: {exc}"[:500])]
+    by_index = {call.index: call for call in record.llm_calls}
+    known = known_data(record)
+    probes = []
+    deadline = time.perf_counter() + min(timeout_s, PROBE_WALL_S)
+    for index in chosen:
+        call = by_index.get(index)
+        if call is None or call.response is None:
+            continue
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            probes.append(ProbeRecord(call_index=index, status="unavailable", error="the probes' time was spent"))
+            continue
+        try:
+            probes.append(await probe_call(registry, call, f"{record.episode_id}:{index}", left, known))
+        except Exception as exc:  # a bug of the probe's own: the validator's, and the episode stands
+            probes.append(ProbeRecord(call_index=index, status="unavailable", error=f"probe failed: {exc!r}"[:500]))
+    return probes
