@@ -18,6 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -28,6 +33,7 @@ from arena.runner.proxy import UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
 from tests.arena.runner.test_hostile_kernel_memory import _host_offers_memory_cgroup
+from tests.arena.runner.test_hostile_resources import NON_ROOT_SCRIPT, REPO
 
 SUPPORT = Path(__file__).parents[2] / "support" / "hostile_sandbox_agents"
 EPISODE_MEMORY = 128 * 1024**2
@@ -74,13 +80,21 @@ def test_an_answer_changed_after_terminate_from_a_loose_process_is_refused(runs,
     assert record.usage.wall_s < LIMITS.wall_s / 2  # ended at its terminate, not held to the wall clock
 
 
+def _held(record: EpisodeRecord) -> dict[str, int]:
+    """What each process held at the end, over its sinks (``QUEUED pid bytes sink``, growing per sink)."""
+    most: dict[tuple[str, str], int] = {}
+    for parts in (line.split() for line in record.stdout_tail.splitlines()):
+        if parts[:1] == ["QUEUED"]:
+            most[parts[1], parts[3]] = max(most.get((parts[1], parts[3]), 0), int(parts[2]))
+    held: dict[str, int] = {}
+    for (pid, _), queued in most.items():
+        held[pid] = held.get(pid, 0) + queued
+    return held
+
+
 def test_memfd_pages_are_held_at_the_episode_memory_bound(runs):
     record = runs["memfd"]
-    queued = {}
-    for line in record.stdout_tail.splitlines():
-        parts = line.split()
-        if parts[:1] == ["QUEUED"]:
-            queued[parts[1]] = max(queued.get(parts[1], 0), int(parts[2]))
+    queued = _held(record)
     assert queued, record.stdout_tail[-2000:]  # it wrote some before the bound
     if not _host_offers_memory_cgroup():
         pytest.skip("no memory cgroup on this host: RLIMIT_FSIZE and RLIMIT_NOFILE bound each process only")
@@ -88,3 +102,46 @@ def test_memfd_pages_are_held_at_the_episode_memory_bound(runs):
     assert 0 < record.usage.peak_memory_bytes <= EPISODE_MEMORY
     assert "episode_memory_bytes" in {hit.limit for hit in record.limits_hit}, record.limits_hit
     assert "SURVIVED" not in record.stdout_tail or sum(queued.values()) <= EPISODE_MEMORY
+
+
+# Unprivileged (no cgroup): what one process may hold in the kernel, by docs/security.md ("Known to remain"):
+# its descriptors' default-sized socket pairs, about 0.25 MB a descriptor.
+DESCRIPTOR_BOUND = LIMITS.open_files * 256 * 1024
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs fix in arena/runner/syscall_filter.py: refuse shmget, shmat and msgget (System V IPC; no "
+    "agent needs it) and memfd_create with EPERM, on both paths",
+)
+def test_without_a_memory_cgroup_no_sink_outgrows_the_descriptor_bound():
+    """The unprivileged path has no memory cgroup; the docs bound an episode's kernel memory there by its
+    descriptors. System V shared memory, filled and detached, is held by no descriptor and in no address
+    space, so neither RLIMIT_NOFILE nor RLIMIT_AS sees it (on main: 768 MiB a process, two processes, 1 GiB
+    RLIMIT_AS; nothing but the host's shmall bounds it); memfd files are bound only by RLIMIT_FSIZE a file
+    (256 descriptors x 64 MiB = 16 GiB a process)."""
+    python = shutil.which("python3", path="/usr/bin")
+    if os.geteuid() != 0 or python is None or not shutil.which("setpriv"):
+        pytest.skip("needs root (to become an unprivileged user) and the system's python3")
+    site = next(Path(p) for p in sys.path if p.endswith("site-packages") and Path(p, "pydantic").is_dir())
+    script = NON_ROOT_SCRIPT.replace('{"query": "widget"', '{"query": sys.argv[-1]').replace(
+        "sys.argv[3:]", "sys.argv[3:-1]"
+    )
+    query = json.dumps({"way": "sysv_shm+memfd", "processes": 2, "mib": 2 * DESCRIPTOR_BOUND // 1024**2})
+    work = Path(tempfile.mkdtemp(prefix="arena-nonroot-"))  # pytest's own folders are root's only
+    os.chown(work, 65534, 65534)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "PYTHONPATH": f"{REPO}:{site}", "PYTHONDONTWRITEBYTECODE": "1"}
+    try:
+        done = subprocess.run(
+            ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", python, "-c", script,
+             str(work), LIMITS.model_dump_json(), str(SUPPORT / "kernel_sinks.py"), query],
+            capture_output=True, text=True, env=env, timeout=240, check=False,
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (record,) = (EpisodeRecord.model_validate(r) for r in json.loads(done.stdout))
+    assert record.usage.memory_cgroup is None
+    held = _held(record)
+    assert "ALL-HELD" in record.stdout_tail, record.stdout_tail[-2000:]  # the attack ran (a refused sink holds 0)
+    assert max(held.values(), default=0) <= DESCRIPTOR_BOUND, (held, record.stdout_tail[-1000:])

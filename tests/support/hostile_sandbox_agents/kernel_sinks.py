@@ -7,9 +7,12 @@ The query (JSON) names the sink, the processes and the MiB each tries to hold:
 - ``memfd``: anonymous memory files (``memfd_create``) written and kept open: shmem pages in no
   address space (nothing mapped), bound per file by RLIMIT_FSIZE only;
 - ``inflight``: socket pairs filled, then sent as SCM_RIGHTS over a carrier pair and closed: the
-  queues live on in the kernel, held by a message no process has read.
+  queues live on in the kernel, held by a message no process has read;
+- ``sysv_shm``: System V shared memory segments, filled through a mapping and detached: held by no
+  descriptor and in no address space (only ``shmall``/``shmmni`` bound them);
+- ``a+b``: each sink in turn, each to the MiB given.
 
-Each process prints ``QUEUED pid bytes`` as it goes; they all hold what they queued until every one
+Each process prints ``QUEUED pid bytes`` as it goes (per sink); they all hold what they queued until every one
 is done, and ``SURVIVED`` names those that lived to the end (their totals were held at once).
 """
 
@@ -43,7 +46,7 @@ def fill_pairs(target: int) -> list:
                     queued += send(CHUNK)
                 except (BlockingIOError, OSError):
                     break
-        print("QUEUED", os.getpid(), queued, flush=True)
+        print("QUEUED", os.getpid(), queued, "pairs", flush=True)
     return held
 
 
@@ -64,7 +67,7 @@ def fill_memfd(target: int) -> list:
         except OSError as exc:
             print("MEMFD-STOPPED", os.getpid(), exc.errno, flush=True)
             break
-        print("QUEUED", os.getpid(), queued, flush=True)
+        print("QUEUED", os.getpid(), queued, "memfd", flush=True)
     return held
 
 
@@ -97,16 +100,46 @@ def fill_inflight(target: int) -> list:
             break
         a.close()
         b.close()
-        print("QUEUED", os.getpid(), queued, flush=True)
+        print("QUEUED", os.getpid(), queued, "inflight", flush=True)
     return [carrier_a, carrier_b]
 
 
-SINKS = {"pairs": fill_pairs, "memfd": fill_memfd, "inflight": fill_inflight}
+def fill_sysv_shm(target: int) -> list:
+    """System V shared memory, filled through a mapping and detached: the pages stay in the segment,
+    in no address space, until it is removed (or its IPC namespace dies with the sandbox)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+    size, queued, segments = 16 * 1024**2, 0, []
+    while queued < target:
+        segment = libc.shmget(0, size, 0o1000 | 0o600)  # IPC_PRIVATE, IPC_CREAT
+        if segment < 0:
+            print("SHM-REFUSED", os.getpid(), ctypes.get_errno(), flush=True)
+            break
+        address = libc.shmat(segment, None, 0)
+        if address in (None, ctypes.c_void_p(-1).value):
+            print("SHM-REFUSED", os.getpid(), ctypes.get_errno(), flush=True)
+            break
+        ctypes.memset(address, 1, size)
+        libc.shmdt(ctypes.c_void_p(address))
+        segments.append(segment)
+        queued += size
+        print("QUEUED", os.getpid(), queued, "sysv_shm", flush=True)
+    return segments
+
+
+SINKS = {"pairs": fill_pairs, "memfd": fill_memfd, "inflight": fill_inflight, "sysv_shm": fill_sysv_shm}
 
 
 def agent_main(problem):
     spec = json.loads(problem["query"])
-    fill, target, processes = SINKS[spec["way"]], spec["mib"] * 1024**2, spec["processes"]
+    ways, target, processes = spec["way"].split("+"), spec["mib"] * 1024**2, spec["processes"]
+
+    def fill(target: int) -> list:  # "a+b": each sink in turn, each to the target
+        return [fill_one(target) for fill_one in (SINKS[way] for way in ways)]
+
     done_r, done_w = os.pipe()
     go_r, go_w = os.pipe()
     children = []
