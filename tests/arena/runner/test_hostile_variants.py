@@ -6,6 +6,10 @@ Kept as regression tests: each was tried as a cheater would and held on main, an
   set loose (a double-forked daemon in a session of its own, deaf to SIGTERM and SIGHUP; or a child that
   calls terminate while its parent lives on) is refused, the first answer stands, and the episode ends
   at its terminate, never at the wall clock;
+- the proxy's own cost: a model-call body within ``llm_body_bytes`` that is dear to parse (1.4 M empty
+  lists in 4 MiB: about a CPU-second of the validator's, on the event loop its other episodes share), sent
+  again after every refusal, was parsed every time; now the proxy reads at most ``REFUSED_BODIES_READ``
+  bodies' worth of requests it refuses, then refuses unread, named ``llm_body_bytes``;
 - class 5 (kernel memory): sinks other than raised socket buffers (anonymous memory files from
   ``memfd_create``, written and never mapped: bound per file only by RLIMIT_FSIZE, so 256 descriptors
   of 64 MiB each a process) are charged to the episode's memory cgroup and held at its bound, named.
@@ -28,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from arena.problems.official import parse_row
+from arena.runner import budgets
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
 from arena.runner.proxy import UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
@@ -35,9 +40,14 @@ from arena.runner.sandbox import bubblewrap_path
 from tests.arena.runner.test_hostile_kernel_memory import _host_offers_memory_cgroup
 from tests.arena.runner.test_hostile_resources import NON_ROOT_SCRIPT, REPO
 
+# Read with a default so that the module runs (and this one test fails) on code from before the bound.
+REFUSED_BODIES_READ = getattr(budgets, "REFUSED_BODIES_READ", 4)
+
 SUPPORT = Path(__file__).parents[2] / "support" / "hostile_sandbox_agents"
 EPISODE_MEMORY = 128 * 1024**2
-LIMITS = EpisodeLimits(wall_s=60, cpu_s=40, memory_bytes=1024**3, episode_memory_bytes=EPISODE_MEMORY)
+LIMITS = EpisodeLimits(
+    wall_s=60, cpu_s=40, memory_bytes=1024**3, episode_memory_bytes=EPISODE_MEMORY, llm_body_bytes=256 * 1024
+)
 ANSWER = "1001"
 
 if bubblewrap_path() is None:
@@ -58,6 +68,11 @@ def runs(catalog) -> dict[str, EpisodeRecord]:
         "child_terminates": (afterlife, {"way": "child_terminates", "id": ANSWER}),
         # Two processes of 256 MiB of memfd pages each, against a 128 MiB bound.
         "memfd": (sinks, {"way": "memfd", "processes": 2, "mib": 256}),
+        # Bodies of 1/4 of the bound (so the bound is not what refuses them), for a model that is not allowed.
+        "json_bloat": (
+            AgentSource.from_path(SUPPORT.parent / "hostile_server_agents" / "json_bloat.py"),
+            {"body": LIMITS.llm_body_bytes // 4, "calls": 4 * REFUSED_BODIES_READ + 4, "model": "not-allowed"},
+        ),
     }
 
     async def go() -> list[EpisodeRecord]:
@@ -78,6 +93,16 @@ def test_an_answer_changed_after_terminate_from_a_loose_process_is_refused(runs,
         assert [c.name for c in late] == ["recommend_product"] * 3, late
         assert "terminate_grace_s" in {hit.limit for hit in record.limits_hit}
     assert record.usage.wall_s < LIMITS.wall_s / 2  # ended at its terminate, not held to the wall clock
+
+
+def test_requests_the_proxy_refuses_are_read_up_to_a_bound_then_refused_unread(runs):
+    record = runs["json_bloat"]
+    answers = next(line.split()[3:] for line in record.stdout_tail.splitlines() if line.startswith("BODY"))
+    read = 4 * REFUSED_BODIES_READ  # each body a quarter of llm_body_bytes
+    assert answers[:read] == ["403:model_not_allowed"] * read, answers
+    assert answers[read:] == ["429:refused_requests_exhausted"] * 4, answers
+    named = {hit.limit: hit for hit in record.limits_hit}
+    assert "llm_body_bytes" in named and named["llm_body_bytes"].count == 4, record.limits_hit
 
 
 def _held(record: EpisodeRecord) -> dict[str, int]:
