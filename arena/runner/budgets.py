@@ -42,7 +42,8 @@ TOKENIZED_MARGIN = 16  # over an upstream tokenizer's count: the completion's ow
 # a call is refused unread. Reading is the validator's cost, not the agent's: a body within llm_body_bytes of
 # 1.4 M empty lists takes about a CPU-second to parse (the event loop every episode of the process shares),
 # and the agent may send it again after every refusal; a forwarded call's body is bounded by the prompt
-# budget instead. An honest agent's refusals are a few small bodies.
+# budget instead (a call refused after the upstream's tokenizer counted it is withdrawn, and counted here too).
+# An honest agent's refusals are a few small bodies.
 REFUSED_BODIES_READ = 4
 
 
@@ -79,6 +80,7 @@ class Call:
     sent: float | None = None  # perf_counter when the request left for the upstream
     answered: float | None = None  # perf_counter when the upstream's last byte arrived
     recorded: bool = False
+    body_bytes: int = 0  # of the request body the proxy read (0: handed parsed)
 
 
 @dataclass
@@ -111,6 +113,7 @@ class Budget:
         self.reserved = 0
         self.reserved_prompt = 0
         self.in_flight = 0
+        self.refused_bytes = 0  # of the bodies read for calls refused before they were sent (REFUSED_BODIES_READ)
 
     def completion_room(self) -> int:
         """Refuses a call that starts with a budget already spent, or one too many in
@@ -156,8 +159,9 @@ class Budget:
         call.reserved_prompt = bound
 
     def withdraw(self, call: Call) -> None:
-        """A held call refused before it was sent: it counts as no call made."""
+        """A held call refused before it was sent: it counts as no call made, and its body as one refused."""
         self.forwarded -= 1
+        self.refused_bytes += call.body_bytes
 
     def _prompt_refusal(self, bound: int, left: int) -> CallFailure:
         limits, used = self.limits, self.used
@@ -222,16 +226,14 @@ class Admission:
         self.budget = budget
         self.pin = pin or SamplingPin()
         self.learned_context: dict[str, int] = {}  # from vLLM's overflow messages, for unconfigured upstreams
-        self.refused_bytes = 0  # of the bodies read for calls refused here
 
     def admit(self, call: Call, body: Any) -> Plan:
         """``body``: the parsed JSON, or the raw request bytes (then invalid JSON is a 400 here)."""
-        read = len(body.encode() if isinstance(body, str) else body) if isinstance(body, bytes | bytearray | str) else 0
         try:
             return self._admit(call, body)
         except CallFailure as refusal:
             if refusal.limit != "llm_body_bytes":  # one refused unread cost nothing to read
-                self.refused_bytes += read
+                self.budget.refused_bytes += call.body_bytes
             raise
 
     def _admit(self, call: Call, body: Any) -> Plan:
@@ -239,16 +241,17 @@ class Admission:
         if isinstance(body, bytes | bytearray | str):
             body_bytes = len(body.encode() if isinstance(body, str) else body)
             call.request = {"body_chars": len(body)}
-            allowance = REFUSED_BODIES_READ * self.budget.limits.llm_body_bytes
-            if self.refused_bytes + body_bytes > allowance:
+            allowance, refused = REFUSED_BODIES_READ * self.budget.limits.llm_body_bytes, self.budget.refused_bytes
+            if refused + body_bytes > allowance:
                 raise CallFailure(
                     429,
                     "refused_requests_exhausted",
-                    f"this episode's refused model calls have sent {self.refused_bytes} bytes, and the proxy reads "
+                    f"this episode's refused model calls have sent {refused} bytes, and the proxy reads "
                     f"at most {allowance} bytes of requests it refuses: this one ({body_bytes} bytes) is refused "
                     "unread",
                     limit="llm_body_bytes",
                 )
+            call.body_bytes = body_bytes
             try:
                 body = _parsed(body)
             except orjson.JSONDecodeError as exc:
