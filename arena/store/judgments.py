@@ -14,11 +14,17 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from arena.storable import Changes, storable_json, storable_text
 from arena.store.db import StoreError, jsonable
 from arena.store.models import utcnow
 from arena.store.models_race import Episode, EpisodeStage, EpisodeStatus, Judgment, JudgmentStatus
 
 VERSION_RETRIES = 5  # concurrent add_version calls on one episode: each retry sees the other's version
+# A verdict's raw output is the judge's own words (an explanation of up to a few hundred characters, a
+# panel's votes): far below these. They only bound what an agent steering an LLM judge could make it say.
+_DETAIL_DEPTH = 32
+_DETAIL_BYTES = 1024**2
+_REASON_CHARS = 4000
 
 
 class JudgmentResult(BaseModel):
@@ -91,10 +97,27 @@ def add_version(
     raise StoreError(f"episode {episode_id}: could not claim a judgment version after {VERSION_RETRIES} tries")
 
 
+def _storable(result: JudgmentResult) -> tuple[str, dict | None]:
+    """The explanation and raw output as every backend stores them. An LLM judge reads agent-written text
+    and its reply is parsed as JSON, so an agent can steer it into a U+0000 or a lone surrogate (a
+    ``\\u0000`` escape in its reply): refused by PostgreSQL (and the surrogate by SQLite), the verdict
+    would never be stored, the judge job would fail on every retry, and the stage would leave the episode
+    out of the score at its judging deadline. What was replaced is named in the detail (``storable``)."""
+    changes = Changes()
+    explanation = storable_text(result.explanation, changes, "explanation")
+    detail = None
+    if result.detail is not None:
+        detail = storable_json(result.detail, max_depth=_DETAIL_DEPTH, max_bytes=_DETAIL_BYTES, changes=changes)
+    if changes.counts:
+        detail = {**(detail or {}), "storable": {kind: changes.first[kind] for kind in sorted(changes.counts)}}
+    return explanation, detail
+
+
 def _fill(row: Judgment, result: JudgmentResult) -> None:
     row.status = JudgmentStatus.done
-    row.level, row.coefficient, row.explanation = result.level, result.coefficient, result.explanation
-    row.detail = jsonable(result.detail) if result.detail is not None else None
+    explanation, detail = _storable(result)
+    row.level, row.coefficient, row.explanation = result.level, result.coefficient, explanation
+    row.detail = jsonable(detail) if detail is not None else None
     row.attempts += 1
     row.judged_at = utcnow()
     row.reason = None
@@ -124,7 +147,8 @@ def record_failure(session: Session, judgment_id: int, reason: str, *, give_up: 
     """A failed attempt at a pending version: counted, its reason kept; ``give_up`` makes it final."""
     row = _pending(session, judgment_id)
     row.attempts += 1
-    row.reason = reason
+    # The reason quotes the judge's failure (its reply, an upstream's error): text like any other.
+    row.reason = storable_text(reason[:_REASON_CHARS])
     if give_up:
         row.status = JudgmentStatus.failed
         row.judged_at = utcnow()

@@ -971,3 +971,29 @@ async def test_what_an_honest_agent_sends_still_goes_through(rig, extra: dict) -
     response = await r.proxy.chat_completions(chat(**extra))
     assert response.status_code == 200, response.body
     assert len(RECEIVED) == 1
+
+
+@pytest.mark.anyio
+async def test_requests_refused_before_sending_are_read_up_to_a_bound_then_refused_unread(rig) -> None:
+    """Parsing a body is the validator's cost, and a refused call may be sent again at once: the proxy reads
+    at most REFUSED_BODIES_READ x llm_body_bytes of requests it refuses, per episode, whether admission refused
+    them or the upstream's tokenizer did (the call withdrawn), then refuses unread (issue 30 variants)."""
+    from arena.runner.budgets import REFUSED_BODIES_READ
+
+    log = LimitLog(lambda: 2.0)
+    limits = EpisodeLimits(llm_body_bytes=64 * 1024, prompt_tokens=16 * 1024)
+    r = rig(limits, tokenize_url="http://upstream/tokenize", limit_log=log)
+    shell = orjson.dumps({"model": "tool-model", "messages": [{"role": "user", "content": "tokenizer-down"}]})
+    # Half the body bound exactly, over the prompt budget, uncountable: the allowance is spent to the byte.
+    filler = "tokenizer-down" + "x" * (limits.llm_body_bytes // 2 - len(shell))
+    counted = orjson.dumps({"model": "tool-model", "messages": [{"role": "user", "content": filler}]})
+    assert len(counted) == limits.llm_body_bytes // 2
+    codes = [error_of(await r.proxy.chat_completions(counted))["code"] for _ in range(2 * REFUSED_BODIES_READ)]
+    assert codes == ["prompt_token_budget_exhausted"] * (2 * REFUSED_BODIES_READ)
+    assert len(TOKENIZED) == 2 * REFUSED_BODIES_READ  # each was read, and withdrawn after the tokenizer
+    unknown = orjson.dumps({"model": "not-allowed", "messages": [{"role": "user", "content": "x" * 100}]})
+    for body in (counted, unknown, b"{not json"):
+        refusal = await r.proxy.chat_completions(body)
+        assert refusal.status_code == 429 and error_of(refusal)["code"] == "refused_requests_exhausted"
+    assert len(TOKENIZED) == 2 * REFUSED_BODIES_READ and not RECEIVED  # nothing more was read or sent
+    assert log.hits()[-1].limit == "llm_body_bytes" and log.hits()[-1].count == 3
