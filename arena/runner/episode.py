@@ -159,6 +159,7 @@ class EpisodeRunner:
                 syscall_filter=self.syscall_filter,
                 switch=grace.switch,
             )
+            launched_s = clock()
             result = await asyncio.to_thread(launch.run)
             grace.cancel()
             # The agent has exited: calls still in flight are cancelled and recorded as hung up.
@@ -233,6 +234,7 @@ class EpisodeRunner:
                     if session.first_tool_call_s is not None
                     else {}
                 ),
+                **start_phases(process_start_s, launched_s, result, started_wall, session.booted_s),
             },
         )
         record.validator_fault = record.validator_fault or boot_fault(session.booted_s is not None, result.exit_code, result.signal, result.timed_out)  # fmt: skip
@@ -244,6 +246,21 @@ class EpisodeRunner:
 MEMORY_NEAR_BOUND = 0.8  # of the address space: the failed allocation itself is never seen
 _NEAR_BOUND_COUNT = 2  # processes / descriptors: the runner and the refusal race by a few
 _TMP_FULL_BYTES = 64 * 1024  # tmpfs refuses whole pages: "full" is a few pages from the size
+
+
+def start_phases(
+    process_start_s: float, launched_s: float, result: ProcessResult, started_wall: float, booted_s: float | None
+) -> dict[str, float]:
+    """Where the start went, each a milestone in ms from the launch's first step: the launch
+    prepared (cgroups, uid, argv), bubblewrap spawned (fork, the preexec, exec), boot's first
+    line (bubblewrap's namespaces and mounts, setpriv, the interpreter's start), boot's ask for
+    the episode (the SDK's imports, the first connection). Missing ones are left out."""
+    marks = {"launch_prepared_ms": launched_s, "sandbox_spawned_ms": result.spawned - started_wall}
+    if result.boot_started is not None:
+        marks["boot_started_ms"] = result.boot_started - started_wall
+    if booted_s is not None:
+        marks["episode_asked_ms"] = booted_s
+    return {name: round((at - process_start_s) * 1000, 2) for name, at in marks.items() if at > 0}
 
 
 def classify(

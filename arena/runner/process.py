@@ -44,6 +44,9 @@ class ProcessResult:
     final: TreeSample | None = None  # the last full look, taken when boot reported its end
     stopped: bool = False  # the episode stopped it early (StopSwitch: the agent's terminate grace ran out)
     memory: MemoryReport | None = None  # the episode's memory cgroup, read after the end (None: no cgroup)
+    # Start-up clocks (perf_counter): the spawn returned (bubblewrap exec'd), boot's "started" arrived.
+    spawned: float = 0.0
+    boot_started: float | None = None
 
 
 class StopSwitch:
@@ -129,6 +132,7 @@ def run_process(
         for fd in status_fd or ():
             os.close(fd)
         raise
+    spawned = time.perf_counter()
     if status_fd is not None:
         os.close(status_fd[1])  # only the sandbox may hold the write end: EOF when it is gone
     flags = {"timed_out": False, "flooded": False, "cpu": False, "reported": False, "stopped": False}
@@ -208,6 +212,8 @@ def run_process(
         peak=peak,
         final=final,
         stopped=flags["stopped"] and not flags["reported"],
+        spawned=spawned,
+        boot_started=status_reader.started_at if status_reader is not None else None,
     )
 
 
@@ -219,6 +225,7 @@ class _StatusReader(threading.Thread):
         super().__init__(daemon=True)
         self.fd, self.monitor, self.on_end = fd, monitor, on_end
         self.started = False
+        self.started_at: float | None = None  # perf_counter when boot said it started
         self.exit_code: int | None = None
 
     def run(self) -> None:
@@ -231,8 +238,8 @@ class _StatusReader(threading.Thread):
                 buffer = (buffer + chunk)[-4096:]
                 while b"\n" in buffer:
                     line, buffer = buffer.split(b"\n", 1)
-                    if line == b"started":
-                        self.started = True
+                    if line == b"started" and not self.started:
+                        self.started, self.started_at = True, time.perf_counter()
                     elif line.startswith(b"exit ") and self.started and self.exit_code is None:
                         try:
                             self.exit_code = int(line[5:])
