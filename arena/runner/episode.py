@@ -36,6 +36,7 @@ from arena.runner.record import (
 from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
 from arena.runner.sandbox import SANDBOX_AGENT, PythonLayout, linked_library_tree, require_bubblewrap
 from arena.runner.server import EpisodeSession, build_episode_server
+from arena.runner.spawner import Spawner
 from arena.runner.storable import make_storable
 from arena.runner.syscall_filter import compile_filter
 from arena.runner.workdirs import new_episode_folder
@@ -96,6 +97,8 @@ class EpisodeRunner:
         self.syscall_filter = compile_filter() if self.config.sandbox and self.config.defences else None
         self.runtime = ensure_runtime(self.config.runtime_dir)
         self._runtime_checked = time.monotonic()
+        if self.config.sandbox:
+            Spawner.shared()  # the helper that forks each sandbox (arena.runner.spawner), started now
         if self.syscall_filter is not None:
             # The library closure (ldd, about a second) here, not on the event loop at the first episode.
             linked_library_tree(PythonLayout.detect(), self.runtime)

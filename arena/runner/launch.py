@@ -18,12 +18,14 @@ from arena.runner.record import EpisodeLimits
 from arena.runner.sandbox import (
     arguments_by_descriptor,
     bubblewrap_command,
-    rlimit_setter,
+    rlimit_steps,
+    runner_tasks,
     sandbox_environment,
-    sandbox_preexec,
     shared_proc_masks,
+    start_steps,
     unsafe_command,
 )
+from arena.runner.spawner import Spawner
 from arena.runner.syscall_filter import filter_fd
 from arena.runner.uids import UidLease
 
@@ -94,11 +96,15 @@ class SandboxLaunch:
                 if defences
                 else None
             )
-            self.preexec = (
-                sandbox_preexec(limits, cgroup=self.cgroup, memory=self.memory, private_tmp=private_tmp)
+            self.steps = (
+                start_steps(
+                    limits, cgroup=self.cgroup, memory=self.memory, private_tmp=private_tmp, extra_tasks=runner_tasks()
+                )
                 if defences
-                else rlimit_setter(limits)
+                else {"rlimits": rlimit_steps(limits)}
             )
+            # The sandbox's first process is forked by the small spawn helper, not by this (large) process.
+            self.spawner = Spawner.shared() if sandbox else None
         except BaseException:
             self.close()
             raise
@@ -114,7 +120,8 @@ class SandboxLaunch:
             self.argv,
             wall_s=self.limits.wall_s,
             output_bytes=self.limits.output_bytes,
-            preexec=self.preexec,
+            steps=self.steps,
+            spawner=self.spawner,
             env=self.env,
             cwd=self.cwd,
             monitor=self.monitor,

@@ -24,7 +24,6 @@ let one episode watch another (memory, load, pressure) are masked.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import hashlib
 import os
@@ -35,13 +34,13 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.runner.accounting import EpisodeCgroup
 from arena.runner.memory_cgroup import EpisodeMemoryCgroup
 from arena.runner.record import EpisodeLimits
+from arena.runner.spawner import StartSteps
 
 SANDBOX_SOCKET = "/run/arena.sock"
 SANDBOX_AGENT = "/agent/agent.py"
@@ -346,65 +345,43 @@ def sandbox_environment(socket: str, status_fd: int | None = None) -> dict[str, 
     }
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_CLONE_NEWNS = 0x00020000
-_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
-
-
-def sandbox_preexec(
+def start_steps(
     limits: EpisodeLimits,
     *,
     cgroup: EpisodeCgroup | None = None,
     memory: EpisodeMemoryCgroup | None = None,
     private_tmp: Path | None = None,
-) -> Callable[[], None]:
-    """A preexec function for bubblewrap's process: joins the episode's cgroups (CPU,
-    memory), mounts the bounded private /tmp (root only) and applies the rlimits; the
-    agent inherits all of them. Everything it needs is prepared here, before the fork.
-    The memory cgroup is joined before the mount, so the tmpfs's pages are charged to it."""
-    tmp_target = str(private_tmp).encode() if private_tmp is not None else None
-    tmp_options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777".encode()
-    # Not root, the agent runs as the validator's own uid, and RLIMIT_NPROC counts all of
-    # that uid's tasks: the validator's threads (several per running episode) would eat the
-    # agent's budget, down to bubblewrap failing to start. They are added on top.
-    own_tasks = len(os.listdir("/proc/self/task")) if os.geteuid() != 0 else 0
-    rlimits = rlimit_setter(limits, extra_tasks=own_tasks)
-
-    def apply() -> None:
-        if cgroup is not None:
-            cgroup.enter()
-        if memory is not None:
-            memory.enter()
-        if tmp_target is not None:
-            # A mount namespace of bubblewrap's own: the tmpfs is invisible to the host's
-            # mount table and is freed when the sandbox's last process exits.
-            _check(_libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
-            _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
-            _check(_libc.mount(b"tmpfs", tmp_target, b"tmpfs", _MS_NOSUID | _MS_NODEV, tmp_options), "mount tmpfs")
-        rlimits()
-
-    return apply
+    extra_tasks: int = 0,
+) -> StartSteps:
+    """What bubblewrap's process does before it executes (arena.runner.spawner.apply_steps): joins
+    the episode's cgroups (CPU, memory), mounts the bounded private /tmp (root only) and applies
+    the rlimits; the agent inherits all of them. The memory cgroup is joined before the mount,
+    so the tmpfs's pages are charged to it."""
+    cgroups = [entry for entry in (cgroup and cgroup.procs_file, memory and memory.procs_file) if entry]
+    tmp = None
+    if private_tmp is not None:
+        tmp = [str(private_tmp), f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777"]
+    return {"cgroups": cgroups, "tmp": tmp, "rlimits": rlimit_steps(limits, extra_tasks=extra_tasks)}
 
 
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"{what}: {os.strerror(code)}")
+def runner_tasks() -> int:
+    """Not root, the agent runs as the validator's own uid, and RLIMIT_NPROC counts all of
+    that uid's tasks: the validator's threads (several per running episode) and its spawn
+    helper would eat the agent's budget, down to bubblewrap failing to start. They are added on top."""
+    return len(os.listdir("/proc/self/task")) + 1 if os.geteuid() != 0 else 0
 
 
-def rlimit_setter(limits: EpisodeLimits, extra_tasks: int = 0) -> Callable[[], None]:
-    """A preexec function applying the limits; children (and the agent) inherit them.
+def rlimit_steps(limits: EpisodeLimits, extra_tasks: int = 0) -> list[list[int]]:
+    """The limits as (resource, soft, hard); children (and the agent) inherit them.
 
     RLIMIT_CPU is only a backstop, a second past the bound: the runner's monitor
     (arena/runner/accounting.py) holds the episode's total CPU to ``cpu_s``."""
-
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s + 1, limits.cpu_s + 5))
-        nproc = limits.processes + extra_tasks
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_bytes, limits.file_size_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
+    nproc = limits.processes + extra_tasks
+    return [
+        [resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes],
+        [resource.RLIMIT_CPU, limits.cpu_s + 1, limits.cpu_s + 5],
+        [resource.RLIMIT_NPROC, nproc, nproc],
+        [resource.RLIMIT_NOFILE, limits.open_files, limits.open_files],
+        [resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes],
+        [resource.RLIMIT_CORE, 0, 0],
+    ]
