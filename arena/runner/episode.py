@@ -18,7 +18,7 @@ from arena.problems.model import Intent, Problem
 from arena.runner.boot import EXIT_CRASH, EXIT_NO_ENTRY
 from arena.runner.faults import boot_fault
 from arena.runner.grace import TerminateGrace
-from arena.runner.launch import SandboxLaunch
+from arena.runner.launch import PreparedCgroups, SandboxLaunch
 from arena.runner.limits import LimitLog
 from arena.runner.process import ProcessResult
 from arena.runner.proxy import InferenceProxy, SamplingPin, UpstreamRegistry
@@ -98,7 +98,9 @@ class EpisodeRunner:
         self.runtime = ensure_runtime(self.config.runtime_dir)
         self._runtime_checked = time.monotonic()
         if self.config.sandbox:
-            Spawner.shared()  # the helper that forks each sandbox (arena.runner.spawner), started now
+            spawner = Spawner.shared()  # the helper that forks each sandbox (arena.runner.spawner), started now
+            if self.config.defences:
+                PreparedCgroups.prepare(spawner, self.config.limits)  # the first episode's cgroups
         if self.syscall_filter is not None:
             # The library closure (ldd, about a second) here, not on the event loop at the first episode.
             linked_library_tree(PythonLayout.detect(), self.runtime)

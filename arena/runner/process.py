@@ -108,6 +108,7 @@ def run_process(
     output_bytes: int,
     steps: StartSteps | None = None,
     spawner: Spawner | None = None,
+    standby: int | None = None,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
     monitor: TreeMonitor | None = None,
@@ -121,7 +122,9 @@ def run_process(
     ``spawner``'s helper process when one is given, else in a fork of this one."""
     started = time.perf_counter()
     try:
-        pid, streams, wait = _start(argv, steps=steps, spawner=spawner, env=env, cwd=cwd, pass_fds=pass_fds)
+        pid, streams, wait = _start(
+            argv, steps=steps, spawner=spawner, standby=standby, env=env, cwd=cwd, pass_fds=pass_fds
+        )
     except BaseException:
         for fd in status_fd or ():
             os.close(fd)
@@ -211,6 +214,7 @@ def _start(
     *,
     steps: StartSteps | None,
     spawner: Spawner | None,
+    standby: int | None,
     env: dict[str, str] | None,
     cwd: str | None,
     pass_fds: tuple[int, ...],
@@ -221,7 +225,14 @@ def _start(
         err_read, err_write = os.pipe()
         try:
             pid = spawner.spawn(
-                argv, env=env, cwd=cwd, stdout=out_write, stderr=err_write, pass_fds=pass_fds, steps=steps or {}
+                argv,
+                env=env,
+                cwd=cwd,
+                stdout=out_write,
+                stderr=err_write,
+                pass_fds=pass_fds,
+                steps=steps or {},
+                standby=standby,
             )
         except BaseException:
             os.close(out_read)

@@ -142,12 +142,14 @@ class Spawner:
         stderr: int,
         pass_fds: tuple[int, ...],
         steps: StartSteps,
+        standby: int | None = None,
     ) -> int:
         """Starts the process (its own session, stdin /dev/null, ``pass_fds`` under their
-        numbers here); returns its pid once it executed ``argv``, or raises what stopped it."""
+        numbers here); returns its pid once it executed ``argv``, or raises what stopped it.
+        ``standby``: a :meth:`prepare`'d process already in ``steps``' cgroups, to start it as."""
         request_id = next(self._ids)
         request = {"id": request_id, "argv": argv, "env": dict(os.environ) if env is None else env,
-                   "cwd": cwd, "fds": [1, 2, *pass_fds], "steps": steps}  # fmt: skip
+                   "cwd": cwd, "fds": [1, 2, *pass_fds], "steps": steps, "standby": standby}  # fmt: skip
         with self._send_lock:
             try:
                 socket.send_fds(self._socket, [json.dumps(request).encode()], [stdout, stderr, *pass_fds])
@@ -163,6 +165,27 @@ class Spawner:
             code, message = reply["error"]
             raise OSError(code, message)
         return int(reply["pid"])
+
+    def prepare(self, cgroups: list[str]) -> int:
+        """A process made now and moved into these cgroups (``cgroup.procs`` paths), for a
+        later :meth:`spawn` to start as: the move is then off that start. Returns its id."""
+        key = next(self._ids)
+        self._send({"prepare": key, "cgroups": cgroups})
+        return key
+
+    def discard(self, standby: int) -> None:
+        """A :meth:`prepare`'d process no launch will use: it exits."""
+        try:
+            self._send({"discard": standby})
+        except SpawnHelperDied:
+            pass  # gone with the helper
+
+    def _send(self, message: dict[str, Any]) -> None:
+        with self._send_lock:
+            try:
+                self._socket.send(json.dumps(message).encode())
+            except OSError as exc:
+                raise SpawnHelperDied(f"the spawn helper is gone: {exc}") from None
 
     def wait(self, pid: int) -> Exited:
         """Blocks until the process ``pid`` (spawned here) has ended."""
@@ -202,71 +225,181 @@ class Spawner:
 # The helper's side: runs in its own small process (``python -I -S spawner.py FD``).
 
 
-def _serve(control: socket.socket) -> None:
-    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the runner died: so does the helper
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the runner's to handle
-    wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-    signal.set_wakeup_fd(wake_write)
-    signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes the select below through the pipe
-    if os.getppid() == 1:
-        return  # the runner was gone before the death signal was set
-    while True:
-        ready, _, _ = select.select([control.fileno(), wake_read], [], [])
-        if wake_read in ready:
-            while True:
-                try:
-                    os.read(wake_read, 4096)
-                except BlockingIOError:
-                    break
-            _reap(control)
-        if control.fileno() in ready:
-            message, fds, _, _ = socket.recv_fds(control, _MESSAGE_BYTES, 64)
-            if not message:
-                return  # the runner closed its end (or exited)
-            control.send(json.dumps(_spawn(json.loads(message), fds)).encode())
+class _Helper:
+    def __init__(self, control: socket.socket) -> None:
+        self.control = control
+        self.launched: set[int] = set()  # the processes whose end the runner waits for
+        self.standbys: dict[int, tuple[int, socket.socket]] = {}  # id -> (pid, its socket)
 
+    def serve(self) -> None:
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the runner died: so does the helper
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the runner's to handle
+        wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wake_write)
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes the select below through the pipe
+        if os.getppid() == 1:
+            return  # the runner was gone before the death signal was set
+        while True:
+            ready, _, _ = select.select([self.control.fileno(), wake_read], [], [])
+            if wake_read in ready:
+                while True:
+                    try:
+                        os.read(wake_read, 4096)
+                    except BlockingIOError:
+                        break
+                self.reap()
+            if self.control.fileno() in ready:
+                message, fds, _, _ = socket.recv_fds(self.control, _MESSAGE_BYTES, 64)
+                if not message:
+                    return  # the runner closed its end (or exited)
+                request = json.loads(message)
+                if "prepare" in request:
+                    self.prepare(request["prepare"], request["cgroups"])
+                elif "discard" in request:
+                    self.discard(request["discard"])
+                else:
+                    self.control.send(json.dumps(self.spawn(request, fds)).encode())
 
-def _reap(control: socket.socket) -> None:
-    while True:
-        try:
-            pid, status, usage = os.wait4(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        exited = {"exit": pid, "status": status, "utime": usage.ru_utime, "stime": usage.ru_stime,
-                  "maxrss": usage.ru_maxrss}  # fmt: skip
-        control.send(json.dumps(exited).encode())
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            for key, (standby, _) in list(self.standbys.items()):
+                if standby == pid:
+                    self.standbys.pop(key)[1].close()  # died waiting: its launch falls back
+            if pid in self.launched:
+                self.launched.discard(pid)
+                exited = {"exit": pid, "status": status, "utime": usage.ru_utime, "stime": usage.ru_stime,
+                          "maxrss": usage.ru_maxrss}  # fmt: skip
+                self.control.send(json.dumps(exited).encode())
 
-
-def _spawn(request: dict[str, Any], fds: list[int]) -> dict[str, Any]:
-    errors_read, errors_write = os.pipe2(os.O_CLOEXEC)  # closed by the exec: EOF means it ran
-    try:
+    def prepare(self, key: int, cgroups: list[str]) -> None:
+        """A process for a coming launch, moved into its cgroups now. Moving a process between
+        cgroups waits for an RCU grace period (the kernel's cgroup_threadgroup_rwsem), several
+        milliseconds, 15 on a loaded host: done here, it is off the episode's start."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             try:
-                _child(request, fds, errors_write)
-            except BaseException as exc:  # noqa: BLE001 - reported to the runner, whatever it is
-                os.write(errors_write, json.dumps([getattr(exc, "errno", None) or 0, str(exc)]).encode())
-            os._exit(127)
-    finally:
-        os.close(errors_write)
+                _standby(theirs, cgroups)
+            finally:
+                os._exit(127)
+        theirs.close()
+        self.standbys[key] = (pid, ours)
+
+    def discard(self, key: int) -> None:
+        held = self.standbys.pop(key, None)
+        if held is not None:
+            held[1].close()  # EOF: it exits (and is reaped without a report)
+
+    def spawn(self, request: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        held = self.standbys.pop(request.get("standby") or 0, None)
+        if held is not None:
+            reply = self._hand_over(held, request, fds)
+            if reply is not None:
+                return reply
+        errors_read, errors_write = os.pipe2(os.O_CLOEXEC)  # closed by the exec: EOF means it ran
+        try:
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    _child(request, fds, errors_write)
+                except BaseException as exc:  # noqa: BLE001 - reported to the runner, whatever it is
+                    _report(errors_write, exc)
+                os._exit(127)
+        finally:
+            os.close(errors_write)
+            for fd in fds:
+                os.close(fd)
+        return self._outcome(request["id"], pid, errors_read)
+
+    def _hand_over(
+        self, held: tuple[int, socket.socket], request: dict[str, Any], fds: list[int]
+    ) -> dict[str, Any] | None:
+        """The launch given to the process prepared for it; None when it cannot take it (its
+        cgroups failed it, or it died): the launch then forks as usual."""
+        pid, channel = held
+        errors_read, errors_write = os.pipe2(os.O_CLOEXEC)
+        with channel:
+            try:
+                joined = json.loads(channel.recv(4096) or b"{}")  # waits if it is still moving
+                if joined.get("joined"):
+                    socket.send_fds(channel, [json.dumps(request).encode()], [*fds, errors_write])
+                    handed = True
+                else:
+                    handed = False
+            except OSError:
+                handed = False
+            finally:
+                os.close(errors_write)
+        if not handed:
+            os.close(errors_read)
+            return None
         for fd in fds:
             os.close(fd)
-    with open(errors_read, "rb") as errors:
-        failure = errors.read()
-    if failure:
-        os.waitpid(pid, 0)  # it never ran: reaped here, no exit report
-        code, message = json.loads(failure)
-        return {"id": request["id"], "error": [code, message]}
-    return {"id": request["id"], "pid": pid}
+        return self._outcome(request["id"], pid, errors_read)
+
+    def _outcome(self, request_id: int, pid: int, errors_read: int) -> dict[str, Any]:
+        with open(errors_read, "rb") as errors:
+            failure = errors.read()
+        if failure:
+            os.waitpid(pid, 0)  # it never ran: reaped here, no exit report
+            code, message = json.loads(failure)
+            return {"id": request_id, "error": [code, message]}
+        self.launched.add(pid)
+        return {"id": request_id, "pid": pid}
+
+
+def _report(errors_write: int, exc: BaseException) -> None:
+    os.write(errors_write, json.dumps([getattr(exc, "errno", None) or 0, str(exc)]).encode())
+
+
+def _standby(channel: socket.socket, cgroups: list[str]) -> None:
+    """A prepared process: joins its cgroups, says so, then waits for its launch (or EOF)."""
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _reset_signals()
+    _close_all_but({channel.fileno()})  # the helper's control socket above all: its EOF must reach the runner
+    try:
+        for procs in cgroups:
+            join_cgroup(procs)
+        channel.send(b'{"joined": true}')
+    except OSError:
+        channel.send(b'{"joined": false}')
+        return
+    message, fds, _, _ = socket.recv_fds(channel, _MESSAGE_BYTES, 64)
+    if not message:
+        return
+    request, errors_write = json.loads(message), fds.pop()
+    os.set_inheritable(errors_write, False)  # received inheritable: the exec must close it (EOF: it ran)
+    request["steps"] = {**request["steps"], "cgroups": []}  # joined already
+    try:
+        _child(request, fds, errors_write)
+    except BaseException as exc:  # noqa: BLE001 - reported to the runner, whatever it is
+        _report(errors_write, exc)
+
+
+def _reset_signals() -> None:
+    signal.set_wakeup_fd(-1)
+    for number in _RESET_SIGNALS:
+        signal.signal(number, signal.SIG_DFL)
+
+
+def _close_all_but(keep: set[int]) -> None:
+    for name in os.listdir("/proc/self/fd"):
+        if int(name) not in keep:
+            try:
+                os.close(int(name))
+            except OSError:
+                pass  # the listing's own descriptor, already closed
 
 
 def _child(request: dict[str, Any], fds: list[int], errors_write: int) -> None:
     """After the fork: what subprocess does for a child, then the steps, then the exec."""
-    signal.set_wakeup_fd(-1)
-    for number in _RESET_SIGNALS:
-        signal.signal(number, signal.SIG_DFL)
+    _reset_signals()
     os.setsid()  # one process group (and session) for the runner to kill
     targets: list[int] = request["fds"]
     # Each descriptor under the runner's number for it (the argv and the environment name those):
@@ -277,13 +410,7 @@ def _child(request: dict[str, Any], fds: list[int], errors_write: int) -> None:
         os.dup2(copy, target)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
-    keep = {0, *targets, errors_write}
-    for name in os.listdir("/proc/self/fd"):
-        if int(name) not in keep:
-            try:
-                os.close(int(name))
-            except OSError:
-                pass  # the listing's own descriptor, already closed
+    _close_all_but({0, *targets, errors_write})
     if request["cwd"]:
         os.chdir(request["cwd"])
     apply_steps(request["steps"])
@@ -292,4 +419,4 @@ def _child(request: dict[str, Any], fds: list[int], errors_write: int) -> None:
 
 
 if __name__ == "__main__":
-    _serve(socket.socket(fileno=int(sys.argv[1])))
+    _Helper(socket.socket(fileno=int(sys.argv[1]))).serve()

@@ -104,3 +104,50 @@ def test_the_helper_exits_when_its_runner_lets_go(spawner):
     while spawner.process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     assert spawner.process.poll() == 0
+
+
+@pytest.fixture
+def memory_cgroup():
+    from arena.runner.memory_cgroup import EpisodeMemoryCgroup
+
+    memory = EpisodeMemoryCgroup.create(1 << 30, None)
+    if memory is None or memory.procs_file is None:
+        pytest.skip("no writable cgroup v1 memory controller on this host")
+    yield memory
+    memory.remove()
+
+
+def _wait_for(condition, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_a_prepared_process_is_in_its_cgroup_before_the_launch_and_becomes_the_launch(spawner, memory_cgroup):
+    standby = spawner.prepare([memory_cgroup.procs_file])
+    assert _wait_for(lambda: len(memory_cgroup.pids()) == 1)  # moved in ahead, off the start
+    [prepared_pid] = memory_cgroup.pids()
+    steps = {"cgroups": [memory_cgroup.procs_file], "rlimits": [[resource.RLIMIT_NOFILE, 64, 64]]}
+    probe = "import os, resource; print(os.getpid(), resource.getrlimit(resource.RLIMIT_NOFILE)[1])"
+    result = run_process([sys.executable, "-I", "-c", probe], wall_s=30, output_bytes=4096, steps=steps,
+                         spawner=spawner, standby=standby)  # fmt: skip
+    assert result.exit_code == 0, result.stderr_tail
+    assert result.stdout_tail.split() == [str(prepared_pid), "64"]  # the prepared process ran it, with the steps
+
+
+def test_a_prepared_process_that_could_not_join_leaves_the_launch_to_a_fresh_fork(spawner):
+    standby = spawner.prepare(["/nonexistent/cgroup.procs"])
+    result = run_process([sys.executable, "-I", "-c", "print('ran')"], wall_s=30, output_bytes=4096,
+                         steps={}, spawner=spawner, standby=standby)  # fmt: skip
+    assert result.exit_code == 0 and result.stdout_tail.strip() == "ran"
+
+
+def test_a_discarded_prepared_process_leaves_its_cgroup(spawner, memory_cgroup):
+    standby = spawner.prepare([memory_cgroup.procs_file])
+    assert _wait_for(lambda: len(memory_cgroup.pids()) == 1)
+    spawner.discard(standby)
+    assert _wait_for(lambda: memory_cgroup.pids() == [])
+    assert run_process(["true"], wall_s=30, output_bytes=1024, spawner=spawner).exit_code == 0  # still serving
