@@ -129,7 +129,7 @@ def loadavg() -> str:
 # The record's start milestones (ms from the launch's first step), in order, and what each step covers.
 PHASES = (
     ("launch_prepared_ms", "launch prepared: cgroups (CPU, memory) made, uid leased, argv, filter descriptor"),
-    ("sandbox_spawned_ms", "spawned: fork, preexec (cgroup join, /tmp mount, rlimits), exec of bubblewrap"),
+    ("sandbox_spawned_ms", "spawned: the helper's (prepared) process: /tmp mount, rlimits, exec of bubblewrap"),
     ("boot_started_ms", "boot's first line: namespaces, mounts, seccomp load, setpriv, interpreter start"),
     ("episode_asked_ms", "boot asked for the episode: SDK import, first connection, round trip"),
     ("start_to_first_tool_call_ms", "first tool call arrived: agent file compiled and run, its request"),

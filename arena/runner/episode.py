@@ -257,7 +257,7 @@ def start_phases(
     process_start_s: float, launched_s: float, result: ProcessResult, started_wall: float, booted_s: float | None
 ) -> dict[str, float]:
     """Where the start went, each a milestone in ms from the launch's first step: the launch
-    prepared (cgroups, uid, argv), bubblewrap spawned (fork, the preexec, exec), boot's first
+    prepared (cgroups, uid, argv), bubblewrap spawned (the helper's fork, the start steps, exec), boot's first
     line (bubblewrap's namespaces and mounts, setpriv, the interpreter's start), boot's ask for
     the episode (the SDK's imports, the first connection). Missing ones are left out."""
     marks = {"launch_prepared_ms": launched_s, "sandbox_spawned_ms": result.spawned - started_wall}
