@@ -79,7 +79,7 @@ class _Decoding:
     parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
 
 
-_scan = _json.make_scanner(_Decoding())
+_scan = _json.make_scanner(_Decoding())  # type: ignore[arg-type]  # typeshed wants a JSONDecoder; it reads only these
 _JSON_SPACE = " \t\n\r"
 
 

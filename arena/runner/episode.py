@@ -34,7 +34,7 @@ from arena.runner.record import (
     ValidatorFault,
 )
 from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
-from arena.runner.sandbox import SANDBOX_AGENT, PythonLayout, linked_library_tree, require_bubblewrap
+from arena.runner.sandbox import SANDBOX_AGENT, PythonLayout, require_bubblewrap, sandbox_root
 from arena.runner.server import EpisodeSession, build_episode_server
 from arena.runner.spawner import Spawner
 from arena.runner.storable import make_storable
@@ -102,8 +102,9 @@ class EpisodeRunner:
             if self.config.defences:
                 PreparedCgroups.prepare(spawner, self.config.limits)  # the first episode's cgroups
         if self.syscall_filter is not None:
-            # The library closure (ldd, about a second) here, not on the event loop at the first episode.
-            linked_library_tree(PythonLayout.detect(), self.runtime)
+            # The library closure (ldd, about a second) and the sandbox's root folder built here,
+            # not on the event loop at the first episode.
+            sandbox_root(PythonLayout.detect(), self.runtime, as_root=os.geteuid() == 0)
 
     def _fresh_runtime(self) -> Path:
         # Hourly, re-ensure the runtime: that marks it in use (runtimes unused for a week are

@@ -124,41 +124,17 @@ def bubblewrap_command(
         # --disable-userns: no user namespace can be made inside this one (the filter refuses it too).
         argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     argv += ["--die-with-parent", "--new-session", "--hostname", "sandbox"]
-    # System libraries only; /etc, /home, /root, /var, /srv, /mnt stay invisible.
-    # Folders bubblewrap creates on its own are 0700: the agent's uid could not traverse them.
-    argv += ["--perms", "0755", "--dir", "/usr"]
-    libraries = linked_library_tree(python, runtime) if only_linked_libraries else None
-    if libraries is not None:
-        # Only the libraries the interpreter, its extension modules and the allowed
-        # packages link: not the rest of /usr/lib (other Pythons' packages, browsers, a JVM).
-        argv += ["--ro-bind", str(libraries / "lib"), "/usr/lib", "--symlink", "usr/lib", "/lib"]
-        if (libraries / "lib64").is_dir():
-            argv += ["--ro-bind", str(libraries / "lib64"), "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
+    root = sandbox_root(python, runtime, as_root) if only_linked_libraries else None
+    if root is not None:
+        # One bind for the root, the libraries, the interpreter, setpriv, the packages and the SDK
+        # (sandbox_root); the standard library and the mounts below are bound on top of it.
+        argv += ["--ro-bind", str(root), "/", "--ro-bind", str(python.stdlib), py]
     else:
-        argv += ["--ro-bind", "/usr/lib", "/usr/lib", "--symlink", "usr/lib", "/lib"]
-        if Path("/usr/lib64").is_dir():
-            argv += ["--ro-bind", "/usr/lib64", "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
-        elif Path("/lib64").is_dir():
-            argv += ["--ro-bind", "/lib64", "/lib64"]
-    for folder in ("/opt", "/opt/python", "/opt/python/bin", "/opt/python/lib", "/run", "/agent"):
-        argv += ["--perms", "0755", "--dir", folder]
-    argv += ["--ro-bind", str(python.executable), "/opt/python/bin/python3"]
-    if python.libpython is not None:
-        argv += ["--ro-bind", str(python.libpython), f"/opt/python/lib/{python.libpython.name}"]
-        soname = f"libpython{python.version}.so.1.0"
-        if python.libpython.name != soname:
-            argv += ["--symlink", python.libpython.name, f"/opt/python/lib/{soname}"]
-    argv += ["--ro-bind", str(python.stdlib), py]
-    if as_root:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
-        argv += ["--ro-bind", setpriv, "/opt/python/bin/setpriv"]
+        argv += _separate_binds(python, runtime, py, as_root)
     # The interpreter's own site-packages (and a venv's) must stay out of sight.
     for packages in ("site-packages", "dist-packages"):
         if (python.stdlib / packages).is_dir():
             argv += ["--perms", "0755", "--tmpfs", f"{py}/{packages}", "--remount-ro", f"{py}/{packages}"]
-    argv += ["--ro-bind", str(runtime / "site"), "/opt/site", "--ro-bind", str(runtime / "sdk"), "/opt/sdk"]
     argv += ["--ro-bind", str(agent_dir), "/agent"]
     argv += ["--bind", str(socket_path), SANDBOX_SOCKET]
     argv += ["--proc", "/proc", "--dev", "/dev"]
@@ -196,6 +172,125 @@ def bubblewrap_command(
         argv += ["--no-new-privs", "--"]
     argv += ["/opt/python/bin/python3", "-I", "-S", "-B", "/opt/sdk/boot.py", SANDBOX_AGENT]
     return argv
+
+
+def _setpriv() -> str:
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
+    return setpriv
+
+
+def _separate_binds(python: PythonLayout, runtime: Path, py: str, as_root: bool) -> list[str]:
+    """The root assembled bind by bind (when the libraries cannot be narrowed: benchmarks'
+    defences off, a host without ldd): all of /usr/lib, the interpreter, setpriv, the packages."""
+    # System libraries only; /etc, /home, /root, /var, /srv, /mnt stay invisible.
+    # Folders bubblewrap creates on its own are 0700: the agent's uid could not traverse them.
+    argv = ["--perms", "0755", "--dir", "/usr", "--ro-bind", "/usr/lib", "/usr/lib", "--symlink", "usr/lib", "/lib"]
+    if Path("/usr/lib64").is_dir():
+        argv += ["--ro-bind", "/usr/lib64", "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
+    elif Path("/lib64").is_dir():
+        argv += ["--ro-bind", "/lib64", "/lib64"]
+    for folder in ("/opt", "/opt/python", "/opt/python/bin", "/opt/python/lib", "/run", "/agent"):
+        argv += ["--perms", "0755", "--dir", folder]
+    argv += ["--ro-bind", str(python.executable), "/opt/python/bin/python3"]
+    if python.libpython is not None:
+        argv += ["--ro-bind", str(python.libpython), f"/opt/python/lib/{python.libpython.name}"]
+        soname = f"libpython{python.version}.so.1.0"
+        if python.libpython.name != soname:
+            argv += ["--symlink", python.libpython.name, f"/opt/python/lib/{soname}"]
+    argv += ["--ro-bind", str(python.stdlib), py]
+    if as_root:
+        argv += ["--ro-bind", _setpriv(), "/opt/python/bin/setpriv"]
+    argv += ["--ro-bind", str(runtime / "site"), "/opt/site", "--ro-bind", str(runtime / "sdk"), "/opt/sdk"]
+    return argv
+
+
+# The sandbox's mount points in sandbox_root: bubblewrap mounts on them, the root being read-only.
+_MOUNT_POINTS = ("agent", "dev", "proc", "run", "tmp", "opt/python/bin", "opt/python/lib")
+
+
+def sandbox_root(python: PythonLayout, runtime: Path, as_root: bool) -> Path | None:
+    """The sandbox's whole read-only root as one folder under the runtime, bound at ``/``:
+    /usr/lib (and lib64) with only :func:`shared_libraries`, /lib symlinks, the interpreter,
+    libpython and (as root) setpriv at /opt/python, the packages at /opt/site, the SDK at
+    /opt/sdk, and the empty mount points of the rest (the standard library, /agent, the
+    socket, /proc, /dev, /tmp). Each bind costs bubblewrap a mount, a remount and a read of
+    the mount table: one instead of a dozen is milliseconds of every start
+    (benchmarks/episode.py). Files are hard links where the file system allows (copies
+    where not), named by what they are linked from, built aside and renamed into place.
+    None where the libraries cannot be narrowed (then everything is bound one by one)."""
+    libraries = linked_library_tree(python, runtime)
+    if libraries is None:
+        return None
+    pieces = {"usr": libraries, "opt/python/bin/python3": python.executable}
+    if python.libpython is not None:
+        pieces[f"opt/python/lib/{python.libpython.name}"] = python.libpython
+    if as_root:
+        pieces["opt/python/bin/setpriv"] = Path(_setpriv())
+    digest = hashlib.sha256(f"{python.version}\0{as_root}\0{libraries.name}\n".encode())
+    for dest, source in sorted(pieces.items()):
+        stat = os.stat(source)
+        digest.update(f"{dest}\0{source}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    target = runtime / f"sandbox-root-{digest.hexdigest()[:16]}"
+    if target.is_dir():
+        return target
+    staging = Path(tempfile.mkdtemp(prefix=".building-root-", dir=runtime))
+    try:
+        staging.chmod(0o755)
+        for folder in _MOUNT_POINTS:
+            (staging / folder).mkdir(mode=0o755, parents=True, exist_ok=True)
+        (staging / "run" / "arena.sock").touch(mode=0o644)
+        (staging / py_folder(python)).mkdir(mode=0o755)
+        _link_tree(libraries, staging / "usr")
+        for name in ("lib", "lib64"):
+            if (staging / "usr" / name).is_dir():
+                (staging / name).symlink_to(f"usr/{name}")
+        for dest, source in pieces.items():
+            if dest != "usr":
+                _link(source, staging / dest)
+        if python.libpython is not None and python.libpython.name != f"libpython{python.version}.so.1.0":
+            (staging / "opt/python/lib" / f"libpython{python.version}.so.1.0").symlink_to(python.libpython.name)
+        _link_tree(runtime / "site", staging / "opt" / "site")
+        _link_tree(runtime / "sdk", staging / "opt" / "sdk")
+        for path in [staging, *staging.rglob("*")]:
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)  # mkdir's mode is masked by the umask; the agent's uid must traverse
+        try:
+            staging.rename(target)
+        except OSError:
+            if not target.is_dir():
+                raise
+            shutil.rmtree(staging, ignore_errors=True)  # another runner built it first
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def py_folder(python: PythonLayout) -> str:
+    return f"opt/python/lib/python{python.version}"
+
+
+def _link(source: Path, dest: Path) -> None:
+    """A hard link (the runtime and the sources usually share a file system), else a copy."""
+    dest.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    try:
+        os.link(os.path.realpath(source), dest)
+    except OSError:
+        shutil.copy2(source, dest)
+
+
+def _link_tree(source: Path, dest: Path) -> None:
+    for path in sorted(source.rglob("*")):
+        relative = dest / path.relative_to(source)
+        if path.is_symlink():
+            relative.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            relative.symlink_to(os.readlink(path))
+        elif path.is_dir():
+            relative.mkdir(mode=0o755, parents=True, exist_ok=True)
+        else:
+            _link(path, relative)
 
 
 _LDD_LINE = re.compile(r"^\s*(?:(\S+) => )?(/\S+) \(0x[0-9a-f]+\)$")
