@@ -2,8 +2,9 @@
 
 What the agent sees: a read-only root made of the system libraries, the
 Python interpreter and its standard library at ``/opt/python``, the allowed
-packages at ``/opt/site`` and the SDK at ``/opt/sdk`` (each bound read-only,
-never their parent folders), its own file on a private tmpfs at
+packages at ``/opt/site`` and the SDK at ``/opt/sdk`` (read-only, never their
+parent folders: one folder prepared under the runtime, :func:`sandbox_root`, with
+the standard library bound into it), its own file on a private tmpfs at
 ``/agent``, a private ``/tmp``, and one Unix socket at ``/run/arena.sock``.
 All namespaces are unshared (no network at all), the environment is cleared.
 
