@@ -182,6 +182,8 @@ class PreparedCgroups:
         if held is None:
             return None
         owner, memory_bytes, cgroup, memory, standby = held
+        if owner.owner != os.getpid():
+            return None  # inherited over a fork: the parent's to use or release
         if owner is spawner and not spawner.dead and memory_bytes == limits.episode_memory_bytes:
             return cgroup, memory, standby
         _release(owner, cgroup, memory, standby)
@@ -212,7 +214,7 @@ class PreparedCgroups:
     def release(cls) -> None:
         with cls._lock:
             held, cls._held = cls._held, None
-        if held is not None:
+        if held is not None and held[0].owner == os.getpid():  # not a parent's, inherited over a fork
             owner, _, cgroup, memory, standby = held
             _release(owner, cgroup, memory, standby)
 

@@ -151,3 +151,41 @@ def test_a_discarded_prepared_process_leaves_its_cgroup(spawner, memory_cgroup):
     spawner.discard(standby)
     assert _wait_for(lambda: memory_cgroup.pids() == [])
     assert run_process(["true"], wall_s=30, output_bytes=1024, spawner=spawner).exit_code == 0  # still serving
+
+
+def test_a_launch_takes_the_prepared_cgroups_and_its_end_prepares_the_next(memory_cgroup):
+    import tempfile
+    from pathlib import Path
+
+    from arena.runner.launch import PreparedCgroups, SandboxLaunch
+    from arena.runner.record import EpisodeLimits
+    from arena.runner.runtime import ensure_runtime
+    from arena.runner.syscall_filter import compile_filter
+
+    spawner, limits = Spawner.shared(), EpisodeLimits()
+    PreparedCgroups.release()
+    PreparedCgroups.prepare(spawner, limits)
+    held = PreparedCgroups._held
+    assert held is not None and held[3] is not None
+    prepared = held[3]
+    assert _wait_for(lambda: len(prepared.pids()) == 1)  # the process that will start the sandbox
+    workdir = Path(tempfile.mkdtemp(prefix="prepared-"))
+    (workdir / "agent").mkdir()
+    (workdir / "arena.sock").touch()
+    launch = SandboxLaunch(limits=limits, runtime=ensure_runtime(None), workdir=workdir, agent_dir=workdir / "agent",
+                           socket_path=workdir / "arena.sock", sandbox=True, defences=True,
+                           syscall_filter=compile_filter())  # fmt: skip
+    try:
+        assert launch.memory is prepared and launch.standby == held[4] and PreparedCgroups._held is None
+        python = launch.argv.index("/opt/python/bin/python3", launch.argv.index("--"))
+        launch.argv = [*launch.argv[: python + 1], "-I", "-S", "-B", "-c", "print(open('/proc/self/cgroup').read())"]
+        result = launch.run()
+    finally:
+        launch.close()
+    assert result.exit_code == 0, result.stderr_tail
+    # The cgroup namespace is rooted at the episode's own cgroup: joined before bubblewrap ran.
+    assert any(line.endswith(":memory:/") for line in result.stdout_tail.splitlines()), result.stdout_tail
+    assert result.memory is not None and result.memory.version == "v1"
+    following = PreparedCgroups._held
+    assert following is not None and following[3] is not prepared  # the next episode's, made at this one's end
+    PreparedCgroups.release()
