@@ -148,7 +148,7 @@ class Spawner:
         numbers here); returns its pid once it executed ``argv``, or raises what stopped it.
         ``standby``: a :meth:`prepare`'d process already in ``steps``' cgroups, to start it as."""
         request_id = next(self._ids)
-        request = {"id": request_id, "argv": argv, "env": dict(os.environ) if env is None else env,
+        request = {"id": request_id, "argv": argv, "env": env,
                    "cwd": cwd, "fds": [1, 2, *pass_fds], "steps": steps, "standby": standby}  # fmt: skip
         with self._send_lock:
             try:
@@ -414,8 +414,9 @@ def _child(request: dict[str, Any], fds: list[int], errors_write: int) -> None:
     if request["cwd"]:
         os.chdir(request["cwd"])
     apply_steps(request["steps"])
-    argv = request["argv"]
-    os.execvpe(argv[0], argv, request["env"])
+    argv, env = request["argv"], request["env"]
+    # None: the helper's own environment, the runner's when it started it (bubblewrap clears it anyway).
+    os.execvpe(argv[0], argv, os.environ if env is None else env)
 
 
 if __name__ == "__main__":
