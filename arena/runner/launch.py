@@ -159,7 +159,8 @@ class SandboxLaunch:
             self.uid_lease.release()  # the sandbox's pid namespace is gone: no process of that uid is left
             self.uid_lease = None
         if self._defences and self.spawner is not None:
-            PreparedCgroups.prepare(self.spawner, self.limits)  # the next episode's, off its start
+            # The next episode's, off its start and off this episode's end (its record's wall clock).
+            threading.Thread(target=PreparedCgroups.prepare, args=(self.spawner, self.limits), daemon=True).start()
 
 
 class PreparedCgroups:

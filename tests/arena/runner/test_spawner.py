@@ -186,6 +186,7 @@ def test_a_launch_takes_the_prepared_cgroups_and_its_end_prepares_the_next(memor
     # The cgroup namespace is rooted at the episode's own cgroup: joined before bubblewrap ran.
     assert any(line.endswith(":memory:/") for line in result.stdout_tail.splitlines()), result.stdout_tail
     assert result.memory is not None and result.memory.version == "v1"
+    assert _wait_for(lambda: PreparedCgroups._held is not None)  # made in the background at the end
     following = PreparedCgroups._held
     assert following is not None and following[3] is not prepared  # the next episode's, made at this one's end
     PreparedCgroups.release()
