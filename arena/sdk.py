@@ -16,9 +16,13 @@ validator: ``/tools/<name>`` runs a shop tool against this episode's state,
 
 from __future__ import annotations
 
-import json
+# The C halves of socket and json, not the modules: ``socket`` imports enum and selectors,
+# ``json`` imports re (enum again, and the regex compiler), about 8 ms of every agent's
+# start-up together (benchmarks/episode.py); the SDK needs neither's Python half.
+import _json
+import _socket
+import io
 import os
-import socket
 from _thread import _local  # threading.local itself, without importing threading at start
 
 TYPE_CHECKING = False  # typing costs an agent ~4 ms of start-up; annotations only need it for checkers
@@ -51,6 +55,60 @@ def _quote(segment: str) -> str:
     return "".join(chr(b) if b in _UNRESERVED else f"%{b:02X}" for b in segment.encode())
 
 
+class _SocketReader(io.RawIOBase):
+    """What ``socket.makefile("rb")`` reads through, for the C socket: a timeout raises TimeoutError."""
+
+    def __init__(self, sock: _socket.socket) -> None:
+        self._sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return self._sock.recv_into(buffer)
+
+
+class _Decoding:
+    """The settings ``_json``'s scanner reads, as ``json.loads`` has them by default."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
+
+
+_scan = _json.make_scanner(_Decoding())  # type: ignore[arg-type]  # typeshed wants a JSONDecoder; it reads only these
+_JSON_SPACE = " \t\n\r"
+
+
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
+
+
+def _dumps(value: Any) -> str:
+    """``json.dumps(value)``, through the same C encoder ``json`` itself uses (a fresh one per call:
+    it keeps the circular-reference markers of the value it encodes)."""
+    encode = _json.make_encoder({}, _not_json, _json.encode_basestring_ascii, None, ": ", ", ", False, False, True)
+    return "".join(encode(value, 0))
+
+
+def _loads(data: bytes) -> Any:
+    """``json.loads(data)`` for a well-formed UTF-8 answer; anything else goes to ``json`` itself,
+    which decodes the other encodings and raises its own error on malformed input."""
+    try:
+        text = data.decode()
+        value, end = _scan(text, len(text) - len(text.lstrip(_JSON_SPACE)))
+        if not text[end:].strip(_JSON_SPACE):
+            return value
+    except (ValueError, StopIteration):
+        pass
+    import json
+
+    return json.loads(data)
+
+
 class _Channel:
     """One keep-alive HTTP/1.1 connection to the arena socket.
 
@@ -62,7 +120,7 @@ class _Channel:
     """
 
     def __init__(self, path: str, timeout: float | None) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         sock.settimeout(timeout)
         try:
             sock.connect(path)
@@ -70,7 +128,7 @@ class _Channel:
             sock.close()
             raise ArenaConnectionError(f"cannot reach the arena socket {path}: {exc}") from None
         self.sock = sock
-        self.reader = sock.makefile("rb")
+        self.reader = io.BufferedReader(_SocketReader(sock))
         self.pid = os.getpid()
         self.keep = True  # False once the server said it closes, or a message was left half read
 
@@ -141,7 +199,7 @@ def _request(method: str, path: str, payload: Any = None, timeout: float = 120.0
     channel: _Channel | None = getattr(_channels, "channel", None)
     if channel is None or channel.pid != os.getpid():
         channel = _channels.channel = _Channel(socket_path(), timeout)
-    body = b"" if payload is None else json.dumps(payload).encode()
+    body = b"" if payload is None else _dumps(payload).encode()
     headers = [(b"host", _HOST.encode())]
     if payload is not None:
         headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
@@ -164,7 +222,7 @@ def _request(method: str, path: str, payload: Any = None, timeout: float = 120.0
             channel.close()
     if status >= 400:
         raise ArenaConnectionError(f"{method} {path} answered {status}: {data[:300]!r}")
-    return json.loads(data)
+    return _loads(data)
 
 
 def _episode() -> dict[str, Any]:

@@ -1,9 +1,13 @@
 """Episode runner costs, measured against baselines in the same run.
 
-    .venv/bin/python benchmarks/episode.py [--n 30]
+    .venv/bin/python benchmarks/episode.py [--n 30] [--start-only]
 
-1. Sandbox start to the agent's first tool call, p50/p99, against a bare
-   `python -c pass` subprocess (target p50 < 150 ms and <= 4x bare).
+1. Sandbox start to the agent's first tool call with every defence on, paired and
+   interleaved round by round against a bare `python -c pass`, the same sandbox
+   running `python -c pass` (defences on and off) and the episode with the defences
+   off; medians, p90 and the load average, then where each millisecond of the start
+   goes (the record's start milestones, see arena.runner.episode.start_phases).
+   Targets: p50 within 1.5x the bare python, the defences under 10% of the start.
 2. Runner overhead of a 30-step episode against an upstream that answers in
    50 ms: step time minus the upstream's own time (clocked inside the upstream
    app, from the request's arrival to its last byte sent) and the tools' own
@@ -23,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -41,6 +47,7 @@ sys.path.insert(0, str(REPO))
 
 from arena.problems.official import parse_row  # noqa: E402
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig  # noqa: E402
+from arena.runner.launch import SandboxLaunch  # noqa: E402
 from arena.runner.proxy import Upstream, UpstreamRegistry  # noqa: E402
 from arena.runner.record import EpisodeLimits  # noqa: E402
 from arena.shop.index import CatalogIndex  # noqa: E402
@@ -86,16 +93,112 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
 
 
-def bare_python(n: int) -> list[float]:
-    times = []
-    for _ in range(n):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
-        times.append((time.perf_counter() - started) * 1000)
-    return times
+def bare_python(argv: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, check=True)
+    return (time.perf_counter() - started) * 1000
 
 
-async def main_async(n: int) -> None:
+def sandboxed_pass(runner: EpisodeRunner) -> float:
+    """The episode's own sandbox (its launch: cgroups, uid, filter, mounts, setpriv) running
+    `python -I -S -B -c pass` instead of boot: the sandbox and interpreter, no SDK, no socket."""
+    workdir = Path(tempfile.mkdtemp(prefix="bench-pass-"))
+    (workdir / "agent").mkdir()
+    (workdir / "arena.sock").touch()
+    started = time.perf_counter()
+    launch = SandboxLaunch(
+        limits=runner.config.limits, runtime=runner.runtime, workdir=workdir, agent_dir=workdir / "agent",
+        socket_path=workdir / "arena.sock", sandbox=True, defences=runner.config.defences,
+        syscall_filter=runner.syscall_filter,
+    )  # fmt: skip
+    try:
+        python = launch.argv.index("/opt/python/bin/python3", launch.argv.index("--"))
+        launch.argv = [*launch.argv[: python + 1], "-I", "-S", "-B", "-c", "pass"]
+        result = launch.run()
+        assert result.exit_code == 0, result.stderr_tail
+        return (time.perf_counter() - started) * 1000
+    finally:
+        launch.close()
+        subprocess.run(["rm", "-rf", str(workdir)], check=False)
+
+
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+# The record's start milestones (ms from the launch's first step), in order, and what each step covers.
+PHASES = (
+    ("launch_prepared_ms", "launch prepared: cgroups (CPU, memory) made, uid leased, argv, filter descriptor"),
+    ("sandbox_spawned_ms", "spawned: the helper's (prepared) process: /tmp mount, rlimits, exec of bubblewrap"),
+    ("boot_started_ms", "boot's first line: namespaces, mounts, seccomp load, setpriv, interpreter start"),
+    ("episode_asked_ms", "boot asked for the episode: SDK import, first connection, round trip"),
+    ("start_to_first_tool_call_ms", "first tool call arrived: agent file compiled and run, its request"),
+)
+
+
+async def start_breakdown(catalog, registry, problem, n: int) -> None:
+    limits = EpisodeLimits(wall_s=120)
+    runners = {
+        on: EpisodeRunner(catalog, registry, RunnerConfig(limits=limits, allowlist=["bench"], defences=on))
+        for on in (True, False)
+    }
+    first = AgentSource.from_path(AGENTS / "first_call.py")
+    bare, isolated = [sys.executable, "-c", "pass"], [sys.executable, "-I", "-S", "-B", "-c", "pass"]
+    for on in (True, False):  # warm: the library tree, the page cache
+        await runners[on].run(first, problem, "bench")
+    series: dict[str, list[float]] = {name: [] for name in (
+        "episode, defences on", "episode, defences off", "sandbox `python -I -S -B -c pass`, defences on",
+        "sandbox `python -I -S -B -c pass`, defences off", "bare `python -c pass`", "bare `python -I -S -B -c pass`",
+    )}  # fmt: skip
+    phases: dict[bool, dict[str, list[float]]] = {True: {}, False: {}}
+    load_before = loadavg()
+    for _ in range(n):  # interleaved, round by round: the machine's load falls on all alike
+        for on in (True, False):
+            record = await runners[on].run(first, problem, "bench")
+            assert record.termination.value == "terminated", record.stderr_tail
+            series[f"episode, defences {'on' if on else 'off'}"].append(record.timings["start_to_first_tool_call_ms"])
+            for name, _ in PHASES:
+                if name in record.timings:
+                    phases[on].setdefault(name, []).append(record.timings[name])
+            series[f"sandbox `python -I -S -B -c pass`, defences {'on' if on else 'off'}"].append(
+                await asyncio.to_thread(sandboxed_pass, runners[on])
+            )
+        series["bare `python -c pass`"].append(await asyncio.to_thread(bare_python, bare))
+        series["bare `python -I -S -B -c pass`"].append(await asyncio.to_thread(bare_python, isolated))
+    load_after = loadavg()
+    print(
+        f"machine: {platform.node()}, {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    )
+    print(f"load average before {load_before}, after {load_after}; n={n} rounds, interleaved")
+    bare50 = statistics.median(series["bare `python -c pass`"])
+    print(f"  {'':52s} {'p50':>7s} {'p90':>7s} {'min':>7s} {'x bare p50':>10s}")
+    for name, values in series.items():
+        med = statistics.median(values)
+        print(f"  {name:52s} {med:7.1f} {pct(values, 0.9):7.1f} {min(values):7.1f} {med / bare50:9.2f}x")
+    on, off = series["episode, defences on"], series["episode, defences off"]
+    paired = statistics.median(a - b for a, b in zip(on, off, strict=True))
+    on50 = statistics.median(on)
+    print(
+        f"start to first tool call, defences on: p50 {on50:.1f} ms = {on50 / bare50:.2f}x bare python (target <= 1.5x)"
+    )
+    print(
+        f"defences' cost, paired median of on - off: {paired:+.1f} ms = {paired / on50:.1%} of the start (target < 10%)"
+    )
+    print("where the start goes (median ms of each step; steps' medians need not add up to the total's):")
+    print(f"  {'step':98s} {'on':>6s} {'off':>6s}")
+    for index, (name, what) in enumerate(PHASES):
+        step = {}
+        for flag in (True, False):
+            marks = phases[flag]
+            if name not in marks or (index and PHASES[index - 1][0] not in marks):
+                step[flag] = float("nan")
+                continue
+            before = marks[PHASES[index - 1][0]] if index else [0.0] * len(marks[name])
+            step[flag] = statistics.median(b - a for a, b in zip(before, marks[name], strict=True))
+        print(f"  {what:98s} {step[True]:6.1f} {step[False]:6.1f}")
+
+
+async def main_async(n: int, start_only: bool = False) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-episode-"))
     build_catalog(workdir / "catalog", synthetic=2000, seed=1)
     catalog = CatalogIndex(workdir / "catalog")
@@ -104,21 +207,12 @@ async def main_async(n: int) -> None:
         [Upstream(name="bench", base_url="http://bench/v1", models=["bench"])],
         transports={"bench": httpx.ASGITransport(app=upstream)},
     )
-    runner = EpisodeRunner(catalog, registry, RunnerConfig(limits=EpisodeLimits(wall_s=120), allowlist=["bench"]))
     problem = parse_row({"query": "cotton shirt", "reward": {"product_id": "1", "title": ["x"]}})
-    first = AgentSource.from_path(AGENTS / "first_call.py")
-    await runner.run(first, problem, "bench")  # warm caches
-
-    starts = []
-    for _ in range(n):
-        record = await runner.run(first, problem, "bench")
-        starts.append(record.timings["start_to_first_tool_call_ms"])
-    bare = await asyncio.to_thread(bare_python, n)
-    p50, p99, bare50 = pct(starts, 0.5), pct(starts, 0.99), pct(bare, 0.5)
-    print(f"sandbox start -> first tool call: p50 {p50:.1f} ms, p99 {p99:.1f} ms (n={n})")
-    print(f"bare `python -c pass`:            p50 {bare50:.1f} ms, p99 {pct(bare, 0.99):.1f} ms")
-    print(f"ratio p50: {p50 / bare50:.2f}x  (targets: p50 < 150 ms, <= 4x)")
-
+    await start_breakdown(catalog, registry, problem, n)
+    if start_only:
+        await registry.aclose()
+        return
+    runner = EpisodeRunner(catalog, registry, RunnerConfig(limits=EpisodeLimits(wall_s=120), allowlist=["bench"]))
     for label, agent_file in (("stdlib HTTP client", "thirty_steps_raw.py"), ("openai SDK client", "thirty_steps.py")):
         steps = AgentSource.from_path(AGENTS / agent_file)
         overheads, by_proxy, startups = [], [], []
@@ -193,7 +287,9 @@ async def defences_on_and_off(catalog, registry, problem, n: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=30)
-    asyncio.run(main_async(parser.parse_args().n))
+    parser.add_argument("--start-only", action="store_true", help="only part 1, the sandbox start")
+    args = parser.parse_args()
+    asyncio.run(main_async(args.n, args.start_only))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.runner.spawner import join_cgroup
+
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 SAMPLE_INTERVAL_S = 0.1
 CGROUP_PREFIX = "arena-episode-"
@@ -81,16 +83,6 @@ def _own_cgroup() -> str | None:
     return None
 
 
-def join_cgroup(procs: bytes) -> None:
-    """Move the calling process into the cgroup whose ``cgroup.procs`` path is ``procs`` (encoded ahead):
-    run between fork and exec, so only os calls, no allocation-heavy Python."""
-    fd = os.open(procs, os.O_WRONLY)
-    try:
-        os.write(fd, b"0\n")
-    finally:
-        os.close(fd)
-
-
 def cgroup_pids(path: Path) -> list[int]:
     """The processes in a cgroup now (none once it is gone or unreadable)."""
     try:
@@ -104,7 +96,8 @@ class EpisodeCgroup:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._procs = str(path / "cgroup.procs").encode()
+        self.procs_file = str(path / "cgroup.procs")  # written by the sandbox's first process to join
+        self._procs = self.procs_file.encode()
 
     @classmethod
     def create(cls) -> EpisodeCgroup | None:

@@ -14,13 +14,16 @@ so the processes, descriptors and address-space peak of the agent are still
 there when the runner takes its last measurement; the runner then kills the
 sandbox. The agent may write to the channel too: that can only make the runner
 measure and end its episode early.
+
+Only ``os`` and ``sys`` are imported before the agent runs (both are loaded by the
+interpreter anyway): ``importlib.util`` and ``traceback`` pull in contextlib, re,
+enum and tokenize, several milliseconds of every episode's start
+(benchmarks/episode.py), so the agent file is compiled and run here directly and
+``traceback`` is imported only when there is an error to print.
 """
 
-import importlib.util
 import os
 import sys
-import time
-import traceback
 
 EXIT_OK = 0
 EXIT_CRASH = 3
@@ -44,11 +47,25 @@ def end(code: int) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     if STATUS_FD >= 0:
+        import time
+
         report(f"exit {code}")
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:  # the runner kills well before this
             time.sleep(0.05)
     return code
+
+
+def load_agent(agent_file: str) -> object:
+    """The agent file run as the module ``agent`` (in ``sys.modules``, with its ``__file__``,
+    so pickling, dataclasses and tracebacks find it), as ``importlib`` would load it."""
+    with open(agent_file, "rb") as handle:
+        source = handle.read()
+    module = type(sys)("agent")
+    module.__file__ = agent_file
+    sys.modules["agent"] = module
+    exec(compile(source, agent_file, "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - it is the agent
+    return module
 
 
 def main(agent_file: str, sdk_root: str | None = None) -> int:
@@ -58,13 +75,7 @@ def main(agent_file: str, sdk_root: str | None = None) -> int:
         import arena.sdk as sdk
 
         problem = sdk.problem()
-        spec = importlib.util.spec_from_file_location("agent", agent_file)
-        if spec is None or spec.loader is None:
-            print(f"arena: cannot load {agent_file}", file=sys.stderr)
-            return EXIT_NO_ENTRY
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["agent"] = module
-        spec.loader.exec_module(module)
+        module = load_agent(agent_file)
         entry = getattr(module, "agent_main", None)
         if not callable(entry):
             print("arena: the agent file defines no agent_main(problem)", file=sys.stderr)
@@ -75,6 +86,8 @@ def main(agent_file: str, sdk_root: str | None = None) -> int:
         print("arena: MemoryError", file=sys.stderr)
         return end(EXIT_MEMORY)
     except BaseException:  # noqa: BLE001 - everything an agent raises is a recorded crash
+        import traceback
+
         traceback.print_exc(limit=20)
         return end(EXIT_CRASH)
 

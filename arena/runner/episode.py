@@ -18,7 +18,7 @@ from arena.problems.model import Intent, Problem
 from arena.runner.boot import EXIT_CRASH, EXIT_NO_ENTRY
 from arena.runner.faults import boot_fault
 from arena.runner.grace import TerminateGrace
-from arena.runner.launch import SandboxLaunch
+from arena.runner.launch import PreparedCgroups, SandboxLaunch
 from arena.runner.limits import LimitLog
 from arena.runner.probe import ProbePlan, run_probes
 from arena.runner.process import ProcessResult
@@ -35,8 +35,9 @@ from arena.runner.record import (
     ValidatorFault,
 )
 from arena.runner.runtime import RUNTIME_RECHECK_S, ensure_runtime
-from arena.runner.sandbox import SANDBOX_AGENT, PythonLayout, linked_library_tree, require_bubblewrap
+from arena.runner.sandbox import SANDBOX_AGENT, PythonLayout, require_bubblewrap, sandbox_root
 from arena.runner.server import EpisodeSession, build_episode_server
+from arena.runner.spawner import Spawner
 from arena.runner.storable import make_storable
 from arena.runner.syscall_filter import compile_filter
 from arena.runner.workdirs import new_episode_folder
@@ -100,9 +101,14 @@ class EpisodeRunner:
         self.syscall_filter = compile_filter() if self.config.sandbox and self.config.defences else None
         self.runtime = ensure_runtime(self.config.runtime_dir)
         self._runtime_checked = time.monotonic()
+        if self.config.sandbox:
+            spawner = Spawner.shared()  # the helper that forks each sandbox (arena.runner.spawner), started now
+            if self.config.defences:
+                PreparedCgroups.prepare(spawner, self.config.limits)  # the first episode's cgroups
         if self.syscall_filter is not None:
-            # The library closure (ldd, about a second) here, not on the event loop at the first episode.
-            linked_library_tree(PythonLayout.detect(), self.runtime)
+            # The library closure (ldd, about a second) and the sandbox's root folder built here,
+            # not on the event loop at the first episode.
+            sandbox_root(PythonLayout.detect(), self.runtime, as_root=os.geteuid() == 0)
 
     def _fresh_runtime(self) -> Path:
         # Hourly, re-ensure the runtime: that marks it in use (runtimes unused for a week are
@@ -163,6 +169,7 @@ class EpisodeRunner:
                 syscall_filter=self.syscall_filter,
                 switch=grace.switch,
             )
+            launched_s = clock()
             result = await asyncio.to_thread(launch.run)
             grace.cancel()
             # The agent has exited: calls still in flight are cancelled and recorded as hung up.
@@ -237,6 +244,7 @@ class EpisodeRunner:
                     if session.first_tool_call_s is not None
                     else {}
                 ),
+                **start_phases(process_start_s, launched_s, result, started_wall, session.booted_s),
             },
         )
         if self.config.probe is not None and any(call.response is not None for call in record.llm_calls):
@@ -253,6 +261,21 @@ class EpisodeRunner:
 MEMORY_NEAR_BOUND = 0.8  # of the address space: the failed allocation itself is never seen
 _NEAR_BOUND_COUNT = 2  # processes / descriptors: the runner and the refusal race by a few
 _TMP_FULL_BYTES = 64 * 1024  # tmpfs refuses whole pages: "full" is a few pages from the size
+
+
+def start_phases(
+    process_start_s: float, launched_s: float, result: ProcessResult, started_wall: float, booted_s: float | None
+) -> dict[str, float]:
+    """Where the start went, each a milestone in ms from the launch's first step: the launch
+    prepared (cgroups, uid, argv), bubblewrap spawned (the helper's fork, the start steps, exec), boot's first
+    line (bubblewrap's namespaces and mounts, setpriv, the interpreter's start), boot's ask for
+    the episode (the SDK's imports, the first connection). Missing ones are left out."""
+    marks = {"launch_prepared_ms": launched_s, "sandbox_spawned_ms": result.spawned - started_wall}
+    if result.boot_started is not None:
+        marks["boot_started_ms"] = result.boot_started - started_wall
+    if booted_s is not None:
+        marks["episode_asked_ms"] = booted_s
+    return {name: round((at - process_start_s) * 1000, 2) for name, at in marks.items() if at > 0}
 
 
 def classify(

@@ -8,7 +8,9 @@ failed in between.
 
 from __future__ import annotations
 
+import atexit
 import os
+import threading
 from pathlib import Path
 
 from arena.runner.accounting import EpisodeCgroup, TreeMonitor
@@ -18,12 +20,14 @@ from arena.runner.record import EpisodeLimits
 from arena.runner.sandbox import (
     arguments_by_descriptor,
     bubblewrap_command,
-    rlimit_setter,
+    rlimit_steps,
+    runner_tasks,
     sandbox_environment,
-    sandbox_preexec,
     shared_proc_masks,
+    start_steps,
     unsafe_command,
 )
+from arena.runner.spawner import Spawner, SpawnHelperDied
 from arena.runner.syscall_filter import filter_fd
 from arena.runner.uids import UidLease
 
@@ -52,10 +56,17 @@ class SandboxLaunch:
         self.cgroup: EpisodeCgroup | None = None
         self.memory: EpisodeMemoryCgroup | None = None
         self.status_fd: tuple[int, int] | None = None
+        self.standby: int | None = None
+        self._defences, self._ran = defences, False
+        self.spawner = Spawner.shared() if sandbox else None  # forks the sandbox: not this (large) process
         try:
-            self.cgroup = EpisodeCgroup.create() if defences else None
-            # Where the host has a writable memory controller: v2 in the CPU cgroup, else v1's own.
-            self.memory = EpisodeMemoryCgroup.create(limits.episode_memory_bytes, self.cgroup) if defences else None
+            prepared = PreparedCgroups.take(self.spawner, limits) if defences and self.spawner else None
+            if prepared is not None:
+                self.cgroup, self.memory, self.standby = prepared
+            elif defences:
+                self.cgroup = EpisodeCgroup.create()
+                # Where the host has a writable memory controller: v2 in the CPU cgroup, else v1's own.
+                self.memory = EpisodeMemoryCgroup.create(limits.episode_memory_bytes, self.cgroup)
             self.status_fd = os.pipe() if defences else None
             status_write = self.status_fd[1] if self.status_fd is not None else None
             pass_fds = [status_write] if status_write is not None else []
@@ -94,10 +105,12 @@ class SandboxLaunch:
                 if defences
                 else None
             )
-            self.preexec = (
-                sandbox_preexec(limits, cgroup=self.cgroup, memory=self.memory, private_tmp=private_tmp)
+            self.steps = (
+                start_steps(
+                    limits, cgroup=self.cgroup, memory=self.memory, private_tmp=private_tmp, extra_tasks=runner_tasks()
+                )
                 if defences
-                else rlimit_setter(limits)
+                else {"rlimits": rlimit_steps(limits)}
             )
         except BaseException:
             self.close()
@@ -110,11 +123,14 @@ class SandboxLaunch:
     def run(self) -> ProcessResult:
         """Blocking (run it in a worker thread): the process from start to end."""
         status_fd, self.status_fd = self.status_fd, None  # run_process closes both ends
+        self._ran = True
         result = run_process(
             self.argv,
             wall_s=self.limits.wall_s,
             output_bytes=self.limits.output_bytes,
-            preexec=self.preexec,
+            steps=self.steps,
+            spawner=self.spawner,
+            standby=self.standby,
             env=self.env,
             cwd=self.cwd,
             monitor=self.monitor,
@@ -131,6 +147,8 @@ class SandboxLaunch:
         for fd in [*self._fds, *(self.status_fd or ())]:
             os.close(fd)
         self._fds, self.status_fd = [], None
+        if self.standby is not None and not self._ran and self.spawner is not None:
+            self.spawner.discard(self.standby)  # it would sit in the cgroups removed below
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
@@ -140,3 +158,77 @@ class SandboxLaunch:
         if self.uid_lease is not None:
             self.uid_lease.release()  # the sandbox's pid namespace is gone: no process of that uid is left
             self.uid_lease = None
+        if self._defences and self.spawner is not None:
+            # The next episode's, off its start and off this episode's end (its record's wall clock).
+            threading.Thread(target=PreparedCgroups.prepare, args=(self.spawner, self.limits), daemon=True).start()
+
+
+class PreparedCgroups:
+    """The next episode's cgroups, made ahead, with the process that will start its sandbox
+    already moved into them by the spawn helper (arena/runner/spawner.py): moving a process
+    between cgroups waits for an RCU grace period, milliseconds of every start otherwise
+    (benchmarks/episode.py). One set at a time per runner process, for one memory bound: a
+    launch takes it, or makes its own when there is none (the first episode, concurrent ones);
+    an episode that took one prepares the next when it ends."""
+
+    _lock = threading.Lock()
+    _held: tuple[Spawner, int, EpisodeCgroup | None, EpisodeMemoryCgroup | None, int] | None = None
+
+    @classmethod
+    def take(
+        cls, spawner: Spawner, limits: EpisodeLimits
+    ) -> tuple[EpisodeCgroup | None, EpisodeMemoryCgroup | None, int] | None:
+        with cls._lock:
+            held, cls._held = cls._held, None
+        if held is None:
+            return None
+        owner, memory_bytes, cgroup, memory, standby = held
+        if owner.owner != os.getpid():
+            return None  # inherited over a fork: the parent's to use or release
+        if owner is spawner and not spawner.dead and memory_bytes == limits.episode_memory_bytes:
+            return cgroup, memory, standby
+        _release(owner, cgroup, memory, standby)
+        return None
+
+    @classmethod
+    def prepare(cls, spawner: Spawner, limits: EpisodeLimits) -> None:
+        """Makes the next set, unless one is held already (or the host offers no cgroup to make)."""
+        if cls._held is not None:
+            return
+        cgroup = EpisodeCgroup.create()
+        memory = EpisodeMemoryCgroup.create(limits.episode_memory_bytes, cgroup)
+        entries = [entry for entry in (cgroup and cgroup.procs_file, memory and memory.procs_file) if entry]
+        if not entries:
+            _release(None, cgroup, memory, None)
+            return
+        try:
+            standby = spawner.prepare(entries)
+        except SpawnHelperDied:
+            _release(None, cgroup, memory, None)
+            return
+        with cls._lock:
+            held, cls._held = cls._held, cls._held or (spawner, limits.episode_memory_bytes, cgroup, memory, standby)
+        if held is not None:
+            _release(spawner, cgroup, memory, standby)  # another episode prepared one meanwhile
+
+    @classmethod
+    def release(cls) -> None:
+        with cls._lock:
+            held, cls._held = cls._held, None
+        if held is not None and held[0].owner == os.getpid():  # not a parent's, inherited over a fork
+            owner, _, cgroup, memory, standby = held
+            _release(owner, cgroup, memory, standby)
+
+
+def _release(
+    spawner: Spawner | None, cgroup: EpisodeCgroup | None, memory: EpisodeMemoryCgroup | None, standby: int | None
+) -> None:
+    if spawner is not None and standby is not None:
+        spawner.discard(standby)
+    if cgroup is not None:
+        cgroup.remove()
+    if memory is not None:
+        memory.remove()
+
+
+atexit.register(PreparedCgroups.release)  # no empty cgroups left behind by a clean exit

@@ -29,7 +29,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from arena.runner.accounting import CGROUP_PREFIX, EpisodeCgroup, cgroup_pids, join_cgroup, prune_stale
+from arena.runner.accounting import CGROUP_PREFIX, EpisodeCgroup, cgroup_pids, prune_stale
+from arena.runner.spawner import join_cgroup
 
 V1_MEMORY = "memory"
 
@@ -74,6 +75,8 @@ class EpisodeMemoryCgroup:
         self.path, self.version, self.limit_bytes = path, version, limit_bytes
         self._own = own  # v1: a cgroup of its own, made and removed here; v2: the CPU cgroup's
         self._procs = str(path / "cgroup.procs").encode()
+        # What the sandbox's first process joins besides the CPU cgroup (v2: nothing more).
+        self.procs_file = str(path / "cgroup.procs") if own else None
 
     @classmethod
     def create(cls, limit_bytes: int, cpu_cgroup: EpisodeCgroup | None) -> EpisodeMemoryCgroup | None:

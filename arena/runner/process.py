@@ -1,8 +1,9 @@
 """Run the sandbox process: wall-clock limit, capped output, resource usage.
 
 It runs in a worker thread (the episode server keeps the event loop): the
-child is reaped with ``os.wait4`` to get its own resource usage, which
-asyncio's child watchers do not give per process. ``wait4`` sees only
+child is reaped with ``os.wait4`` (by the spawn helper, arena/runner/spawner.py,
+for a sandbox) to get its own resource usage, which asyncio's child watchers do
+not give per process. ``wait4`` sees only
 bubblewrap, though: the sandbox's own CPU, processes and peaks come from a
 :class:`~arena.runner.accounting.TreeMonitor`, and whether the agent started
 and how it ended from boot's status channel (arena/runner/boot.py).
@@ -22,6 +23,7 @@ from typing import IO
 
 from arena.runner.accounting import TreeMonitor, TreeSample
 from arena.runner.memory_cgroup import MemoryReport
+from arena.runner.spawner import Exited, Spawner, StartSteps, apply_steps
 
 
 @dataclass
@@ -44,6 +46,9 @@ class ProcessResult:
     final: TreeSample | None = None  # the last full look, taken when boot reported its end
     stopped: bool = False  # the episode stopped it early (StopSwitch: the agent's terminate grace ran out)
     memory: MemoryReport | None = None  # the episode's memory cgroup, read after the end (None: no cgroup)
+    # Start-up clocks (perf_counter): the spawn returned (bubblewrap exec'd), boot's "started" arrived.
+    spawned: float = 0.0
+    boot_started: float | None = None
 
 
 class StopSwitch:
@@ -101,7 +106,9 @@ def run_process(
     *,
     wall_s: float,
     output_bytes: int,
-    preexec: Callable[[], None] | None = None,
+    steps: StartSteps | None = None,
+    spawner: Spawner | None = None,
+    standby: int | None = None,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
     monitor: TreeMonitor | None = None,
@@ -110,25 +117,19 @@ def run_process(
     switch: StopSwitch | None = None,
 ) -> ProcessResult:
     """``status_fd`` is the (read, write) pipe of boot's status channel; the write
-    end goes to the sandbox (in ``pass_fds`` too). Both ends are closed here."""
+    end goes to the sandbox (in ``pass_fds`` too). Both ends are closed here.
+    ``steps`` run between fork and exec (arena.runner.spawner.apply_steps): in the
+    ``spawner``'s helper process when one is given, else in a fork of this one."""
     started = time.perf_counter()
     try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            preexec_fn=preexec,  # noqa: PLW1509 - rlimits must be set between fork and exec
-            start_new_session=True,  # one process group to kill
-            env=env,
-            cwd=cwd,
-            close_fds=True,
-            pass_fds=pass_fds,
+        pid, streams, wait = _start(
+            argv, steps=steps, spawner=spawner, standby=standby, env=env, cwd=cwd, pass_fds=pass_fds
         )
     except BaseException:
         for fd in status_fd or ():
             os.close(fd)
         raise
+    spawned = time.perf_counter()
     if status_fd is not None:
         os.close(status_fd[1])  # only the sandbox may hold the write end: EOF when it is gone
     flags = {"timed_out": False, "flooded": False, "cpu": False, "reported": False, "stopped": False}
@@ -138,7 +139,7 @@ def run_process(
         if monitor is not None and monitor.cgroup is not None:
             monitor.cgroup.kill()
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
@@ -151,41 +152,36 @@ def run_process(
     status_reader = _StatusReader(status_fd[0], monitor, lambda: kill("reported")) if status_fd else None
     if monitor is not None:
         monitor.on_cpu_limit = lambda: kill("cpu")
-        monitor.start_on(proc.pid)
+        monitor.start_on(pid)
     if status_reader is not None:
         status_reader.start()
 
     timer = threading.Timer(wall_s, kill, args=("timed_out",))
     timer.daemon = True
-    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
-    readers = [
-        _CappedReader(stream, output_bytes, output_bytes * 256, lambda: kill("flooded"))
-        for stream in (proc.stdout, proc.stderr)
-    ]
+    readers = [_CappedReader(stream, output_bytes, output_bytes * 256, lambda: kill("flooded")) for stream in streams]
     timer.start()
     if switch is not None:
         switch._arm(stop_early)
     for reader in readers:
         reader.start()
-    _, status, usage = os.wait4(proc.pid, 0)
+    exited = wait()
+    status = exited.status
     timer.cancel()
     if switch is not None:
         switch._arm(None)  # reaped: its pid is free for another process
     # Whatever the agent left behind in the session dies with it.
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    proc.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
     for reader in readers:
         reader.join(timeout=5)
-    for stream in (proc.stdout, proc.stderr):
-        if stream is not None:
-            stream.close()
+    for stream in streams:
+        stream.close()
     if status_reader is not None:
         status_reader.join(timeout=5)
     peak, final = TreeSample(), None
-    cpu_user, cpu_system = usage.ru_utime, usage.ru_stime
+    cpu_user, cpu_system = exited.ru_utime, exited.ru_stime
     if monitor is not None:
         monitor.stop()
         peak, final = monitor.peak, monitor.final
@@ -200,7 +196,7 @@ def run_process(
         wall_s=time.perf_counter() - started,
         cpu_user_s=cpu_user,
         cpu_system_s=cpu_system,
-        max_rss_kib=usage.ru_maxrss,
+        max_rss_kib=exited.ru_maxrss,
         started=started,
         cpu_limit_hit=flags["cpu"] and not flags["reported"],
         agent_started=status_reader.started if status_reader is not None else None,
@@ -208,7 +204,66 @@ def run_process(
         peak=peak,
         final=final,
         stopped=flags["stopped"] and not flags["reported"],
+        spawned=spawned,
+        boot_started=status_reader.started_at if status_reader is not None else None,
     )
+
+
+def _start(
+    argv: list[str],
+    *,
+    steps: StartSteps | None,
+    spawner: Spawner | None,
+    standby: int | None,
+    env: dict[str, str] | None,
+    cwd: str | None,
+    pass_fds: tuple[int, ...],
+) -> tuple[int, tuple[IO[bytes], IO[bytes]], Callable[[], Exited]]:
+    """The process started in its own session: its pid, its stdout and stderr, and how to wait for its end."""
+    if spawner is not None:
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        try:
+            pid = spawner.spawn(
+                argv,
+                env=env,
+                cwd=cwd,
+                stdout=out_write,
+                stderr=err_write,
+                pass_fds=pass_fds,
+                steps=steps or {},
+                standby=standby,
+            )
+        except BaseException:
+            os.close(out_read)
+            os.close(err_read)
+            raise
+        finally:
+            os.close(out_write)
+            os.close(err_write)
+        streams = (open(out_read, "rb", buffering=0), open(err_read, "rb", buffering=0))  # noqa: SIM115 - closed by run_process
+        return pid, streams, lambda: spawner.wait(pid)
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        # Without steps no preexec function, so subprocess can use vfork.
+        preexec_fn=(lambda: apply_steps(steps)) if steps else None,  # noqa: PLW1509 - they must run between fork and exec
+        start_new_session=True,  # one process group to kill
+        env=env,
+        cwd=cwd,
+        close_fds=True,
+        pass_fds=pass_fds,
+    )
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
+
+    def wait() -> Exited:
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait again
+        return Exited(status, usage.ru_utime, usage.ru_stime, usage.ru_maxrss)
+
+    return proc.pid, (proc.stdout, proc.stderr), wait
 
 
 class _StatusReader(threading.Thread):
@@ -219,6 +274,7 @@ class _StatusReader(threading.Thread):
         super().__init__(daemon=True)
         self.fd, self.monitor, self.on_end = fd, monitor, on_end
         self.started = False
+        self.started_at: float | None = None  # perf_counter when boot said it started
         self.exit_code: int | None = None
 
     def run(self) -> None:
@@ -231,8 +287,8 @@ class _StatusReader(threading.Thread):
                 buffer = (buffer + chunk)[-4096:]
                 while b"\n" in buffer:
                     line, buffer = buffer.split(b"\n", 1)
-                    if line == b"started":
-                        self.started = True
+                    if line == b"started" and not self.started:
+                        self.started, self.started_at = True, time.perf_counter()
                     elif line.startswith(b"exit ") and self.started and self.exit_code is None:
                         try:
                             self.exit_code = int(line[5:])

@@ -2,8 +2,9 @@
 
 What the agent sees: a read-only root made of the system libraries, the
 Python interpreter and its standard library at ``/opt/python``, the allowed
-packages at ``/opt/site`` and the SDK at ``/opt/sdk`` (each bound read-only,
-never their parent folders), its own file on a private tmpfs at
+packages at ``/opt/site`` and the SDK at ``/opt/sdk`` (read-only, never their
+parent folders: one folder prepared under the runtime, :func:`sandbox_root`, with
+the standard library bound into it), its own file on a private tmpfs at
 ``/agent``, a private ``/tmp``, and one Unix socket at ``/run/arena.sock``.
 All namespaces are unshared (no network at all), the environment is cleared.
 
@@ -24,7 +25,6 @@ let one episode watch another (memory, load, pressure) are masked.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import hashlib
 import os
@@ -35,13 +35,13 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.runner.accounting import EpisodeCgroup
 from arena.runner.memory_cgroup import EpisodeMemoryCgroup
 from arena.runner.record import EpisodeLimits
+from arena.runner.spawner import StartSteps
 
 SANDBOX_SOCKET = "/run/arena.sock"
 SANDBOX_AGENT = "/agent/agent.py"
@@ -125,41 +125,17 @@ def bubblewrap_command(
         # --disable-userns: no user namespace can be made inside this one (the filter refuses it too).
         argv += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     argv += ["--die-with-parent", "--new-session", "--hostname", "sandbox"]
-    # System libraries only; /etc, /home, /root, /var, /srv, /mnt stay invisible.
-    # Folders bubblewrap creates on its own are 0700: the agent's uid could not traverse them.
-    argv += ["--perms", "0755", "--dir", "/usr"]
-    libraries = linked_library_tree(python, runtime) if only_linked_libraries else None
-    if libraries is not None:
-        # Only the libraries the interpreter, its extension modules and the allowed
-        # packages link: not the rest of /usr/lib (other Pythons' packages, browsers, a JVM).
-        argv += ["--ro-bind", str(libraries / "lib"), "/usr/lib", "--symlink", "usr/lib", "/lib"]
-        if (libraries / "lib64").is_dir():
-            argv += ["--ro-bind", str(libraries / "lib64"), "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
+    root = sandbox_root(python, runtime, as_root) if only_linked_libraries else None
+    if root is not None:
+        # One bind for the root, the libraries, the interpreter, setpriv, the packages and the SDK
+        # (sandbox_root); the standard library and the mounts below are bound on top of it.
+        argv += ["--ro-bind", str(root), "/", "--ro-bind", str(python.stdlib), py]
     else:
-        argv += ["--ro-bind", "/usr/lib", "/usr/lib", "--symlink", "usr/lib", "/lib"]
-        if Path("/usr/lib64").is_dir():
-            argv += ["--ro-bind", "/usr/lib64", "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
-        elif Path("/lib64").is_dir():
-            argv += ["--ro-bind", "/lib64", "/lib64"]
-    for folder in ("/opt", "/opt/python", "/opt/python/bin", "/opt/python/lib", "/run", "/agent"):
-        argv += ["--perms", "0755", "--dir", folder]
-    argv += ["--ro-bind", str(python.executable), "/opt/python/bin/python3"]
-    if python.libpython is not None:
-        argv += ["--ro-bind", str(python.libpython), f"/opt/python/lib/{python.libpython.name}"]
-        soname = f"libpython{python.version}.so.1.0"
-        if python.libpython.name != soname:
-            argv += ["--symlink", python.libpython.name, f"/opt/python/lib/{soname}"]
-    argv += ["--ro-bind", str(python.stdlib), py]
-    if as_root:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
-        argv += ["--ro-bind", setpriv, "/opt/python/bin/setpriv"]
+        argv += _separate_binds(python, runtime, py, as_root)
     # The interpreter's own site-packages (and a venv's) must stay out of sight.
     for packages in ("site-packages", "dist-packages"):
         if (python.stdlib / packages).is_dir():
             argv += ["--perms", "0755", "--tmpfs", f"{py}/{packages}", "--remount-ro", f"{py}/{packages}"]
-    argv += ["--ro-bind", str(runtime / "site"), "/opt/site", "--ro-bind", str(runtime / "sdk"), "/opt/sdk"]
     argv += ["--ro-bind", str(agent_dir), "/agent"]
     argv += ["--bind", str(socket_path), SANDBOX_SOCKET]
     argv += ["--proc", "/proc", "--dev", "/dev"]
@@ -197,6 +173,125 @@ def bubblewrap_command(
         argv += ["--no-new-privs", "--"]
     argv += ["/opt/python/bin/python3", "-I", "-S", "-B", "/opt/sdk/boot.py", SANDBOX_AGENT]
     return argv
+
+
+def _setpriv() -> str:
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        raise SandboxUnavailable("setpriv (util-linux) is needed to drop root inside the sandbox")
+    return setpriv
+
+
+def _separate_binds(python: PythonLayout, runtime: Path, py: str, as_root: bool) -> list[str]:
+    """The root assembled bind by bind (when the libraries cannot be narrowed: benchmarks'
+    defences off, a host without ldd): all of /usr/lib, the interpreter, setpriv, the packages."""
+    # System libraries only; /etc, /home, /root, /var, /srv, /mnt stay invisible.
+    # Folders bubblewrap creates on its own are 0700: the agent's uid could not traverse them.
+    argv = ["--perms", "0755", "--dir", "/usr", "--ro-bind", "/usr/lib", "/usr/lib", "--symlink", "usr/lib", "/lib"]
+    if Path("/usr/lib64").is_dir():
+        argv += ["--ro-bind", "/usr/lib64", "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
+    elif Path("/lib64").is_dir():
+        argv += ["--ro-bind", "/lib64", "/lib64"]
+    for folder in ("/opt", "/opt/python", "/opt/python/bin", "/opt/python/lib", "/run", "/agent"):
+        argv += ["--perms", "0755", "--dir", folder]
+    argv += ["--ro-bind", str(python.executable), "/opt/python/bin/python3"]
+    if python.libpython is not None:
+        argv += ["--ro-bind", str(python.libpython), f"/opt/python/lib/{python.libpython.name}"]
+        soname = f"libpython{python.version}.so.1.0"
+        if python.libpython.name != soname:
+            argv += ["--symlink", python.libpython.name, f"/opt/python/lib/{soname}"]
+    argv += ["--ro-bind", str(python.stdlib), py]
+    if as_root:
+        argv += ["--ro-bind", _setpriv(), "/opt/python/bin/setpriv"]
+    argv += ["--ro-bind", str(runtime / "site"), "/opt/site", "--ro-bind", str(runtime / "sdk"), "/opt/sdk"]
+    return argv
+
+
+# The sandbox's mount points in sandbox_root: bubblewrap mounts on them, the root being read-only.
+_MOUNT_POINTS = ("agent", "dev", "proc", "run", "tmp", "opt/python/bin", "opt/python/lib")
+
+
+def sandbox_root(python: PythonLayout, runtime: Path, as_root: bool) -> Path | None:
+    """The sandbox's whole read-only root as one folder under the runtime, bound at ``/``:
+    /usr/lib (and lib64) with only :func:`shared_libraries`, /lib symlinks, the interpreter,
+    libpython and (as root) setpriv at /opt/python, the packages at /opt/site, the SDK at
+    /opt/sdk, and the empty mount points of the rest (the standard library, /agent, the
+    socket, /proc, /dev, /tmp). Each bind costs bubblewrap a mount, a remount and a read of
+    the mount table: one instead of a dozen is milliseconds of every start
+    (benchmarks/episode.py). Files are hard links where the file system allows (copies
+    where not), named by what they are linked from, built aside and renamed into place.
+    None where the libraries cannot be narrowed (then everything is bound one by one)."""
+    libraries = linked_library_tree(python, runtime)
+    if libraries is None:
+        return None
+    pieces = {"usr": libraries, "opt/python/bin/python3": python.executable}
+    if python.libpython is not None:
+        pieces[f"opt/python/lib/{python.libpython.name}"] = python.libpython
+    if as_root:
+        pieces["opt/python/bin/setpriv"] = Path(_setpriv())
+    digest = hashlib.sha256(f"{python.version}\0{as_root}\0{libraries.name}\n".encode())
+    for dest, source in sorted(pieces.items()):
+        stat = os.stat(source)
+        digest.update(f"{dest}\0{source}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    target = runtime / f"sandbox-root-{digest.hexdigest()[:16]}"
+    if target.is_dir():
+        return target
+    staging = Path(tempfile.mkdtemp(prefix=".building-root-", dir=runtime))
+    try:
+        staging.chmod(0o755)
+        for folder in _MOUNT_POINTS:
+            (staging / folder).mkdir(mode=0o755, parents=True, exist_ok=True)
+        (staging / "run" / "arena.sock").touch(mode=0o644)
+        (staging / py_folder(python)).mkdir(mode=0o755)
+        _link_tree(libraries, staging / "usr")
+        for name in ("lib", "lib64"):
+            if (staging / "usr" / name).is_dir():
+                (staging / name).symlink_to(f"usr/{name}")
+        for dest, source in pieces.items():
+            if dest != "usr":
+                _link(source, staging / dest)
+        if python.libpython is not None and python.libpython.name != f"libpython{python.version}.so.1.0":
+            (staging / "opt/python/lib" / f"libpython{python.version}.so.1.0").symlink_to(python.libpython.name)
+        _link_tree(runtime / "site", staging / "opt" / "site")
+        _link_tree(runtime / "sdk", staging / "opt" / "sdk")
+        for path in [staging, *staging.rglob("*")]:
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)  # mkdir's mode is masked by the umask; the agent's uid must traverse
+        try:
+            staging.rename(target)
+        except OSError:
+            if not target.is_dir():
+                raise
+            shutil.rmtree(staging, ignore_errors=True)  # another runner built it first
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def py_folder(python: PythonLayout) -> str:
+    return f"opt/python/lib/python{python.version}"
+
+
+def _link(source: Path, dest: Path) -> None:
+    """A hard link (the runtime and the sources usually share a file system), else a copy."""
+    dest.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    try:
+        os.link(os.path.realpath(source), dest)
+    except OSError:
+        shutil.copy2(source, dest)
+
+
+def _link_tree(source: Path, dest: Path) -> None:
+    for path in sorted(source.rglob("*")):
+        relative = dest / path.relative_to(source)
+        if path.is_symlink():
+            relative.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            relative.symlink_to(os.readlink(path))
+        elif path.is_dir():
+            relative.mkdir(mode=0o755, parents=True, exist_ok=True)
+        else:
+            _link(path, relative)
 
 
 _LDD_LINE = re.compile(r"^\s*(?:(\S+) => )?(/\S+) \(0x[0-9a-f]+\)$")
@@ -346,65 +441,43 @@ def sandbox_environment(socket: str, status_fd: int | None = None) -> dict[str, 
     }
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_CLONE_NEWNS = 0x00020000
-_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
-
-
-def sandbox_preexec(
+def start_steps(
     limits: EpisodeLimits,
     *,
     cgroup: EpisodeCgroup | None = None,
     memory: EpisodeMemoryCgroup | None = None,
     private_tmp: Path | None = None,
-) -> Callable[[], None]:
-    """A preexec function for bubblewrap's process: joins the episode's cgroups (CPU,
-    memory), mounts the bounded private /tmp (root only) and applies the rlimits; the
-    agent inherits all of them. Everything it needs is prepared here, before the fork.
-    The memory cgroup is joined before the mount, so the tmpfs's pages are charged to it."""
-    tmp_target = str(private_tmp).encode() if private_tmp is not None else None
-    tmp_options = f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777".encode()
-    # Not root, the agent runs as the validator's own uid, and RLIMIT_NPROC counts all of
-    # that uid's tasks: the validator's threads (several per running episode) would eat the
-    # agent's budget, down to bubblewrap failing to start. They are added on top.
-    own_tasks = len(os.listdir("/proc/self/task")) if os.geteuid() != 0 else 0
-    rlimits = rlimit_setter(limits, extra_tasks=own_tasks)
-
-    def apply() -> None:
-        if cgroup is not None:
-            cgroup.enter()
-        if memory is not None:
-            memory.enter()
-        if tmp_target is not None:
-            # A mount namespace of bubblewrap's own: the tmpfs is invisible to the host's
-            # mount table and is freed when the sandbox's last process exits.
-            _check(_libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
-            _check(_libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
-            _check(_libc.mount(b"tmpfs", tmp_target, b"tmpfs", _MS_NOSUID | _MS_NODEV, tmp_options), "mount tmpfs")
-        rlimits()
-
-    return apply
+    extra_tasks: int = 0,
+) -> StartSteps:
+    """What bubblewrap's process does before it executes (arena.runner.spawner.apply_steps): joins
+    the episode's cgroups (CPU, memory), mounts the bounded private /tmp (root only) and applies
+    the rlimits; the agent inherits all of them. The memory cgroup is joined before the mount,
+    so the tmpfs's pages are charged to it."""
+    cgroups = [entry for entry in (cgroup and cgroup.procs_file, memory and memory.procs_file) if entry]
+    tmp = None
+    if private_tmp is not None:
+        tmp = [str(private_tmp), f"size={limits.tmp_bytes},nr_inodes={limits.tmp_inodes},mode=1777"]
+    return {"cgroups": cgroups, "tmp": tmp, "rlimits": rlimit_steps(limits, extra_tasks=extra_tasks)}
 
 
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"{what}: {os.strerror(code)}")
+def runner_tasks() -> int:
+    """Not root, the agent runs as the validator's own uid, and RLIMIT_NPROC counts all of
+    that uid's tasks: the validator's threads (several per running episode) and its spawn
+    helper would eat the agent's budget, down to bubblewrap failing to start. They are added on top."""
+    return len(os.listdir("/proc/self/task")) + 1 if os.geteuid() != 0 else 0
 
 
-def rlimit_setter(limits: EpisodeLimits, extra_tasks: int = 0) -> Callable[[], None]:
-    """A preexec function applying the limits; children (and the agent) inherit them.
+def rlimit_steps(limits: EpisodeLimits, extra_tasks: int = 0) -> list[list[int]]:
+    """The limits as (resource, soft, hard); children (and the agent) inherit them.
 
     RLIMIT_CPU is only a backstop, a second past the bound: the runner's monitor
     (arena/runner/accounting.py) holds the episode's total CPU to ``cpu_s``."""
-
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s + 1, limits.cpu_s + 5))
-        nproc = limits.processes + extra_tasks
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_bytes, limits.file_size_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
+    nproc = limits.processes + extra_tasks
+    return [
+        [resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes],
+        [resource.RLIMIT_CPU, limits.cpu_s + 1, limits.cpu_s + 5],
+        [resource.RLIMIT_NPROC, nproc, nproc],
+        [resource.RLIMIT_NOFILE, limits.open_files, limits.open_files],
+        [resource.RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes],
+        [resource.RLIMIT_CORE, 0, 0],
+    ]
