@@ -25,7 +25,9 @@ agent legitimately runs sets them: its one socket to the validator, Python's
 asyncio self-pipe socketpair and subprocess pipes all keep the defaults. Sockets
 are Unix or netlink only (EAFNOSUPPORT for the rest): loopback TCP grows its
 buffers by itself. No socket listens and no Unix datagram socket is made alone,
-so no queue outlives the descriptors that filled it. With RLIMIT_NOFILE and RLIMIT_NPROC that bounds what the
+so no queue outlives the descriptors that filled it. System V shared memory, message queues and
+semaphores and memfd files are refused outright: their pages sit in no address space and behind no
+descriptor bound (a detached segment, a 64 MiB memfd per descriptor). With RLIMIT_NOFILE and RLIMIT_NPROC that bounds what the
 episode can queue where the host has no memory cgroup
 (arena/runner/memory_cgroup.py bounds it where it has).
 """
@@ -62,6 +64,10 @@ REFUSED_SYSCALLS = (
     "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "iopl", "ioperm",
     "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "fanotify_init", "uselib",
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "vhangup", "personality",
+    # kernel memory held by no descriptor or bound by no per-episode limit: System V IPC segments,
+    # queues and semaphores (filled and detached, held in no address space), memfd files (only
+    # RLIMIT_FSIZE a file). No agent needs them; the unprivileged path has no memory cgroup to charge them.
+    "shmget", "shmat", "msgget", "msgsnd", "semget", "memfd_create", "memfd_secret",
 )  # fmt: skip
 
 

@@ -37,7 +37,6 @@ from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
 from arena.runner.proxy import UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
-from tests.arena.runner.test_hostile_kernel_memory import _host_offers_memory_cgroup
 from tests.arena.runner.test_hostile_resources import NON_ROOT_SCRIPT, REPO
 
 # Read with a default so that the module runs (and this one test fails) on code from before the bound.
@@ -117,16 +116,12 @@ def _held(record: EpisodeRecord) -> dict[str, int]:
     return held
 
 
-def test_memfd_pages_are_held_at_the_episode_memory_bound(runs):
+def test_memfd_files_are_refused_so_they_hold_no_kernel_memory(runs):
+    """memfd pages are bound only by RLIMIT_FSIZE a file (256 descriptors x 64 MiB a process) where the host
+    has no memory cgroup: the filter refuses memfd_create on every path, so the sink holds nothing."""
     record = runs["memfd"]
-    queued = _held(record)
-    assert queued, record.stdout_tail[-2000:]  # it wrote some before the bound
-    if not _host_offers_memory_cgroup():
-        pytest.skip("no memory cgroup on this host: RLIMIT_FSIZE and RLIMIT_NOFILE bound each process only")
-    assert record.usage.memory_cgroup in ("v1", "v2")
-    assert 0 < record.usage.peak_memory_bytes <= EPISODE_MEMORY
-    assert "episode_memory_bytes" in {hit.limit for hit in record.limits_hit}, record.limits_hit
-    assert "SURVIVED" not in record.stdout_tail or sum(queued.values()) <= EPISODE_MEMORY
+    assert "MEMFD-REFUSED" in record.stdout_tail, record.stdout_tail[-2000:]  # the attack ran and was refused
+    assert not _held(record), record.stdout_tail[-2000:]
 
 
 # Unprivileged (no cgroup): what one process may hold in the kernel, by docs/security.md ("Known to remain"):
@@ -134,11 +129,6 @@ def test_memfd_pages_are_held_at_the_episode_memory_bound(runs):
 DESCRIPTOR_BOUND = LIMITS.open_files * 256 * 1024
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs fix in arena/runner/syscall_filter.py: refuse shmget, shmat and msgget (System V IPC; no "
-    "agent needs it) and memfd_create with EPERM, on both paths",
-)
 def test_without_a_memory_cgroup_no_sink_outgrows_the_descriptor_bound():
     """The unprivileged path has no memory cgroup; the docs bound an episode's kernel memory there by its
     descriptors. System V shared memory, filled and detached, is held by no descriptor and in no address
