@@ -236,6 +236,10 @@ class Experiment:
                             runner, AgentSource.from_path(agent_path(agent)), train, model=MODEL_ID,
                             samples=plan.samples, concurrency=plan.concurrency, out=folder / f"{agent}.jsonl",
                         )  # fmt: skip
+                        # run_batch returns episodes as they finish, which follows the machine's load; the
+                        # store's ids, and through them the export's row order, duplicate choice and agent
+                        # cap, must follow the problems alone.
+                        done = sorted(done, key=lambda r: (r.problem.id, r.attempt))
                         records += done
                         runs.append(arena_store.AgentEpisodes(agent, agent_path(agent).read_bytes(), done))
                         summary[agent] = {
