@@ -27,8 +27,10 @@ class ControlError(ValueError):
 
 
 def failed_or_rejected(row: dict[str, Any]) -> bool:
-    """A rejected.jsonl row the format control may train on: it passed the format gate, and it did not
-    both succeed and pass the judge (rows rejected only as duplicates or over the agent cap did)."""
+    """A corpus row (train.jsonl or rejected.jsonl) the format control may train on: it passed the
+    format gate, and it did not both succeed and pass the judge. A failed episode the judge rated
+    above the threshold is a train row (the gates do not ask for success); a success rejected only as
+    a duplicate or over the agent cap is not a control row."""
     meta = row.get("metadata") or {}
     gates = meta.get("gates") or {}
     if not (gates.get("format") or {}).get("passed"):

@@ -423,9 +423,13 @@ class Experiment:
         controlled = self._controlled(stage)
 
         def work(folder: Path) -> dict:
+            from distill.experiment.controls import ControlError
             from distill.train.stages import run_stage
 
-            control = self._format_control_file(stage, controlled, start, folder) if controlled else None
+            try:
+                control = self._format_control_file(stage, controlled, start, folder) if controlled else None
+            except ControlError as exc:
+                raise ExperimentError(f"train-{stage.name}: {exc}") from None
             if stage.kind == "firehose-sft":
                 self._firehose_file(folder)
             config = stage_config(
@@ -453,10 +457,14 @@ class Experiment:
         def work(folder: Path) -> dict:
             from arena.taskpack.build import build_catalog
             from arena.taskpack.pack import SUMMARY
-            from distill.experiment.controls import official_files, official_problems
+            from distill.experiment.controls import ControlError, official_files, official_problems
 
+            try:
+                files = official_files(plan.tasks)
+            except ControlError as exc:
+                raise ExperimentError(str(exc)) from None
             heads = []
-            for path in official_files(plan.tasks):
+            for path in files:
                 # Twice the tasks needed: a conflicting one (not solvable in the pack) is passed over.
                 lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
                 head = folder / "tasks" / path.name
@@ -512,7 +520,9 @@ class Experiment:
             return min(len(ids), limit)
 
         target = sum(tokens_of(row) for row in read_rows(self.corpus_dir / "train.jsonl"))
-        candidates = read_rows(self.corpus_dir / "rejected.jsonl")
+        # Failed trajectories the judge passed are in train.jsonl (the gates do not ask for success), the
+        # ones the judge or the format gate rejected in rejected.jsonl: the control reads both.
+        candidates = read_rows(self.corpus_dir / "train.jsonl") + read_rows(self.corpus_dir / "rejected.jsonl")
         rows, tokens = format_control_rows(candidates, tokens_of, target, self.config.seed)
         path = folder / "format_control.jsonl"
         path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")

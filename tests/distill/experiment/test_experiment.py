@@ -167,7 +167,9 @@ def test_the_arena_step_stores_its_episodes_as_the_race_does_and_exports_from_th
         pytest.skip("bubblewrap is not installed")
     with temporary_database("postgresql", tmp_path) as url:
         base = load_config(CI_CONFIG)
-        config = base.model_copy(update={"arena": base.arena.model_copy(update={"store": url})})
+        # The measured configs' export (format gate at 6,144 student tokens): long trajectories are kept.
+        quick = load_config(REPO / "experiments" / "gemma-270m-quick.yaml")
+        config = base.model_copy(update={"arena": base.arena.model_copy(update={"store": url}), "export": quick.export})
         arena, export, run = _arena_and_export(config, tmp_path / "first", student_checkpoint)
         stored = arena.result["store"]
         assert stored["cycle"] == 1 and stored["episodes"] == arena.result["judged"] > 0
@@ -188,6 +190,11 @@ def test_the_arena_step_stores_its_episodes_as_the_race_does_and_exports_from_th
         assert rows and {r["metadata"]["cycle"] for r in rows} == {1}
         assert {str(e.id) for e in episodes} >= {r["metadata"]["episode_id"] for r in rows}
         assert export_again.result["funnel"]["episodes"] == export.result["funnel"]["episodes"]  # not both cycles
+        # Shop problems reach the training corpus: a successful shop trajectory is 2,500-5,500 student
+        # tokens, over the 2,048 the gate allowed before, when the student never saw one.
+        shop = [r for r in rows if r["metadata"]["intent"] == "shop" and r["metadata"]["success"]]
+        assert shop, [(r["metadata"]["intent"], r["metadata"]["success"]) for r in rows]
+        assert any(int(r["metadata"]["gates"]["format"]["reason"].split()[3]) > 2048 for r in shop)
 
 
 @pytest.fixture(scope="module")
