@@ -125,3 +125,64 @@ def test_official_tasks_come_from_each_intent_file_through_the_task_pack(tmp_pat
     first = official_problems(heads, 1, unusable=set())
     skipping = official_problems(heads, 1, unusable={first[0].id})
     assert skipping[0].id != first[0].id and skipping[1:] == first[1:]
+
+
+def test_the_controls_run_end_to_end_on_the_tiny_model(catalog_dir, tmp_path):
+    """The CI suite and arena, a tiny random Qwen3 as the student (fast, learns nothing): SFT, its format
+    control, leak inflation and official tasks go through the real pipeline into report.json."""
+    from arena.runner.sandbox import bubblewrap_path
+    from distill.experiment.config import load_config
+    from distill.experiment.pipeline import run_experiment
+    from tests.distill.experiment.test_experiment import CI_CONFIG
+    from tests.support.train_support import tiny_checkpoint
+
+    if bubblewrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    tiny = tiny_checkpoint(tmp_path, catalog_dir)
+    (tiny / "student.json").write_text(json.dumps({"name": "tiny-qwen3"}))
+    short = {"max_length": 512, "learning_rate": 1.0e-3, "max_steps": 2, "per_device_train_batch_size": 1}
+    base = load_config(CI_CONFIG)
+    config = base.model_validate(
+        base.model_dump()
+        | {
+            "student": {"max_new_tokens": 16},
+            # The tiny tokenizer (600 ids) spends many more tokens per character than the student's.
+            "export": {**base.export.model_dump(), "max_tokens": 100_000},
+            "eval": {**base.eval.model_dump(), "llm_calls": 2},
+            "stages": [
+                {"name": "sft", "kind": "sft", "lora": {"r": 4, "alpha": 8, "dropout": 0.0}, "settings": short},
+                {
+                    "name": "format-control",
+                    "kind": "format-control",
+                    "controls": "sft",
+                    "lora": {"r": 4, "alpha": 8, "dropout": 0.0},
+                    "settings": short,
+                },
+            ],  # fmt: skip
+            "leak_inflation": {"row": "sft", "problems": 2},
+            "official_tasks": {
+                "tasks": str(official_dir()),
+                "per_intent": 1,
+                "rows": ["base", "sft"],
+                "background": 50,
+            },
+        }
+    )
+    out = tmp_path / "run"
+    report = run_experiment(config, out, log=lambda _: None, materialise=lambda _: tiny)
+    payload = json.loads((out / "report.json").read_text())
+    assert set(payload) == {"model", "heldout", "rows", "precision", "format_control", "leak_inflation",
+                            "official_tasks"}  # fmt: skip
+    assert [row["stage"] for row in payload["rows"]] == ["base", "sft", "format-control"]
+    # Every row: a paired gain against the base and against the format control.
+    assert all(row["asr_gain_control_ci"] is not None for row in payload["rows"])
+    control = payload["format_control"]
+    assert control["controls"] == "sft" and control["candidates"] >= 1 and control["tokens"] >= control["target"] > 0
+    trained = [json.loads(line) for line in (out / "steps" / "train-format-control" / "format_control.jsonl").open()]
+    assert trained and all(failed_or_rejected(row) for row in trained)
+    assert payload["leak_inflation"]["row"] == "sft" and 1 <= payload["leak_inflation"]["n"] <= 2
+    official = payload["official_tasks"]
+    assert official["n"] == 4 and official["by_intent"] == {"knowledge": 1, "product": 1, "shop": 1, "voucher": 1}
+    assert [row["stage"] for row in official["rows"]] == ["base", "sft"]
+    assert official["rows"][0]["asr_gain_ci"] == [0.0, 0.0]
+    assert report.format_control is not None and "Format control" in (out / "report.md").read_text()
