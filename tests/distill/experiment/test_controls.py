@@ -186,3 +186,5 @@ def test_the_controls_run_end_to_end_on_the_tiny_model(catalog_dir, tmp_path):
     assert [row["stage"] for row in official["rows"]] == ["base", "sft"]
     assert official["rows"][0]["asr_gain_ci"] == [0.0, 0.0]
     assert report.format_control is not None and "Format control" in (out / "report.md").read_text()
+    precision = payload["precision"]  # both trained rows took one path, recorded
+    assert precision["train_deterministic_algorithms"] is True and "train_differs_in" not in precision
