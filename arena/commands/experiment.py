@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -52,4 +51,4 @@ def run(
     except (ExperimentError, StudentError, SandboxUnavailable) as exc:
         fail(str(exc))
     err.print((out_dir / "report.md").read_text(), markup=False, highlight=False)
-    out.print_json(json.dumps(report.model_dump(mode="json")))
+    out.print_json(report.json_text())  # what report.json holds

@@ -9,7 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from arena.config_file import load_config_file
 
-StageKind = Literal["sft", "teacher-sft", "rft", "kto", "grpo", "subtask-sft"]
+StageKind = Literal["sft", "teacher-sft", "rft", "kto", "grpo", "subtask-sft", "firehose-sft", "format-control"]
+# firehose-sft: SFT on train.jsonl and the sub-task firehose (subtask.jsonl) together.
+# format-control: SFT on the same arena run's agentic trajectories that failed or that the judge
+# rejected (the same format, no success), cut to the training tokens of the stage it controls.
 
 
 class _Strict(BaseModel):
@@ -28,7 +31,7 @@ class SuitePlan(_Strict):
     heldout_fraction: float = Field(0.35, gt=0.0, lt=1.0)
     train_fraction: float = Field(0.55, gt=0.0, lt=1.0)
     heldout_limit: int | None = Field(
-        None, ge=1, description="CI only: the first N held-out problems, taken round-robin over intents."
+        None, ge=1, description="The first N held-out problems, taken round-robin over intents."
     )
     train_limit: int | None = Field(None, ge=1, description="Only the first N train-pool problems are raced.")
 
@@ -62,6 +65,12 @@ class StudentPlan(_Strict):
 class SampledPlan(_Strict):
     k: int = Field(4, ge=2)
     temperature: float = Field(0.7, gt=0.0, le=2.0)
+    rows: list[str] | None = Field(
+        None, description="The rows sampled (default: the base and the row with the best greedy ASR)."
+    )
+    problems: int | None = Field(
+        None, ge=1, description="Only the first N held-out problems (round-robin over intents) are sampled."
+    )
 
 
 class EvalPlan(_Strict):
@@ -87,11 +96,35 @@ class EvalPlan(_Strict):
     n_ctx: int = Field(8192, ge=512, description="llama.cpp: the context window (prompt plus new tokens).")
 
 
+class LeakInflationPlan(_Strict):
+    """The same checkpoint scored on leak-cluster mates of its own training problems: what a naive split
+    (one that let a problem's variant train while the other is "held out") would report."""
+
+    row: str = Field("sft", description="The trained row whose checkpoint is scored.")
+    problems: int = Field(100, ge=1, description="At most this many mates, taken round-robin over intents.")
+
+
+class OfficialTasksPlan(_Strict):
+    """Official ShoppingBench test tasks (nobody here wrote them), through the task pack's catalog."""
+
+    tasks: Path = Field(
+        Path("../shared/data/shoppingbench"),
+        description="The folder of the four synthesize_*_test.jsonl files (relative: to the working directory).",
+    )
+    per_intent: int = Field(25, ge=1, description="The first N usable tasks of each intent's file.")
+    rows: list[str] = Field(default_factory=lambda: ["base", "sft"], description="The rows scored on them.")
+    background: int = Field(2000, ge=0, description="Synthetic background products in the pack's catalog.")
+    seed: int = 0
+
+
 class StagePlan(_Strict):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     kind: StageKind
     start: str = Field("base", description="The row whose checkpoint this stage starts from.")
     optional: bool = Field(False, description="Skipped when the budget is spent (Dr. GRPO).")
+    controls: str | None = Field(
+        None, description="format-control: the row whose training tokens it matches (default: the first sft stage)."
+    )
     lora: dict[str, Any] | None = None
     rollout: dict[str, Any] | None = None
     settings: dict[str, Any] = Field(default_factory=dict, description="Our stage keys and trl's (StageConfig).")
@@ -109,6 +142,8 @@ class ExperimentConfig(_Strict):
     eval: EvalPlan = Field(default_factory=EvalPlan)
     stages: list[StagePlan] = Field(min_length=1)
     budget_s: float | None = Field(None, gt=0, description="Optional stages start only while under this.")
+    leak_inflation: LeakInflationPlan | None = None
+    official_tasks: OfficialTasksPlan | None = None
 
     @model_validator(mode="after")
     def _stages_chain(self) -> ExperimentConfig:
@@ -119,7 +154,29 @@ class ExperimentConfig(_Strict):
             if stage.start not in seen:
                 raise ValueError(f"stage {stage.name!r} starts from {stage.start!r}, which no earlier row makes")
             seen.add(stage.name)
+        for stage in self.stages:
+            if stage.kind == "format-control":
+                target = self.controlled(stage)
+                if target is None or target not in seen or target == stage.name:
+                    raise ValueError(f"stage {stage.name!r}: a format control needs an sft stage to match")
+        rows = [self.leak_inflation.row] if self.leak_inflation else []
+        rows += self.official_tasks.rows if self.official_tasks else []
+        rows += (self.eval.sampled.rows or []) if self.eval.sampled else []
+        for row in rows:
+            if row not in seen:
+                raise ValueError(f"row {row!r} is scored again but no stage makes it")
         return self
+
+    def controlled(self, stage: StagePlan) -> str | None:
+        """The row a format-control stage matches in training tokens."""
+        if stage.controls is not None:
+            return stage.controls
+        return next((s.name for s in self.stages if s.kind == "sft"), None)
+
+    @property
+    def format_control(self) -> str | None:
+        """The format-control row every row's second gain is paired against (the first one configured)."""
+        return next((s.name for s in self.stages if s.kind == "format-control"), None)
 
 
 def load_config(path: Path) -> ExperimentConfig:

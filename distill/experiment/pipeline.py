@@ -23,6 +23,7 @@ from distill.experiment.config import ExperimentConfig, StagePlan
 from distill.experiment.steps import StepResult, Steps, step_key
 
 if TYPE_CHECKING:
+    from distill.experiment.report import LeakInflation, OfficialTasks
     from distill.gguf_export import Precision
 
 Log = Callable[[str], None]
@@ -236,6 +237,10 @@ class Experiment:
                             runner, AgentSource.from_path(agent_path(agent)), train, model=MODEL_ID,
                             samples=plan.samples, concurrency=plan.concurrency, out=folder / f"{agent}.jsonl",
                         )  # fmt: skip
+                        # run_batch returns episodes as they finish, which follows the machine's load; the
+                        # store's ids, and through them the export's row order, duplicate choice and agent
+                        # cap, must follow the problems alone.
+                        done = sorted(done, key=lambda r: (r.problem.id, r.attempt))
                         records += done
                         runs.append(arena_store.AgentEpisodes(agent, agent_path(agent).read_bytes(), done))
                         summary[agent] = {
@@ -345,25 +350,39 @@ class Experiment:
 
         return TEMPLATE
 
-    def evaluate(self, row: str, checkpoint: Path, key: str, *, sampled: bool = False) -> StepResult:
-        """One row on the held-out problems: greedy ASR (and, when ``sampled``, pass@1 / pass@k)."""
+    def evaluate(
+        self,
+        row: str,
+        checkpoint: Path,
+        key: str,
+        *,
+        sampled: bool = False,
+        on: str = "eval",
+        problems: list[Problem] | None = None,
+        catalog_dir: Path | None = None,
+    ) -> StepResult:
+        """One row on the held-out problems (or on ``problems``, solved on ``catalog_dir``, as step
+        ``ON-ROW``): greedy ASR (and, when ``sampled``, pass@1 / pass@k)."""
         plan = self.config.eval
         samples = plan.sampled.k if sampled and plan.sampled else 0
         temperature = plan.sampled.temperature if sampled and plan.sampled else 0.7
-        name = f"{'sampled' if sampled else 'eval'}-{row}"
+        name = f"{'sampled' if sampled else on}-{row}"
+        chosen = [p.id for p in problems] if problems is not None else None
 
         def work(folder: Path) -> dict:
+            from arena.shop.knowledge import knowledge_for_catalog
             from distill.eval_results import ProblemResult
             from distill.evaluate import EvalSettings
             from distill.evaluate import evaluate as run_eval
 
-            heldout, _, _ = _partitions(self.config, self.suite_dir)
+            heldout = problems if problems is not None else _partitions(self.config, self.suite_dir)[0]
+            catalog = catalog_dir or self.catalog_dir
             metrics = serve_and_evaluate(
                 checkpoint,
                 f"{self.config.model}-{row}",
                 heldout,
-                self.catalog_dir,
-                self.knowledge(),
+                catalog,
+                self.knowledge() if catalog_dir is None else knowledge_for_catalog(catalog),
                 folder,
                 run_eval,
                 EvalSettings(
@@ -398,12 +417,21 @@ class Experiment:
                 "stats": stats,
             }
 
-        return self.steps.run(name, step_key(name, key, plan.model_dump(), self.turn_tokens), work)
+        return self.steps.run(name, step_key(name, key, plan.model_dump(), self.turn_tokens, chosen), work)
 
     def train(self, stage: StagePlan, start: Path, start_key: str, export: StepResult) -> StepResult:
+        controlled = self._controlled(stage)
+
         def work(folder: Path) -> dict:
+            from distill.experiment.controls import ControlError
             from distill.train.stages import run_stage
 
+            try:
+                control = self._format_control_file(stage, controlled, start, folder) if controlled else None
+            except ControlError as exc:
+                raise ExperimentError(f"train-{stage.name}: {exc}") from None
+            if stage.kind == "firehose-sft":
+                self._firehose_file(folder)
             config = stage_config(
                 stage, start=start, data=self.corpus_dir, output=folder, catalog=self.catalog_dir,
                 problems=self.steps.dir("suite") / "train.jsonl", seed=self.config.seed,
@@ -414,10 +442,95 @@ class Experiment:
                 f"[train-{stage.name}] {report.examples} examples, {report.steps} steps, loss "
                 f"{report.first_loss} -> {report.last_loss}, {report.seconds:.0f} s"
             )
-            return {"report": report.model_dump(mode="json")}
+            return {"report": report.model_dump(mode="json"), **({"format_control": control} if control else {})}
 
         name = f"train-{stage.name}"
-        return self.steps.run(name, step_key(name, start_key, export.key, stage.model_dump()), work)
+        matched = controlled.model_dump() if controlled else None
+        return self.steps.run(name, step_key(name, start_key, export.key, stage.model_dump(), matched), work)
+
+    def official_pack(self) -> StepResult:
+        """The official test tasks: the first ``per_intent`` usable tasks of each file, and a task-pack
+        catalog built from them (gold products rebuilt, distractors, background, knowledge pages)."""
+        plan = self.config.official_tasks
+        assert plan is not None
+
+        def work(folder: Path) -> dict:
+            from arena.taskpack.build import build_catalog
+            from arena.taskpack.pack import SUMMARY
+            from distill.experiment.controls import ControlError, official_files, official_problems
+
+            try:
+                files = official_files(plan.tasks)
+            except ControlError as exc:
+                raise ExperimentError(str(exc)) from None
+            heads = []
+            for path in files:
+                # Twice the tasks needed: a conflicting one (not solvable in the pack) is passed over.
+                lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+                head = folder / "tasks" / path.name
+                head.parent.mkdir(parents=True, exist_ok=True)
+                head.write_text("\n".join(lines[: 2 * plan.per_intent]) + "\n", encoding="utf-8")
+                heads.append(head)
+            build_catalog(folder / "catalog", tasks=heads, background=plan.background, seed=plan.seed)
+            summary = json.loads((folder / "catalog" / SUMMARY).read_text())
+            unusable = {c["task_id"] for c in summary.get("conflicts", [])}
+            problems = official_problems(heads, plan.per_intent, unusable)
+            (folder / "problems.jsonl").write_text(
+                "".join(p.model_dump_json() + "\n" for p in problems), encoding="utf-8"
+            )
+            return {"problems": len(problems), "conflicts": len(unusable)}
+
+        digests = [_file_sha(p) for p in sorted(plan.tasks.glob("synthesize_*_test.jsonl"))]
+        return self.steps.run("official", step_key("official", plan.model_dump(), digests), work)
+
+    @property
+    def official_catalog(self) -> Path:
+        return self.steps.dir("official") / "catalog"
+
+    def _firehose_file(self, folder: Path) -> None:
+        """``FOLDER/firehose.jsonl``: the train split and the sub-task firehose, one file."""
+        from distill.experiment.controls import read_rows
+
+        rows = read_rows(self.corpus_dir / "train.jsonl") + read_rows(self.corpus_dir / "subtask.jsonl")
+        text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        (folder / "firehose.jsonl").write_text(text, encoding="utf-8")
+
+    def _controlled(self, stage: StagePlan) -> StagePlan | None:
+        if stage.kind != "format-control":
+            return None
+        target = self.config.controlled(stage)
+        return next(s for s in self.config.stages if s.name == target)
+
+    def _format_control_file(self, stage: StagePlan, controlled: StagePlan, start: Path, folder: Path) -> dict:
+        """``FOLDER/format_control.jsonl``: failed or judge-rejected rows of this run with the rendered
+        tokens of the controlled stage's train file (each row counted up to the stage's max_length)."""
+        from transformers import AutoTokenizer
+
+        from distill.experiment.controls import failed_or_rejected, format_control_rows, read_rows
+        from distill.student import apply_template
+
+        tokenizer = AutoTokenizer.from_pretrained(start)
+        apply_template(tokenizer)
+        limit = int(controlled.settings.get("max_length") or 1024)
+
+        def tokens_of(row: dict) -> int:
+            ids = tokenizer.apply_chat_template(row["messages"], tools=row.get("tools") or None, tokenize=True)
+            if isinstance(ids, dict) or hasattr(ids, "keys"):
+                ids = ids["input_ids"]
+            return min(len(ids), limit)
+
+        target = sum(tokens_of(row) for row in read_rows(self.corpus_dir / "train.jsonl"))
+        # Failed trajectories the judge passed are in train.jsonl (the gates do not ask for success), the
+        # ones the judge or the format gate rejected in rejected.jsonl: the control reads both.
+        candidates = read_rows(self.corpus_dir / "train.jsonl") + read_rows(self.corpus_dir / "rejected.jsonl")
+        rows, tokens = format_control_rows(candidates, tokens_of, target, self.config.seed)
+        path = folder / "format_control.jsonl"
+        path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+        self.log(f"[train-{stage.name}] format control: {len(rows)} rows, {tokens} tokens (target {target})")
+        return {
+            "controls": controlled.name, "candidates": sum(map(failed_or_rejected, candidates)), "examples": len(rows), "tokens": tokens,
+            "target": target, "file": str(path),
+        }  # fmt: skip
 
 
 def stage_config(
@@ -434,7 +547,7 @@ def stage_config(
     """A configured stage as ``arena distill`` runs it (``distill.train.config.StageConfig``): the
     experiment's fixed choices (CPU, fp32 weights, no checkpoints), then the stage's settings, then
     where it reads and writes. ``subtask-sft`` is SFT on ``subtask.jsonl``."""
-    from distill.train.config import resolve
+    from distill.train.config import StageName, resolve
 
     values: dict[str, Any] = {
         "report_to": "none",
@@ -452,12 +565,16 @@ def stage_config(
         values["lora"] = stage.lora
     if stage.kind == "subtask-sft":
         values["train_file"] = "subtask.jsonl"
+    if stage.kind == "firehose-sft":
+        values["train_file"] = str(output / "firehose.jsonl")  # written by the step before training
+    if stage.kind == "format-control":
+        values["train_file"] = str(output / "format_control.jsonl")  # written by the step before training
     if stage.kind in ("rft", "grpo"):
         values["catalog"] = str(catalog)
         values["problems_file"] = str(problems)
     if stage.rollout is not None:
         values["rollout"] = {"max_new_tokens": turn_tokens, **stage.rollout}
-    kind = "sft" if stage.kind == "subtask-sft" else stage.kind
+    kind: StageName = "sft" if stage.kind in ("subtask-sft", "firehose-sft", "format-control") else stage.kind  # type: ignore[assignment]
     return resolve(values, kind, f"stage {stage.name}")
 
 
@@ -560,7 +677,16 @@ class LeakFound(ExperimentError):
 
 def run_experiment(config: ExperimentConfig, out: Path, *, log: Log = print, materialise=None):
     """Every step in order (cached ones are read back); writes report.json/.md/.png into ``out``."""
-    from distill.experiment.report import Heldout, Report, add_sampled, make_row, plot, render_markdown
+    from distill.experiment.report import (
+        FormatControl,
+        Heldout,
+        Report,
+        add_sampled,
+        make_row,
+        plot,
+        render_markdown,
+        with_control_gain,
+    )  # fmt: skip
     from distill.student import materialise as default_materialise
 
     out.mkdir(parents=True, exist_ok=True)
@@ -611,21 +737,105 @@ def run_experiment(config: ExperimentConfig, out: Path, *, log: Log = print, mat
         name: make_row(name, step.result, base, trained[name].result if name in trained else None)
         for name, step in evaluations.items()
     }
+    control_row = config.format_control
+    format_control = None
+    if control_row is not None and control_row in evaluations:
+        control = evaluations[control_row].result
+        rows = {name: with_control_gain(row, evaluations[name].result, control) for name, row in rows.items()}
+        format_control = FormatControl(row=control_row, **_pick(trained[control_row].result["format_control"]))
+    inflation = None
+    if config.leak_inflation is not None and config.leak_inflation.row in checkpoints:
+        inflation = run_leak_inflation(run, config, checkpoints, evaluations)
+    official = None
+    if config.official_tasks is not None:
+        official = run_official_tasks(run, config, checkpoints)
     best = None
     if config.eval.sampled is not None:
+        plan = config.eval.sampled
         trained_rows = [name for name in rows if name != "base"]
         best = max(trained_rows, key=lambda name: rows[name].asr, default=None)
-        for name in ["base", *([best] if best else [])]:
+        chosen = plan.rows if plan.rows is not None else ["base", *([best] if best else [])]
+        subset = None
+        if plan.problems is not None:
+            subset = _round_robin(_partitions(config, run.suite_dir)[0], plan.problems)
+        for name in chosen:
+            if name not in checkpoints:
+                continue
             path, key = checkpoints[name]
-            sampled = run.evaluate(name, path, key, sampled=True)
-            rows[name] = add_sampled(rows[name], sampled.result, config.eval.sampled.k)
-    report = Report(model=config.model, heldout=heldout, rows=list(rows.values()))
+            sampled = run.evaluate(name, path, key, sampled=True, problems=subset)
+            rows[name] = add_sampled(rows[name], sampled.result, plan.k)
+        best = None if plan.rows is not None else best
+    report = Report(
+        model=config.model, heldout=heldout, rows=list(rows.values()), precision=precision_entry(config, trained),
+        format_control=format_control, leak_inflation=inflation, official_tasks=official,
+    )  # fmt: skip
     _write(out, report, config, run, evaluations, skipped, best, render_markdown, plot)
     return report
 
 
+def _pick(control: dict[str, Any]) -> dict[str, Any]:
+    return {k: control[k] for k in ("controls", "candidates", "examples", "tokens", "target")}
+
+
+def precision_entry(config: ExperimentConfig, trained: dict[str, StepResult]) -> dict[str, Any]:
+    """The precision path of this run: every trained stage's (they share one on a machine) and what
+    served the rows. Two runs of one config on one machine give one report only along one path."""
+    import torch
+
+    paths = [step.result["report"].get("precision_path") or {} for step in trained.values()]
+    train = paths[0] if paths else {}
+    differing = sorted({k for path in paths for k in path if path.get(k) != train.get(k)})
+    serving = config.eval.backend + (f" {config.eval.gguf_type}" if config.eval.backend == "llama.cpp" else " float32")
+    return {
+        **{f"train_{k}": v for k, v in train.items()},
+        **({"train_differs_in": ", ".join(differing)} if differing else {}),
+        "serving": serving,
+        "serving_threads": torch.get_num_threads(),
+    }
+
+
+def run_leak_inflation(run: Experiment, config: ExperimentConfig, checkpoints, evaluations) -> LeakInflation:
+    """The row's checkpoint on leak-cluster mates of the problems its corpus trained on."""
+    from distill.experiment.controls import leak_mates
+    from distill.experiment.leak import corpus_problem_ids
+    from distill.experiment.report import leak_inflation
+
+    plan = config.leak_inflation
+    assert plan is not None
+    heldout, _, known = _partitions(config, run.suite_dir)
+    trained = corpus_problem_ids([run.corpus_dir / "train.jsonl"])
+    mates = leak_mates(heldout, known, trained, plan.problems)
+    if not mates:
+        raise ExperimentError("leak inflation: no problem shares a cluster with a trained one (suite.variants: 0?)")
+    path, key = checkpoints[plan.row]
+    scored = run.evaluate(plan.row, path, key, on="leak", problems=mates)
+    return leak_inflation(plan.row, scored.result, evaluations[plan.row].result)
+
+
+def run_official_tasks(run: Experiment, config: ExperimentConfig, checkpoints) -> OfficialTasks:
+    from distill.experiment.report import OfficialTasks, official_row
+
+    plan = config.official_tasks
+    assert plan is not None
+    pack = run.official_pack()
+    problems = [Problem.model_validate(p) for p in _records(run.steps.dir("official") / "problems.jsonl")]
+    scored = {}
+    for row in plan.rows:
+        path, key = checkpoints[row]
+        scored[row] = run.evaluate(
+            row, path, step_key(key, pack.key), on="official", problems=problems, catalog_dir=run.official_catalog
+        ).result
+    base = scored.get("base") or scored[plan.rows[0]]
+    return OfficialTasks(
+        n=len(problems),
+        by_intent=dict(sorted(Counter(p.intent.value for p in problems).items())),
+        catalog=f"task pack of the chosen tasks, {plan.background} background products, seed {plan.seed}",
+        rows=[official_row(row, result, base) for row, result in scored.items()],
+    )
+
+
 def _write(out, report, config, run, evaluations, skipped, best, render_markdown, plot) -> None:
-    (out / "report.json").write_text(report.model_dump_json(indent=2) + "\n")
+    (out / "report.json").write_text(report.json_text())
     if report.rows:
         plot(report, out / "report.png")
     extra = {

@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +35,69 @@ class Row(BaseModel):
     pass_at_k: float | None = None
     k: int | None = None
     by_intent: dict[str, float]
+    # The paired gain against the format-control row on the same problems (None: no control configured).
+    asr_gain_control_ci: tuple[float, float] | None = None
+
+
+class FormatControl(BaseModel):
+    """The format-control row: what it trained on and the row whose training tokens it matches."""
+
+    row: str
+    controls: str
+    candidates: int  # failed or judge-rejected trajectories that passed the format gate
+    examples: int  # rows trained per epoch (a candidate repeats when one pass is short of the tokens)
+    tokens: int  # rendered tokens per epoch (each row cut at max_length), >= target
+    target: int  # the controlled row's rendered tokens per epoch
+
+
+class LeakInflation(BaseModel):
+    """One checkpoint on leak-cluster mates of its own training problems, beside the guarded held-out."""
+
+    row: str
+    n: int
+    asr: float
+    asr_ci: tuple[float, float]
+    heldout_asr: float
+    inflation: float  # mates ASR - held-out ASR
+    inflation_ci: tuple[float, float]  # bootstrap over both problem sets (unpaired: different problems)
+    by_intent: dict[str, float]
+
+
+class OfficialRow(BaseModel):
+    stage: str
+    asr: float
+    asr_ci: tuple[float, float]
+    asr_gain_ci: tuple[float, float]  # paired with the base on the same tasks
+    by_intent: dict[str, float]
+
+
+class OfficialTasks(BaseModel):
+    n: int
+    by_intent: dict[str, int]
+    catalog: str  # how the tasks were made solvable
+    rows: list[OfficialRow]
+
+
+# Entries that appear in report.json only where the config asks for them.
+OPTIONAL_ENTRIES = ("precision", "format_control", "leak_inflation", "official_tasks")
 
 
 class Report(BaseModel):
     model: str
     heldout: Heldout
     rows: list[Row]
+    precision: dict[str, Any] | None = None  # the training and serving precision path of this machine
+    format_control: FormatControl | None = None
+    leak_inflation: LeakInflation | None = None
+    official_tasks: OfficialTasks | None = None
+
+    def json_text(self) -> str:
+        """report.json: the contract's keys, and the optional entries that apply."""
+        payload = self.model_dump(mode="json")
+        for key in OPTIONAL_ENTRIES:
+            if payload.get(key) is None:
+                payload.pop(key, None)
+        return json.dumps(payload, indent=2) + "\n"
 
 
 def make_row(stage: str, evaluation: dict[str, Any], base: dict[str, Any], train: dict[str, Any] | None) -> Row:
@@ -56,6 +115,48 @@ def make_row(stage: str, evaluation: dict[str, Any], base: dict[str, Any], train
         asr_ci=bootstrap_interval(values),
         asr_gain_ci=(gain.low, gain.high),
         by_intent={intent: part["asr"] for intent, part in metrics["by_intent"].items()},
+    )
+
+
+def with_control_gain(row: Row, evaluation: dict[str, Any], control: dict[str, Any]) -> Row:
+    gain = paired_bootstrap_gain(control["greedy"], evaluation["greedy"])
+    return row.model_copy(update={"asr_gain_control_ci": (gain.low, gain.high)})
+
+
+def unpaired_difference(a: list[float], b: list[float], resamples: int = 2000, seed: str = "0") -> tuple[float, float]:
+    """95% percentile bootstrap interval of mean(a) - mean(b), each side resampled on its own."""
+    rng = random.Random(seed)
+    diffs = sorted(
+        sum(rng.choice(a) for _ in a) / len(a) - sum(rng.choice(b) for _ in b) / len(b) for _ in range(resamples)
+    )
+    return round(diffs[int(0.025 * (resamples - 1))], 6), round(diffs[int(round(0.975 * (resamples - 1)))], 6)
+
+
+def leak_inflation(row: str, mates: dict[str, Any], heldout: dict[str, Any]) -> LeakInflation:
+    values = [float(mates["greedy"][i]) for i in sorted(mates["greedy"])]
+    held = [float(heldout["greedy"][i]) for i in sorted(heldout["greedy"])]
+    asr, held_asr = mates["metrics"]["asr"], heldout["metrics"]["asr"]
+    return LeakInflation(
+        row=row,
+        n=len(values),
+        asr=asr,
+        asr_ci=bootstrap_interval(values),
+        heldout_asr=held_asr,
+        inflation=round(asr - held_asr, 6),
+        inflation_ci=unpaired_difference(values, held),
+        by_intent={intent: part["asr"] for intent, part in mates["metrics"]["by_intent"].items()},
+    )
+
+
+def official_row(stage: str, evaluation: dict[str, Any], base: dict[str, Any]) -> OfficialRow:
+    values = [float(evaluation["greedy"][i]) for i in sorted(evaluation["greedy"])]
+    gain = paired_bootstrap_gain(base["greedy"], evaluation["greedy"])
+    return OfficialRow(
+        stage=stage,
+        asr=evaluation["metrics"]["asr"],
+        asr_ci=bootstrap_interval(values),
+        asr_gain_ci=(gain.low, gain.high),
+        by_intent={intent: part["asr"] for intent, part in evaluation["metrics"]["by_intent"].items()},
     )
 
 
@@ -79,14 +180,16 @@ def render_markdown(report: Report, extra: dict[str, Any]) -> str:
         f"(fp32 checkpoint, in-process transformers, one template). Intervals: bootstrap 95% over problems; the "
         f"gain is paired with the base on the same problems.",
         "",
-        "| stage | examples | tokens | train s | ASR | ASR 95% | gain 95% | pass@1 | pass@k |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| stage | examples | tokens | train s | ASR | ASR 95% | gain 95% | gain vs format control 95% | pass@1 "
+        "| pass@k |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in report.rows:
         k = f"k={row.k}: {_pct(row.pass_at_k)}" if row.k else "-"
+        control = _gain(row.asr_gain_control_ci) if row.asr_gain_control_ci is not None else "-"
         lines.append(
             f"| {row.stage} | {row.train_examples} | {row.train_tokens} | {row.train_seconds:.0f} | {_pct(row.asr)} | "
-            f"[{_pct(row.asr_ci[0])}, {_pct(row.asr_ci[1])}] | [{row.asr_gain_ci[0]:+.1%}, {row.asr_gain_ci[1]:+.1%}] "
+            f"[{_pct(row.asr_ci[0])}, {_pct(row.asr_ci[1])}] | {_gain(row.asr_gain_ci)} | {control} "
             f"| {_pct(row.pass_at_1)} | {k} |"
         )
     intents = sorted({i for row in report.rows for i in row.by_intent})
@@ -100,6 +203,7 @@ def render_markdown(report: Report, extra: dict[str, Any]) -> str:
             f"| {stage} | {stats['episodes']} | {stats['tokens_per_episode']:.0f} | "
             f"{stats['first_turn_tool_calls']:.0%} | {stats['first_turn_executed']:.0%} |"
         )
+    lines += _extra_entries(report)
     if extra.get("skipped"):
         lines += ["", "Skipped (budget spent): " + ", ".join(extra["skipped"]) + "."]
     if extra.get("best"):
@@ -109,6 +213,50 @@ def render_markdown(report: Report, extra: dict[str, Any]) -> str:
         lines.append(f"| {step} | {seconds:.0f} | {'yes' if cached else ''} |")
     lines += ["", "![ASR per stage](report.png)", ""]
     return "\n".join(lines)
+
+
+def _gain(interval: tuple[float, float]) -> str:
+    return f"[{interval[0]:+.1%}, {interval[1]:+.1%}]"
+
+
+def _extra_entries(report: Report) -> list[str]:
+    lines: list[str] = []
+    control = report.format_control
+    if control is not None:
+        lines += [
+            "",
+            f"Format control `{control.row}`: SFT on {control.candidates} failed or judge-rejected trajectories of "
+            f"the same arena run (format gate passed, no success), {control.examples} rows and {control.tokens} "
+            f"tokens an epoch against `{control.controls}`'s {control.target}.",
+        ]
+    leak = report.leak_inflation
+    if leak is not None:
+        lines += [
+            "",
+            f"Leak inflation: `{leak.row}` on {leak.n} leak-cluster mates of its own training problems scores "
+            f"{_pct(leak.asr)} [{_pct(leak.asr_ci[0])}, {_pct(leak.asr_ci[1])}] against {_pct(leak.heldout_asr)} on "
+            f"the guarded held-out: a naive split would add {leak.inflation:+.1%} {_gain(leak.inflation_ci)}.",
+        ]
+    official = report.official_tasks
+    if official is not None:
+        lines += [
+            "",
+            f"Official ShoppingBench test tasks ({official.n}: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(official.by_intent.items()))
+            + f"; {official.catalog}):",
+            "",
+            "| row | ASR | 95% | gain 95% (paired) | by intent |",
+            "|---|---:|---:|---:|---|",
+        ]
+        for row in official.rows:
+            intents = ", ".join(f"{k} {_pct(v)}" for k, v in sorted(row.by_intent.items()))
+            lines.append(
+                f"| {row.stage} | {_pct(row.asr)} | [{_pct(row.asr_ci[0])}, {_pct(row.asr_ci[1])}] | "
+                f"{_gain(row.asr_gain_ci)} | {intents} |"
+            )
+    if report.precision:
+        lines += ["", "Precision path: " + "; ".join(f"{k}: {v}" for k, v in report.precision.items()) + "."]
+    return lines
 
 
 def plot(report: Report, path: Path) -> Path:

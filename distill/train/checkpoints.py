@@ -18,6 +18,7 @@ output unchanged, since the generated text has the stock format.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -144,10 +145,61 @@ def last_checkpoint(out: Path) -> str | None:
     return get_last_checkpoint(str(out)) if out.is_dir() else None
 
 
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine()
+
+
+def precision_path(args, model) -> dict[str, Any]:
+    """What decides a stage's floating-point results on this machine, for its report.
+
+    The same config and seed give the same numbers only along the same path: the weights' dtype, the
+    autocast, torch's deterministic algorithms and its thread count (a matmul split over another
+    number of threads sums in another order), the torch build and the CPU (native bf16 or not)."""
+    import torch
+
+    from distill.train.report import trainer_precision
+
+    return {
+        "weights": str(next(model.parameters()).dtype).removeprefix("torch."),
+        "compute": trainer_precision(args),
+        "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "device": "cuda" if torch.cuda.is_available() and not getattr(args, "use_cpu", False) else "cpu",
+        "cpu": cpu_name(),
+        "native_bf16": native_bf16_on_cpu(),
+    }
+
+
+@contextmanager
+def deterministic_algorithms():
+    """torch's deterministic algorithms on for the block (an op without one warns), then as before:
+    the flag is process-wide and an experiment serves its rows in the same process."""
+    import torch
+
+    before = torch.are_deterministic_algorithms_enabled()
+    warn_before = torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(before, warn_only=warn_before)
+
+
 def train_to_final(trainer, tokenizer, config: StageConfig) -> tuple[Path, float]:
     """Train (from the newest checkpoint when ``config.resume``), save ``output/final``; the final
-    checkpoint and the training seconds, which every stage's report states."""
+    checkpoint and the training seconds, which every stage's report states. The precision path the
+    stage took is left on the trainer (``trainer.precision_path``) for its report."""
     resume = last_checkpoint(config.output) if config.resume else None
-    with stopwatch() as elapsed:
+    with deterministic_algorithms(), stopwatch() as elapsed:
+        trainer.precision_path = precision_path(trainer.args, trainer.model)
         trainer.train(resume_from_checkpoint=resume)
     return save_final(trainer, tokenizer, config.output, config.lora), elapsed[0]

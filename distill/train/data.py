@@ -13,6 +13,7 @@ arguments as they are.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -153,9 +154,20 @@ def kto_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def canonical_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows sorted by a digest of their content.
+
+    The trainer's sampler permutes row *positions* with the seed, so the rows a step sees depended
+    on the file's order, and that order followed whatever wrote the file: the arena's episodes and
+    rft's rollouts arrive as they finish, which follows the machine's load. Two runs of one config
+    then started from different first batches (first loss 1.50 in one, 1.58 in the other). Sorted by
+    content, the order is a function of the row set and the seed alone."""
+    return sorted(rows, key=lambda row: hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest())
+
+
 def to_dataset(rows: list[dict[str, Any]], what: str):
     from datasets import Dataset
 
     if not rows:
         raise CorpusError(f"no rows for {what}")
-    return Dataset.from_list(rows)
+    return Dataset.from_list(canonical_order(rows))

@@ -14,7 +14,7 @@ from typing import Any
 
 from distill.train.checkpoints import load_model, load_tokenizer, peft_config, precision_fields, train_to_final
 from distill.train.config import StageConfig
-from distill.train.data import CorpusError, iter_jsonl, shape_dialogue
+from distill.train.data import CorpusError, iter_jsonl, shape_dialogue, to_dataset
 from distill.train.grpo_env import RewardLog, environment_factory, outcome_reward, teacher_step_reward
 from distill.train.report import StageReport, stage_report
 
@@ -86,7 +86,6 @@ def set_response_parser(tokenizer) -> None:
 
 def build_grpo_trainer(config: StageConfig, rows: list[dict[str, Any]], model=None, tokenizer=None):
     """The GRPOTrainer for ``rows`` (``model``/``tokenizer`` may be given, e.g. a scripted model in tests)."""
-    from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
     from arena.scoring.outcome import ScoreMode
@@ -110,7 +109,7 @@ def build_grpo_trainer(config: StageConfig, rows: list[dict[str, Any]], model=No
         model=model,
         reward_funcs=[teacher_step_reward(step_log), outcome_reward(catalog, mode, outcome_log)],
         args=args,
-        train_dataset=Dataset.from_list(rows),
+        train_dataset=to_dataset(rows, f"grpo ({config.data})"),
         processing_class=tokenizer,
         peft_config=peft_config(config.lora),
         environment_factory=environment_factory(catalog),

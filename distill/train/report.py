@@ -23,6 +23,8 @@ class StageReport(BaseModel):
     peak_memory_mb: float
     peak_memory_kind: str  # "cuda" or "cpu-rss"
     precision: str = "fp32"  # "bf16-mixed", "fp16-mixed" or "fp32": what the trainer computed in
+    # dtype, autocast, deterministic algorithms, threads, torch, CPU: what fixes the numbers on a machine
+    precision_path: dict[str, str | int | bool] = Field(default_factory=dict)
     losses: list[tuple[int, float]] = Field(default_factory=list)  # (step, loss)
     extra: dict[str, float | int | str] = Field(default_factory=dict)
     skipped: str | None = None  # why the stage trained nothing (its checkpoint is its input)
@@ -90,6 +92,7 @@ def stage_report(
         peak_memory_mb=round(memory, 1),
         peak_memory_kind=kind,
         precision=trainer_precision(trainer.args),
+        precision_path=getattr(trainer, "precision_path", None) or {},
         losses=losses,
         extra=extra,
     )

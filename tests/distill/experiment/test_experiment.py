@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[3]
 CI_CONFIG = REPO / "experiments" / "gemma-270m-ci.yaml"
 ROW_FIELDS = {
     "stage", "train_examples", "train_tokens", "train_seconds", "asr", "asr_ci", "asr_gain_ci",
-    "pass_at_1", "pass_at_k", "k", "by_intent",
+    "pass_at_1", "pass_at_k", "k", "by_intent", "asr_gain_control_ci",
 }  # fmt: skip
 
 
@@ -167,7 +167,9 @@ def test_the_arena_step_stores_its_episodes_as_the_race_does_and_exports_from_th
         pytest.skip("bubblewrap is not installed")
     with temporary_database("postgresql", tmp_path) as url:
         base = load_config(CI_CONFIG)
-        config = base.model_copy(update={"arena": base.arena.model_copy(update={"store": url})})
+        # The measured configs' export (format gate at 6,144 student tokens): long trajectories are kept.
+        quick = load_config(REPO / "experiments" / "gemma-270m-quick.yaml")
+        config = base.model_copy(update={"arena": base.arena.model_copy(update={"store": url}), "export": quick.export})
         arena, export, run = _arena_and_export(config, tmp_path / "first", student_checkpoint)
         stored = arena.result["store"]
         assert stored["cycle"] == 1 and stored["episodes"] == arena.result["judged"] > 0
@@ -188,6 +190,11 @@ def test_the_arena_step_stores_its_episodes_as_the_race_does_and_exports_from_th
         assert rows and {r["metadata"]["cycle"] for r in rows} == {1}
         assert {str(e.id) for e in episodes} >= {r["metadata"]["episode_id"] for r in rows}
         assert export_again.result["funnel"]["episodes"] == export.result["funnel"]["episodes"]  # not both cycles
+        # Shop problems reach the training corpus: a successful shop trajectory is 2,500-5,500 student
+        # tokens, over the 2,048 the gate allowed before, when the student never saw one.
+        shop = [r for r in rows if r["metadata"]["intent"] == "shop" and r["metadata"]["success"]]
+        assert shop, [(r["metadata"]["intent"], r["metadata"]["success"]) for r in rows]
+        assert any(int(r["metadata"]["gates"]["format"]["reason"].split()[3]) > 2048 for r in shop)
 
 
 @pytest.fixture(scope="module")
@@ -257,7 +264,11 @@ def test_the_untrained_student_answers_in_plain_text_without_crashing(ci_run):
 def test_ci_report_has_every_row_with_the_contract(ci_run):
     out, report, _ = ci_run
     payload = json.loads((out / "report.json").read_text())
-    assert set(payload) == {"model", "heldout", "rows"} and payload["model"] == "gemma-3-270m"
+    # The contract's keys, and the precision path (the CI config has no control or extra evaluation).
+    assert set(payload) == {"model", "heldout", "rows", "precision"} and payload["model"] == "gemma-3-270m"
+    precision = payload["precision"]
+    assert precision["train_weights"] == "float32" and precision["train_deterministic_algorithms"] is True
+    assert precision["train_threads"] >= 1 and precision["serving"] == "transformers float32"
     assert payload["heldout"]["n"] == 4 and payload["heldout"]["leak_check"] == "ok"
     assert payload["heldout"]["clusters"] >= 1
     assert [row["stage"] for row in payload["rows"]] == ["base", "sft"]
@@ -312,7 +323,10 @@ def test_a_bad_experiment_config_is_refused_with_its_key(tmp_path):
     assert not (tmp_path / "out").exists()  # refused before any step ran
 
 
-@pytest.mark.parametrize("name", ["gemma-270m-ci", "gemma-270m-quick", "gemma-270m"])
+SHIPPED = ["gemma-270m-ci", "gemma-270m-quick", "gemma-270m-stages", "gemma-270m-firehose", "gemma-270m"]
+
+
+@pytest.mark.parametrize("name", SHIPPED)
 def test_every_shipped_config_loads_and_each_stage_resolves_to_a_stage_config(name, tmp_path):
     """A shipped config must not fail hours in: its keys validate, and each stage resolves, as the run
     resolves it, to settings that `arena distill` takes (the full config's Dr. GRPO stage included)."""
@@ -326,9 +340,45 @@ def test_every_shipped_config_loads_and_each_stage_resolves_to_a_stage_config(na
             stage, start=tmp_path, data=tmp_path, output=tmp_path / stage.name, catalog=tmp_path,
             problems=tmp_path / "train.jsonl", seed=config.seed, turn_tokens=64,
         )  # fmt: skip
-        assert resolved.stage == ("sft" if stage.kind == "subtask-sft" else stage.kind)
+        sft_like = ("subtask-sft", "firehose-sft", "format-control")
+        assert resolved.stage == ("sft" if stage.kind in sft_like else stage.kind)
+        if stage.kind in ("firehose-sft", "format-control"):  # the file the step writes before training
+            assert str(resolved.data_path(resolved.train_file)).startswith(str(tmp_path / stage.name))
     if name == "gemma-270m":
         assert {s.kind for s in config.stages} >= {"sft", "teacher-sft", "rft", "kto", "subtask-sft", "grpo"}
+    if name in ("gemma-270m-quick", "gemma-270m-stages", "gemma-270m-firehose"):
+        # The measured configs: >= 100 held-out problems, every row on the same ones.
+        assert config.suite.heldout_limit is not None and config.suite.heldout_limit >= 100
+    if name == "gemma-270m-quick":
+        control = next(s for s in config.stages if s.kind == "format-control")
+        sft = next(s for s in config.stages if s.kind == "sft")
+        assert config.format_control == control.name and config.controlled(control) == "sft"
+        assert control.settings == sft.settings and control.lora == sft.lora  # only the data differs
+        assert config.leak_inflation is not None and config.leak_inflation.row == "sft"
+        assert config.official_tasks is not None and config.official_tasks.per_intent == 25
+        assert config.official_tasks.rows == ["base", "sft"]
+    if name == "gemma-270m-stages":
+        chain = [(s.kind, s.start) for s in config.stages]
+        assert chain == [("sft", "base"), ("teacher-sft", "sft"), ("rft", "teacher-sft"), ("kto", "rft"),
+                         ("grpo", "kto")]  # fmt: skip
+        assert config.eval.sampled is not None and config.eval.sampled.rows == ["sft", "grpo"]
+    if name == "gemma-270m-firehose":
+        assert [s.kind for s in config.stages] == ["sft", "firehose-sft"]
+        assert config.eval.sampled is not None and config.eval.sampled.k == 4
+
+
+def test_a_config_scoring_a_row_no_stage_makes_is_refused():
+    from pydantic import ValidationError
+
+    from distill.experiment.config import ExperimentConfig
+
+    sft = {"name": "sft", "kind": "sft"}
+    with pytest.raises(ValidationError, match="'rft' is scored again but no stage makes it"):
+        ExperimentConfig.model_validate({"name": "x", "stages": [sft], "leak_inflation": {"row": "rft"}})
+    with pytest.raises(ValidationError, match="a format control needs an sft stage"):
+        ExperimentConfig.model_validate({"name": "x", "stages": [{"name": "fc", "kind": "format-control"}]})
+    with pytest.raises(ValidationError, match="'grpo' is scored again"):
+        ExperimentConfig.model_validate({"name": "x", "stages": [sft], "eval": {"sampled": {"rows": ["sft", "grpo"]}}})
 
 
 def test_experiment_run_prints_only_its_json_report_on_stdout(tmp_path, monkeypatch):

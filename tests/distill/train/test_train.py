@@ -323,3 +323,52 @@ def test_the_trainer_computes_in_fp32_on_a_cpu_without_native_bf16(monkeypatch):
     # What a config says is kept, on any CPU.
     monkeypatch.setattr(model, "native_bf16_on_cpu", lambda: False)
     assert model.precision_fields({"bf16": True}) == {} and model.precision_fields({"fp16": False}) == {}
+
+
+def test_one_seed_gives_one_run_whatever_order_the_corpus_file_lists_its_rows(tiny, catalog, tmp_path):
+    # The arena's episodes and rft's rollouts reach the corpus in the order they finish, which follows
+    # the machine's load; two runs of one config started from different first batches (first loss
+    # 1.50 against 1.58). Here the second run's file lists the same rows in another order: the losses,
+    # the LoRA adapters (initialisation, dropout, data order all from the seed) must come out equal.
+    import random
+
+    from safetensors.torch import load_file
+
+    from distill.train.stages import run_stage
+
+    rows = train_rows(catalog)
+    for i, row in enumerate(rows):  # every row distinct, so an order change is a data change
+        row["messages"][1]["content"] += f" (request {i})"
+    shuffled = list(rows)
+    random.Random(1).shuffle(shuffled)
+    assert shuffled != rows
+    reports, adapters = [], []
+    for name, listed in (("first", rows), ("second", shuffled)):
+        data = tmp_path / name / "corpus"
+        data.mkdir(parents=True)
+        write_jsonl(data / "train.jsonl", listed)
+        config = load_stage_config(
+            None,
+            "sft",
+            {"model": str(tiny), "data": data, "output": tmp_path / name / "run", "learning_rate": 5e-3,
+             "max_steps": 3, "seed": 11, "lora": {"r": 4, "alpha": 8, "dropout": 0.2, "merge": False},
+             **FAST, "save_strategy": "no"},
+        )  # fmt: skip
+        reports.append(run_stage(config))
+        adapters.append(load_file(tmp_path / name / "run" / "final" / "adapter_model.safetensors"))
+    first, second = reports
+    assert len(first.losses) == 3 and first.losses == second.losses
+    assert adapters[0].keys() == adapters[1].keys() and adapters[0]
+    for key, weight in adapters[0].items():
+        assert torch_equal(weight, adapters[1][key]), key
+    # The path that fixes the numbers on this machine is in the report.
+    path = first.precision_path
+    assert path == second.precision_path
+    assert path["weights"] == "float32" and path["compute"] == expected_cpu_precision()
+    assert path["deterministic_algorithms"] is True and path["threads"] >= 1 and path["torch"] and path["cpu"]
+
+
+def torch_equal(a, b) -> bool:
+    import torch
+
+    return bool(torch.equal(a, b))
