@@ -308,6 +308,11 @@ def test_the_miner_guide_fetches_runs_submits_and_races(rehearsal):
     assert board["cycle"] == 2 and submission in {e["submission_id"] for e in board["entries"]}, board
     page = httpx.get(f"{api}/", timeout=30).text
     assert f'href="/submissions/{submission}"' in page  # the front page links the raced submission
+    # ... with its history: the all-time record names the cycle it raced, and the page draws the chart.
+    history = httpx.get(f"{api}/v1/history", timeout=30).json()
+    (record,) = (a for a in history["agents"] if a["submission"]["id"] == submission)
+    assert record["cycles_raced"] == [2] and record["best_race_score"] is not None, record
+    assert "<svg" in page, page[-2000:]
 
 
 def files_of(root: Path, names: tuple[str, ...]) -> dict[str, int]:
