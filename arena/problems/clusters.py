@@ -37,11 +37,20 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from arena.problems.asks import Ask, asks_agree, concepts_match, read_ask
-from arena.problems.model import Problem
+from arena.problems.model import Intent, Problem
 from arena.problems.signature import minhash_matrix, problem_signature, shingle_hashes
+from arena.problems.twins import conflict, read_request
 
-MergeReason = Literal["signature", "near_duplicate_text", "same_constraints", "gold_overlap"]
-REASONS: tuple[MergeReason, ...] = ("signature", "near_duplicate_text", "same_constraints", "gold_overlap")
+MergeReason = Literal["signature", "near_duplicate_text", "same_constraints", "gold_overlap", "same_meaning"]
+REASONS: tuple[MergeReason, ...] = (
+    "signature",
+    "near_duplicate_text",
+    "same_constraints",
+    "gold_overlap",
+    "same_meaning",
+)
+# Soft links are tried in this order (then by score, then by ids): the precise rules first.
+_SOFT_RANK: dict[str, int] = {"near_duplicate_text": 0, "same_constraints": 1, "same_meaning": 2}
 
 # LSH band choice weights (false positive, false negative). Every candidate is verified
 # with its MinHash estimate, so a false positive costs one vector compare while a false
@@ -90,6 +99,27 @@ class ClusterConfig(BaseModel):
         "gold anywhere else. On the official tasks every shared gold set is shared whole (ratio 1.0).",
     )
     seed: int = Field(1, description="Seed of the MinHash permutations; fixed so cluster ids are reproducible.")
+    meaning_threshold: float = Field(
+        0.65,
+        gt=0.0,
+        le=1.0,
+        description="Cosine of two requests' meaning vectors (all-MiniLM-L6-v2, static) at which they are "
+        "candidates to merge; a candidate merges unless a confident constraint conflict calls them twins. "
+        "Chosen on the hand-written development pairs, see docs/leak-clusters.md.",
+    )
+    neighbours: int = Field(
+        16,
+        ge=1,
+        le=256,
+        description="Nearest neighbours per request kept as meaning candidates (those above the threshold): "
+        "bounds the conflict checks when a template has thousands of look-alikes.",
+    )
+    meaning_dims: int = Field(
+        128,
+        ge=16,
+        le=384,
+        description="Principal axes of the model's vocabulary the meaning vectors are projected on.",
+    )
 
 
 class ClusterMerge(BaseModel):
@@ -146,7 +176,11 @@ class _UnionFind:
 
 
 def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None = None) -> Clustering:
-    """Group problems into leak clusters; raises ValueError on a repeated problem id."""
+    """Group problems into leak clusters; raises ValueError on a repeated problem id.
+
+    Raises :class:`arena.problems.meaning.MeaningModelUnavailable` (with the install line)
+    when the embedding model is not installed: there is no weaker fallback.
+    """
     config = config or ClusterConfig()
     ordered = sorted(problems, key=lambda p: p.id)
     ids = [p.id for p in ordered]
@@ -157,6 +191,9 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
                 f"problem id {cur!r} appears {len(sources)} times (from {', '.join(sources)}); "
                 "give each problem once (the same file twice?)"
             )
+    from arena.problems.meaning import static_embedder
+
+    embedder = static_embedder(config.meaning_dims)  # first: a missing model fails before any work
     forest = _UnionFind(len(ordered))
     merges: list[ClusterMerge] = []
 
@@ -164,16 +201,55 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         if forest.union(i, j):
             merges.append(ClusterMerge(a=ids[min(i, j)], b=ids[max(i, j)], reason=reason, detail=detail))
 
-    asks = [read_ask(p) for p in ordered]
+    # Hard links: the same gold, the same answer. They hold whatever the wording says.
     for i, j, detail in _signature_links(ordered):
         link(i, j, "signature", detail)
-    for i, j, detail in _text_links(asks, config):
-        if asks_agree(asks[i], asks[j]) and concepts_match(asks[i], asks[j]):
-            link(i, j, "near_duplicate_text", detail)
-    for i, j, detail in _constraint_links(asks):
-        link(i, j, "same_constraints", detail)
     for i, j, detail in _gold_links(ordered, config.gold_overlap, forest):
         link(i, j, "gold_overlap", detail)
+
+    # Soft links: candidates from the text, the constraints and the meaning, each merged
+    # unless a confident conflict separates the pair, or any member of one cluster from any
+    # member of the other (no chaining of twins through a third problem).
+    asks = [read_ask(p) for p in ordered]
+    requests = [read_request(p) for p in ordered]
+    candidates: list[tuple[int, float, int, int, MergeReason, str]] = []
+    for i, j, detail in _text_links(asks, config):
+        if asks_agree(asks[i], asks[j]) and concepts_match(asks[i], asks[j]):
+            candidates.append((_SOFT_RANK["near_duplicate_text"], 0.0, i, j, "near_duplicate_text", detail))
+    for i, j, detail in _constraint_links(asks):
+        candidates.append((_SOFT_RANK["same_constraints"], 0.0, i, j, "same_constraints", detail))
+    vectors = embedder.embed([r.text for r in requests])
+    for i, j, cosine in meaning_links(ordered, vectors, config):
+        candidates.append((_SOFT_RANK["same_meaning"], -cosine, i, j, "same_meaning", f"cosine {cosine:.3f}"))
+    candidates.sort(key=lambda c: c[:4])
+    members: dict[int, list[int]] = defaultdict(list)
+    for k in range(len(ordered)):
+        members[forest.find(k)].append(k)
+    known: dict[tuple[int, int], str | None] = {}
+
+    def conflict_of(i: int, j: int) -> str | None:
+        key = (i, j) if i < j else (j, i)
+        if key not in known:
+            known[key] = conflict(requests[key[0]], requests[key[1]])
+        return known[key]
+
+    for _, _, i, j, reason, detail in candidates:
+        ri, rj = forest.find(i), forest.find(j)
+        if ri == rj or conflict_of(i, j) is not None:
+            continue
+        # Against the other cluster's members that read alike (a twin beside its source); a member
+        # joined by gold or signature that reads otherwise ("trousers" for "jeans") does not veto.
+        near = config.meaning_threshold - 1e-6
+        if any(
+            conflict_of(x, y) is not None
+            for x in members[ri]
+            for y in members[rj]
+            if float(vectors[x] @ vectors[y]) >= near
+        ):
+            continue
+        link(i, j, reason, detail)
+        root = forest.find(i)
+        members[root] = members.pop(ri) + members.pop(rj)
     cluster_of = {pid: cluster_id_for(ids[forest.find(i)]) for i, pid in enumerate(ids)}
     return Clustering(cluster_of=cluster_of, merges=merges)
 
@@ -182,6 +258,56 @@ def assign_clusters(problems: Sequence[Problem], config: ClusterConfig | None = 
     """Copies of ``problems`` (input order) with ``cluster_id`` set."""
     clustering = cluster_problems(problems, config)
     return [p.model_copy(update={"cluster_id": clustering.cluster_of[p.id]}) for p in problems]
+
+
+# --- meaning: nearest neighbours by cosine ---------------------------------------------------
+
+# Meaning links stay within one intent: a shop request is a set of items, a voucher request
+# carries terms and a riddle a fact that the others lack, so two requests of two intents that
+# read alike ("a beard brush and a hair clipper" / "a hair clipper") are two problems. A
+# one-item shop task that asks what a product task asks still links by its constraints or gold.
+_FAMILY = {Intent.product: 0, Intent.shop: 1, Intent.voucher: 2, Intent.knowledge: 3}
+# Rows of the all-pairs product per block: a (block x family) float32 array, 100 MB at 100k.
+_ROW_BLOCK = 256
+
+
+def meaning_links(
+    ordered: Sequence[Problem], vectors: np.ndarray, config: ClusterConfig
+) -> Iterator[tuple[int, int, float]]:
+    """Pairs (i < j) of one intent family whose meaning vectors reach ``meaning_threshold``, at
+    most ``neighbours`` per request (the nearest; ties by index, so the set is deterministic)."""
+    threshold = config.meaning_threshold - 1e-6
+    for family in sorted(set(_FAMILY.values())):
+        rows = np.array([i for i, p in enumerate(ordered) if _FAMILY[p.intent] == family], dtype=np.int64)
+        if len(rows) < 2:
+            continue
+        group = vectors[rows]
+        found_lo, found_hi, found_cos = [], [], []
+        for start in range(0, len(rows), _ROW_BLOCK):
+            sims = group[start : start + _ROW_BLOCK] @ group.T
+            block = np.arange(sims.shape[0])
+            sims[block, start + block] = -1.0  # a request is not its own neighbour
+            hit = sims >= threshold
+            crowded = np.flatnonzero(hit.sum(axis=1) > config.neighbours)
+            for offset in crowded.tolist():  # rare: keep the nearest, ties by index
+                row = sims[offset]
+                hits = np.flatnonzero(hit[offset])
+                keep = hits[np.lexsort((hits, -row[hits]))[: config.neighbours]]
+                hit[offset] = False
+                hit[offset, keep] = True
+            local, other = np.nonzero(hit)
+            mine = rows[start + local]
+            theirs = rows[other]
+            found_lo.append(np.minimum(mine, theirs))
+            found_hi.append(np.maximum(mine, theirs))
+            found_cos.append(sims[local, other])
+        lo, hi, cos = np.concatenate(found_lo), np.concatenate(found_hi), np.concatenate(found_cos)
+        # A pair found from both ends once; its cosine is symmetric up to rounding: keep the larger.
+        order = np.lexsort((-cos, hi, lo))
+        lo, hi, cos = lo[order], hi[order], cos[order]
+        first = np.ones(len(lo), dtype=bool)
+        first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+        yield from zip(lo[first].tolist(), hi[first].tolist(), cos[first].tolist(), strict=True)
 
 
 # --- rule 1: exact signature ------------------------------------------------------------------
