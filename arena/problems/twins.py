@@ -52,7 +52,7 @@ for _dimension, _entries in {
     "volume": {
         1.0: "ml mls milliliter milliliters millilitre millilitres",
         10.0: "cl",
-        1000.0: "l ltr ltrs liter liters litre litres lt",
+        1000.0: "l ltr ltrs liter liters litre litres",  # not "lt": the direction token
         3785.41: "gallon gallons gal",
     },
     "mass": {
@@ -123,6 +123,9 @@ _FRAME = (
 # there is at 0.67 or more, every reworded variant that differs in a content word at 0.67 or less.
 EDITED = 0.7
 SUBSTITUTED = 0.6
+# Two riddles with one answer: their clues may be worded nearly alike ("sank" / "went down");
+# only a near copy with one word replaced (another product for the answer) is a twin.
+SAME_ANSWER = 0.85
 
 # --- closed classes --------------------------------------------------------------------------
 
@@ -256,6 +259,7 @@ def _read_units(units: Sequence[str]) -> Reading:
     services: set[str] = set()
     words: list[str] = []
     sequence: list[str] = []  # every token in order, frame words too: how far the sentence was edited
+    size_words: list[str] = []
     starts: list[int] = []
     for padded in units:
         starts.append(len(sequence))
@@ -281,6 +285,11 @@ def _read_units(units: Sequence[str]) -> Reading:
                 # "the 16th track", "the ninth track" (text2num writes 9th): a number in a riddle;
                 # a sentence opening with one ("First, a ...") is the list frame.
                 others.append(float(token[:-2]))
+                sequence.append(token)
+                continue
+            if before_is_size(tokens, i) and token in _SIZE_LETTERS:
+                size_words.append(token)  # "size L": a size, not litres
+                words.append(token)
                 sequence.append(token)
                 continue
             if not token[0].isdigit() or not _NUMBER.fullmatch(token):
@@ -334,7 +343,7 @@ def _read_units(units: Sequence[str]) -> Reading:
     lemmas = [_lemma(w) if not w[0].isdigit() else w for w in words]
     lemmatised = [_lemma(w) if w.isalpha() else w for w in sequence]
     content = [w for w in lemmas if w[:1].isdigit() or (w not in _FRAME and len(w) > 1)]
-    classes = sorted({(_CLASS_OF[w], w) for w in content if w in _CLASS_OF})
+    classes = sorted({(_CLASS_OF[w], w) for w in content if w in _CLASS_OF} | {("size", w) for w in size_words})
     names = sorted(
         {
             w
@@ -360,6 +369,13 @@ def _read_units(units: Sequence[str]) -> Reading:
             tuple(lemmatised[start:end]) for start, end in zip(starts, [*starts[1:], len(lemmatised)], strict=False)
         ),
     )
+
+
+_SIZE_LETTERS = frozenset("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl 5xl".split())
+
+
+def before_is_size(tokens: list[str], i: int) -> bool:
+    return i > 0 and tokens[i - 1] in ("size", "sizes")
 
 
 def _direction_before(tokens: list[str], i: int) -> str | None:
@@ -452,7 +468,7 @@ def conflict(a: Request, b: Request) -> str | None:
     if a.fact is not None and a.fact == b.fact:
         # The same answer: the riddle's clue may be worded any way; only an edited purchase
         # (another product for the same answer) still separates them.
-        return _reading_conflict(a.whole, b.whole, gaps=False, substituted=EDITED)
+        return _reading_conflict(a.whole, b.whole, gaps=False, substituted=SAME_ANSWER)
     if (len(a.items) >= 2 and b.intent == "product") or (len(b.items) >= 2 and a.intent == "product"):
         return "several items / one product"
     if a.fact is None and b.fact is None:
@@ -680,6 +696,8 @@ def _weighty(words: Sequence[str]) -> bool:
 def _unspelt(only_a: list[str], only_b: list[str], wa: Sequence[str], wb: Sequence[str]) -> tuple[list[str], list[str]]:
     """Drop words the other side writes another way: joined ("rain boots" / "rainboots") or misspelt."""
     joined_a, joined_b = "".join(only_a), "".join(only_b)
+    if joined_a == joined_b:  # "spf 50" / "spf50"
+        return [], []
 
     def respelt(word: str, joined: str, others: list[str]) -> bool:
         compound = len(word) >= 4 and joined and (word in joined or (len(joined) >= 4 and joined in word))
