@@ -387,8 +387,14 @@ def _service_in(padded: str) -> bool:
 _UNIT_MARK = "zqunitqz"
 
 
-def split_request(query: str) -> tuple[list[str], list[str]]:
+@lru_cache(maxsize=8)  # the guard reads each query twice in a row (read_ask, then twins.read_request)
+def split_request(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The query's request sentences and its voucher sentences; context (life story, thanks) left out."""
+    request, voucher = _split_request(query)
+    return tuple(request), tuple(voucher)
+
+
+def _split_request(query: str) -> tuple[list[str], list[str]]:
     request: list[str] = []
     voucher: list[str] = []
     paragraphs = [p for p in _PARAGRAPHS.split(query) if p.strip()]

@@ -210,8 +210,10 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
     # Soft links: candidates from the text, the constraints and the meaning, each merged
     # unless a confident conflict separates the pair, or any member of one cluster from any
     # member of the other (no chaining of twins through a third problem).
-    asks = [read_ask(p) for p in ordered]
-    requests = [read_request(p) for p in ordered]
+    asks, requests = [], []
+    for problem in ordered:  # one after the other: the second read of a query hits split_request's cache
+        asks.append(read_ask(problem))
+        requests.append(read_request(problem))
     candidates: list[tuple[int, float, int, int, MergeReason, str]] = []
     for i, j, detail in _text_links(asks, config):
         if asks_agree(asks[i], asks[j]) and concepts_match(asks[i], asks[j]):

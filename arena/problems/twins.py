@@ -23,8 +23,10 @@ Shop requests are compared item by item after aligning their items, whatever the
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -197,18 +199,18 @@ class Request:
     voucher: tuple[str | None, str | None, tuple[float, ...]] | None = None  # (scope, kind, numbers) from text
     voucher_terms: tuple | None = None  # from the row's voucher object
     fact: str | None = None
-    gold: tuple[tuple[str, frozenset[str]], ...] | None = None  # key -> values, from the rewards
+    gold: bytes | None = None  # digest of the rewards' constraints (gold ids and titles left out)
     intent: str = ""
     text: str = ""  # the request sentences, for the embedding
 
 
 def read_request(problem: Problem) -> Request:
     request, voucher_units = split_request(problem.query)
-    units = [_prepare(unit) for unit in request]
-    whole = _read_units(units)
+    per_unit = [_read_units([_prepare(unit)]) for unit in request]
+    whole = _merge(per_unit)
     items: tuple[Reading, ...] = ()
-    if problem.intent is Intent.shop and len(units) > 1:
-        items = tuple(r for r in (_read_units([u]) for u in units) if r.words)
+    if problem.intent is Intent.shop and len(per_unit) > 1:
+        items = tuple(r for r in per_unit if r.words)
     fact = None
     if problem.knowledge is not None:
         fact = problem.knowledge.knowledge_attribute
@@ -240,6 +242,26 @@ def _meaning_text(whole: Reading, request: Sequence[str], query: str) -> str:
 _INCH_MARK = re.compile(r"(?<=\d)\s*(?:\"|”|''|-inch\b)")
 
 
+def _sequence(r: Reading) -> tuple[str, ...]:
+    return r.sequence if r.sequence or len(r.units) < 2 else tuple(w for unit in r.units for w in unit)
+
+
+def _merge(readings: Sequence[Reading]) -> Reading:
+    """One reading of several sentences (each read once: a shop request's items are its sentences)."""
+    if len(readings) == 1:
+        return readings[0]
+    return Reading(
+        prices=tuple(sorted(b for r in readings for b in r.prices)),
+        measures=tuple(sorted(m for r in readings for m in r.measures)),
+        others=tuple(sorted(v for r in readings for v in r.others)),
+        classes=tuple(sorted({c for r in readings for c in r.classes})),
+        services=tuple(sorted({v for r in readings for v in r.services})),
+        names=tuple(sorted({n for r in readings for n in r.names})),
+        words=tuple(w for r in readings for w in r.words),
+        units=tuple(r.sequence for r in readings),  # the whole sequence is their concatenation (_sequence)
+    )
+
+
 def _prepare(unit: str) -> str:
     text = unit.replace("₱", " php ").replace("$", " php ")
     if '"' in text or "”" in text or "''" in text or "-inch" in text:
@@ -260,9 +282,7 @@ def _read_units(units: Sequence[str]) -> Reading:
     words: list[str] = []
     sequence: list[str] = []  # every token in order, frame words too: how far the sentence was edited
     size_words: list[str] = []
-    starts: list[int] = []
     for padded in units:
-        starts.append(len(sequence))
         for phrase, service in _SERVICE_LOOKUP:
             if phrase in padded:
                 services.add(service)
@@ -340,8 +360,9 @@ def _read_units(units: Sequence[str]) -> Reading:
                 continue
             prices.append((direction, value, 0.0))
             sequence.append(f"{value:g}")
-    lemmas = [_lemma(w) if not w[0].isdigit() else w for w in words]
-    lemmatised = [_lemma(w) if w.isalpha() else w for w in sequence]
+    # Interned: 100k requests share a few thousand words, held once (a token is a pointer, not a string).
+    lemmas = [_lemma(w) if not w[0].isdigit() else sys.intern(w) for w in words]
+    lemmatised = [_lemma(w) if w.isalpha() else sys.intern(w) for w in sequence]
     content = [w for w in lemmas if w[:1].isdigit() or (w not in _FRAME and len(w) > 1)]
     classes = sorted({(_CLASS_OF[w], w) for w in content if w in _CLASS_OF} | {("size", w) for w in size_words})
     names = sorted(
@@ -365,9 +386,6 @@ def _read_units(units: Sequence[str]) -> Reading:
         names=tuple(names),
         words=tuple(content),
         sequence=tuple(lemmatised),
-        units=tuple(
-            tuple(lemmatised[start:end]) for start, end in zip(starts, [*starts[1:], len(lemmatised)], strict=False)
-        ),
     )
 
 
@@ -427,7 +445,7 @@ def _read_voucher(units: Sequence[str]) -> tuple[str | None, str | None, tuple[f
     return scope, kind, numbers
 
 
-def _gold(problem: Problem) -> tuple[tuple[str, frozenset[str]], ...] | None:
+def _gold(problem: Problem) -> bytes | None:
     if not problem.rewards:
         return None
     values: dict[str, set[str]] = {}
@@ -443,7 +461,8 @@ def _gold(problem: Problem) -> tuple[tuple[str, frozenset[str]], ...] | None:
                 values.setdefault(f"sku:{key.lower()}", set()).add(" ".join(str(value).lower().split()))
         if reward.service:
             values.setdefault("service", set()).update(reward.service)
-    return tuple(sorted((k, frozenset(v)) for k, v in values.items()))
+    # A digest: compared whole (any difference is a conflict), 16 bytes a problem instead of a set a key.
+    return hashlib.blake2b(repr(sorted((k, sorted(v)) for k, v in values.items())).encode(), digest_size=16).digest()
 
 
 # --- conflicts -------------------------------------------------------------------------------
@@ -455,10 +474,10 @@ def conflict(a: Request, b: Request) -> str | None:
         return f"fact {a.fact!r} / {b.fact!r}"
     if a.voucher_terms is not None and b.voucher_terms is not None and a.voucher_terms != b.voucher_terms:
         return "voucher terms"
-    if a.gold is not None and b.gold is not None:
-        found = _gold_conflict(dict(a.gold), dict(b.gold))
-        if found:
-            return found
+    if a.gold is not None and b.gold is not None and a.gold != b.gold:
+        # Gold constraints are the whole ask (the scorer checks each): there a value one side has
+        # and the other lacks is a difference, not a gap left by a rewording.
+        return "gold constraints differ"
     if (a.voucher is None) != (b.voucher is None) and (a.voucher_terms is None) != (b.voucher_terms is None):
         return "voucher / none"
     if a.voucher is not None and b.voucher is not None:
@@ -501,15 +520,6 @@ def _symmetric_gap(a: Reading, b: Reading) -> str | None:
     mine, theirs = _slots(a), _slots(b)
     if mine - theirs and theirs - mine:
         return f"each states what the other does not: {sorted(mine - theirs)} / {sorted(theirs - mine)}"
-    return None
-
-
-def _gold_conflict(a: dict[str, frozenset[str]], b: dict[str, frozenset[str]]) -> str | None:
-    """Gold constraints are the whole ask (the scorer checks each): there a value one side has and
-    the other lacks is a difference, not a gap left by a rewording."""
-    for key in sorted(a.keys() | b.keys()):
-        if a.get(key, frozenset()) != b.get(key, frozenset()):
-            return f"gold {key}: {sorted(a.get(key, ()))[:3]} / {sorted(b.get(key, ()))[:3]}"
     return None
 
 
@@ -588,7 +598,7 @@ def _reading_conflict(a: Reading, b: Reading, gaps: bool = True, substituted: fl
     names_b = _unpaired(set(b.names) - set(a.names), a.words)
     if names_a and names_b:
         return f"name {sorted(names_a)} / {sorted(names_b)}"
-    found = _edit_conflict(a.sequence, b.sequence, gaps, substituted) or _bag_conflict(a.words, b.words)
+    found = _edit_conflict(_sequence(a), _sequence(b), gaps, substituted) or _bag_conflict(a.words, b.words)
     if found or len(a.units) < 2 and len(b.units) < 2:
         return found
     return _units_conflict(a.units, b.units, substituted)
