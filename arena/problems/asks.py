@@ -387,7 +387,7 @@ def _service_in(padded: str) -> bool:
 _UNIT_MARK = "zqunitqz"
 
 
-@lru_cache(maxsize=8)  # the guard reads each query twice in a row (read_ask, then twins.read_request)
+@lru_cache(maxsize=8)  # a query is often read twice in a row (its ask, then its sentences' values)
 def split_request(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The query's request sentences and its voucher sentences; context (life story, thanks) left out."""
     request, voucher = _split_request(query)

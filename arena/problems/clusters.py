@@ -49,7 +49,7 @@ REASONS: tuple[MergeReason, ...] = (
     "gold_overlap",
     "same_meaning",
 )
-# Soft links are tried in this order (then by score, then by ids): the precise rules first.
+# Soft links are tried in this order (then by ids; the meaning links by cosine): the precise rules first.
 _SOFT_RANK: dict[str, int] = {"near_duplicate_text": 0, "same_constraints": 1, "same_meaning": 2}
 
 # LSH band choice weights (false positive, false negative). Every candidate is verified
@@ -210,48 +210,45 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
     # Soft links: candidates from the text, the constraints and the meaning, each merged
     # unless a confident conflict separates the pair, or any member of one cluster from any
     # member of the other (no chaining of twins through a third problem).
-    asks, requests = [], []
-    for problem in ordered:  # one after the other: the second read of a query hits split_request's cache
-        asks.append(read_ask(problem))
-        requests.append(read_request(problem))
-    candidates: list[tuple[int, float, int, int, MergeReason, str]] = []
+    asks = [read_ask(p) for p in ordered]
+    candidates: list[tuple[int, int, int, MergeReason, str]] = []
     for i, j, detail in _text_links(asks, config):
         if asks_agree(asks[i], asks[j]) and concepts_match(asks[i], asks[j]):
-            candidates.append((_SOFT_RANK["near_duplicate_text"], 0.0, i, j, "near_duplicate_text", detail))
+            candidates.append((_SOFT_RANK["near_duplicate_text"], i, j, "near_duplicate_text", detail))
     for i, j, detail in _constraint_links(asks):
-        candidates.append((_SOFT_RANK["same_constraints"], 0.0, i, j, "same_constraints", detail))
+        candidates.append((_SOFT_RANK["same_constraints"], i, j, "same_constraints", detail))
+    candidates.sort(key=lambda c: c[:3])
+    del asks  # read one after the other, never both held: the peak is the problems and one reading
+    requests = [read_request(p) for p in ordered]
     vectors = embedder.embed([r.text for r in requests])
-    for i, j, cosine in meaning_links(ordered, vectors, config):
-        candidates.append((_SOFT_RANK["same_meaning"], -cosine, i, j, "same_meaning", f"cosine {cosine:.3f}"))
-    candidates.sort(key=lambda c: c[:4])
+    # The meaning candidates stay numpy arrays (a million pairs at 100k problems would be ~150 MB
+    # of tuples), nearest first, ties by ids.
+    lo, hi, cos = meaning_links(ordered, vectors, config)
+    order = np.lexsort((hi, lo, -cos))
     members: dict[int, list[int]] = defaultdict(list)
     for k in range(len(ordered)):
         members[forest.find(k)].append(k)
-    known: dict[tuple[int, int], str | None] = {}
+    near = config.meaning_threshold - 1e-6
 
-    def conflict_of(i: int, j: int) -> str | None:
-        key = (i, j) if i < j else (j, i)
-        if key not in known:
-            known[key] = conflict(requests[key[0]], requests[key[1]])
-        return known[key]
-
-    for _, _, i, j, reason, detail in candidates:
+    def soft_link(i: int, j: int, reason: MergeReason, detail: str) -> None:
         ri, rj = forest.find(i), forest.find(j)
-        if ri == rj or conflict_of(i, j) is not None:
-            continue
+        if ri == rj or conflict(requests[i], requests[j]) is not None:
+            return
         # Against the other cluster's members that read alike (a twin beside its source); a member
         # joined by gold or signature that reads otherwise ("trousers" for "jeans") does not veto.
-        near = config.meaning_threshold - 1e-6
-        if any(
-            conflict_of(x, y) is not None
-            for x in members[ri]
-            for y in members[rj]
-            if float(vectors[x] @ vectors[y]) >= near
-        ):
-            continue
+        for x in members[ri]:
+            for y in members[rj]:
+                if (x, y) != (i, j) and float(vectors[x] @ vectors[y]) >= near:
+                    if conflict(requests[x], requests[y]) is not None:
+                        return
         link(i, j, reason, detail)
         root = forest.find(i)
         members[root] = members.pop(ri) + members.pop(rj)
+
+    for _, i, j, reason, detail in candidates:
+        soft_link(i, j, reason, detail)
+    for k in order.tolist():
+        soft_link(int(lo[k]), int(hi[k]), "same_meaning", f"cosine {float(cos[k]):.3f}")
     cluster_of = {pid: cluster_id_for(ids[forest.find(i)]) for i, pid in enumerate(ids)}
     return Clustering(cluster_of=cluster_of, merges=merges)
 
@@ -275,16 +272,17 @@ _ROW_BLOCK = 256
 
 def meaning_links(
     ordered: Sequence[Problem], vectors: np.ndarray, config: ClusterConfig
-) -> Iterator[tuple[int, int, float]]:
-    """Pairs (i < j) of one intent family whose meaning vectors reach ``meaning_threshold``, at
-    most ``neighbours`` per request (the nearest; ties by index, so the set is deterministic)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs (lo < hi, and their cosine) of one intent whose meaning vectors reach
+    ``meaning_threshold``, at most ``neighbours`` per request (the nearest; ties by index, so the
+    set is deterministic)."""
     threshold = config.meaning_threshold - 1e-6
+    found_lo, found_hi, found_cos = [np.empty(0, np.int64)], [np.empty(0, np.int64)], [np.empty(0, np.float32)]
     for family in sorted(set(_FAMILY.values())):
         rows = np.array([i for i, p in enumerate(ordered) if _FAMILY[p.intent] == family], dtype=np.int64)
         if len(rows) < 2:
             continue
         group = vectors[rows]
-        found_lo, found_hi, found_cos = [], [], []
         for start in range(0, len(rows), _ROW_BLOCK):
             sims = group[start : start + _ROW_BLOCK] @ group.T
             block = np.arange(sims.shape[0])
@@ -298,18 +296,17 @@ def meaning_links(
                 hit[offset] = False
                 hit[offset, keep] = True
             local, other = np.nonzero(hit)
-            mine = rows[start + local]
-            theirs = rows[other]
+            mine, theirs = rows[start + local], rows[other]
             found_lo.append(np.minimum(mine, theirs))
             found_hi.append(np.maximum(mine, theirs))
             found_cos.append(sims[local, other])
-        lo, hi, cos = np.concatenate(found_lo), np.concatenate(found_hi), np.concatenate(found_cos)
-        # A pair found from both ends once; its cosine is symmetric up to rounding: keep the larger.
-        order = np.lexsort((-cos, hi, lo))
-        lo, hi, cos = lo[order], hi[order], cos[order]
-        first = np.ones(len(lo), dtype=bool)
-        first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
-        yield from zip(lo[first].tolist(), hi[first].tolist(), cos[first].tolist(), strict=True)
+    lo, hi, cos = np.concatenate(found_lo), np.concatenate(found_hi), np.concatenate(found_cos)
+    # A pair found from both ends once; its cosine is symmetric up to rounding: keep the larger.
+    order = np.lexsort((-cos, hi, lo))
+    lo, hi, cos = lo[order], hi[order], cos[order]
+    first = np.ones(len(lo), dtype=bool)
+    first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+    return lo[first], hi[first], cos[first]
 
 
 # --- rule 1: exact signature ------------------------------------------------------------------
