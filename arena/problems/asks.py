@@ -52,7 +52,7 @@ _CLAUSES = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s*\.\s+")
 _VOUCHER_PARAGRAPH = re.compile(r"\b(?:vouchers?|coupons?)\b", re.IGNORECASE)
 _VOUCHER_CUE = re.compile(
     r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
-    r"cap of|capped|a cap|applies|apply|rules?|promo code)\b|%",
+    r"cap of|capped|a cap of|cap at|applies|apply|rules?|promo code)\b|%",
     re.IGNORECASE,
 )
 # A sentence that asks: request verbs in their asking forms, wishes, questions, prices.
@@ -366,6 +366,9 @@ _SCOPE_WORDS = re.compile(
 )
 
 
+_BUDGET_FOR = re.compile(r"(?:my |our |a |total )?budget (?:is |of )?\S+(?: pesos?| php)? for (.+)$", re.IGNORECASE)
+
+
 def _voucher_clause(clause: str) -> bool:
     if _VOUCHER_CUE.search(clause) or _SCOPE_WORDS.search(clause):
         return True
@@ -420,7 +423,11 @@ def _split_request(query: str) -> tuple[list[str], list[str]]:
                 # "skincare set with toner and serum, budget 900, shop voucher 15% off": a sentence
                 # may hold the request and the terms; its clauses without a voucher word ask.
                 for clause in _CLAUSES.split(unit):
-                    if clause.strip():
+                    budget_for = _BUDGET_FOR.match(clause.strip())
+                    if budget_for:  # "Budget ₱700 for 1 liter cooking oil": the budget, then what it buys
+                        voucher.append(clause.strip()[: budget_for.start(1)])
+                        request.append(budget_for.group(1))
+                    elif clause.strip():
                         (voucher if _voucher_clause(clause) else request).append(clause.strip())
             elif kind == "context":
                 context.append(unit)

@@ -112,7 +112,7 @@ _FRAME = (
     which whats what would like love prefer preferred preferably ideally look looking shop store seller
     sell selling sells store stores one ones seller sellers same single all these those them that this
     someone somewhere where bring deliver delivered delivery ship shipping shipped cost costs worth budget
-    max maximum min minimum cap capped limit up upto top tops till until priced price range peso pesos""".split()
+    max maximum min minimum capped limit up upto top tops till until priced price range peso pesos""".split()
     )
 )
 

@@ -25,7 +25,7 @@ DATA = Path(__file__).resolve().parents[2] / "support" / "data"
 HANDWRITTEN = DATA / "cluster_pairs_handwritten.jsonl"
 # The floors reached on the hand-written set (docs/leak-clusters.md has the per-kind figures; the
 # issue's target is 0.95 everywhere, which the rewordings of riddles and vouchers do not reach yet).
-RECALL_FLOOR = 0.8  # every kind that must merge
+RECALL_FLOOR = 0.9  # every kind that must merge
 PRECISION_FLOOR = 0.95  # of those kinds, against the pairs the labels say differ
 APART_FLOOR = 0.8  # of each kind's pairs that must stay apart, kept apart
 
