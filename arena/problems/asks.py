@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -495,7 +496,7 @@ def _read_text(query: str, itemised: bool = False) -> Ask:
     )
 
 
-def _voucher_terms(parts: list[str]) -> tuple[str, ...]:
+def _voucher_terms(parts: Sequence[str]) -> tuple[str, ...]:
     if not parts:
         return ()
     text = _normalised(_BULLET.sub("\n", "\n".join(parts)))
