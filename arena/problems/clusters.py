@@ -2,7 +2,7 @@
 
 Partitions (public qualifying suite, hidden race bank, distill train pool,
 held-out eval) are drawn by cluster, never by problem, so a paraphrase of an
-eval problem can never sit in the training pool. Three rules link problems and
+eval problem can never sit in the training pool. Five rules link problems and
 union-find merges the links; each effective merge keeps its reason:
 
 1. ``signature``: equal exact signatures (gold products, canonical constraints,
@@ -18,6 +18,15 @@ union-find merges the links; each effective merge keeps its reason:
    however worded, whatever the gold ids.
 4. ``gold_overlap``: the problems share at least ``gold_overlap`` of the smaller
    gold product set (an inverted index gold id -> problems finds them).
+5. ``same_meaning``: the cosine of the two requests' meaning vectors (a static
+   distillation of all-MiniLM-L6-v2, :mod:`arena.problems.meaning`) reaches
+   ``meaning_threshold``, within one intent, among each request's nearest ``neighbours``.
+
+Rules 1 and 4 link whatever the wording says. Rules 2, 3 and 5 propose candidates that
+merge unless the veto (:func:`arena.problems.twins.conflict`) finds a confident
+constraint conflict between the pair, or between one side and a member of the other
+cluster that reads alike: a twin never chains into its source's cluster through a
+paraphrase of the source.
 
 Problems are processed sorted by id and the union-find root is always the
 smallest member, so the clusters, their ids and the recorded merges depend on
