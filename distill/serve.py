@@ -10,8 +10,10 @@ parses Hermes-style ``<tool_call>{json}</tool_call>`` blocks into OpenAI
 ``--tool-call-parser hermes --reasoning-parser qwen3`` does.
 
 It is a small-scale tool: concurrent requests are generated in batches of up to
-``max_batch`` rows (static batching: a batch runs to its longest row), and there
-is no streaming (the reference agent does not stream; a streaming request gets a 400).
+``max_batch`` rows (static batching: a batch runs to its longest row), each row's
+prompt prefix reused from the keys and values its episode's earlier turns left
+(the prefix cache), and there is no streaming (the reference agent does not
+stream; a streaming request gets a 400).
 """
 
 from __future__ import annotations
@@ -362,9 +364,11 @@ def create_model_app(
     Up to ``max_batch`` concurrent requests are generated together: the first to arrive waits
     ``batch_wait_s`` for others (episodes between turns come back within milliseconds), and the
     batch is left-padded. On CPU a decode step is bound by reading the weights, so 8 rows cost
-    little more than one (Gemma 3 270M, 2 cores: decoding alone 14 tokens/s at 1 row, 63 at 8;
-    end to end with prefill, which does not batch, 2.0x; benchmarks/student_serving.py).
-    Greedy rows come out as they do alone, up to float summation order.
+    little more than one (Gemma 3 270M, 2 cores: decoding alone 14 tokens/s at 1 row, 63 at 8).
+    Prefill is compute-bound and does not batch: ``prefix_cache`` (TransformersBackend) makes an
+    episode's turn prefill its new tokens only (docs/results/student-serving.md, measured end to
+    end with benchmarks/student_serving.py). Greedy rows come out as they do alone, up to float
+    summation order.
     """
     backend = (
         model
