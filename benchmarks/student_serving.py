@@ -1,12 +1,15 @@
 """The student served in-process, end to end: multi-turn episodes with and without the prefix cache.
 
-    .venv/bin/python benchmarks/student_serving.py                       # 8 episodes of 5 turns, batches of 8
-    .venv/bin/python benchmarks/student_serving.py --episodes 4 --turns 4 --max-tokens 48
+    .venv/bin/python benchmarks/student_serving.py                 # 8 episodes of 2-7 turns, 4 at once
+    .venv/bin/python benchmarks/student_serving.py --episodes 16 --concurrency 8 --max-batch 8
 
 Loads the materialised Gemma 3 270M (``arena student materialise``) at fp32 and plays ``--episodes``
-episodes at once against ``distill/serve.py``'s app through httpx's ASGI transport, as the
-evaluation's agents do: each turn sends the whole dialogue so far (the agent's system prompt, the
-shop's tool schemas, the query), appends the model's answer as the assistant's turn with a tool
+episodes, ``--concurrency`` at a time (a new one starts as one ends, as the evaluation's
+``run_batch`` does, so episodes at different turns share a batch), against ``distill/serve.py``'s app
+through httpx's ASGI transport. Episode ``i`` has ``2 + (5 i mod (turns - 1))`` turns (up to
+``--turns``), since real episodes differ in length (``--uniform``: all ``--turns``). Each turn
+sends the whole dialogue so far (the agent's system prompt, the shop's tool schemas, the query),
+appends the model's answer as the assistant's turn with a tool
 call and a tool result of about 600 characters (the size the template cuts a result to), and asks
 again. The dialogues grow turn by turn, so a server that re-prefills every prompt pays for the whole
 dialogue at every turn; a server with the prefix cache pays for the new tokens only.
@@ -61,9 +64,11 @@ def tool_result(episode: int, turn: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=8)
-    parser.add_argument("--turns", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=7, help="the longest episode's turns")
+    parser.add_argument("--concurrency", type=int, default=4, help="episodes in flight at once")
+    parser.add_argument("--uniform", action="store_true", help="every episode has --turns turns (lockstep)")
     parser.add_argument("--max-tokens", type=int, default=48)
-    parser.add_argument("--max-batch", type=int, default=8)
+    parser.add_argument("--max-batch", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=1, help="before/after pairs, interleaved")
     args = parser.parse_args()
 
@@ -82,12 +87,17 @@ def main() -> None:
     apply_template(tokenizer)
     tools = [{"type": "function", "function": {"name": name, **schema}} for name, schema in TOOL_SCHEMAS.items()]
 
-    async def episode(client, index: int) -> None:
+    async def episode(client, index: int, gate: asyncio.Semaphore) -> None:
+        async with gate:
+            turns = args.turns if args.uniform else 2 + (5 * index) % max(1, args.turns - 1)
+            await play_episode(client, index, turns)
+
+    async def play_episode(client, index: int, turns: int) -> None:
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": QUERIES[index % len(QUERIES)]},
         ]
-        for turn in range(args.turns):
+        for turn in range(turns):
             body = {"model": "student", "messages": messages, "tools": tools, "temperature": 0,
                     "max_tokens": args.max_tokens}  # fmt: skip
             reply = (await client.post("/v1/chat/completions", json=body)).raise_for_status().json()
@@ -116,9 +126,10 @@ def main() -> None:
         backend.generate = recording
 
         async def go() -> None:
+            gate = asyncio.Semaphore(args.concurrency)
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://student", timeout=None) as client:
-                await asyncio.gather(*(episode(client, i) for i in range(args.episodes)))
+                await asyncio.gather(*(episode(client, i, gate) for i in range(args.episodes)))
 
         started = time.perf_counter()
         asyncio.run(go())
@@ -136,7 +147,7 @@ def main() -> None:
     )
     print(f"machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads, "
           f"loadavg before: {Path('/proc/loadavg').read_text().split()[:3]}")  # fmt: skip
-    print(f"{args.episodes} episodes at once, {args.turns} turns each, up to {args.max_tokens} new tokens a "
+    print(f"{args.episodes} episodes, {args.concurrency} at a time, {'' if args.uniform else '2 to '}{args.turns} turns each, up to {args.max_tokens} new tokens a "
           f"turn, greedy, fp32, transformers, max_batch {args.max_batch}")  # fmt: skip
     print("| run | prefix cache | wall s | prompt tokens computed | from cache | completion tokens "
           "| episodes/min | same tokens as before |")  # fmt: skip
