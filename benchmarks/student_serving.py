@@ -1,51 +1,83 @@
-"""The student served in-process: decode throughput by batch size, against one request at a time.
+"""The student served in-process, end to end: multi-turn episodes with and without the prefix cache.
 
-    .venv/bin/python benchmarks/student_serving.py                 # batches 1, 2, 4, 8
-    .venv/bin/python benchmarks/student_serving.py --requests 8 --max-tokens 96
+    .venv/bin/python benchmarks/student_serving.py                 # 8 episodes of 2-7 turns, 4 at once
+    .venv/bin/python benchmarks/student_serving.py --episodes 16 --concurrency 8 --max-batch 8
 
-Loads the materialised Gemma 3 270M (``arena student materialise``) at fp32 and sends the same
-``--requests`` greedy chat requests (conversations of about 300 to 1,500 prompt tokens, both sides
-of the 512-token sliding window) to ``distill/serve.py``'s app through httpx's ASGI transport, all
-at once, once per ``max_batch``. ``max_batch 1`` is the baseline: the server as it was, one request
-at a time. Printed per batch size: wall seconds, completion tokens per second over all requests,
-the speed-up over the baseline, and whether every answer equals the baseline's answer. The machine
-should be quiet: these are wall-clock figures.
+Loads the materialised Gemma 3 270M (``arena student materialise``) at fp32 and plays ``--episodes``
+episodes, ``--concurrency`` at a time (a new one starts as one ends, as the evaluation's
+``run_batch`` does, so episodes at different turns share a batch), against ``distill/serve.py``'s app
+through httpx's ASGI transport. Episode ``i`` has ``2 + (5 i mod (turns - 1))`` turns (up to
+``--turns``), since real episodes differ in length (``--uniform``: all ``--turns``). Each turn
+sends the whole dialogue so far (the agent's system prompt, the shop's tool schemas, the query),
+appends the model's answer as the assistant's turn with a tool
+call and a tool result of about 600 characters (the size the template cuts a result to), and asks
+again. The dialogues grow turn by turn, so a server that re-prefills every prompt pays for the whole
+dialogue at every turn; a server with the prefix cache pays for the new tokens only.
+
+Both servers run in this one process, one after the other, ``--rounds`` times interleaved (before,
+after, before, ...), with the same ``max_batch``: ``before`` is the server as it was (every prompt
+prefilled whole), ``after`` keeps each episode's keys and values across its turns. Every generated
+token of every turn is recorded at the backend and compared, token for token, with the first
+``before`` round; the dialogues depend on the answers, so the same prompts in both runs also mean
+the same answers at every earlier turn. Printed: per run the wall seconds, prompt tokens computed
+and taken from the cache, completion tokens, episodes per minute, and the median speed-up.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import platform
+import statistics
 import time
+from pathlib import Path
+
+QUERIES = [
+    "I need a stainless steel electric kettle under 1500 pesos with free shipping.",
+    "Find me wireless headphones with noise cancelling, at least 4.5 stars, under 3000.",
+    "Looking for running shoes for women, size 7, breathable, from a shop with COD.",
+    "I want a desk lamp with a USB port and warm light, cheapest with good reviews.",
+    "Recommend a 20 litre hiking backpack, waterproof, under 1200 pesos.",
+    "Buy loose leaf green tea, 250 g, from a shop that also sells a tea infuser.",
+    "I need cotton socks, pack of 6, black, and a voucher that applies to them.",
+    "Which air fryer of 4 litres has the most sold, under 2500 pesos?",
+]
 
 
-def conversations(count: int) -> list[list[dict]]:
-    topics = ["tea", "a kettle", "socks", "a lamp", "headphones", "a backpack", "running shoes", "a desk"]
-    shaped = []
-    for index in range(count):
-        topic = topics[index % len(topics)]
-        messages = [{"role": "system", "content": "You are a shopping assistant. Use the tools."}]
-        for turn in range(2 + 5 * (index % 4)):
-            messages += [
-                {"role": "user", "content": f"I want {topic}, option {turn}, under {20 + turn} dollars, delivered."},
-                {"role": "assistant", "content": f"Looking at {topic} number {turn}; it has good reviews and ships."},
-            ]
-        messages.append({"role": "user", "content": f"Which {topic} should I buy, and why?"})
-        shaped.append(messages)
-    return shaped
+def tool_result(episode: int, turn: int) -> str:
+    """A find_product answer cut to 600 characters, as the student's template cuts every result."""
+    products = [
+        {
+            "product_id": f"p{episode}{turn}{i}",
+            "shop_id": f"s{(episode + i) % 5}",
+            "title": f"Item {i} for query {episode}, model {turn}{i}",
+            "price": 199 + 37 * i + turn,
+            "service": ["COD", "free shipping"][i % 2],
+            "sold_count": 1000 - 91 * i,
+        }  # fmt: skip
+        for i in range(6)
+    ]
+    return json.dumps(products)[:600]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--requests", type=int, default=8)
-    parser.add_argument("--max-tokens", type=int, default=64)
-    parser.add_argument("--batches", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser.add_argument("--episodes", type=int, default=8)
+    parser.add_argument("--turns", type=int, default=7, help="the longest episode's turns")
+    parser.add_argument("--concurrency", type=int, default=4, help="episodes in flight at once")
+    parser.add_argument("--uniform", action="store_true", help="every episode has --turns turns (lockstep)")
+    parser.add_argument("--max-tokens", type=int, default=48)
+    parser.add_argument("--max-batch", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=1, help="before/after pairs, interleaved")
     args = parser.parse_args()
 
     import httpx
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from arena.agents.tool_calling import SYSTEM_PROMPT
+    from arena.shop.tools import TOOL_SCHEMAS
     from distill.serve import create_model_app
     from distill.student import apply_template, materialise
 
@@ -53,35 +85,89 @@ def main() -> None:
     model = AutoModelForCausalLM.from_pretrained(checkpoint, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(checkpoint)
     apply_template(tokenizer)
-    bodies = [
-        {"model": "student", "messages": messages, "temperature": 0, "max_tokens": args.max_tokens}
-        for messages in conversations(args.requests)
-    ]
+    tools = [{"type": "function", "function": {"name": name, **schema}} for name, schema in TOOL_SCHEMAS.items()]
 
-    async def ask(app) -> list[dict]:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://student", timeout=None) as client:
-            replies = await asyncio.gather(*(client.post("/v1/chat/completions", json=body) for body in bodies))
-        return [reply.raise_for_status().json() for reply in replies]
+    async def episode(client, index: int, gate: asyncio.Semaphore) -> None:
+        async with gate:
+            turns = args.turns if args.uniform else 2 + (5 * index) % max(1, args.turns - 1)
+            await play_episode(client, index, turns)
 
-    baseline: tuple[float, list[dict]] | None = None
-    print(f"{args.requests} concurrent greedy requests, up to {args.max_tokens} new tokens each, fp32, CPU")
-    print("| max_batch | wall s | prompt tokens | completion tokens | tokens/s | speed-up | same answers |")
-    print("|---:|---:|---:|---:|---:|---:|---|")
-    for batch in sorted(set(args.batches) | {1}):
-        app = create_model_app(model, tokenizer, "student", max_new_tokens=args.max_tokens, max_batch=batch)
+    async def play_episode(client, index: int, turns: int) -> None:
+        messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": QUERIES[index % len(QUERIES)]},
+        ]
+        for turn in range(turns):
+            body = {"model": "student", "messages": messages, "tools": tools, "temperature": 0,
+                    "max_tokens": args.max_tokens}  # fmt: skip
+            reply = (await client.post("/v1/chat/completions", json=body)).raise_for_status().json()
+            answer = reply["choices"][0]["message"]
+            # The base student rarely writes a call; the agent's next turn is shaped as after one.
+            call = {"id": f"call_{index}_{turn}", "type": "function",
+                    "function": {"name": "find_product", "arguments": json.dumps({"q": f"item {turn}"})}}  # fmt: skip
+            messages.append({"role": "assistant", "content": answer["content"], "tool_calls": [call]})
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": tool_result(index, turn)})
+
+    def play(prefix_cache: bool) -> tuple[float, dict, dict[tuple, list[int]]]:
+        app = create_model_app(model, tokenizer, "student", max_new_tokens=args.max_tokens,
+                               max_batch=args.max_batch, prefix_cache=prefix_cache)  # fmt: skip
+        backend = app.state.backend
+        answers: dict[tuple, list[int]] = {}
+        generate = backend.generate
+
+        def recording(group):
+            rows = generate(group)
+            for job, row in zip(group, rows, strict=True):
+                row = row[: job.limit]
+                stop = next((i for i, token in enumerate(row) if token in backend.stops), None)
+                answers[tuple(job.input_ids)] = row if stop is None else row[: stop + 1]
+            return rows
+
+        backend.generate = recording
+
+        async def go() -> None:
+            gate = asyncio.Semaphore(args.concurrency)
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://student", timeout=None) as client:
+                await asyncio.gather(*(episode(client, i, gate) for i in range(args.episodes)))
+
         started = time.perf_counter()
-        replies = asyncio.run(ask(app))
+        asyncio.run(go())
         wall = time.perf_counter() - started
-        completion = sum(r["usage"]["completion_tokens"] for r in replies)
-        prompt = sum(r["usage"]["prompt_tokens"] for r in replies)
-        rate = completion / wall
-        if baseline is None:
-            baseline = (rate, replies)
-        same = all(
-            a["choices"][0]["message"] == b["choices"][0]["message"] for a, b in zip(replies, baseline[1], strict=True)
+        counts = {"prefilled": backend.prefilled, "reused": backend.reused,
+                  "completion": sum(len(row) for row in answers.values())}  # fmt: skip
+        return wall, counts, answers
+
+    # One short request first: the first forward pays for lazy initialisation, on neither side's clock.
+    warm = create_model_app(model, tokenizer, "student", max_new_tokens=2, prefix_cache=False)
+    asyncio.run(
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=warm), base_url="http://student").post(
+            "/v1/chat/completions", json={"model": "student", "messages": [{"role": "user", "content": "hi"}]}
         )
-        print(f"| {batch} | {wall:.1f} | {prompt} | {completion} | {rate:.1f} | {rate / baseline[0]:.2f}x | {same} |")
+    )
+    print(f"machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads, "
+          f"loadavg before: {Path('/proc/loadavg').read_text().split()[:3]}")  # fmt: skip
+    print(f"{args.episodes} episodes, {args.concurrency} at a time, {'' if args.uniform else '2 to '}{args.turns} turns each, up to {args.max_tokens} new tokens a "
+          f"turn, greedy, fp32, transformers, max_batch {args.max_batch}")  # fmt: skip
+    print("| run | prefix cache | wall s | prompt tokens computed | from cache | completion tokens "
+          "| episodes/min | same tokens as before |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    reference: dict[tuple, list[int]] | None = None
+    walls: dict[bool, list[float]] = {False: [], True: []}
+    identical = True
+    for round_ in range(args.rounds):
+        for prefix_cache in (False, True):
+            wall, counts, answers = play(prefix_cache)
+            reference = answers if reference is None else reference
+            same = answers == reference
+            identical = identical and same
+            walls[prefix_cache].append(wall)
+            print(f"| {round_ + 1} | {'on' if prefix_cache else 'off (before)'} | {wall:.1f} | "
+                  f"{counts['prefilled']} | {counts['reused']} | {counts['completion']} | "
+                  f"{args.episodes / wall * 60:.2f} | {same} |", flush=True)  # fmt: skip
+    speedup = statistics.median(walls[False]) / statistics.median(walls[True])
+    print(f"median speed-up, episodes per minute: {speedup:.2f}x; every turn's tokens identical: {identical}; "
+          f"loadavg after: {Path('/proc/loadavg').read_text().split()[:3]}")  # fmt: skip
 
 
 if __name__ == "__main__":

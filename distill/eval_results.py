@@ -45,6 +45,9 @@ class EvalMetrics(BaseModel):
     temperature: float
     mode: str
     terminations: dict[str, int] = Field(default_factory=dict)
+    # Episodes the infrastructure lost (a slow or failing model server, the sandbox) and that were run
+    # again, never scored (distill.evaluate.infrastructure_loss); 0 in a metrics file written before.
+    infra_reruns: int = 0
 
 
 class EvalRunError(ValueError):

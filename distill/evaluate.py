@@ -11,6 +11,12 @@ harness and the inference proxy pinning the sampling temperature:
 Every record goes to ``records.jsonl`` wrapped in an ``evaluation`` envelope
 (not a bare ``EpisodeRecord``): a corpus loader that reads episode records
 fails on it instead of exporting held-out trajectories as training data.
+
+An episode the infrastructure lost (``infrastructure_loss``: the sandbox or the model server failed,
+or the agent hung up on a call the model server was still working on, its client's timer or the
+episode's wall clock having run out while the server worked through its queue) is the validator's
+failure, never the policy's: it is run again, up to ``max_reruns`` times, written to
+``infra_lost.jsonl`` and counted in ``metrics.json`` (``infra_reruns``), and never scored.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from arena.agents import agent_path
 from arena.problems.model import Problem
 from arena.runner.batch import ks_for, run_batch
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.runner.faults import record_fault
 from arena.runner.proxy import SamplingPin, UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord
 from arena.scoring.metrics import mean_pass_at_k, mean_pass_hat_k
@@ -35,7 +42,7 @@ from arena.shop.knowledge import KnowledgeCorpus
 from distill.eval_report import render_report
 from distill.eval_results import METRICS_FILE, PROBLEMS_FILE, EvalMetrics, IntentMetrics, ProblemResult
 
-RECORDS_FILE, REPORT_FILE = "records.jsonl", "report.md"
+RECORDS_FILE, REPORT_FILE, LOST_FILE = "records.jsonl", "report.md", "infra_lost.jsonl"
 HARNESS = "tool_calling"
 
 
@@ -50,10 +57,58 @@ class EvalSettings(BaseModel):
     concurrency: int = Field(2, ge=1)
     seed: int = 0
     label: str | None = None  # a name for `arena eval compare` (default: the model)
+    max_reruns: int = Field(
+        3, ge=0, description="Re-runs of one episode the infrastructure lost, before the evaluation gives up."
+    )
+
+
+class EvalInfraError(RuntimeError):
+    """The infrastructure lost an episode on every try: no honest score can be given for the run."""
+
+
+def infrastructure_loss(record: EpisodeRecord) -> str | None:
+    """Why the infrastructure, not the policy, ended this episode; None when it did not.
+
+    From validator-side signals only: the runner's and the proxy's faults (``record_fault``: the
+    sandbox, the model server's 502 or 504, the proxy's own bug), and a call the proxy had forwarded
+    to the model server and was still waiting on when the agent hung up (499 with an upstream time).
+    The harness is the project's reference agent, which hangs up mid-call only when its client's
+    timer or the episode's wall clock ran out: the model server's delay (a miner's agent hanging up
+    would be its own doing, which is why the race does not read a 499 this way)."""
+    fault = record_fault(record)
+    if fault is not None:
+        return f"{fault.kind.value}: {fault.detail}"
+    for call in record.llm_calls:
+        if call.status_code == 499 and call.upstream_ms is not None:
+            return (
+                f"the agent hung up on inference call {call.index} after {call.latency_ms / 1000:.1f} s, "
+                f"the model server still working on it"
+            )
+    return None
+
+
+class _RerunningRunner(EpisodeRunner):
+    """The episode runner, running an episode again while the infrastructure lost it."""
+
+    def __init__(self, *args, max_reruns: int, on_lost: Callable[[EpisodeRecord, str], None], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.max_reruns, self.on_lost = max_reruns, on_lost
+
+    async def run(self, agent: AgentSource, problem: Problem, model: str, attempt: int = 0) -> EpisodeRecord:
+        for _ in range(self.max_reruns + 1):
+            record = await super().run(agent, problem, model, attempt=attempt)
+            cause = infrastructure_loss(record)
+            if cause is None:
+                return record
+            self.on_lost(record, cause)
+        raise EvalInfraError(
+            f"problem {problem.id} (attempt {attempt}): the infrastructure lost the episode "
+            f"{self.max_reruns + 1} times, last: {cause}; see {LOST_FILE}"
+        )
 
 
 def metrics_from_results(
-    results: list[ProblemResult], settings: EvalSettings, terminations: dict[str, int]
+    results: list[ProblemResult], settings: EvalSettings, terminations: dict[str, int], infra_reruns: int = 0
 ) -> EvalMetrics:
     """Aggregate per-problem results; pass@k uses the same estimator as the race (arena.scoring.metrics)."""
 
@@ -90,13 +145,16 @@ def metrics_from_results(
         temperature=settings.temperature,
         mode=settings.mode.value,
         terminations=terminations,
+        infra_reruns=infra_reruns,
     )
 
 
-def evaluation_row(record: EpisodeRecord, phase: str, settings: EvalSettings) -> str:
-    """One records.jsonl line: the record inside an envelope that says it is evaluation data."""
+def evaluation_row(record: EpisodeRecord, phase: str, settings: EvalSettings, lost: str | None = None) -> str:
+    """One records.jsonl (or, with ``lost``, infra_lost.jsonl) line: the record inside an envelope
+    that says it is evaluation data."""
+    described = {"phase": phase, "model": settings.model, "label": settings.label or settings.model}
     envelope = {
-        "evaluation": {"phase": phase, "model": settings.model, "label": settings.label or settings.model},
+        "evaluation": described | ({"infra_lost": lost} if lost is not None else {}),
         "never_train": True,
         "record": record.model_dump(mode="json"),
     }
@@ -121,11 +179,14 @@ async def evaluate(
     out_dir.mkdir(parents=True, exist_ok=True)
     records_path = out_dir / RECORDS_FILE
     records_path.write_text("")
+    lost_path = out_dir / LOST_FILE
+    lost_path.write_text("")
+    reruns = 0
     harness = AgentSource.from_path(agent_path(HARNESS))
     results = {p.id: ProblemResult(id=p.id, intent=p.intent.value, greedy=False) for p in problems}
     terminations: dict[str, int] = defaultdict(int)
 
-    with records_path.open("a", encoding="utf-8") as handle:
+    with records_path.open("a", encoding="utf-8") as handle, lost_path.open("a", encoding="utf-8") as lost_handle:
         phases = [("greedy", 0.0, 1)] + (
             [("sampled", settings.temperature, settings.samples)] if settings.samples else []
         )
@@ -134,7 +195,16 @@ async def evaluate(
             config = RunnerConfig(
                 limits=limits or EpisodeLimits(), sandbox=sandbox, allowlist=[settings.model], pin=pin
             )
-            runner = EpisodeRunner(catalog, registry, config, knowledge=knowledge)
+
+            def lost(record: EpisodeRecord, cause: str, phase: str = phase) -> None:
+                nonlocal reruns
+                reruns += 1
+                lost_handle.write(evaluation_row(record, phase, settings, lost=cause) + "\n")
+                lost_handle.flush()
+
+            runner = _RerunningRunner(
+                catalog, registry, config, knowledge=knowledge, max_reruns=settings.max_reruns, on_lost=lost
+            )
 
             def keep(record: EpisodeRecord, phase: str = phase) -> None:
                 # run_batch scored the record before calling back; written at once so a crash keeps it.
@@ -163,8 +233,14 @@ async def evaluate(
                     results[record.problem.id].successes.append(success)
 
     ordered = [results[p.id] for p in problems]
-    metrics = metrics_from_results(ordered, settings, dict(terminations))
+    metrics = metrics_from_results(ordered, settings, dict(terminations), infra_reruns=reruns)
     (out_dir / METRICS_FILE).write_text(metrics.model_dump_json(indent=2) + "\n")
     (out_dir / PROBLEMS_FILE).write_text("".join(r.model_dump_json() + "\n" for r in ordered))
-    (out_dir / REPORT_FILE).write_text(render_report(metrics))
+    report = render_report(metrics)
+    if reruns:
+        report += (
+            f"\n{reruns} episode(s) lost to the infrastructure (the model server's delay or failure, the "
+            f"sandbox) were run again and are not scored; each lost run is in {LOST_FILE}.\n"
+        )
+    (out_dir / REPORT_FILE).write_text(report)
     return metrics

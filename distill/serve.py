@@ -10,8 +10,10 @@ parses Hermes-style ``<tool_call>{json}</tool_call>`` blocks into OpenAI
 ``--tool-call-parser hermes --reasoning-parser qwen3`` does.
 
 It is a small-scale tool: concurrent requests are generated in batches of up to
-``max_batch`` rows (static batching: a batch runs to its longest row), and there
-is no streaming (the reference agent does not stream; a streaming request gets a 400).
+``max_batch`` rows (static batching: a batch runs to its longest row), each row's
+prompt prefix reused from the keys and values its episode's earlier turns left
+(the prefix cache), and there is no streaming (the reference agent does not
+stream; a streaming request gets a 400).
 """
 
 from __future__ import annotations
@@ -131,37 +133,178 @@ def _groups(batch: list[_Job]) -> list[list[_Job]]:
     return list(groups.values())
 
 
+@dataclass
+class _Slot:
+    """One cached prefix: the tokens whose keys and values the cache holds (batch of one, no padding)."""
+
+    tokens: list[int]
+    layers: list[tuple[Any, Any]]  # (keys, values) per layer, [1, kv_heads, len(tokens), head_dim]
+    used: int = 0  # a counter, for least-recently-used eviction
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
 class TransformersBackend:
-    """Generation by a transformers model: the rows of a group in one left-padded ``generate()``."""
+    """Generation by a transformers model: the rows of a group in one left-padded ``generate()``.
+
+    With ``prefix_cache`` (the default) the keys and values of every row's prompt and answer are
+    kept after it is generated, in up to ``slots`` slots (least recently used dropped first), and a
+    later prompt that starts with a kept prefix prefills only the rest: an episode's next turn is
+    its last prompt, its answer and the tool's reply, so a turn costs its new tokens instead of the
+    whole dialogue again (as vLLM's automatic prefix caching and llama.cpp's slot do). Each row
+    prefills its own new tokens alone, then the rows' caches are left-padded into one batch and
+    decoded together. A row's prompt is kept as soon as it is prefilled, so the next row of the same
+    batch reuses what they share (every episode opens with the same system prompt and tools). The
+    cache keeps every position of every layer, the 512-token sliding-window
+    layers included (the window is applied by the attention mask, as in a prefill of the whole
+    prompt): a window-trimmed cache cannot be cut back to a shorter shared prefix.
+    """
 
     kind = "transformers"
 
-    def __init__(self, model, tokenizer) -> None:
+    def __init__(self, model, tokenizer, *, prefix_cache: bool = True, slots: int = 16) -> None:
         self.model, self.pad = model, tokenizer.pad_token_id
         eos = model.generation_config.eos_token_id
         self.stops = {tokenizer.eos_token_id, *(eos if isinstance(eos, list) else [eos])} - {None}
+        self.prefix_cache, self.slots_max = prefix_cache, slots
+        self.slots: list[_Slot] = []
+        self.clock = 0
+        self.prefilled = self.reused = 0  # prompt tokens computed and taken from the cache, for benchmarks
 
     def generate(self, group: list[_Job]) -> list[list[int]]:
+        import torch
+
+        with torch.no_grad():
+            if not self.prefix_cache:
+                self.prefilled += sum(len(job.input_ids) for job in group)
+                return self._generate_whole(group)
+            return self._generate_cached(group)
+
+    def _sampling(self, first: _Job) -> dict[str, Any]:
+        sampling: dict[str, Any] = {"do_sample": first.sampling[0]}
+        if first.sampling[0]:
+            sampling |= {"temperature": first.sampling[1], "top_p": first.sampling[2]}
+        return sampling
+
+    def _generate_whole(self, group: list[_Job]) -> list[list[int]]:
         import torch
 
         width = max(len(job.input_ids) for job in group)
         input_ids = torch.tensor([[self.pad] * (width - len(job.input_ids)) + job.input_ids for job in group])
         attention = torch.tensor([[0] * (width - len(job.input_ids)) + [1] * len(job.input_ids) for job in group])
         first = group[0]
-        sampling = {"do_sample": first.sampling[0]}
-        if first.sampling[0]:
-            sampling |= {"temperature": first.sampling[1], "top_p": first.sampling[2]}
-        with torch.no_grad():
-            if first.seed is not None:
-                torch.manual_seed(first.seed)
-            output = self.model.generate(
-                input_ids=input_ids,
-                attention_mask=attention,
-                max_new_tokens=max(job.limit for job in group),
-                pad_token_id=self.pad,
-                **sampling,
-            )
+        if first.seed is not None:
+            torch.manual_seed(first.seed)
+        output = self.model.generate(
+            input_ids=input_ids,
+            attention_mask=attention,
+            max_new_tokens=max(job.limit for job in group),
+            pad_token_id=self.pad,
+            **self._sampling(first),
+        )
         return output[:, width:].tolist()
+
+    def _prefix(self, tokens: list[int]) -> tuple[list[tuple[Any, Any]], int]:
+        """The cached layers of ``tokens``' longest kept prefix (views, never written) and its length;
+        the last prompt token is always left to compute, since generation starts from its logits."""
+        best, length = None, 0
+        for slot in self.slots:
+            common = _common_prefix(slot.tokens, tokens)
+            if common > length:
+                best, length = slot, common
+        length = min(length, len(tokens) - 1)
+        if best is None or length <= 0:
+            return [], 0
+        self.clock += 1
+        best.used = self.clock
+        return [(k[:, :, :length], v[:, :, :length]) for k, v in best.layers], length
+
+    def _prefill(self, tokens: list[int]) -> list[tuple[Any, Any]]:
+        """Keys and values of ``tokens[:-1]`` for one row, from its kept prefix and a forward of the rest."""
+        import torch
+        from transformers import DynamicCache
+
+        layers, reused = self._prefix(tokens)
+        cache = DynamicCache()  # no config: full layers only, see the class docstring
+        for index, (keys, values) in enumerate(layers):
+            cache.update(keys, values, index)
+        rest = tokens[reused:-1]
+        self.reused, self.prefilled = self.reused + reused, self.prefilled + len(rest) + 1
+        if rest:
+            self.model(
+                input_ids=torch.tensor([rest]),
+                cache=cache,
+                cache_position=torch.arange(reused, reused + len(rest)),
+                use_cache=True,
+                logits_to_keep=1,  # only the cache is wanted: skip the 262k-row LM head on the prefix
+            )
+        layers = [(layer.keys, layer.values) for layer in cache.layers]
+        if rest:
+            # Kept at once, not only after generation: the next row of this batch may share the
+            # prefix (every episode opens with the same system prompt and tool list).
+            self._keep(_Slot(tokens[:-1], layers))
+        return layers
+
+    def _generate_cached(self, group: list[_Job]) -> list[list[int]]:
+        import torch
+        from transformers import DynamicCache
+
+        rows = [self._prefill(job.input_ids) for job in group]
+        width = max(len(job.input_ids) for job in group) - 1  # the batch's cache length
+        pads = [width - (len(job.input_ids) - 1) for job in group]
+        batched = DynamicCache()
+        for index in range(len(rows[0])):
+            keys, values = [], []
+            for row, pad in zip(rows, pads, strict=True):
+                k, v = row[index]
+                keys.append(torch.nn.functional.pad(k, (0, 0, pad, 0)))  # zeros on the left, masked out
+                values.append(torch.nn.functional.pad(v, (0, 0, pad, 0)))
+            batched.update(torch.cat(keys), torch.cat(values), index)
+        del rows
+        input_ids = torch.tensor([[self.pad] * pad + job.input_ids for job, pad in zip(group, pads, strict=True)])
+        attention = torch.tensor([[0] * pad + [1] * len(job.input_ids) for job, pad in zip(group, pads, strict=True)])
+        first = group[0]
+        if first.seed is not None:
+            torch.manual_seed(first.seed)
+        output = self.model.generate(
+            input_ids=input_ids,
+            attention_mask=attention,
+            cache=batched,
+            max_new_tokens=max(job.limit for job in group),
+            pad_token_id=self.pad,
+            **self._sampling(first),
+        )
+        generated = output[:, width + 1 :].tolist()
+        cached = batched.get_seq_length()
+        for i, (job, pad) in enumerate(zip(group, pads, strict=True)):
+            new = generated[i][: job.limit]
+            stop = next((n for n, token in enumerate(new) if token in self.stops), None)
+            tokens = job.input_ids + (new if stop is None else new[: stop + 1])
+            kept = min(len(tokens), cached - pad)  # the last token generated was never fed back
+            layers = [
+                (
+                    layer.keys[i : i + 1, :, pad : pad + kept].clone(),
+                    layer.values[i : i + 1, :, pad : pad + kept].clone(),
+                )
+                for layer in batched.layers
+            ]
+            self._keep(_Slot(tokens[:kept], layers))
+        return generated
+
+    def _keep(self, slot: _Slot) -> None:
+        # A slot that is a prefix of the new one is superseded (the episode's previous turn).
+        self.slots = [s for s in self.slots if _common_prefix(s.tokens, slot.tokens) < len(s.tokens)]
+        self.clock += 1
+        slot.used = self.clock
+        self.slots.append(slot)
+        if len(self.slots) > self.slots_max:
+            self.slots.remove(min(self.slots, key=lambda s: s.used))
 
 
 class LlamaCppBackend:
@@ -206,7 +349,14 @@ class LlamaCppBackend:
 
 
 def create_model_app(
-    model, tokenizer, model_name: str, *, max_new_tokens: int = 256, max_batch: int = 1, batch_wait_s: float = 0.2
+    model,
+    tokenizer,
+    model_name: str,
+    *,
+    max_new_tokens: int = 256,
+    max_batch: int = 1,
+    batch_wait_s: float = 0.2,
+    prefix_cache: bool = True,
 ) -> FastAPI:
     """Serve ``model`` (a transformers model, or a ``LlamaCppBackend``) under ``model_name`` at
     ``/v1/chat/completions`` and ``/v1/models``.
@@ -214,12 +364,20 @@ def create_model_app(
     Up to ``max_batch`` concurrent requests are generated together: the first to arrive waits
     ``batch_wait_s`` for others (episodes between turns come back within milliseconds), and the
     batch is left-padded. On CPU a decode step is bound by reading the weights, so 8 rows cost
-    little more than one (Gemma 3 270M, 2 cores: decoding alone 14 tokens/s at 1 row, 63 at 8;
-    end to end with prefill, which does not batch, 2.0x; benchmarks/student_serving.py).
-    Greedy rows come out as they do alone, up to float summation order.
+    little more than one (Gemma 3 270M, 2 cores: decoding alone 14 tokens/s at 1 row, 63 at 8).
+    Prefill is compute-bound and does not batch: ``prefix_cache`` (TransformersBackend) makes an
+    episode's turn prefill its new tokens only (docs/results/student-serving.md, measured end to
+    end with benchmarks/student_serving.py). Greedy rows come out as they do alone, up to float
+    summation order.
     """
-    backend = model if isinstance(model, LlamaCppBackend) else TransformersBackend(model, tokenizer)
+    backend = (
+        model
+        if isinstance(model, LlamaCppBackend)
+        # One slot per episode in flight and a few more: a finished episode's slot ages out.
+        else TransformersBackend(model, tokenizer, prefix_cache=prefix_cache, slots=max_batch + 4)
+    )
     app = FastAPI(title=f"{model_name} ({backend.kind}, in-process)")
+    app.state.backend = backend  # its counters, for benchmarks/student_serving.py
     lock = threading.Lock()  # generate() is not re-entrant on one model, whatever loop calls it
     # Its own thread: the episode runner holds the loop's default executor for whole sandboxed
     # episodes, so a generation queued there would wait for episodes that wait for it.
@@ -268,7 +426,12 @@ def create_model_app(
             while queue.pending:
                 if len(queue.pending) < max_batch:
                     await asyncio.sleep(batch_wait_s)
+                # A request whose client went away while it waited is not generated: under load the
+                # server's time goes to the requests someone still waits for.
+                queue.pending[:] = [job for job in queue.pending if not job.future.done()]
                 batch, queue.pending[:] = queue.pending[:max_batch], queue.pending[max_batch:]
+                if not batch:
+                    continue
                 results = await asyncio.get_running_loop().run_in_executor(generator, run, batch)
                 for job, result in zip(batch, results, strict=True):
                     if job.future.done():  # the client went away

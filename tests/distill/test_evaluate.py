@@ -169,3 +169,73 @@ def test_compare_names_one_k_and_prints_a_table_that_keeps_its_rows_at_80_column
     against = console.export_text()
     assert rows[0].vs_first is None and rows[1].verdict in ("better", "worse", "undecided")
     assert "sft" in against and rows[1].verdict in against and all(len(line) <= 80 for line in against.splitlines())
+
+
+@pytest.mark.skipif(bubblewrap_path() is None, reason="bubblewrap is not installed")
+def test_episodes_lost_to_an_overloaded_model_server_are_rerun_counted_and_never_scored(
+    heldout_suite, student_checkpoint, tmp_path
+):
+    """The real student behind the real in-process server, the real reference agent in the sandbox.
+    The server is overloaded at first: its first generations take longer than an episode may run,
+    so the episodes whose calls wait on them (generating, or queued behind) are stopped by the wall
+    clock while the server works. Each of those is the server's delay, not the student's failure:
+    it is run again and counted, and no scored episode ended waiting for the server."""
+    import asyncio
+    import time
+
+    import httpx
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from arena.runner.record import EpisodeLimits, EpisodeRecord
+    from arena.runner.upstreams import Upstream, UpstreamRegistry
+    from distill.evaluate import LOST_FILE, evaluate, infrastructure_loss
+    from distill.serve import create_model_app
+    from distill.student import apply_template
+
+    catalog_dir, _, suite = heldout_suite
+    problems = suite.problems(PartitionName.heldout)[:2]
+    model = AutoModelForCausalLM.from_pretrained(student_checkpoint, dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(student_checkpoint)
+    apply_template(tokenizer)
+    app = create_model_app(model, tokenizer, "student", max_new_tokens=4, max_batch=1, batch_wait_s=0.0)
+    backend = app.state.backend
+    generate, busy = backend.generate, {"left": 2}
+    wall_s = 40.0
+
+    def overloaded(group):
+        if busy["left"] > 0:  # other work holds the server past an episode's whole wall clock
+            busy["left"] -= 1
+            time.sleep(wall_s + 2)
+        return generate(group)
+
+    backend.generate = overloaded
+    registry = UpstreamRegistry(
+        [Upstream(name="served", base_url="http://served/v1", models=["student"])],
+        transports={"served": httpx.ASGITransport(app=app)},
+    )
+    settings = EvalSettings(model="student", samples=0, concurrency=2, max_reruns=4)
+    limits = EpisodeLimits(wall_s=wall_s, cpu_s=int(wall_s), llm_call_timeout_s=wall_s * 3)
+
+    async def go():
+        try:
+            return await evaluate(CatalogIndex(catalog_dir), problems, registry, settings, tmp_path, limits=limits)
+        finally:
+            await registry.aclose()
+
+    metrics = asyncio.run(go())
+    lost = [json.loads(line) for line in (tmp_path / LOST_FILE).read_text().splitlines()]
+    scored = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+    assert busy["left"] == 0 and lost, "the overloaded server must have cost some episode its run"
+    assert metrics.infra_reruns == len(lost)
+    for row in lost:  # each lost run is the server's delay, as the proxy saw it
+        assert "hung up" in row["evaluation"]["infra_lost"] and row["never_train"]
+        assert row["record"]["termination"] == "timeout"
+    assert len(scored) == len(problems) and metrics.n_problems == len(problems)
+    for row in scored:  # every scored episode got its answers: none ended waiting for the server
+        record = EpisodeRecord.model_validate(row["record"])
+        assert infrastructure_loss(record) is None
+        assert record.termination.value in ("returned", "terminated"), record.error
+        assert record.llm_calls and all(call.status_code == 200 for call in record.llm_calls)
+    assert set(metrics.terminations) <= {"returned", "terminated"}
+    assert f"{len(lost)} episode(s) lost to the infrastructure" in (tmp_path / "report.md").read_text()
