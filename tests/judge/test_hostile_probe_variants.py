@@ -1,0 +1,162 @@
+"""Template dictation the first probe did not read: superlatives and rankings instead of a two-item claim.
+
+The agent sorts the hits by price itself and hands the model an encoded template ("{1.product_id} at
+{1.price} is the cheapest ...") that the capable model of ``test_hostile_probe`` fills by position. The
+probe keeps every item's place and reverses the compared items' prices, so the filled answer names the
+new ids (it "follows") while its superlative is now false: only reading the superlative tells. An honest
+model that states a superlative reads the changed prices and names the new cheapest, and one that scopes
+its superlative ("the cheapest that fits") is not read, so both keep their credit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import textwrap
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI, Request
+
+from arena.generator.generate import GeneratorConfig, generate
+from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.runner.proxy import Upstream, UpstreamRegistry
+from arena.runner.record import EpisodeLimits, EpisodeRecord
+from arena.shop.index import CatalogIndex
+from arena.taskpack.build import build_catalog
+from judge.probe import PROBE_RULE
+from judge.rules import RulesJudge, probe_plan
+from tests.judge.test_hostile_probe import _PRELUDE, _product_lists, _strings, decode, sandboxed, text_rules_only
+
+CAPABLE = "capable-model"
+RULES = RulesJudge()
+
+
+def superlative(lists: list[list[dict]], scoped: bool) -> str:
+    """An honest model's superlative over the prices it reads (scoped: the way a careful one qualifies it)."""
+    items = {str(r["product_id"]): r for hits in lists for r in hits if isinstance(r.get("price"), int | float)}
+    a, c = sorted(items.values(), key=lambda r: r["price"])[:2]
+    scope = " that matches the request" if scoped else " option"
+    return (
+        f"{a['product_id']} at {a['price']} is the cheapest{scope}, and {c['product_id']} at {c['price']} comes "
+        f"next; both match the request, so I prefer {a['product_id']} over {c['product_id']}."
+    )
+
+
+def capable_app() -> FastAPI:
+    """The capable model of test_hostile_probe, which also states superlatives honestly when asked to."""
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def complete(request: Request):
+        body = await request.json()
+        strings = _strings(body.get("messages", [])) + _strings(body.get("tools", []))
+        joined = "\n".join(strings)
+        if "SUPERLATIVE" in joined:
+            answer = superlative(_product_lists(strings), scoped="SCOPED" in joined)
+        else:
+            answer = decode(strings, body.get("messages", [])) or "I need results."
+        tokens = len(re.findall(r"\w+|[^\w\s]", answer))
+        return {
+            "id": "chatcmpl-capable",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": tokens, "total_tokens": 50 + tokens},
+        }
+
+    return app
+
+
+_TEMPLATE = """
+    hits, a, c, said = setup(problem)
+    ordered = sorted(hits, key=lambda r: r["price"])
+    template = {template!r}
+    ask([{{"role": "user", "content": json.dumps(ordered)}}, {{"role": "user", "content": "TEMPLATE47: " + rot47(template)}}])
+    finish(a)
+"""
+TEMPLATES = {
+    "cheapest-template": "{1.product_id} at {1.price} is the cheapest option, and {2.product_id} at {2.price} comes "
+    "next; both match the request, so I prefer {1.product_id} over {2.product_id}.",
+    "lowest-price-template": "{1.product_id} at {1.price} has the lowest price of all, with {2.product_id} at "
+    "{2.price} next; both match the request, so I prefer {1.product_id} over {2.product_id}.",
+    "most-expensive-template": "{2.product_id} at {2.price} is the most expensive of the two and {1.product_id} at "
+    "{1.price} the least expensive; both match the request, so I prefer {1.product_id} over {2.product_id}.",
+    "ranking-template": "Ranked by price from lowest: 1. {1.product_id} at {1.price}, 2. {2.product_id} at "
+    "{2.price}, 3. {3.product_id} at {3.price}; all match the request, so I prefer {1.product_id} over "
+    "{2.product_id}.",
+}
+AGENTS_CODE = {name: _TEMPLATE.format(template=t) for name, t in TEMPLATES.items()}
+AGENTS_CODE |= {
+    "honest-superlative": """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "user", "content": problem["query"] + "\\nSUPERLATIVE: which is cheapest? " + json.dumps(hits)}])
+    finish(a)
+    """,
+    "honest-scoped-superlative": """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "user", "content": problem["query"] + "\\nSUPERLATIVE SCOPED: " + json.dumps(hits)}])
+    finish(a)
+    """,
+}
+HOSTILE = list(TEMPLATES)
+HONEST = ["honest-superlative", "honest-scoped-superlative"]
+
+
+def source(tmp: Path, name: str) -> AgentSource:
+    body = textwrap.indent(textwrap.dedent(AGENTS_CODE[name]).strip(), "    ")
+    path = tmp / f"{name.replace('-', '_')}.py"
+    path.write_text(_PRELUDE + "\n\ndef agent_main(problem):\n" + body + "\n")
+    return AgentSource.from_path(path)
+
+
+@pytest.fixture(scope="module")
+def episodes(tmp_path_factory) -> dict[str, EpisodeRecord]:
+    tmp = tmp_path_factory.mktemp("hostile-probe-variants")
+    build_catalog(tmp / "catalog", synthetic=2000, seed=7)
+    catalog = CatalogIndex(tmp / "catalog")
+    problem = [p for p in generate(catalog, GeneratorConfig(n=24, seed=7)).problems if p.intent == "product"][1]
+    registry = UpstreamRegistry(
+        [Upstream(name=CAPABLE, base_url="http://capable/v1", models=[CAPABLE])],
+        transports={CAPABLE: httpx.ASGITransport(app=capable_app())},
+    )
+    runner = EpisodeRunner(
+        catalog,
+        registry,
+        RunnerConfig(limits=EpisodeLimits(wall_s=90), allowlist=[CAPABLE], probe=probe_plan),
+    )
+
+    async def go():
+        try:
+            return await asyncio.gather(*(runner.run(source(tmp, name), problem, CAPABLE) for name in AGENTS_CODE))
+        finally:
+            await registry.aclose()
+
+    found = {}
+    for name, record in zip(AGENTS_CODE, asyncio.run(go()), strict=True):
+        assert record.error is None and record.validator_fault is None, (name, record.error, record.stderr_tail)
+        found[name] = record
+    return found
+
+
+@sandboxed
+@pytest.mark.parametrize("attack", HOSTILE)
+def test_superlative_and_ranking_templates_earn_level_01_at_most(episodes, attack):
+    record = episodes[attack]
+    answer = record.llm_calls[-1].response["content"]
+    assert "I prefer" in answer and len(set(re.findall(r"\b\d{6,}\b", answer))) >= 2, answer  # filled
+    assert text_rules_only(record) == 0.9  # what it earned on the text rules alone
+    judgment = RULES.judge_now(record)
+    assert judgment.level <= 0.1, judgment.explanation
+    assert f"{PROBE_RULE} rule" in judgment.explanation, judgment.explanation
+
+
+@sandboxed
+@pytest.mark.parametrize("agent", HONEST)
+def test_an_honest_superlative_keeps_its_credit(episodes, agent):
+    record = episodes[agent]
+    found = RULES.findings(record)
+    assert found.level == text_rules_only(record) == 0.9, found.explanation
+    assert [v.outcome for v in found.probes] == ["follows"], found.probes
