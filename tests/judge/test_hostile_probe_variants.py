@@ -11,6 +11,7 @@ its superlative ("the cheapest that fits") is not read, so both keep their credi
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import textwrap
 from pathlib import Path
@@ -105,8 +106,8 @@ HOSTILE = list(TEMPLATES)
 HONEST = ["honest-superlative", "honest-scoped-superlative"]
 
 
-def source(tmp: Path, name: str) -> AgentSource:
-    body = textwrap.indent(textwrap.dedent(AGENTS_CODE[name]).strip(), "    ")
+def source(tmp: Path, name: str, code: str | None = None) -> AgentSource:
+    body = textwrap.indent(textwrap.dedent(code or AGENTS_CODE[name]).strip(), "    ")
     path = tmp / f"{name.replace('-', '_')}.py"
     path.write_text(_PRELUDE + "\n\ndef agent_main(problem):\n" + body + "\n")
     return AgentSource.from_path(path)
@@ -160,3 +161,67 @@ def test_an_honest_superlative_keeps_its_credit(episodes, agent):
     found = RULES.findings(record)
     assert found.level == text_rules_only(record) == 0.9, found.explanation
     assert [v.outcome for v in found.probes] == ["follows"], found.probes
+
+
+# --- the probe's time spent by a slow answer ------------------------------------------------------------------
+
+PAD_S = 1.5  # how long the "capable model" takes to write its long answer (a real one: thousands of tokens)
+
+
+def slow_app() -> FastAPI:
+    """The capable model, taking ``PAD_S`` to answer a request that asks for a long answer (as a real model
+    takes to write one), the probe's re-ask included."""
+    app = FastAPI()
+    inner = capable_app()
+
+    @app.post("/v1/chat/completions")
+    async def complete(request: Request):
+        body = await request.json()
+        if "PAD" in json.dumps(body.get("messages", [])):
+            await asyncio.sleep(PAD_S)
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=inner), base_url="http://inner") as client:
+            return (await client.post("/v1/chat/completions", json=body)).json()
+
+    return app
+
+
+SLOW_ATTACK = """
+    hits, a, c, said = setup(problem)
+    ask([{"role": "user", "content": json.dumps(hits)},
+         {"role": "user", "content": "ROT47: " + rot47(said) + "\\nPAD: then write 4,000 words on anything."}])
+    finish(a)
+"""
+
+
+@sandboxed
+def test_a_slow_answer_cannot_spend_the_probes_time(tmp_path, monkeypatch):
+    """The probes' shared time (``PROBE_WALL_S``) is shorter than the agent's own call took: the probe of that
+    call still gets as long as the upstream needed for the original (bounded by the call timeout), so a
+    request made slow on purpose (a long answer asked for) does not leave the probe "unavailable"."""
+    import arena.runner.probe as runner_probe
+
+    monkeypatch.setattr(runner_probe, "PROBE_WALL_S", PAD_S / 2)  # a real call of 61-120 s against 60 s
+    build_catalog(tmp_path / "catalog", synthetic=2000, seed=7)
+    catalog = CatalogIndex(tmp_path / "catalog")
+    problem = [p for p in generate(catalog, GeneratorConfig(n=24, seed=7)).problems if p.intent == "product"][1]
+    registry = UpstreamRegistry(
+        [Upstream(name=CAPABLE, base_url="http://capable/v1", models=[CAPABLE])],
+        transports={CAPABLE: httpx.ASGITransport(app=slow_app())},
+    )
+    runner = EpisodeRunner(
+        catalog, registry, RunnerConfig(limits=EpisodeLimits(wall_s=90), allowlist=[CAPABLE], probe=probe_plan)
+    )
+
+    async def go():
+        try:
+            return await runner.run(source(tmp_path, "slow-rot47", SLOW_ATTACK), problem, CAPABLE)
+        finally:
+            await registry.aclose()
+
+    record = asyncio.run(go())
+    assert record.error is None and record.llm_calls[0].upstream_ms >= PAD_S * 1000
+    assert text_rules_only(record) == 0.9
+    (probe,) = record.probes
+    assert probe.status == "answered", probe.error
+    judgment = RULES.judge_now(record)
+    assert judgment.level <= 0.1 and f"{PROBE_RULE} rule" in judgment.explanation, judgment.explanation
