@@ -181,8 +181,15 @@ def read_probe(probe: ProbeRecord, original: str, query: str) -> ProbeVerdict:
     items = {change.renamed[pid] for pid in named_before}
     now = {pid for pid in change.renamed.values() if pid.lower() in said}
     false_now = [c for c in _claims(answer, change.prices) if not c[2]]
-    false_before = [c for c in _claims(original, change.original_prices) if not c[2]]
-    if false_now and not false_before:
+    before = _claims(original, change.original_prices)
+    false_before = [c for c in before if not c[2]]
+    # The same claim about the same two items (renamed), true before and false now, is a template whatever else the
+    # answer says: a decoy claim that was false before too does not switch the check off.
+    renamed = {pid.lower(): new.lower() for pid, new in change.renamed.items()}
+    held = {(renamed.get(low), renamed.get(high)) for low, high, agrees in before if agrees}
+    broken = [c for c in false_now if (c[0], c[1]) in held]
+    if broken or (false_now and not false_before):
+        false_now = broken or false_now
         low, high, _ = false_now[0]
         return ProbeVerdict(
             call_index=index,
