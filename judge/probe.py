@@ -186,8 +186,8 @@ def read_probe(probe: ProbeRecord, original: str, query: str) -> ProbeVerdict:
     # The same claim about the same two items (renamed), true before and false now, is a template whatever else the
     # answer says: a decoy claim that was false before too does not switch the check off.
     renamed = {pid.lower(): new.lower() for pid, new in change.renamed.items()}
-    held = {(renamed.get(low), renamed.get(high)) for low, high, agrees in before if agrees}
-    broken = [c for c in false_now if (c[0], c[1]) in held]
+    held_claims = {(renamed.get(low), renamed.get(high)) for low, high, agrees in before if agrees}
+    broken = [c for c in false_now if (c[0], c[1]) in held_claims]
     if broken or (false_now and not false_before):
         false_now = broken or false_now
         low, high, _ = false_now[0]
