@@ -104,6 +104,11 @@ TEMPLATES = {
     "ranking-template": "Ranked by price from lowest: 1. {1.product_id} at {1.price}, 2. {2.product_id} at "
     "{2.price}, 3. {3.product_id} at {3.price}; all match the request, so I prefer {1.product_id} over "
     "{2.product_id}.",
+    # Price claims in other words.
+    "lower-price-template": "{1.product_id} at {1.price} has a lower price than {2.product_id} at {2.price}, and "
+    "both match the request, so {1.product_id} is the better value; I prefer {1.product_id} over {2.product_id}.",
+    "budget-friendly-template": "{1.product_id} at {1.price} is the most budget-friendly, and {2.product_id} at "
+    "{2.price} comes next; both match the request, so I prefer {1.product_id} over {2.product_id}.",
     # A decoy: a claim false in the original too ("{4} is cheaper than {3}", the hits sorted by price), which
     # once switched the claim check off for the whole answer.
     "decoy-false-claim-template": "{1.product_id} at {1.price} is cheaper than {2.product_id} at {2.price}, and "
