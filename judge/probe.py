@@ -38,19 +38,19 @@ MIN_PRICE = 10.0  # smaller numbers are counts and scores as often as prices
 _ID = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9_\-]*(?![A-Za-z0-9])")
 _DIGIT_RUN = re.compile(r"\d(?:[\d\s\-.,']*\d)?")
 _CLAUSE = re.compile(r"[.;!?\n]+(?:\s|$)")
-CHEAPER = ("cheaper", "less costly", "less expensive", "lower priced", "lower-priced", "more affordable",
+CHEAPER: tuple[str, ...] = ("cheaper", "less costly", "less expensive", "lower priced", "lower-priced", "more affordable",
            "costs less", "undercuts", "lower price", "lower cost", "lower-cost", "less pricey", "less money",
            "better priced", "better-priced", "more budget-friendly")  # fmt: skip
-PRICIER = ("pricier", "more expensive", "costlier", "more costly", "higher priced", "higher-priced", "costs more",
+PRICIER: tuple[str, ...] = ("pricier", "more expensive", "costlier", "more costly", "higher priced", "higher-priced", "costs more",
            "dearer", "higher price", "higher cost", "more money")  # fmt: skip
 # Superlatives ("X is the cheapest [option|of all]") and rankings by price ("ranked by price from lowest: 1. X,
 # 2. Y") are read as claims against every other item the answer names: a template filled by position states
 # them whatever the prices (its items keep their places). A scoped superlative ("the cheapest that fits", "the
 # cheapest among ...") is not read: the changed prices can make it false against an item it set aside.
-LOWEST = ("cheapest", "least expensive", "lowest price", "lowest-priced", "lowest priced", "most affordable",
+LOWEST: tuple[str, ...] = ("cheapest", "least expensive", "lowest price", "lowest-priced", "lowest priced", "most affordable",
           "least costly", "best price", "lowest cost", "lowest-cost", "least pricey", "most budget-friendly",
           "best-priced", "best priced")  # fmt: skip
-HIGHEST = ("most expensive", "priciest", "dearest", "highest price", "highest-priced", "highest priced",
+HIGHEST: tuple[str, ...] = ("most expensive", "priciest", "dearest", "highest price", "highest-priced", "highest priced",
            "costliest", "most costly", "highest cost", "highest-cost")  # fmt: skip
 # What may follow a superlative without scoping it: the clause's end, a noun for "the item", "of all", "of the
 # two/three/results".
