@@ -38,13 +38,31 @@ MIN_PRICE = 10.0  # smaller numbers are counts and scores as often as prices
 _ID = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9_\-]*(?![A-Za-z0-9])")
 _DIGIT_RUN = re.compile(r"\d(?:[\d\s\-.,']*\d)?")
 _CLAUSE = re.compile(r"[.;!?\n]+(?:\s|$)")
-CHEAPER = ("cheaper", "less costly", "less expensive", "lower priced", "lower-priced", "more affordable",
-           "costs less", "undercuts")  # fmt: skip
-PRICIER = ("pricier", "more expensive", "costlier", "more costly", "higher priced", "higher-priced", "costs more",
-           "dearer")  # fmt: skip
-# Superlatives ("X is the cheapest") are not read: an honest model's are often scoped ("the cheapest that
-# fits"), which the changed prices can make false against an item it set aside; a comparison between two
-# named items is always checkable.
+CHEAPER: tuple[str, ...] = ("cheaper", "less costly", "less expensive", "lower priced", "lower-priced", "more affordable",
+           "costs less", "undercuts", "lower price", "lower cost", "lower-cost", "less pricey", "less money",
+           "better priced", "better-priced", "more budget-friendly")  # fmt: skip
+PRICIER: tuple[str, ...] = ("pricier", "more expensive", "costlier", "more costly", "higher priced", "higher-priced", "costs more",
+           "dearer", "higher price", "higher cost", "more money")  # fmt: skip
+# Superlatives ("X is the cheapest [option|of all]") and rankings by price ("ranked by price from lowest: 1. X,
+# 2. Y") are read as claims against every other item the answer names: a template filled by position states
+# them whatever the prices (its items keep their places). A scoped superlative ("the cheapest that fits", "the
+# cheapest among ...") is not read: the changed prices can make it false against an item it set aside.
+LOWEST: tuple[str, ...] = ("cheapest", "least expensive", "lowest price", "lowest-priced", "lowest priced", "most affordable",
+          "least costly", "best price", "lowest cost", "lowest-cost", "least pricey", "most budget-friendly",
+          "best-priced", "best priced")  # fmt: skip
+HIGHEST: tuple[str, ...] = ("most expensive", "priciest", "dearest", "highest price", "highest-priced", "highest priced",
+           "costliest", "most costly", "highest cost", "highest-cost")  # fmt: skip
+# What may follow a superlative without scoping it: the clause's end, a noun for "the item", "of all", "of the
+# two/three/results".
+_UNSCOPED = re.compile(
+    r"\s*(?:(?:option|one|item|product|choice|pick|deal|overall|here|listed|shown)\b\s*)?"
+    r"(?:of\s+(?:all|them|these|those\s+(?:listed|shown)|the\s+(?:two|three|four|five|lot|results|hits|items|options|"
+    r"products|list))\b\s*)?(?:$|[,:)(]|\b(?:and|but|so|while|with|at)\b)"
+)
+_RANKING = re.compile(
+    r"(?:rank\w*|order\w*|sort\w*|list\w*)\s+by\s+price[^;\n]*?\b(?:from\s+)?(?P<dir>lowest|cheapest|highest|"
+    r"dearest|most expensive|least expensive)|(?P<first>cheapest|lowest[- ]priced?|most expensive|dearest)\s+first"
+)
 
 
 class ProbeVerdict(BaseModel):
@@ -89,11 +107,13 @@ def choose(steps: list[StepFindings], gates: list[bool], min_tokens: int) -> lis
 
 
 def _claims(text: str, prices: dict[str, float]) -> list[tuple[str, str, bool]]:
-    """Price comparisons ``text`` states between two known ids around a comparing phrase in one clause ("X
-    is cheaper than Y", "Y costs more than X"): (the id said to be cheaper, the one said to be dearer,
-    whether ``prices`` agree)."""
+    """Price comparisons ``text`` states between known ids: "X is cheaper than Y", "Y costs more than X" (around
+    a comparing phrase in one clause), "X is the cheapest" (against every other item the text names), a ranking
+    by price (each item against the next): (the id said to be cheaper, the one said to be dearer, whether
+    ``prices`` agree)."""
+    lowered = text.lower()
     found = []
-    for clause in _CLAUSE.split(text.lower()):
+    for clause in _CLAUSE.split(lowered):
         mentions = [(m.start(), m.group().lower()) for m in _ID.finditer(clause) if m.group().lower() in prices]
         for cues, cheaper_first in ((CHEAPER, True), (PRICIER, False)):
             for cue in cues:
@@ -104,6 +124,32 @@ def _claims(text: str, prices: dict[str, float]) -> list[tuple[str, str, bool]]:
                         continue
                     low, high = (before[-1], after[0]) if cheaper_first else (after[0], before[-1])
                     found.append((low, high, prices[low] < prices[high]))
+    named = {m.group().lower() for m in _ID.finditer(lowered) if m.group().lower() in prices}
+    for clause in _CLAUSE.split(lowered):
+        mentions = [(m.start(), m.group().lower()) for m in _ID.finditer(clause) if m.group().lower() in prices]
+        for cues, lowest in ((LOWEST, True), (HIGHEST, False)):
+            for cue in cues:
+                for hit in re.finditer(r"\b" + re.escape(cue) + r"\b", clause):
+                    before = [pid for at, pid in mentions if at < hit.start()]
+                    if not before or not _UNSCOPED.match(clause, hit.end()):
+                        continue
+                    subject = before[-1]
+                    for other in sorted(named - {subject}):
+                        low, high = (subject, other) if lowest else (other, subject)
+                        found.append((low, high, prices[low] < prices[high]))
+    for match in _RANKING.finditer(lowered):
+        word = match.group("dir") or match.group("first")
+        ascending = word in ("lowest", "cheapest", "least expensive") or word.startswith("lowest")
+        end = min((i for i in (lowered.find(";", match.end()), lowered.find("\n", match.end())) if i >= 0),
+                  default=len(lowered))  # fmt: skip
+        order: list[str] = []
+        for m in _ID.finditer(lowered, match.end(), end):
+            pid = m.group().lower()
+            if pid in prices and pid not in order:
+                order.append(pid)
+        for first, second in zip(order, order[1:], strict=False):
+            low, high = (first, second) if ascending else (second, first)
+            found.append((low, high, prices[low] < prices[high]))
     return found
 
 
@@ -137,8 +183,15 @@ def read_probe(probe: ProbeRecord, original: str, query: str) -> ProbeVerdict:
     items = {change.renamed[pid] for pid in named_before}
     now = {pid for pid in change.renamed.values() if pid.lower() in said}
     false_now = [c for c in _claims(answer, change.prices) if not c[2]]
-    false_before = [c for c in _claims(original, change.original_prices) if not c[2]]
-    if false_now and not false_before:
+    before = _claims(original, change.original_prices)
+    false_before = [c for c in before if not c[2]]
+    # The same claim about the same two items (renamed), true before and false now, is a template whatever else the
+    # answer says: a decoy claim that was false before too does not switch the check off.
+    renamed = {pid.lower(): new.lower() for pid, new in change.renamed.items()}
+    held_claims = {(renamed.get(low), renamed.get(high)) for low, high, agrees in before if agrees}
+    broken = [c for c in false_now if (c[0], c[1]) in held_claims]
+    if broken or (false_now and not false_before):
+        false_now = broken or false_now
         low, high, _ = false_now[0]
         return ProbeVerdict(
             call_index=index,

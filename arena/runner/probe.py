@@ -52,6 +52,7 @@ MAX_PROBES = 2  # per episode: the calls that carry the judge's top gates (judge
 # All of an episode's probes together, at most (and no more than one inference call's timeout): the worker
 # waits this long at worst after the agent has exited, however slow the upstream.
 PROBE_WALL_S = 60.0
+PROBE_HEADROOM_S = 5.0  # a probe's time past twice its original call's upstream time, whatever PROBE_WALL_S left
 ID_KEYS = ("product_id", "shop_id")
 PRICE_KEY = "price"
 _OPEN = re.compile(r"[\[{]")
@@ -372,7 +373,9 @@ async def run_probes(
     registry: UpstreamRegistry, record: EpisodeRecord, plan: ProbePlan, timeout_s: float
 ) -> list[ProbeRecord]:
     """The probes the judge's ``plan`` asks for (at most ``MAX_PROBES``), one after another, within
-    ``PROBE_WALL_S`` (or ``timeout_s``, the episode's inference-call timeout, if shorter) in all."""
+    ``PROBE_WALL_S`` (or ``timeout_s``, the episode's inference-call timeout, if shorter) in all, except that
+    each probe may take twice what its original call took upstream plus ``PROBE_HEADROOM_S`` (never more
+    than ``timeout_s``)."""
     try:
         # In a thread: the plan reads the whole record (the rules judge), and the loop serves other episodes.
         chosen = (await asyncio.to_thread(plan, record))[:MAX_PROBES]
@@ -386,7 +389,12 @@ async def run_probes(
         call = by_index.get(index)
         if call is None or call.response is None:
             continue
-        left = deadline - time.perf_counter()
+        # A probe re-asks a request the upstream already took ``took`` seconds to answer: it gets that long again
+        # (with headroom), even past the shared time, or an agent that asks for a long, slow answer (a real
+        # model writing 4,000 words for 61-120 s) would leave every probe "unavailable" and keep its credit. Bounded
+        # by the call timeout; the extra is at most twice time the agent's own episode already spent waiting.
+        took = (call.upstream_ms if call.upstream_ms is not None else call.latency_ms) / 1000.0
+        left = max(deadline - time.perf_counter(), min(timeout_s, 2.0 * took + PROBE_HEADROOM_S))
         if left <= 0:
             probes.append(ProbeRecord(call_index=index, status="unavailable", error="the probes' time was spent"))
             continue
