@@ -10,6 +10,7 @@ import json
 import math
 import random
 import re
+import statistics
 import subprocess
 import sys
 import threading
@@ -26,10 +27,11 @@ from arena.generator.generate import GenerationError, GeneratorConfig, generate,
 from arena.generator.rewrite_client import QueryRewriter, RewriteError, RewriterConfig, RewriterUnavailable
 from arena.generator.solvability import SearchProbe, check_problem, honest_queries
 from arena.problems.draft import Constraint, Draft, Fact, ItemNeed, Style
-from arena.problems.model import Difficulty, Intent, Voucher
+from arena.problems.model import Difficulty, Intent, Problem, Voucher
 from arena.problems.official import parse_row
 from arena.problems.phrasing import render_query, voucher_rules
-from arena.problems.variants import KINDS
+from arena.problems.variants import HARD_KINDS, KINDS, parse_kinds
+from arena.problems.wording import number_words, respell_units
 from arena.scoring.outcome import ScoreMode, discounted_total, score_problem
 from arena.shop.index import CatalogIndex, SearchFilters
 from arena.shop.knowledge import LocalKnowledgeBase
@@ -434,10 +436,15 @@ def test_variants_keep_the_reward_and_change_the_text(rows):
         assert "variant_of" not in source and row["query"] != source["query"]
         assert row["intent"] == source["intent"] and row["difficulty"] == source["difficulty"]
         assert _canonical(row) == _canonical(source)
-        if row["variant_kind"] in ("paraphrase", "price_phrasing"):
+        if row["variant_kind"] in ("paraphrase", "price_phrasing", "deep_paraphrase", "split_sentences"):
             assert row["reward"] == source["reward"]  # not even reordered
-        if row["variant_kind"] == "attribute_order":
-            assert row["reward"] != source["reward"]  # the attributes list is reordered
+        if row["variant_kind"] == "attribute_order" and row["intent"] != "knowledge":
+            assert row["reward"] != source["reward"]  # the attributes list is reordered (a riddle's reward is
+            # the gold record itself: its hints reorder in the text only)
+        if row["variant_kind"] == "shop_items":
+            assert row["reward"] != source["reward"]  # the items are reordered, the reward list with them
+        if row["intent"] == "knowledge":
+            assert row["reward"] == source["reward"] and row["knowledge_doc_id"] == source["knowledge_doc_id"]
 
 
 def _canonical(row: dict):
@@ -631,3 +638,129 @@ def test_each_fact_page_is_readable_only_by_the_problems_that_ask_it(result, row
         view = base.for_problem(row["id"])
         reached = {h["url"] for q in [*names, " ".join(names), row["query"]] for h in view.search(q, 20)}
         assert reached == ({own_url[row["id"]]} if row["intent"] == "knowledge" else set()), row["id"]
+
+
+# ------------------------------------------------------------------ the hard variant kinds (issue 31)
+
+WORD = re.compile(r"[\w']+")
+
+
+@pytest.fixture(scope="module")
+def hard(catalog5k) -> list[tuple[Problem, Problem]]:
+    """(source, variant) pairs of every hard kind, three per source."""
+    res = generate(catalog5k, GeneratorConfig(n=60, seed=SEED, variants=3, variant_kinds=list(HARD_KINDS)))
+    by_id = {p.id: p for p in res.problems}
+    return [(by_id[p.extra["variant_of"]], p) for p in res.problems if "variant_of" in p.extra]
+
+
+def overlap(a: str, b: str, n: int) -> float:
+    """Jaccard overlap of the two texts' word n-grams (1: the words; 2: word pairs, which see sentence shape)."""
+    wa, wb = WORD.findall(a.lower()), WORD.findall(b.lower())
+    ga = {tuple(wa[i : i + n]) for i in range(len(wa) - n + 1)}
+    gb = {tuple(wb[i : i + n]) for i in range(len(wb) - n + 1)}
+    return len(ga & gb) / len(ga | gb)
+
+
+def test_every_hard_kind_is_made_for_the_intents_it_fits(hard):
+    made = Counter((v.extra["variant_kind"], v.intent.value) for _, v in hard)
+    kinds = {kind for kind, _ in made}
+    assert kinds == set(HARD_KINDS)
+    assert {i for k, i in made if k == "riddle_reworded"} == {"knowledge"}
+    assert {i for k, i in made if k == "deep_paraphrase"} == {"product", "shop", "voucher"}
+    assert {i for k, i in made if k == "split_sentences"} == {"product", "shop", "voucher", "knowledge"}
+    assert {i for k, i in made if k == "shop_items"} == {"shop", "voucher"}
+    assert all(len(v.rewards) > 1 for _, v in hard if v.extra["variant_kind"] == "shop_items")
+
+
+def _answers(source: Problem, catalog: CatalogIndex, rng: random.Random) -> list[dict[str, str]]:
+    """Answers to score, each as gold id -> recommended id: the gold, the gold with one item swapped for
+    another product, and other products throughout (partial credit included)."""
+    gold = source.gold_product_ids()
+    others = [
+        p.product_id for p in catalog.bm25(rng.choice(("bag", "case", "set", "shirt", "mat")), SearchFilters(), 50)
+    ]
+    swapped = dict(zip(gold, gold, strict=True)) | {gold[rng.randrange(len(gold))]: rng.choice(others)}
+    return [dict(zip(gold, gold, strict=True)), swapped, {g: rng.choice(others) for g in gold}]
+
+
+def _score_key(problem: Problem, answer: dict[str, str], catalog: CatalogIndex, mode: ScoreMode):
+    score = score_problem(problem, [answer[g] for g in problem.gold_product_ids()], catalog, mode=mode)
+    details = sorted((d.gold_product_id, d.rule, d.gold_hit, d.found) for d in score.details)
+    return score.success, round(score.rule, 9), score.all_found, score.same_shop, score.budget_met, details
+
+
+def test_every_hard_variant_keeps_the_task_the_scorer_gives_the_same_reward(hard, catalog5k):
+    """Same answer (each item's recommendation at the variant's own position), same score, both modes."""
+    rng = random.Random(5)
+    assert len(hard) >= 150
+    for source, variant in hard:
+        assert variant.voucher == source.voucher and variant.knowledge == source.knowledge
+        assert sorted(variant.gold_product_ids()) == sorted(source.gold_product_ids())
+        for answer in _answers(source, catalog5k, rng):
+            for mode in (ScoreMode.official, ScoreMode.strict):
+                expected = _score_key(source, answer, catalog5k, mode)
+                assert _score_key(variant, answer, catalog5k, mode) == expected, (variant.query, answer)
+        gold = {g: g for g in source.gold_product_ids()}
+        assert _score_key(variant, gold, catalog5k, ScoreMode.strict)[0]  # the gold still solves it
+
+
+def test_every_hard_kind_reads_differently_from_its_source(hard, rows):
+    """Lower word and word-pair overlap with the source than the template paraphrase has."""
+    by_id = {r["id"]: r for r in rows}
+    templated = [(by_id[r["variant_of"]]["query"], r["query"]) for r in rows if r.get("variant_kind") == "paraphrase"]
+    base = {n: statistics.median(overlap(a, b, n) for a, b in templated) for n in (1, 2)}
+    for kind in HARD_KINDS:
+        pairs = [(s.query, v.query) for s, v in hard if v.extra["variant_kind"] == kind]
+        words = statistics.median(overlap(a, b, 1) for a, b in pairs)
+        shape = statistics.median(overlap(a, b, 2) for a, b in pairs)
+        assert words < base[1] and shape < base[2] * 0.9, (kind, words, shape, base)
+        assert shape <= 0.45, (kind, shape)
+        if kind != "shop_items":  # several items' names and values are shared by any wording of them
+            assert words <= 0.5 and shape <= 0.25, (kind, words, shape)
+        assert max(overlap(a, b, 2) for a, b in pairs) < 0.8, kind
+
+
+def test_hard_variants_stay_official_style_rows(hard):
+    for source, variant in hard:
+        row = json.loads(json.dumps(variant.to_row()))  # as a file round trip
+        problem = parse_row(row)
+        assert problem.id == variant.id and problem.query == variant.query
+        assert problem.rewards == variant.rewards and problem.knowledge == variant.knowledge
+        text = variant.query
+        assert "{" not in text and "  " not in text and " ." not in text and " ," not in text, text
+        assert text[:1].isupper(), text
+        if variant.intent is Intent.voucher:
+            assert VOUCHER_RULES.search(text), text  # the rules paragraph word for word, as officially
+            assert text.split("\n\n")[1] == source.query.split("\n\n")[1]
+        else:
+            assert "\n" not in text and text[-1] in ".?", text
+        if variant.knowledge is not None:
+            fact = variant.knowledge.knowledge_attribute
+            assert not re.search(rf"\b{re.escape(fact)}\b", text.lower()), text  # no lookup needed otherwise
+            name = re.search(r"\b[A-Z][a-z]+n\b", source.query)
+            assert name and name.group(0) in text  # the invented name web_search finds the fact by
+
+
+def test_variant_kinds_are_chosen_and_bad_names_refused(catalog5k, catalog_path, tmp_path):
+    res = generate(catalog5k, GeneratorConfig(n=8, seed=3, variants=2, variant_kinds=["riddle_reworded"]))
+    made = [p for p in res.problems if "variant_of" in p.extra]
+    assert made and {p.intent for p in made} == {Intent.knowledge}
+    assert {p.extra["variant_kind"] for p in made} == {"riddle_reworded"}
+    assert res.report.variants == {"riddle_reworded": len(made)}
+    assert parse_kinds("hard,paraphrase") == [*HARD_KINDS, "paraphrase"] and parse_kinds("all") == list(KINDS)
+    with pytest.raises(ValueError, match="unknown variant kind 'deep'; choose from paraphrase"):
+        parse_kinds("deep")
+    done = arena("problems", "generate", "--catalog", catalog_path, "--n", 4, "--out", tmp_path / "x.jsonl",
+                 "--variants", 1, "--variant-kinds", "split,hard", check=False)  # fmt: skip
+    assert done.returncode == 2 and "--variant-kinds: unknown variant kind 'split'" in done.stderr
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_number_words_and_units_are_respelled_with_the_same_quantity():
+    assert number_words(300) == "three hundred" and number_words(1237) == "one thousand two hundred thirty-seven"
+    assert number_words(40) == "forty" and number_words(2_000_015) == "two million fifteen"
+    rng = random.Random(0)
+    for text, quantity in (("750ml", "750"), ("40 L", "40"), ("1.5 m", "1.5"), ("500g pack", "500")):
+        out = respell_units(text, rng)
+        assert out != text and quantity in out, (text, out)
+    assert respell_units("2 in 1 cable, size M", rng) == "2 in 1 cable, size M"  # no unit there
