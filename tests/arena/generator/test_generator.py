@@ -734,11 +734,42 @@ def test_hard_variants_stay_official_style_rows(hard):
             assert text.split("\n\n")[1] == source.query.split("\n\n")[1]
         else:
             assert "\n" not in text and text[-1] in ".?", text
+        for reward in variant.rewards:  # every constraint is still said, in any spelling
+            for value in [v for a in reward.attributes for vs in a.values() for v in vs]:
+                assert _says(text, value), (value, text)
+            for value in [v for option in reward.sku_options for v in option.values()]:
+                assert _says(text, value), (value, text)
+            for bounds in [b for p in reward.price for b in p.values()]:
+                for bound in (b for b in bounds if b):
+                    assert _says(text, str(int(bound))), (bound, text)
+            for service in reward.service:
+                assert re.search(SERVICE_WORDS[service], text, re.IGNORECASE), (service, text)
         if variant.knowledge is not None:
             fact = variant.knowledge.knowledge_attribute
             assert not re.search(rf"\b{re.escape(fact)}\b", text.lower()), text  # no lookup needed otherwise
             name = re.search(r"\b[A-Z][a-z]+n\b", source.query)
             assert name and name.group(0) in text  # the invented name web_search finds the fact by
+
+
+SERVICE_WORDS = {"official": "LazMall", "freeShipping": r"free|no shipping fee|no shipping cost|pay for delivery",
+                 "COD": r"COD|cash", "flashsale": "LazFlash|flash sale"}  # fmt: skip
+
+
+UNIT_WORDS = re.compile(r"(ml|l|ltrs?|g|kg|cm|mm|m|inch(es)?|oz|w|mah|gb|tb)")
+
+
+def _says(text: str, value: str) -> bool:
+    """``value`` is in ``text``: as written, or its numbers and words with units respelled, or a number in words."""
+    text = text.lower()
+    if value.lower() in text:
+        return True
+    if value.isdigit() and (f"{int(value):,}" in text or number_words(int(value)) in text):
+        return True
+    numbers = re.findall(r"\d+(?:\.\d+)?", value)
+    words = [w for w in re.findall(r"[a-z]+", value.lower()) if not UNIT_WORDS.fullmatch(w)]
+    return all(re.search(rf"(?<![\d.]){re.escape(n)}(?!\d)", text) for n in numbers) and all(
+        re.search(rf"\b{w}\b", text) for w in words
+    )
 
 
 def test_variant_kinds_are_chosen_and_bad_names_refused(catalog5k, catalog_path, tmp_path):
