@@ -6,6 +6,7 @@ rows, the real scorer and the real search index.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -26,6 +27,7 @@ from arena.generator.catalog_frame import CatalogFrame
 from arena.generator.generate import GenerationError, GeneratorConfig, generate, write_knowledge, write_problems
 from arena.generator.rewrite_client import QueryRewriter, RewriteError, RewriterConfig, RewriterUnavailable
 from arena.generator.solvability import SearchProbe, check_problem, honest_queries
+from arena.problems.clusters import cluster_problems
 from arena.problems.draft import Constraint, Draft, Fact, ItemNeed, Style
 from arena.problems.model import Difficulty, Intent, Problem, Voucher
 from arena.problems.official import parse_row
@@ -795,3 +797,70 @@ def test_number_words_and_units_are_respelled_with_the_same_quantity():
         out = respell_units(text, rng)
         assert out != text and quantity in out, (text, out)
     assert respell_units("2 in 1 cable, size M", rng) == "2 in 1 cable, size M"  # no unit there
+
+
+# ------------------------------------------------------------------ the leak-cluster guard on generated variants
+
+# Kinds the guard on this branch joins to their source in under 95% of cases once the variant is re-grounded
+# on other products (issue 31; the guard is being rebuilt on its own branch). Measured on the fixture below:
+# paraphrase 28/76, constraint_order 30/46, attribute_order 20/29, deep_paraphrase 2/35, split_sentences 3/63,
+# shop_items 0/25, riddle_reworded 0/22 (price_phrasing 24/24); rows without a reward join the same. A kind the
+# guard learns to join fails here until it is taken off this list.
+REGROUNDED_PENDING = frozenset(KINDS) - {"price_phrasing"}
+
+
+def regrounded(problem: Problem) -> Problem:
+    """The row as if generated from another catalog: every gold id and title replaced, the constraints kept,
+    and no ``variant_of`` (the guard must find the family from what each problem asks)."""
+    row = {k: v for k, v in problem.to_row().items() if k not in ("variant_of", "variant_kind")}
+    tag = hashlib.sha256(problem.id.encode()).hexdigest()[:10]
+
+    def other(reward: dict) -> dict:
+        title = f"Listing {tag}"
+        return reward | {"product_id": f"x{tag}", "title": title if isinstance(reward["title"], str) else [title]}
+
+    row["reward"] = [other(r) for r in row["reward"]] if isinstance(row["reward"], list) else other(row["reward"])
+    return parse_row(row)
+
+
+@pytest.fixture(scope="module")
+def family_clusters(catalog5k) -> dict[str, dict[str, tuple[int, int]]]:
+    """Per kind: (variants in their source's cluster, variants), clustered as generated (same gold) and
+    re-grounded (other gold ids and titles on both sides, as the same generator run on another catalog)."""
+    res = generate(catalog5k, GeneratorConfig(n=80, seed=SEED, variants=4))
+    forms = {
+        "with_gold": cluster_problems([parse_row(p.to_row()) for p in res.problems]),
+        "regrounded": cluster_problems([regrounded(p) for p in res.problems]),
+    }
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for form, clustering in forms.items():
+        of = clustering.cluster_of
+        joined: Counter[tuple[str, bool]] = Counter()
+        for p in res.problems:
+            if "variant_of" in p.extra:
+                joined[p.extra["variant_kind"], of[p.id] == of[p.extra["variant_of"]]] += 1
+        out[form] = {k: (joined[k, True], joined[k, True] + joined[k, False]) for k in KINDS}
+    sources = [p.id for p in res.problems if "variant_of" not in p.extra]
+    out["regrounded_sources"] = {"clusters": (len({forms["regrounded"].cluster_of[s] for s in sources}), len(sources))}
+    return out
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_generated_variants_join_their_source_cluster_as_generated(family_clusters, kind):
+    joined, made = family_clusters["with_gold"][kind]
+    assert made >= 20 and joined == made, (kind, joined, made)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_generated_variants_join_their_source_cluster_when_regrounded(family_clusters, kind):
+    joined, made = family_clusters["regrounded"][kind]
+    assert made >= 20, (kind, made)
+    if kind in REGROUNDED_PENDING:  # xfail only after measuring: a broken fixture still errors
+        assert joined / made < 0.95, f"the guard now joins {kind} ({joined}/{made}): take it off REGROUNDED_PENDING"
+        pytest.xfail(f"issue 31: the guard joins {joined}/{made} re-grounded {kind} variants")
+    assert joined / made >= 0.95, (kind, joined, made)
+
+
+def test_distinct_generated_problems_stay_apart_when_regrounded(family_clusters):
+    clusters, sources = family_clusters["regrounded_sources"]["clusters"]
+    assert clusters == sources
