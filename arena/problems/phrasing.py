@@ -49,7 +49,7 @@ def _restated(draft: Draft) -> str:
     """The hard variant kinds' shapes (``arena.problems.restating``); voucher rules stay word for word."""
     if draft.intent is Intent.knowledge:
         assert draft.fact is not None
-        return restated_riddle(Restater(draft.style), draft.needs[0], draft.fact)
+        return restated_riddle(Restater(draft.style), draft.needs[0], draft.fact, split=draft.style.shape == "split")
     text = restated_request(draft)
     if draft.intent is Intent.voucher:
         assert draft.voucher is not None

@@ -58,30 +58,30 @@ _MONEY: tuple[Callable[[int], str], ...] = (
 # ------------------------------------------------------------------ phrases inside a sentence
 
 _INLINE: dict[str, tuple[str, ...]] = {
-    "brand": ("produced by {V}", "that {V} makes", "branded {V}"),
+    "brand": ("produced by {V}", "from the maker {V}", "branded {V}"),
     "material": ("whose material is {v}", "built from {v}", "constructed of {v}"),
-    "color": ("coloured {v}", "that comes in {v}", "whose colour is {v}"),
-    "size": ("sized {v}", "that comes in size {v}", "whose size is {v}"),
-    "pattern": ("patterned {v}", "whose pattern is {v}", "that has a {v} print"),
-    "flavor": ("that tastes of {v}", "whose flavour is {v}", "flavoured {v}"),
-    "scent": ("scented {v}", "that smells of {v}", "whose fragrance is {v}"),
-    "variant": ("choosing option {v}", "with {v} selected", "in its {v} version"),
-    "style": ("styled {v}", "that looks {v}", "whose style is {v}"),
-    "bare": ("that is {v}", "which is {v}", "labelled {v}"),
-    "feature": ("that offers {v}", "equipped with {v}", "including {v}"),
+    "color": ("coloured {v}", "available in {v}", "whose colour is {v}"),
+    "size": ("sized {v}", "available in size {v}", "whose size is {v}"),
+    "pattern": ("patterned {v}", "whose pattern is {v}", "with a {v} print"),
+    "flavor": ("with a {v} taste", "whose flavour is {v}", "flavoured {v}"),
+    "scent": ("scented {v}", "with a {v} smell", "whose fragrance is {v}"),
+    "variant": ("set to {v}", "with {v} selected", "in its {v} version"),
+    "style": ("styled {v}", "looking {v}", "whose style is {v}"),
+    "bare": ("listed as {v}", "sold as {v}", "labelled {v}"),
+    "feature": ("offering {v}", "equipped with {v}", "including {v}"),
     "for": ("meant for {v}", "intended for {v}", "designed for {v}"),
     "for_label": ("meant for {v} {l}", "intended for {v} {l}", "designed for {v} {l}"),
     "generic": ("whose {l} is {v}", "having {v} as its {l}", "where the {l} is {v}"),
 }
 _INLINE_SERVICES = {
     "official": ("carried by a LazMall store", "listed on LazMall", "from an official LazMall shop"),
-    "freeShipping": ("delivered at no shipping cost", "with no shipping fee", "that ships free of charge"),
-    "COD": ("that accepts COD", "payable in cash when it arrives", "with the option to pay cash on arrival"),
+    "freeShipping": ("delivered at no shipping cost", "with no shipping fee", "shipped free of charge"),
+    "COD": ("accepting COD", "payable in cash on arrival", "with the option to pay cash on delivery"),
     "flashsale": ("currently in a LazFlash sale", "discounted in LazFlash", "part of a LazFlash offer"),
 }
 _INLINE_BELOW = ("that won't cost me more than {hi}", "for {hi} at the most", "within a {hi} limit")
-_INLINE_ABOVE = ("for no less than {lo}", "costing {lo} or up", "that isn't cheaper than {lo}")
-_INLINE_BETWEEN = ("within a {lo}-{hi} budget", "anywhere from {lo} up to {hi}", "for no less than {lo} and no more than {hi}")  # fmt: skip
+_INLINE_ABOVE = ("for no less than {lo}", "costing {lo} or up", "not cheaper than {lo}")
+_INLINE_BETWEEN = ("with a budget of {lo} to {hi}", "anywhere from {lo} up to {hi}", "for no less than {lo} and no more than {hi}")  # fmt: skip
 
 # ------------------------------------------------------------------ one constraint, one sentence
 
@@ -91,8 +91,8 @@ _SENTENCES: dict[str, tuple[str, ...]] = {
     "color": ("{Vc}, please.", "The colour must be {v}.", "I want it in {v}."),
     "size": ("Size {v}.", "It should be size {v}.", "I need size {v}."),
     "pattern": ("The pattern should be {v}.", "It needs a {v} pattern.", "{Vc} pattern, please."),
-    "flavor": ("The flavour should be {v}.", "{Vc} flavour, please.", "It has to taste of {v}."),
-    "scent": ("The scent should be {v}.", "{Vc} scent, please.", "It should smell of {v}."),
+    "flavor": ("The flavour should be {v}.", "{Vc} flavour, please.", "I want the {v} one."),
+    "scent": ("The scent should be {v}.", "{Vc} scent, please.", "It should have a {v} scent."),
     "variant": ('Pick the "{v}" option.', "The option should be {v}.", "I want the {v} version."),
     "style": ("The style should be {v}.", "It should look {v}.", "{Vc} style, please."),
     "bare": ("It has to be {v}.", "It should be {v}.", "{Vc}, please."),
@@ -130,7 +130,7 @@ _DEEP_BASKET = ("My cart: {items}.", "I'm planning to buy {items}.", "Here's wha
 _SHOP_LEADS = (
     "I'd like to buy {k} things, all from one shop.",
     "Please find a single shop that has every item below.",
-    "One store has to sell me all {k} of these.",
+    "One store has to sell me {all_k} of these.",
 )
 _BASKET_LEADS = ("I want to buy {k} things.", "There are {k} items on my list.", "My order has {k} parts.")
 _ITEM_LEADS = (
@@ -225,7 +225,8 @@ def restated_request(draft: Draft) -> str:
     k = number_words(len(draft.needs))
     if split:
         leads = _ITEM_LEADS[s.rng.randrange(len(_ITEM_LEADS))]
-        parts = [s.pick(_SHOP_LEADS if shop else _BASKET_LEADS).format(k=k)]
+        all_k = "both" if len(draft.needs) == 2 else f"all {k}"
+        parts = [s.pick(_SHOP_LEADS if shop else _BASKET_LEADS).format(k=k, all_k=all_k)]
         for lead, need in zip(leads, draft.needs, strict=False):
             head, sentences = s.split(need)
             parts += [capital(lead.format(head=head)), *sentences]

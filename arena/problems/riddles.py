@@ -109,25 +109,24 @@ _CLUE_FIRST_WANT = ("I want {head} in that {kind}.", "Find {head} in exactly tha
                     "Buy me {head} of that {kind}.")  # fmt: skip
 
 
-def restated_riddle(s: Restater, need: ItemNeed, fact: Fact) -> str:
-    """The riddle restated: the purchase first (or the clue as a statement), the clue reworded.
+def restated_riddle(s: Restater, need: ItemNeed, fact: Fact, *, split: bool) -> str:
+    """The riddle restated, the clue reworded: the purchase first with the clue inside it (``split``
+    False), or short sentences, the clue as a sentence of its own, first or last (``split``).
 
     The invented name stays (it is what web_search finds the fact by) and the
     fact's value never appears: hints exclude it by construction, and clues name
     the entity, never the value."""
     clue = s.pick(_CLUES[fact.kind]).format(N=fact.name, P=fact.place, Y=fact.year)
     kind = _FACT_WORDS[fact.kind]
-    if s.r.words.randrange(2):  # purchase first
-        if need.constraints and s.r.words.randrange(2):
-            head, hints = s.split(need)
-            buy = s.pick(_BUY).format(head=head) + "."
-        else:
-            head, hints = s.deep(need, trailing=False)[0], []
-            buy = s.pick(_BUY).format(head=head) + "."
-        return " ".join([buy, s.pick(_RIDDLE_TAILS).format(kind=kind, clue=clue), *hints])
+    if not split:
+        head = s.deep(need, trailing=False)[0]
+        return f"{s.pick(_BUY).format(head=head)}. {s.pick(_RIDDLE_TAILS).format(kind=kind, clue=clue)}"
     head, hints = s.split(need)
-    want = s.pick(_CLUE_FIRST_WANT).format(head=head, kind=kind)
-    return " ".join([capital(s.pick(_CLUE_FIRST).format(clue=clue)), want, *hints])
+    if s.r.words.randrange(2):  # the clue first, as a statement
+        want = s.pick(_CLUE_FIRST_WANT).format(head=head, kind=kind)
+        return " ".join([capital(s.pick(_CLUE_FIRST).format(clue=clue)), want, *hints])
+    buy = s.pick(_BUY).format(head=head) + "."
+    return " ".join([buy, *hints, s.pick(_RIDDLE_TAILS).format(kind=kind, clue=clue)])
 
 
 def knowledge_query(r: Renderer, need: ItemNeed, fact: Fact) -> str:
