@@ -5,7 +5,9 @@ seeds: ``wording`` picks the templates, ``order`` the order constraints are
 mentioned in, ``money`` the number and currency format; see
 ``arena.problems.wording``). Variants (``arena.problems.variants``) change one
 seed at a time, so a variant differs from its source in one way that can be
-named. Seeds feed ``random.Random`` with strings (hashed with SHA-512, never
+named. A draft whose ``Style.shape`` is not ``template`` (the hard variant kinds)
+is said by ``arena.problems.restating`` instead, in another sentence shape;
+voucher rules stay word for word either way. Seeds feed ``random.Random`` with strings (hashed with SHA-512, never
 Python's salted ``hash``), so a draft renders to the same text in every process.
 """
 

@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal, cast, get_args
 
 from arena.problems.draft import Draft, ItemNeed, Shape, Style
-from arena.problems.model import Intent
+from arena.problems.model import Intent, Problem
 from arena.problems.phrasing import render_query
 
 VariantKind = Literal[
@@ -171,3 +171,22 @@ def _reorder_attributes(need: ItemNeed, rng: random.Random) -> ItemNeed:
     for slot, constraint in zip(slots, moved, strict=True):
         constraints[slot] = constraint
     return need.model_copy(update={"constraints": constraints})
+
+
+def family_joins(problems: Iterable[Problem]) -> dict[str, tuple[int, int]]:
+    """Per variant kind: (variants in their source's leak cluster, variants whose source is present).
+
+    Read from the rows a generator wrote (``variant_of``, ``variant_kind``) after
+    clustering: what share of each kind the guard kept with its source. A variant
+    apart from its source could land in another partition than it.
+    """
+    problems = list(problems)
+    cluster = {p.id: p.cluster_id for p in problems}
+    out: dict[str, tuple[int, int]] = {}
+    for p in problems:
+        kind, source = p.extra.get("variant_kind"), p.extra.get("variant_of")
+        if not isinstance(kind, str) or source not in cluster:
+            continue
+        joined, total = out.get(kind, (0, 0))
+        out[kind] = (joined + (cluster[p.id] is not None and cluster[p.id] == cluster[source]), total + 1)
+    return dict(sorted(out.items()))

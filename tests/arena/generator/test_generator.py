@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import random
 import re
 import statistics
@@ -39,6 +40,7 @@ from arena.shop.index import CatalogIndex, SearchFilters
 from arena.shop.knowledge import LocalKnowledgeBase
 from arena.shop.tools import ShopEnvironment
 from tests.conftest import REPO, official_dir
+from tests.support.guide_blocks import shell_blocks
 
 ARENA = str(Path(sys.executable).parent / "arena")
 N = 80
@@ -864,3 +866,20 @@ def test_generated_variants_join_their_source_cluster_when_regrounded(family_clu
 def test_distinct_generated_problems_stay_apart_when_regrounded(family_clusters):
     clusters, sources = family_clusters["regrounded_sources"]["clusters"]
     assert clusters == sources
+
+
+def test_the_suites_page_builds_a_bank_that_carries_every_variant_kind(catalog_path, tmp_path):
+    """docs/suites.md's commands, run as written (the catalog linked where the page puts it)."""
+    block = next(b for b in shell_blocks("docs/suites.md") if b.kind == "run" and "--variant-kinds" in b.text)
+    (tmp_path / "catalog").symlink_to(catalog_path)
+    env = os.environ | {"PATH": f"{Path(ARENA).parent}:{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-eu", "-o", "pipefail", "-c", block.text], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [orjson.loads(line) for line in (tmp_path / "bank.jsonl").read_bytes().splitlines()]
+    assert {r["variant_kind"] for r in rows if "variant_of" in r} == set(KINDS)
+    line = next(x for x in done.stderr.splitlines() if x.startswith("variants in their source's cluster, by kind:"))
+    shares = dict(re.findall(r"(\w+) (\d+/\d+)", line.split(":", 1)[1]))
+    assert set(shares) == set(KINDS)
+    assert all(a == b for a, b in (s.split("/") for s in shares.values())), line  # same gold: always together
+    assert arena("suite", "check", tmp_path / "bank-suite").returncode == 0
