@@ -22,7 +22,10 @@ Two measurements (both by default; ``--sweep-only`` / ``--scale-only`` pick one)
   it times ``cluster_problems`` (wall and CPU) and reports peak RSS and how many
   variants of each kind joined their source.
 
-Run: ``.venv/bin/python benchmarks/clustering.py [--n 100000] [--data DIR]``
+- embedding (``--embedding-only``): the transformer against the static table on the same
+  requests (why the guard uses the table; arena/problems/meaning.py).
+
+Run: ``.venv/bin/python benchmarks/clustering.py [--n 100000] [--data DIR] [--embedding-only]``
 """
 
 from __future__ import annotations
@@ -279,6 +282,55 @@ def scale(official: list[Problem], n: int, rng: random.Random) -> None:
     print(f"variants in their source's cluster: {by_kind}")
 
 
+def embedding(official: list[Problem], n: int, sample: int) -> None:
+    """Why the guard embeds with the static table: the transformer's rate against the table's.
+
+    Both embed the same requests (the official queries, repeated to ``sample``), timed in this
+    process one after the other; the transformer runs in sentence-transformers (torch, the
+    fastest CPU path we have) with as many threads as the host grants. The rate is extrapolated
+    to ``n`` requests, and the static table also embeds ``n`` requests for real.
+    """
+    import tempfile
+    import zipfile
+
+    import torch
+
+    from arena.problems.meaning import MiniLM, static_embedder
+
+    texts = [official[i % len(official)].query for i in range(sample)]
+    model = MiniLM()
+    with tempfile.TemporaryDirectory() as folder:
+        with zipfile.ZipFile(model.path) as archive:
+            archive.extractall(folder)
+        from sentence_transformers import SentenceTransformer
+
+        transformer = SentenceTransformer(folder, device="cpu", local_files_only=True)
+        transformer.encode(texts[:64], batch_size=64)  # warm up
+        start, cpu = time.perf_counter(), time.process_time()
+        full = transformer.encode(texts, batch_size=64, normalize_embeddings=True)
+        full_s, full_cpu = time.perf_counter() - start, time.process_time() - cpu
+    start = time.perf_counter()
+    embedder = static_embedder()
+    load_s = time.perf_counter() - start
+    start, cpu = time.perf_counter(), time.process_time()
+    static = embedder.embed(texts)
+    static_s, static_cpu = time.perf_counter() - start, time.process_time() - cpu
+    many = [official[i % len(official)].query + f" #{i}" for i in range(n)]
+    start = time.perf_counter()
+    embedder.embed(many)
+    many_s = time.perf_counter() - start
+    print(f"\nembedding {sample:,} requests ({torch.get_num_threads()} torch threads):")
+    print(
+        f"  transformer (sentence-transformers, torch): {full_s:.1f}s wall, {full_cpu:.1f}s CPU "
+        f"-> {sample / full_s:,.0f}/s, {n:,} would take {n / (sample / full_s) / 60:.1f} min"
+    )
+    print(
+        f"  static table: {static_s:.2f}s wall, {static_cpu:.2f}s CPU -> {sample / static_s:,.0f}/s "
+        f"(table loaded in {load_s:.1f}s); {n:,} embedded in {many_s:.1f}s"
+    )
+    print(f"  shapes: transformer {full.shape}, static {static.shape}")
+
+
 def _rss_now_mib() -> float:
     with open("/proc/self/statm") as handle:
         pages = int(handle.read().split()[1])
@@ -293,10 +345,15 @@ def main() -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--sweep-only", action="store_true")
     which.add_argument("--scale-only", action="store_true")
+    which.add_argument("--embedding-only", action="store_true", help="transformer vs static table, timed")
+    parser.add_argument("--sample", type=int, default=2_000, help="requests the transformer embeds")
     args = parser.parse_args()
     if not args.data.is_dir():
         sys.exit(f"official tasks not found at {args.data}")
     official = load_problems(*sorted(args.data.glob("*.jsonl")))
+    if args.embedding_only:
+        embedding(official, args.n, args.sample)
+        return
     if not args.scale_only:
         sweep(official, random.Random(args.seed))
     if not args.sweep_only:

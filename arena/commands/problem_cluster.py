@@ -25,6 +25,7 @@ _FLAGS = {
     "shingle_size": ("--shingle-size", "shingle_size"),
     "gold_overlap": ("--gold-overlap", "gold_overlap"),
     "num_perm": ("--num-perm", "num_perm"),
+    "meaning_threshold": ("--meaning-threshold", "meaning_threshold"),
 }
 
 
@@ -42,14 +43,29 @@ def cluster(
         typer.Option("--gold-overlap", help="Shared fraction of the smaller gold set that links (default 0.5)."),
     ] = None,
     num_perm: Annotated[int | None, typer.Option("--num-perm", help="MinHash permutations (default 128).")] = None,
+    meaning_threshold: Annotated[
+        float | None,
+        typer.Option(
+            "--meaning-threshold",
+            help="Cosine of two requests' meaning vectors at which they may merge, unless a constraint conflict "
+            "calls them twins (default 0.65).",
+        ),
+    ] = None,
 ) -> None:
     """Assign leak clusters: variants of one underlying problem share a cluster_id."""
     from pydantic import ValidationError
 
     from arena.problems.clusters import REASONS, ClusterConfig, cluster_problems
+    from arena.problems.meaning import MeaningModelUnavailable
     from arena.problems.official import ProblemFileError, load_problems
 
-    given = {"threshold": threshold, "shingle_size": shingle_size, "gold_overlap": gold_overlap, "num_perm": num_perm}
+    given = {
+        "threshold": threshold,
+        "shingle_size": shingle_size,
+        "gold_overlap": gold_overlap,
+        "num_perm": num_perm,
+        "meaning_threshold": meaning_threshold,
+    }
     try:
         config = ClusterConfig(**{_FLAGS[k][1]: v for k, v in given.items() if v is not None})
     except ValidationError as exc:
@@ -65,7 +81,7 @@ def cluster(
         fail(f"no problems in {', '.join(map(str, files))}")
     try:
         clustering = cluster_problems(problems, config)
-    except ValueError as exc:
+    except (ValueError, MeaningModelUnavailable) as exc:
         fail(str(exc))
     rows = (p.to_row() | {"cluster_id": clustering.cluster_of[p.id]} for p in problems)
     _write_atomically(out_path, b"".join(orjson.dumps(row) + b"\n" for row in rows))
@@ -123,7 +139,8 @@ def render_report(problems: list[Problem], clustering: Clustering, config: Clust
         f"- clusters: {len(members)} ({sizes[1]} singletons)",
         f"- largest cluster: {max(sizes)} problems",
         f"- settings: minhash_threshold {config.minhash_threshold}, shingle_size {config.shingle_size}, "
-        f"num_perm {config.num_perm}, gold_overlap {config.gold_overlap}",
+        f"num_perm {config.num_perm}, gold_overlap {config.gold_overlap}, "
+        f"meaning_threshold {config.meaning_threshold}",
         "",
         "## Cluster sizes",
         "",
@@ -151,6 +168,20 @@ def render_report(problems: list[Problem], clustering: Clustering, config: Clust
             lines.append(f"| {a.id} | {b.id} | {a.intent.value} / {b.intent.value} | {reason} | {_one_line(detail)} |")
         if len(cross) > _CROSS_INTENT_SHOWN:
             lines.append(f"\n... and {len(cross) - _CROSS_INTENT_SHOWN} more.")
+    lines += ["", "## Merges by meaning", ""]
+    # The meaning signal is the one a reader most wants to check: each such merge with both requests.
+    meant = [m for m in clustering.merges if m.reason == "same_meaning"]
+    if not meant:
+        lines.append("None.")
+    else:
+        lines += ["| a | b | detail | query a | query b |", "|---|---|---|---|---|"]
+        for merge in meant[:_CROSS_INTENT_SHOWN]:
+            a, b = by_id[merge.a], by_id[merge.b]
+            lines.append(
+                f"| {a.id} | {b.id} | {merge.detail} | {_one_line(a.query, 100)} | {_one_line(b.query, 100)} |"
+            )
+        if len(meant) > _CROSS_INTENT_SHOWN:
+            lines.append(f"\n... and {len(meant) - _CROSS_INTENT_SHOWN} more.")
     lines += ["", "## Largest clusters", ""]
     largest = sorted(members.items(), key=lambda item: (-len(item[1]), item[0]))[:_LARGEST_SHOWN]
     for cluster_id, ids in largest:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -48,10 +49,11 @@ _UNITS = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|\(\d{1,2}\)|(?<=[\s;:.])\d{1,2}\)\s
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.MULTILINE)
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
+_CLAUSES = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s*\.\s+")
 _VOUCHER_PARAGRAPH = re.compile(r"\b(?:vouchers?|coupons?)\b", re.IGNORECASE)
 _VOUCHER_CUE = re.compile(
     r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
-    r"cap of|capped|a cap|applies|apply|rules?|promo code)\b|%",
+    r"cap of|capped|a cap of|cap at|applies|apply|rules?|promo code)\b|%",
     re.IGNORECASE,
 )
 # A sentence that asks: request verbs in their asking forms, wishes, questions, prices.
@@ -87,6 +89,11 @@ _NUMBER_WORDS = frozenset(
     sixtieth seventieth eightieth ninetieth hundredth thousandth""".split()
 )
 _TWO = re.compile(r"\btwo\b")
+# "hundred and" before another "... hundred" (or "thousand and" before "... thousand") cannot
+# continue one amount: "four hundred and nine hundred" is two; "one thousand and two hundred" one.
+_AMOUNT_AND_AMOUNT = re.compile(
+    r"\b(hundred) and (?=(?:[a-z]+[ -]){1,2}hundred\b)|\b(thousand) and (?=(?:[a-z]+[ -]){1,4}thousand\b)"
+)
 # A number word hyphened to a unit; "twenty-two" keeps its hyphen (a digit word follows).
 _WORD_HYPHEN = re.compile(
     r"\b((?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|"
@@ -147,7 +154,7 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "delivered for free", "delivery for free", "complimentary shipping", "complimentary delivery",
         "no-cost shipping", "no cost shipping", "no-cost delivery", "no cost delivery", "zero shipping fee",
         "no shipping fee", "no shipping fees", "no delivery fee", "without shipping fees", "shipping is free",
-        "delivery is free", "free ship", "free postage",
+        "delivery is free", "free ship", "free postage", "ship free", "ships free", "shipped free",
     ),
     "COD": (
         "cash on delivery", "cash-on-delivery", "pay on delivery", "payable on delivery", "payment on delivery",
@@ -233,6 +240,8 @@ def _digits(text: str) -> str:
     if "thousand" in text:  # before text2num, which would read "1.5 thousand" as "1.5 1000"
         text = _THOUSAND.sub(lambda m: _format(float(m.group(1)) * 1000), text)
     if not _NUMBER_WORDS.isdisjoint(text.translate(_SPLIT).split()):  # text is lower-cased
+        if " and " in text:  # "four hundred and nine hundred": two amounts, not 409 and 100
+            text = _AMOUNT_AND_AMOUNT.sub(lambda m: f"{m.group(1) or m.group(2)} to ", text)
         # "₱ninety-seven": the symbol must not glue to the number word.
         # The default threshold leaves lone "one" / "two" as words (threshold 0 also turns
         # "chrome os" into "chrome 0"); "two" is mapped below, "one" is no constraint.
@@ -344,6 +353,32 @@ def _unit_kind(unit: str, voucher_possible: bool) -> str:
     return "request"
 
 
+# Within a sentence that names the voucher: a clause stating a term ("cap 350", "7 percent off",
+# "all products", "only for the same shop") rather than the product.
+_TERM_WORDS = re.compile(
+    r"\b(?:cap|caps|max|maximum|min|minimum|off|percent|ceiling|limit|over|above|exceeds?|spend|total|"
+    r"orders?|purchases?)\b|%",
+    re.IGNORECASE,
+)
+_SCOPE_WORDS = re.compile(
+    r"\b(?:all|any|every|each) (?:products?|items?|shops?|stores?)\b|\b(?:same|one|single) (?:shop|store|seller)\b|"
+    r"\bplatform\b|\beverywhere\b|\bsitewide\b",
+    re.IGNORECASE,
+)
+
+
+_BUDGET_FOR = re.compile(r"(?:my |our |a |total )?budget (?:is |of )?\S+(?: pesos?| php)? for (.+)$", re.IGNORECASE)
+
+
+def _voucher_clause(clause: str) -> bool:
+    if _VOUCHER_CUE.search(clause) or _SCOPE_WORDS.search(clause):
+        return True
+    return (
+        _TERM_WORDS.search(clause) is not None
+        and re.search(r"\d|\b(?:ten|twenty|thirty|fifty|hundred)\b", clause, re.IGNORECASE) is not None
+    )
+
+
 def _asks_something(text: str) -> bool:
     return _REQUEST_CUE.search(text) is not None or _service_in(_normalised(text))
 
@@ -356,8 +391,14 @@ def _service_in(padded: str) -> bool:
 _UNIT_MARK = "zqunitqz"
 
 
-def _read_text(query: str, itemised: bool = False) -> Ask:
-    """The text part of an ask; ``itemised`` (shop tasks) also keeps what each sentence asks."""
+@lru_cache(maxsize=8)  # a query is often read twice in a row (its ask, then its sentences' values)
+def split_request(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The query's request sentences and its voucher sentences; context (life story, thanks) left out."""
+    request, voucher = _split_request(query)
+    return tuple(request), tuple(voucher)
+
+
+def _split_request(query: str) -> tuple[list[str], list[str]]:
     request: list[str] = []
     voucher: list[str] = []
     paragraphs = [p for p in _PARAGRAPHS.split(query) if p.strip()]
@@ -376,12 +417,31 @@ def _read_text(query: str, itemised: bool = False) -> Ask:
         # Sentence by sentence only in a one-paragraph query: when the voucher has its
         # own paragraph, "a snapback cap" elsewhere is an item, not the voucher's cap.
         voucher_possible = len(paragraphs) == 1 and _VOUCHER_PARAGRAPH.search(query) is not None
+        context: list[str] = []
         for unit in _split_units(paragraph):
             kind = _unit_kind(unit, voucher_possible)
             if kind == "voucher":
-                voucher.append(unit)
-            elif kind != "context":
+                # "skincare set with toner and serum, budget 900, shop voucher 15% off": a sentence
+                # may hold the request and the terms; its clauses without a voucher word ask.
+                for clause in _CLAUSES.split(unit):
+                    budget_for = _BUDGET_FOR.match(clause.strip())
+                    if budget_for:  # "Budget ₱700 for 1 liter cooking oil": the budget, then what it buys
+                        voucher.append(clause.strip()[: budget_for.start(1)])
+                        request.append(budget_for.group(1))
+                    elif clause.strip():
+                        (voucher if _voucher_clause(clause) else request).append(clause.strip())
+            elif kind == "context":
+                context.append(unit)
+            else:
                 request.append(unit)
+        if not request and context:  # "my son wants a plush toy of ...": a lone sentence asks, whatever its opening
+            request.extend(context)
+    return request, voucher
+
+
+def _read_text(query: str, itemised: bool = False) -> Ask:
+    """The text part of an ask; ``itemised`` (shop tasks) also keeps what each sentence asks."""
+    request, voucher = split_request(query)
     # Units are normalised together (one number-word pass), kept apart by a line break each.
     padded = _normalised(f" {_UNIT_MARK} ".join(request))
     for word in _CURRENCY_WORDS:
@@ -436,7 +496,7 @@ def _read_text(query: str, itemised: bool = False) -> Ask:
     )
 
 
-def _voucher_terms(parts: list[str]) -> tuple[str, ...]:
+def _voucher_terms(parts: Sequence[str]) -> tuple[str, ...]:
     if not parts:
         return ()
     text = _normalised(_BULLET.sub("\n", "\n".join(parts)))

@@ -2,7 +2,7 @@
 
 Partitions (public qualifying suite, hidden race bank, distill train pool,
 held-out eval) are drawn by cluster, never by problem, so a paraphrase of an
-eval problem can never sit in the training pool. Three rules link problems and
+eval problem can never sit in the training pool. Five rules link problems and
 union-find merges the links; each effective merge keeps its reason:
 
 1. ``signature``: equal exact signatures (gold products, canonical constraints,
@@ -18,6 +18,15 @@ union-find merges the links; each effective merge keeps its reason:
    however worded, whatever the gold ids.
 4. ``gold_overlap``: the problems share at least ``gold_overlap`` of the smaller
    gold product set (an inverted index gold id -> problems finds them).
+5. ``same_meaning``: the cosine of the two requests' meaning vectors (a static
+   distillation of all-MiniLM-L6-v2, :mod:`arena.problems.meaning`) reaches
+   ``meaning_threshold``, within one intent, among each request's nearest ``neighbours``.
+
+Rules 1 and 4 link whatever the wording says. Rules 2, 3 and 5 propose candidates that
+merge unless the veto (:func:`arena.problems.twins.conflict`) finds a confident
+constraint conflict between the pair, or between one side and a member of the other
+cluster that reads alike: a twin never chains into its source's cluster through a
+paraphrase of the source.
 
 Problems are processed sorted by id and the union-find root is always the
 smallest member, so the clusters, their ids and the recorded merges depend on
@@ -37,11 +46,20 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from arena.problems.asks import Ask, asks_agree, concepts_match, read_ask
-from arena.problems.model import Problem
+from arena.problems.model import Intent, Problem
 from arena.problems.signature import minhash_matrix, problem_signature, shingle_hashes
+from arena.problems.twins import conflict, read_request
 
-MergeReason = Literal["signature", "near_duplicate_text", "same_constraints", "gold_overlap"]
-REASONS: tuple[MergeReason, ...] = ("signature", "near_duplicate_text", "same_constraints", "gold_overlap")
+MergeReason = Literal["signature", "near_duplicate_text", "same_constraints", "gold_overlap", "same_meaning"]
+REASONS: tuple[MergeReason, ...] = (
+    "signature",
+    "near_duplicate_text",
+    "same_constraints",
+    "gold_overlap",
+    "same_meaning",
+)
+# Soft links are tried in this order (then by ids; the meaning links by cosine): the precise rules first.
+_SOFT_RANK: dict[str, int] = {"near_duplicate_text": 0, "same_constraints": 1, "same_meaning": 2}
 
 # LSH band choice weights (false positive, false negative). Every candidate is verified
 # with its MinHash estimate, so a false positive costs one vector compare while a false
@@ -90,6 +108,27 @@ class ClusterConfig(BaseModel):
         "gold anywhere else. On the official tasks every shared gold set is shared whole (ratio 1.0).",
     )
     seed: int = Field(1, description="Seed of the MinHash permutations; fixed so cluster ids are reproducible.")
+    meaning_threshold: float = Field(
+        0.65,
+        gt=0.0,
+        le=1.0,
+        description="Cosine of two requests' meaning vectors (all-MiniLM-L6-v2, static) at which they are "
+        "candidates to merge; a candidate merges unless a confident constraint conflict calls them twins. "
+        "Chosen on the hand-written development pairs, see docs/leak-clusters.md.",
+    )
+    neighbours: int = Field(
+        16,
+        ge=1,
+        le=256,
+        description="Nearest neighbours per request kept as meaning candidates (those above the threshold): "
+        "bounds the conflict checks when a template has thousands of look-alikes.",
+    )
+    meaning_dims: int = Field(
+        128,
+        ge=16,
+        le=384,
+        description="Principal axes of the model's vocabulary the meaning vectors are projected on.",
+    )
 
 
 class ClusterMerge(BaseModel):
@@ -146,7 +185,11 @@ class _UnionFind:
 
 
 def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None = None) -> Clustering:
-    """Group problems into leak clusters; raises ValueError on a repeated problem id."""
+    """Group problems into leak clusters; raises ValueError on a repeated problem id.
+
+    Raises :class:`arena.problems.meaning.MeaningModelUnavailable` (with the install line)
+    when the embedding model is not installed: there is no weaker fallback.
+    """
     config = config or ClusterConfig()
     ordered = sorted(problems, key=lambda p: p.id)
     ids = [p.id for p in ordered]
@@ -157,6 +200,9 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
                 f"problem id {cur!r} appears {len(sources)} times (from {', '.join(sources)}); "
                 "give each problem once (the same file twice?)"
             )
+    from arena.problems.meaning import static_embedder
+
+    embedder = static_embedder(config.meaning_dims)  # first: a missing model fails before any work
     forest = _UnionFind(len(ordered))
     merges: list[ClusterMerge] = []
 
@@ -164,16 +210,54 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         if forest.union(i, j):
             merges.append(ClusterMerge(a=ids[min(i, j)], b=ids[max(i, j)], reason=reason, detail=detail))
 
-    asks = [read_ask(p) for p in ordered]
+    # Hard links: the same gold, the same answer. They hold whatever the wording says.
     for i, j, detail in _signature_links(ordered):
         link(i, j, "signature", detail)
-    for i, j, detail in _text_links(asks, config):
-        if asks_agree(asks[i], asks[j]) and concepts_match(asks[i], asks[j]):
-            link(i, j, "near_duplicate_text", detail)
-    for i, j, detail in _constraint_links(asks):
-        link(i, j, "same_constraints", detail)
     for i, j, detail in _gold_links(ordered, config.gold_overlap, forest):
         link(i, j, "gold_overlap", detail)
+
+    # Soft links: candidates from the text, the constraints and the meaning, each merged
+    # unless a confident conflict separates the pair, or any member of one cluster from any
+    # member of the other (no chaining of twins through a third problem).
+    asks = [read_ask(p) for p in ordered]
+    candidates: list[tuple[int, int, int, MergeReason, str]] = []
+    for i, j, detail in _text_links(asks, config):
+        if asks_agree(asks[i], asks[j]) and concepts_match(asks[i], asks[j]):
+            candidates.append((_SOFT_RANK["near_duplicate_text"], i, j, "near_duplicate_text", detail))
+    for i, j, detail in _constraint_links(asks):
+        candidates.append((_SOFT_RANK["same_constraints"], i, j, "same_constraints", detail))
+    candidates.sort(key=lambda c: c[:3])
+    del asks  # read one after the other, never both held: the peak is the problems and one reading
+    requests = [read_request(p) for p in ordered]
+    vectors = embedder.embed([r.text for r in requests])
+    # The meaning candidates stay numpy arrays (a million pairs at 100k problems would be ~150 MB
+    # of tuples), nearest first, ties by ids.
+    lo, hi, cos = meaning_links(ordered, vectors, config)
+    order = np.lexsort((hi, lo, -cos))
+    members: dict[int, list[int]] = defaultdict(list)
+    for k in range(len(ordered)):
+        members[forest.find(k)].append(k)
+    near = config.meaning_threshold - 1e-6
+
+    def soft_link(i: int, j: int, reason: MergeReason, detail: str) -> None:
+        ri, rj = forest.find(i), forest.find(j)
+        if ri == rj or conflict(requests[i], requests[j]) is not None:
+            return
+        # Against the other cluster's members that read alike (a twin beside its source); a member
+        # joined by gold or signature that reads otherwise ("trousers" for "jeans") does not veto.
+        for x in members[ri]:
+            for y in members[rj]:
+                if (x, y) != (i, j) and float(vectors[x] @ vectors[y]) >= near:
+                    if conflict(requests[x], requests[y]) is not None:
+                        return
+        link(i, j, reason, detail)
+        root = forest.find(i)
+        members[root] = members.pop(ri) + members.pop(rj)
+
+    for _, i, j, reason, detail in candidates:
+        soft_link(i, j, reason, detail)
+    for k in order.tolist():
+        soft_link(int(lo[k]), int(hi[k]), "same_meaning", f"cosine {float(cos[k]):.3f}")
     cluster_of = {pid: cluster_id_for(ids[forest.find(i)]) for i, pid in enumerate(ids)}
     return Clustering(cluster_of=cluster_of, merges=merges)
 
@@ -182,6 +266,56 @@ def assign_clusters(problems: Sequence[Problem], config: ClusterConfig | None = 
     """Copies of ``problems`` (input order) with ``cluster_id`` set."""
     clustering = cluster_problems(problems, config)
     return [p.model_copy(update={"cluster_id": clustering.cluster_of[p.id]}) for p in problems]
+
+
+# --- meaning: nearest neighbours by cosine ---------------------------------------------------
+
+# Meaning links stay within one intent: a shop request is a set of items, a voucher request
+# carries terms and a riddle a fact that the others lack, so two requests of two intents that
+# read alike ("a beard brush and a hair clipper" / "a hair clipper") are two problems. A
+# one-item shop task that asks what a product task asks still links by its constraints or gold.
+_FAMILY = {Intent.product: 0, Intent.shop: 1, Intent.voucher: 2, Intent.knowledge: 3}
+# Rows of the all-pairs product per block: a (block x family) float32 array, 100 MB at 100k.
+_ROW_BLOCK = 256
+
+
+def meaning_links(
+    ordered: Sequence[Problem], vectors: np.ndarray, config: ClusterConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs (lo < hi, and their cosine) of one intent whose meaning vectors reach
+    ``meaning_threshold``, at most ``neighbours`` per request (the nearest; ties by index, so the
+    set is deterministic)."""
+    threshold = config.meaning_threshold - 1e-6
+    found_lo, found_hi, found_cos = [np.empty(0, np.int64)], [np.empty(0, np.int64)], [np.empty(0, np.float32)]
+    for family in sorted(set(_FAMILY.values())):
+        rows = np.array([i for i, p in enumerate(ordered) if _FAMILY[p.intent] == family], dtype=np.int64)
+        if len(rows) < 2:
+            continue
+        group = vectors[rows]
+        for start in range(0, len(rows), _ROW_BLOCK):
+            sims = group[start : start + _ROW_BLOCK] @ group.T
+            block = np.arange(sims.shape[0])
+            sims[block, start + block] = -1.0  # a request is not its own neighbour
+            hit = sims >= threshold
+            crowded = np.flatnonzero(hit.sum(axis=1) > config.neighbours)
+            for offset in crowded.tolist():  # rare: keep the nearest, ties by index
+                row = sims[offset]
+                hits = np.flatnonzero(hit[offset])
+                keep = hits[np.lexsort((hits, -row[hits]))[: config.neighbours]]
+                hit[offset] = False
+                hit[offset, keep] = True
+            local, other = np.nonzero(hit)
+            mine, theirs = rows[start + local], rows[other]
+            found_lo.append(np.minimum(mine, theirs))
+            found_hi.append(np.maximum(mine, theirs))
+            found_cos.append(sims[local, other])
+    lo, hi, cos = np.concatenate(found_lo), np.concatenate(found_hi), np.concatenate(found_cos)
+    # A pair found from both ends once; its cosine is symmetric up to rounding: keep the larger.
+    order = np.lexsort((-cos, hi, lo))
+    lo, hi, cos = lo[order], hi[order], cos[order]
+    first = np.ones(len(lo), dtype=bool)
+    first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+    return lo[first], hi[first], cos[first]
 
 
 # --- rule 1: exact signature ------------------------------------------------------------------

@@ -45,6 +45,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("flavor", "flavour", "taste"),
     ("color", "colour", "hue", "colorway"),
     ("gray", "grey"),
+    ("transparent", "clear", "see-through"),
     ("jewelry", "jewellery"),
     ("aluminum", "aluminium"),
     ("tire", "tyre"),

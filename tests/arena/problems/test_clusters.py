@@ -279,9 +279,10 @@ def test_config_is_validated():
 
 
 def test_gold_overlap_threshold_is_a_fraction_of_the_smaller_gold_set():
-    three = problem("three", "first request", [{"product_id": g} for g in ("a", "b", "c")])
-    shares_one = problem("shares-one", "unrelated words here", [{"product_id": g} for g in ("c", "d", "e")])
-    shares_two = problem("shares-two", "other unrelated text", [{"product_id": g} for g in ("a", "b", "f", "g")])
+    # Requests about unrelated things, so that only the gold can link them.
+    three = problem("three", "Show me a red ceramic mug.", [{"product_id": g} for g in ("a", "b", "c")])
+    shares_one = problem("shares-one", "Looking for a hiking backpack.", [{"product_id": g} for g in ("c", "d", "e")])
+    shares_two = problem("shares-two", "Find a wooden tray.", [{"product_id": g} for g in ("a", "b", "f", "g")])
     of = cluster_problems([three, shares_one, shares_two]).cluster_of
     assert of["three"] == of["shares-two"] != of["shares-one"]  # 2/3 >= 0.5 links, 1/3 does not
     of = cluster_problems([three, shares_one, shares_two], ClusterConfig(gold_overlap=0.3)).cluster_of
@@ -397,6 +398,8 @@ def test_official_tasks_cluster_sanely(official):
     assert 850 <= len(members) <= 900
     # 900 different problems: near-duplicate text should (almost) never link two of them.
     assert sum(m.reason == "near_duplicate_text" for m in result.merges) <= 2
+    # Their gold constraints differ, and the veto reads them: the meaning signal links none.
+    assert not any(m.reason == "same_meaning" for m in result.merges)
 
 
 def test_reworded_official_tasks_join_their_source(official):

@@ -96,20 +96,19 @@ def test_precision_and_recall_per_category(pairs, clustering, category):
     assert precision >= FLOOR and recall >= FLOOR, f"{category}: precision {precision:.3f}, recall {recall:.3f}"
 
 
-def test_text_similarity_alone_would_not_do(pairs, problems):
-    """The look-alike pairs under a text-only guard (the ask checks off) merge: this is what the
-    constraint checks buy, and it shows the set is hard for the text signal."""
+def test_similarity_alone_would_not_do(pairs, problems, monkeypatch):
+    """The look-alike pairs under a similarity-only guard (the ask checks and the constraint veto
+    off) merge: this is what the constraint checks buy, and it shows the set is hard for the text
+    and meaning signals."""
     from arena.problems import clusters
 
     apart = {p[side]["id"] for p in pairs if p["category"] in APART_CATEGORIES for side in "ab"}
     problems = [p for p in problems if p.id in apart]
     pairs = [p for p in pairs if p["category"] in APART_CATEGORIES]
-    original = clusters.asks_agree, clusters.concepts_match
-    clusters.asks_agree = clusters.concepts_match = lambda a, b: True
-    try:
-        loose = cluster_problems(problems, ClusterConfig())
-    finally:
-        clusters.asks_agree, clusters.concepts_match = original
+    monkeypatch.setattr(clusters, "asks_agree", lambda a, b: True)
+    monkeypatch.setattr(clusters, "concepts_match", lambda a, b: True)
+    monkeypatch.setattr(clusters, "conflict", lambda a, b: None)
+    loose = cluster_problems(problems, ClusterConfig())
     precision = [scores(pairs, loose.cluster_of)[c][0] for c in APART_CATEGORIES]
     assert min(precision) < 0.8
 
@@ -230,11 +229,17 @@ def test_the_committed_set_is_what_the_builder_writes():
     assert [json.dumps(p, ensure_ascii=False, sort_keys=True) for p in built] == PAIRS.read_text().split("\n")[:-1]
 
 
-def test_official_tasks_as_query_only_problems_stay_900_apart():
-    """900 different problems with their rewards removed: the text alone must not link two of them."""
+def test_official_tasks_as_query_only_problems_stay_nearly_900_apart():
+    """900 different problems with their rewards removed: only the text can link them. With the
+    meaning signal, 5 pairs link at the default threshold (docs/leak-clusters.md lists them: two
+    where one request states a subset of the other's constraints, which the guard may not split
+    without a reward, and three look-alike requests about other things). With their rewards the
+    900 keep their 880 clusters (test_clusters.py), with no meaning merge at all."""
     official = load_problems(*sorted(official_dir().glob("*.jsonl")))
     bare = [parse_row({"id": p.id, "query": p.query, "intent": p.intent.value}, query_only=True) for p in official]
-    assert len(cluster_problems(bare).members()) == len(official)
+    clustering = cluster_problems(bare)
+    assert len(clustering.members()) >= len(official) - 5
+    assert {m.reason for m in clustering.merges} <= {"same_meaning"}
 
 
 def test_each_synonym_belongs_to_one_group():

@@ -1,0 +1,756 @@
+"""Look-alike twins: two requests that read alike but ask for different things.
+
+The meaning signal (:mod:`arena.problems.meaning`) proposes pairs that mean about the
+same thing; a pair merges unless this module finds a *confident* conflict between
+what the two ask (:func:`conflict`). Confident means a substitution, never a gap:
+one side states a value the other replaces by another value of the same role
+
+- a number in the same role: a price bound (with its direction), a size or capacity
+  (units normalised: 750 ml = 0.75 L), a count, any other number;
+- a word of a closed class: colour, material, pattern, audience, size word;
+- a service (free shipping against cash on delivery);
+- a name (a brand or model: a word no English dictionary knows);
+- a content word replaced in an otherwise aligned sentence (another product noun);
+- a voucher term (threshold, discount, cap, budget, type, scope);
+- the fact a knowledge riddle asks;
+- where both sides carry gold constraints (price, attributes, options, services),
+  a constraint value of the same key.
+
+A value one side states and the other leaves out is not a conflict: the reworded
+request may leave a constraint implicit, and then the text similarity decides.
+Shop requests are compared item by item after aligning their items, whatever the order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+from arena.problems.asks import (
+    _JOINED,
+    _PRICE_PHRASES,
+    _RANGE,
+    _SERVICE_LOOKUP,
+    _STOP,
+    _lemma,
+    _normalised,
+    split_request,
+)
+from arena.problems.model import Intent, Problem
+from arena.problems.signature import price_interval
+
+# --- units -----------------------------------------------------------------------------------
+
+# unit word -> (dimension, factor to the dimension's base unit)
+_UNITS: dict[str, tuple[str, float]] = {}
+for _dimension, _entries in {
+    "volume": {
+        1.0: "ml mls milliliter milliliters millilitre millilitres",
+        10.0: "cl",
+        1000.0: "l ltr ltrs liter liters litre litres",  # not "lt": the direction token
+        3785.41: "gallon gallons gal",
+    },
+    "mass": {
+        0.001: "mg milligram milligrams",
+        1.0: "g gr gram grams gramme grammes gm gms",
+        1000.0: "kg kgs kilo kilos kilogram kilograms",
+        453.592: "lb lbs pound pounds",
+        28.3495: "oz ounce ounces",
+    },
+    "length": {
+        1.0: "mm millimeter millimeters millimetre millimetres",
+        10.0: "cm centimeter centimeters centimetre centimetres",
+        1000.0: "m meter meters metre metres",
+        25.4: "inch inches",
+        304.8: "ft feet foot",
+    },
+    "data": {0.001: "mb", 1.0: "gb", 1000.0: "tb"},
+    "power": {1.0: "w watt watts", 1000.0: "kw"},
+    "voltage": {1.0: "v volt volts"},
+    "charge": {1.0: "mah"},
+    "pieces": {1.0: "pcs pc piece pieces pack packs sheets sheet count ct"},
+    "pairs": {1.0: "pair pairs"},
+    "seats": {1.0: "seater seaters"},
+}.items():
+    for _factor, _words in _entries.items():
+        for _word in _words.split():
+            _UNITS[_word] = (_dimension, _factor)
+# "pack of 6", "set of 3", "box of 12": the count comes after the unit.
+_COUNT_BEFORE = frozenset({"pack", "set", "box", "bundle", "kit", "pair", "pairs", "dozen", "case", "bag"})
+_DIGIT_LETTER = re.compile(r"(\d)(?!(?:st|nd|rd|th)\b)([a-z])")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+_CURRENCY = frozenset({"php", "peso", "pesos", "p"})
+_CURRENCY_PREFIX = re.compile(r" (?:php|pesos?|p)(?= \d)")
+# Words that may sit between a direction and its amount ("below just 300 pesos").
+_FILLER = frozenset({"php", "peso", "pesos", "p", "just", "only", "about", "around", "roughly", "the", "a", "of"})
+# "I don't want to spend 300 or more": a negated spending verb turns the bound around.
+_NEGATED_SPEND = re.compile(
+    r"\b(?:dont|do not|doesnt|does not|not|never|wont|will not|cant|cannot|shouldnt|without)\b"
+    r"(?:\s+\w+){0,3}?\s+(?:spend|spending|pay|paying|go|going|exceed|exceeding|cost|costing|budget)\b"
+)
+# "within a budget of", "budget is", "my budget": a bound from above.
+_BUDGET = re.compile(r"\b(?:budget|afford|spend|spending|pay)\b")
+
+# Words a rewording adds or drops that state no constraint, beyond the guard's frame words:
+# how a shopper says "price", "please", "I need" and "it should" in free text.
+_FRAME = (
+    _STOP
+    | _CURRENCY
+    | frozenset(
+        """spend spent pay afford hold holds holding keep keeping nice fine okay ok must rather any anything
+    something thats its dont do does im id ill ive pls plz please need needs needed want wants wanted
+    total overall capacity layout around approximately roughly exactly least most more less plus also
+    printed print on it lol haha hi hello morning evening thanks thank much so am get got buy bought
+    which whats what would like love prefer preferred preferably ideally look looking shop store seller
+    sell selling sells store stores one ones seller sellers same single all these those them that this
+    someone somewhere where bring deliver delivered delivery ship shipping shipped cost costs worth budget
+    max maximum min minimum capped limit up upto top tops till until priced price range peso pesos""".split()
+    )
+)
+
+# How much of one request's token sequence (frame words included) the other keeps in order
+# (difflib's ratio). At EDITED or more the two are one sentence edited, and any content a side
+# adds, drops or replaces is a constraint changed (another noun, an item or a service added or
+# dropped); from SUBSTITUTED a word replaced by another still is. Below, the request was
+# reworded, and a word one side lacks is how it was reworded: the text similarity decides.
+# Both chosen on the hand-written development pairs (docs/leak-clusters.md): every edited twin
+# there is at 0.67 or more, every reworded variant that differs in a content word at 0.67 or less.
+EDITED = 0.7
+SUBSTITUTED = 0.6
+# Two riddles with one answer: their clues may be worded nearly alike ("sank" / "went down");
+# only a near copy with one word replaced (another product for the answer) is a twin.
+SAME_ANSWER = 0.85
+
+# --- closed classes --------------------------------------------------------------------------
+
+_CLASSES: dict[str, frozenset[str]] = {
+    "colour": frozenset(
+        """black white blue pink green red yellow gray brown gold silver beige cream orange purple navy khaki
+        multicolor multicolour maroon apricot violet magenta cyan teal turquoise lavender lilac mint olive tan
+        nude coral peach burgundy charcoal ivory rose fuchsia indigo bronze copper champagne transparent clear
+        dark light pastel neon emerald sky wine mustard rust camel taupe""".split()
+    ),
+    "material": frozenset(
+        """cotton wool leather denim silk linen polyester nylon canvas plastic wood wooden metal steel stainless
+        aluminum glass ceramic porcelain bamboo rubber silicone iron brass titanium carbon acrylic velvet suede
+        fleece spandex rayon paper cardboard marble granite stone resin vinyl pvc latex foam cork jute rattan
+        wicker crystal zinc chrome cashmere satin chiffon lace corduroy microfiber microfibre mesh knit
+        neoprene polycarbonate abs tempered""".split()
+    ),
+    "pattern": frozenset(
+        """floral striped stripe stripes plain solid checkered checked plaid polka dot dotted geometric camouflage
+        camo leopard graphic abstract paisley gingham houndstooth tie-dye cartoon printed""".split()
+    ),
+    "audience": frozenset("man woman kid baby unisex boy girl teen adult senior".split()),
+    "size": frozenset("small medium big xs xl xxl xxxl 2xl 3xl 4xl petite plus".split()),
+}
+_CLASS_OF = {word: name for name, words in _CLASSES.items() for word in words}
+
+
+# Brands that are also English words, which no dictionary test can tell from the word.
+_BRAND_WORDS = frozenset(
+    """apple canon dove puma shell tide jaguar corona gap mango guess oral oralb lego hp dell stanley philips
+    sony milo nestle kodak fossil vans converse coach razer corsair anker baseus ugreen remington braun
+    panasonic sharp toshiba hanabishi kyowa""".split()
+)
+
+
+@lru_cache(maxsize=65_536)
+def _known(word: str) -> bool:
+    import simplemma
+
+    return simplemma.is_known(word, lang="en")
+
+
+# --- one request read ------------------------------------------------------------------------
+
+Bound = tuple[str, float, float]  # (direction, value, second value): ("lt", 300, 0), ("btw", 5, 10)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What one request (or one shop item) states, in comparable form."""
+
+    prices: tuple[Bound, ...] = ()
+    measures: tuple[tuple[str, float], ...] = ()  # (dimension, value in the base unit)
+    others: tuple[float, ...] = ()  # numbers in no recognised role
+    classes: tuple[tuple[str, str], ...] = ()  # (class, word)
+    services: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()  # content words in order (numbers kept), for alignment
+    sequence: tuple[str, ...] = ()
+    units: tuple[tuple[str, ...], ...] = ()  # the sequence cut at sentence ends
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A problem read for the veto: the whole request, its items, the voucher, the fact, the gold constraints."""
+
+    whole: Reading
+    items: tuple[Reading, ...] = ()  # shop tasks: one per sub-request sentence with content
+    voucher: tuple[str | None, str | None, tuple[float, ...]] | None = None  # (scope, kind, numbers) from text
+    voucher_terms: tuple | None = None  # from the row's voucher object
+    fact: str | None = None
+    gold: bytes | None = None  # digest of the rewards' constraints (gold ids and titles left out)
+    intent: str = ""
+    text: str = ""  # the request sentences, for the embedding
+
+
+def read_request(problem: Problem) -> Request:
+    request, voucher_units = split_request(problem.query)
+    per_unit = [_read_units([_prepare(unit)]) for unit in request]
+    whole = _merge(per_unit)
+    items: tuple[Reading, ...] = ()
+    if problem.intent is Intent.shop and len(per_unit) > 1:
+        items = tuple(r for r in per_unit if r.words)
+    fact = None
+    if problem.knowledge is not None:
+        fact = problem.knowledge.knowledge_attribute
+    elif isinstance(problem.extra.get("Knowledge_Attribute"), str):
+        fact = problem.extra["Knowledge_Attribute"]
+    terms = None
+    if problem.voucher is not None:
+        v = problem.voucher
+        terms = (v.voucher_type, v.threshold, v.discount_type, v.face_value, v.discount, v.cap, v.budget)
+    return Request(
+        whole=whole,
+        items=items,
+        voucher=_read_voucher(voucher_units) if voucher_units else None,
+        voucher_terms=terms,
+        fact=" ".join(fact.lower().split()) if fact else None,
+        gold=_gold(problem),
+        intent=problem.intent.value,
+        text=_meaning_text(whole, request, problem.query),
+    )
+
+
+def _meaning_text(whole: Reading, request: Sequence[str], query: str) -> str:
+    """What the meaning vector reads: the request's content words (frame words, which every
+    request shares, dropped: with mean pooling they pull any two requests together)."""
+    words = [w for w in whole.words if not w[0].isdigit()]
+    return " ".join(words) if words else " ".join(request) or query
+
+
+_INCH_MARK = re.compile(r"(?<=\d)\s*(?:\"|”|''|-inch\b)")
+
+
+def _sequence(r: Reading) -> tuple[str, ...]:
+    return r.sequence if r.sequence or len(r.units) < 2 else tuple(w for unit in r.units for w in unit)
+
+
+def _merge(readings: Sequence[Reading]) -> Reading:
+    """One reading of several sentences (each read once: a shop request's items are its sentences)."""
+    if len(readings) == 1:
+        return readings[0]
+    return Reading(
+        prices=tuple(sorted(b for r in readings for b in r.prices)),
+        measures=tuple(sorted(m for r in readings for m in r.measures)),
+        others=tuple(sorted(v for r in readings for v in r.others)),
+        classes=tuple(sorted({c for r in readings for c in r.classes})),
+        services=tuple(sorted({v for r in readings for v in r.services})),
+        names=tuple(sorted({n for r in readings for n in r.names})),
+        words=tuple(w for r in readings for w in r.words),
+        units=tuple(r.sequence for r in readings),  # the whole sequence is their concatenation (_sequence)
+    )
+
+
+def _prepare(unit: str) -> str:
+    text = unit.replace("₱", " php ").replace("$", " php ")
+    if '"' in text or "”" in text or "''" in text or "-inch" in text:
+        text = _INCH_MARK.sub(" inch ", text)  # 16" is 16 inch
+    padded = _normalised(text)
+    padded = _DIGIT_LETTER.sub(r"\1 \2", padded)
+    for phrase, canonical in _JOINED:
+        if phrase in padded:
+            padded = padded.replace(phrase, canonical)
+    return padded
+
+
+def _read_units(units: Sequence[str]) -> Reading:
+    prices: list[Bound] = []
+    measures: list[tuple[str, float]] = []
+    others: list[float] = []
+    services: set[str] = set()
+    words: list[str] = []
+    sequence: list[str] = []  # every token in order, frame words too: how far the sentence was edited
+    size_words: list[str] = []
+    for padded in units:
+        for phrase, service in _SERVICE_LOOKUP:
+            if phrase in padded:
+                services.add(service)
+                padded = padded.replace(phrase, f" svc{service.lower()} ")
+        if " p" in padded:  # "from php 900 up to php 1500": the range reads its amounts side by side
+            padded = _CURRENCY_PREFIX.sub(" ", padded)
+        negated = _NEGATED_SPEND.search(padded) is not None
+        budget = _BUDGET.search(padded) is not None
+        if _RANGE.search(padded):
+            padded = _RANGE.sub(r" btw \1 \2 ", padded)
+        for phrase, token in _PRICE_PHRASES:
+            while phrase in padded:
+                padded = padded.replace(phrase, token)
+        tokens = padded.split()
+        used: set[int] = set()
+        for i, token in enumerate(tokens):
+            if i in used:
+                continue
+            if token[0].isdigit() and i > 0 and _ORDINAL.fullmatch(token):
+                # "the 16th track", "the ninth track" (text2num writes 9th): a number in a riddle;
+                # a sentence opening with one ("First, a ...") is the list frame.
+                others.append(float(token[:-2]))
+                sequence.append(token)
+                continue
+            if before_is_size(tokens, i) and token in _SIZE_LETTERS:
+                size_words.append(token)  # "size L": a size, not litres
+                words.append(token)
+                sequence.append(token)
+                continue
+            if not token[0].isdigit() or not _NUMBER.fullmatch(token):
+                if token.startswith("svc"):
+                    sequence.append(token)
+                elif not token[0].isdigit() and token not in ("lt", "gt", "btw"):
+                    words.append(token)
+                    sequence.append(token)
+                continue
+            value = float(token)
+            after = tokens[i + 1] if i + 1 < len(tokens) else ""
+            before = tokens[i - 1] if i > 0 else ""
+            if after in _UNITS and not (after == "m" and i + 2 < len(tokens) and tokens[i + 2] == "php"):
+                dimension, factor = _UNITS[after]
+                measures.append((dimension, round(value * factor, 6)))
+                words.append(f"{value * factor:g}{dimension}")  # "0.75 l" and "750 ml" read alike
+                sequence.append(words[-1])
+                used.add(i + 1)
+                continue
+            if before in _COUNT_BEFORE or (before == "of" and i > 1 and tokens[i - 2] in _COUNT_BEFORE):
+                measures.append(("pieces" if before not in ("pair", "pairs") else "pairs", value))
+                words.append(f"{value:g}pieces")
+                sequence.append(words[-1])
+                continue
+            direction = _direction_before(tokens, i)
+            if direction == "btw":
+                second = _next_number(tokens, i)
+                if second is not None:
+                    used.add(second)
+                    low, high = sorted((value, float(tokens[second])))
+                    prices.append(("btw", low, high) if low > 0 else ("lt", high, 0.0))
+                    # Amounts only: directions are compared above, and "3" is "3" in any role.
+                    sequence.extend(f"{v:g}" for v in prices[-1][1:] if v)
+                    continue
+                direction = None
+            if direction is None:
+                direction = _direction_after(tokens, i)
+            if direction in ("lt", "gt") and negated:  # "not spend 300 or more": below 300
+                direction = "gt" if direction == "lt" else "lt"
+            currency = after in _CURRENCY or before in _CURRENCY
+            if direction is None and currency:
+                direction = "lt" if budget else "eq"
+            if direction is None:
+                if value != 1:  # "one" is mostly "a"
+                    others.append(value)
+                words.append(token)
+                sequence.append(token)
+                continue
+            prices.append((direction, value, 0.0))
+            sequence.append(f"{value:g}")
+    # Interned: 100k requests share a few thousand words, held once (a token is a pointer, not a string).
+    lemmas = [_lemma(w) if not w[0].isdigit() else sys.intern(w) for w in words]
+    lemmatised = [_lemma(w) if w.isalpha() else sys.intern(w) for w in sequence]
+    content = [w for w in lemmas if w[:1].isdigit() or (w not in _FRAME and len(w) > 1)]
+    classes = sorted({(_CLASS_OF[w], w) for w in content if w in _CLASS_OF} | {("size", w) for w in size_words})
+    names = sorted(
+        {
+            w
+            for w, lemma in zip(words, lemmas, strict=True)
+            if w.isalpha()
+            and len(w) >= 2
+            and lemma not in _FRAME
+            and lemma not in _CLASS_OF
+            and w not in _UNITS
+            and (w in _BRAND_WORDS or not _known(w))
+        }
+    )
+    return Reading(
+        prices=tuple(sorted(prices)),
+        measures=tuple(sorted(measures)),
+        others=tuple(sorted(others)),
+        classes=tuple(classes),
+        services=tuple(sorted(services)),
+        names=tuple(names),
+        words=tuple(content),
+        sequence=tuple(lemmatised),
+    )
+
+
+_SIZE_LETTERS = frozenset("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl 5xl".split())
+
+
+def before_is_size(tokens: list[str], i: int) -> bool:
+    return i > 0 and tokens[i - 1] in ("size", "sizes")
+
+
+def _direction_before(tokens: list[str], i: int) -> str | None:
+    j = i - 1
+    while j >= 0 and i - j <= 4:
+        if tokens[j] in ("lt", "gt", "btw"):
+            return tokens[j]
+        if tokens[j] not in _FILLER:
+            return None
+        j -= 1
+    return None
+
+
+def _direction_after(tokens: list[str], i: int) -> str | None:
+    """A direction written after the amount: "300 pesos or more" (read as "300 pesos gt")."""
+    for j in range(i + 1, min(len(tokens), i + 3)):
+        if tokens[j] in ("lt", "gt"):
+            return tokens[j]
+        if tokens[j] not in _CURRENCY:
+            return None
+    return None
+
+
+def _next_number(tokens: list[str], i: int) -> int | None:
+    for j in range(i + 1, min(len(tokens), i + 4)):
+        if tokens[j][0].isdigit() and _NUMBER.fullmatch(tokens[j]):
+            return j
+    return None
+
+
+_SHOP_SCOPE = re.compile(
+    r"\b(?:same|one|1|single|a|particular|specific|that|this) (?:shop|store|seller)\b|\bshop voucher\b|"
+    r"\bshop specific\b|\bstore specific\b|\bfrom (?:that|this|the) (?:shop|store|seller)\b"
+)
+_ALL_SCOPE = re.compile(
+    r"\b(?:all|every|any|each) (?:products?|items?|shops?|stores?|sellers?|purchases?|orders?)\b|"
+    r"\bplatform\b|\bsitewide\b|\bstorewide\b|\banything\b|\beverything\b"
+)
+_PERCENT = re.compile(r"\b(?:percent|per cent|percentage)\b")
+_FIXED = re.compile(r"\b(?:fixed|flat|off)\b")
+
+
+def _read_voucher(units: Sequence[str]) -> tuple[str | None, str | None, tuple[float, ...]]:
+    text = _normalised(" \n ".join(u.replace("₱", " php ") for u in units))
+    text = _DIGIT_LETTER.sub(r"\1 \2", text)
+    scope = "shop" if _SHOP_SCOPE.search(text) else "all" if _ALL_SCOPE.search(text) else None
+    kind = "percent" if _PERCENT.search(text) else "fixed" if _FIXED.search(text) else None
+    numbers = tuple(sorted(float(w) for w in text.split() if w[0].isdigit() and _NUMBER.fullmatch(w) and w != "1"))
+    return scope, kind, numbers
+
+
+def _gold(problem: Problem) -> bytes | None:
+    if not problem.rewards:
+        return None
+    values: dict[str, set[str]] = {}
+    for reward in problem.rewards:
+        interval = price_interval(reward.price)
+        if interval is not None:
+            values.setdefault("price", set()).add(f"{interval[0]:g}-{interval[1] if interval[1] is not None else ''}")
+        for entry in reward.attributes:
+            for key, vs in entry.items():
+                values.setdefault(f"attr:{key.lower()}", set()).update(" ".join(v.lower().split()) for v in vs)
+        for option in reward.sku_options:
+            for key, value in option.items():
+                values.setdefault(f"sku:{key.lower()}", set()).add(" ".join(str(value).lower().split()))
+        if reward.service:
+            values.setdefault("service", set()).update(reward.service)
+    # A digest: compared whole (any difference is a conflict), 16 bytes a problem instead of a set a key.
+    return hashlib.blake2b(repr(sorted((k, sorted(v)) for k, v in values.items())).encode(), digest_size=16).digest()
+
+
+# --- conflicts -------------------------------------------------------------------------------
+
+
+def conflict(a: Request, b: Request) -> str | None:
+    """Why ``a`` and ``b`` are two problems (a confident conflict), or None when nothing says so."""
+    if a.fact is not None and b.fact is not None and a.fact != b.fact:
+        return f"fact {a.fact!r} / {b.fact!r}"
+    if a.voucher_terms is not None and b.voucher_terms is not None and a.voucher_terms != b.voucher_terms:
+        return "voucher terms"
+    if a.gold is not None and b.gold is not None and a.gold != b.gold:
+        # Gold constraints are the whole ask (the scorer checks each): there a value one side has
+        # and the other lacks is a difference, not a gap left by a rewording.
+        return "gold constraints differ"
+    if (a.voucher is None) != (b.voucher is None) and (a.voucher_terms is None) != (b.voucher_terms is None):
+        return "voucher / none"
+    if a.voucher is not None and b.voucher is not None:
+        found = _voucher_conflict(a.voucher, b.voucher)
+        if found:
+            return found
+    if a.fact is not None and a.fact == b.fact:
+        # The same answer: the riddle's clue may be worded any way; only an edited purchase
+        # (another product for the same answer) still separates them.
+        return _reading_conflict(a.whole, b.whole, gaps=False, substituted=SAME_ANSWER)
+    if (len(a.items) >= 2 and b.intent == "product") or (len(b.items) >= 2 and a.intent == "product"):
+        return "several items / one product"
+    if a.fact is None and b.fact is None:
+        found = _symmetric_gap(a.whole, b.whole)
+        if found:
+            return found
+    if len(a.items) >= 2 and len(b.items) >= 2:
+        found = _items_conflict(a.items, b.items)
+        if found:
+            return found
+    return _reading_conflict(a.whole, b.whole)
+
+
+def _slots(r: Reading) -> set[str]:
+    found = {f"size:{d}" for d, _ in r.measures} | {c for c, _ in r.classes}
+    if r.prices:
+        found.add("price")
+    if r.names:
+        found.add("name")
+    if r.services:
+        found.add("service")
+    return found
+
+
+def _symmetric_gap(a: Reading, b: Reading) -> str | None:
+    """Each side states a kind of constraint the other states nothing of (a capacity here, a price
+    there; a material here, a colour there): two different requests, not one reworded. A rewording
+    may leave one constraint implicit, but not trade it for another (none of the hand-written or
+    rule-built variants does)."""
+    mine, theirs = _slots(a), _slots(b)
+    if mine - theirs and theirs - mine:
+        return f"each states what the other does not: {sorted(mine - theirs)} / {sorted(theirs - mine)}"
+    return None
+
+
+def _voucher_conflict(
+    a: tuple[str | None, str | None, tuple[float, ...]], b: tuple[str | None, str | None, tuple[float, ...]]
+) -> str | None:
+    if a[0] and b[0] and a[0] != b[0]:
+        return f"voucher scope {a[0]} / {b[0]}"
+    if a[1] and b[1] and a[1] != b[1]:
+        return f"voucher type {a[1]} / {b[1]}"
+    only_a, only_b = _unmatched(a[2], b[2])
+    if only_a and only_b:
+        return f"voucher terms {only_a} / {only_b}"
+    return None
+
+
+def _unmatched(a: Iterable[float], b: Iterable[float]) -> tuple[list[float], list[float]]:
+    rest = list(b)
+    left = []
+    for value in a:
+        match = next((k for k, other in enumerate(rest) if math.isclose(other, value, rel_tol=1e-6)), None)
+        if match is None:
+            left.append(value)
+        else:
+            rest.pop(match)
+    return left, rest
+
+
+def _prices_conflict(a: Sequence[Bound], b: Sequence[Bound]) -> bool:
+    rest = list(b)
+    left = []
+    for bound in a:
+        match = next((k for k, other in enumerate(rest) if _same_bound(bound, other)), None)
+        if match is None:
+            left.append(bound)
+        else:
+            rest.pop(match)
+    return bool(left) and bool(rest)
+
+
+def _same_bound(a: Bound, b: Bound) -> bool:
+    if "eq" in (a[0], b[0]):  # a direction one side does not say: the amounts decide
+        values_a = {a[1], a[2]} - {0.0}
+        return a[1] in ({b[1], b[2]} - {0.0}) or b[1] in values_a
+    return a == b
+
+
+def _reading_conflict(a: Reading, b: Reading, gaps: bool = True, substituted: float = SUBSTITUTED) -> str | None:
+    if a.prices and b.prices and _prices_conflict(a.prices, b.prices):
+        return f"price {a.prices} / {b.prices}"
+    dimensions = {d for d, _ in a.measures} & {d for d, _ in b.measures}
+    for dimension in sorted(dimensions):
+        only_a, only_b = _unmatched(
+            [v for d, v in a.measures if d == dimension], [v for d, v in b.measures if d == dimension]
+        )
+        if only_a and only_b:
+            return f"{dimension} {only_a} / {only_b}"
+    # A number in no role on one side may be the other side's price or size written another way.
+    elsewhere_a = [v for _, v, _ in a.prices] + [v for _, v in a.measures]
+    elsewhere_b = [v for _, v, _ in b.prices] + [v for _, v in b.measures]
+    only_a, only_b = _unmatched(a.others, b.others)
+    only_a = [v for v in only_a if not any(math.isclose(v, w) for w in elsewhere_b)]
+    only_b = [v for v in only_b if not any(math.isclose(v, w) for w in elsewhere_a)]
+    if only_a and only_b:
+        return f"number {only_a} / {only_b}"
+    # Services are read from fixed phrases, reliably, and no rewording drops one (none of the
+    # hand-written or rule-built variants does): one side asking a service the other does not is a twin.
+    if gaps and set(a.services) != set(b.services):
+        return f"service {a.services} / {b.services}"
+    for name in _CLASSES:
+        mine = {w for c, w in a.classes if c == name}
+        theirs = {w for c, w in b.classes if c == name}
+        if mine - theirs and theirs - mine:
+            return f"{name} {sorted(mine)} / {sorted(theirs)}"
+    names_a = _unpaired(set(a.names) - set(b.names), b.words)
+    names_b = _unpaired(set(b.names) - set(a.names), a.words)
+    if names_a and names_b:
+        return f"name {sorted(names_a)} / {sorted(names_b)}"
+    found = _edit_conflict(_sequence(a), _sequence(b), gaps, substituted) or _bag_conflict(a.words, b.words)
+    if found or len(a.units) < 2 and len(b.units) < 2:
+        return found
+    return _units_conflict(a.units, b.units, substituted)
+
+
+# A long request whose content words are all the same but one replaced, in any order: clauses
+# reordered and one value swapped ("sprocket sets" -> "camera sets"). The floor keeps out short
+# rewordings, where one replaced word is how it was reworded ("new" for "set").
+BAG_COMMON = 8
+BAG_SHARE = 0.85
+
+
+def _bag_conflict(a: Sequence[str], b: Sequence[str]) -> str | None:
+    wa, wb = Counter(a), Counter(b)  # a multiset: "luggage" named twice, then once beside "winch"
+    common = sum((wa & wb).values())
+    if common < BAG_COMMON or common < BAG_SHARE * max(len(a), len(b)):
+        return None
+    only_a, only_b = _unspelt(sorted((wa - wb).elements()), sorted((wb - wa).elements()), a, b)
+    if only_a and only_b:
+        return f"replaced in a reordered request: {only_a} / {only_b}"
+    return None
+
+
+def _units_conflict(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]], substituted: float) -> str | None:
+    """Sentences aligned whatever their order (a riddle's clue moved after the purchase), then a
+    word replaced within an aligned sentence is a changed constraint. A word one sentence adds
+    is not: a split request spreads its constraints over other sentences."""
+    scored = sorted(
+        (-SequenceMatcher(None, x, y, autojunk=False).ratio(), i, j)
+        for i, x in enumerate(a)
+        for j, y in enumerate(b)
+        if x and y
+    )
+    taken_a: set[int] = set()
+    taken_b: set[int] = set()
+    whole_a = {w for unit in a for w in unit}
+    whole_b = {w for unit in b for w in unit}
+    for negative, i, j in scored:
+        if -negative < substituted:
+            break
+        if i in taken_a or j in taken_b:
+            continue
+        taken_a.add(i)
+        taken_b.add(j)
+        # Words moved to another sentence are not replaced: only words the other side lacks count.
+        x = [w for w in a[i] if w not in whole_b or w in b[j]]
+        y = [w for w in b[j] if w not in whole_a or w in a[i]]
+        found = _edit_conflict(x, y, gaps=False, substituted=substituted)
+        if found:
+            return f"sentence {i + 1}/{j + 1}: {found}"
+    return None
+
+
+def _unpaired(names: set[str], other_words: Sequence[str]) -> set[str]:
+    """Names the other side does not write another way (split, joined or misspelt by a letter)."""
+    from rapidfuzz.distance import Levenshtein
+
+    joined = "".join(other_words)
+    return {
+        n
+        for n in names
+        if n not in joined and not any(len(w) >= 5 and Levenshtein.distance(n, w) <= 1 for w in other_words)
+    }
+
+
+def _edit_conflict(
+    a: Sequence[str], b: Sequence[str], gaps: bool = True, substituted: float = SUBSTITUTED
+) -> str | None:
+    if not a or not b:
+        return None
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    ratio = matcher.ratio()
+    if ratio < substituted:
+        return None
+    removed: Counter[str] = Counter()
+    added: Counter[str] = Counter()
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            removed.update(w for w in a[i1:i2] if w not in _FRAME)
+            added.update(w for w in b[j1:j2] if w not in _FRAME)
+    only_a = sorted((removed - added).elements())
+    only_b = sorted((added - removed).elements())
+    if ratio < EDITED:  # numbers and services are compared by role above; here only words
+        only_a = [w for w in only_a if w.isalpha() and not w.startswith("svc")]
+        only_b = [w for w in only_b if w.isalpha() and not w.startswith("svc")]
+    only_a, only_b = _unspelt(only_a, only_b, a, b)
+    if only_a and only_b and ratio >= substituted:
+        return f"edited ({ratio:.2f}): {only_a} / {only_b}"
+    if gaps and ratio >= EDITED and (_weighty(only_a) or _weighty(only_b)):
+        return f"edited ({ratio:.2f}): {only_a} / {only_b}"
+    return None
+
+
+def _weighty(words: Sequence[str]) -> bool:
+    """A part one side adds that states a constraint: a number, a value of a closed class, or a
+    phrase (an item: "a baby bathtub"), not one loose word a rewording drops ("cake", "set")."""
+    plain = [w for w in words if w.isalpha() and not w.startswith("svc")]
+    return (
+        len(plain) >= 2
+        or len(plain) < len(words)
+        or any(w in _CLASS_OF or w in _BRAND_WORDS or (len(w) >= 3 and not _known(w)) for w in plain)
+    )
+
+
+def _unspelt(only_a: list[str], only_b: list[str], wa: Sequence[str], wb: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Drop words the other side writes another way: joined ("rain boots" / "rainboots") or misspelt."""
+    joined_a, joined_b = "".join(only_a), "".join(only_b)
+    if joined_a == joined_b:  # "spf 50" / "spf50"
+        return [], []
+
+    def respelt(word: str, joined: str, others: list[str]) -> bool:
+        compound = len(word) >= 4 and joined and (word in joined or (len(joined) >= 4 and joined in word))
+        return bool(compound) or _near(word, others)
+
+    keep_a = [w for w in only_a if not respelt(w, joined_b, only_b)]
+    keep_b = [w for w in only_b if not respelt(w, joined_a, only_a)]
+    return keep_a, keep_b
+
+
+def _near(word: str, others: Sequence[str]) -> bool:
+    """Another spelling of ``word`` among ``others``: one letter apart, or one a short form of the
+    other ("cam" / "camera", "spf" / "spf50")."""
+    from rapidfuzz.distance import Levenshtein
+
+    for other in others:
+        short, long = sorted((word, other), key=len)
+        if min(len(word), len(other)) >= 5 and Levenshtein.distance(word, other) <= 1:
+            return True
+        if long.startswith(short) and (len(short) == 3 or long[len(short) :].isdigit()):
+            return True
+    return False
+
+
+def _items_conflict(a: Sequence[Reading], b: Sequence[Reading]) -> str | None:
+    """Items aligned by their content words (greedy, best overlap first), then compared pair by pair."""
+    scored = []
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            wx, wy = set(x.words), set(y.words)
+            overlap = len(wx & wy) / max(1, len(wx | wy))
+            scored.append((-overlap, i, j))
+    scored.sort()
+    taken_a: set[int] = set()
+    taken_b: set[int] = set()
+    for negative, i, j in scored:
+        if i in taken_a or j in taken_b or negative == 0:
+            continue
+        taken_a.add(i)
+        taken_b.add(j)
+        # An item sentence may carry the request's opening ("Find shops offering: First, a ..."),
+        # which its partner has on a line of its own: within items only replaced words count.
+        found = _reading_conflict(a[i], b[j], gaps=False)
+        if found:
+            return f"item {i + 1}/{j + 1}: {found}"
+    return None
