@@ -23,6 +23,14 @@ def generate(
         str, typer.Option("--intents", help="Comma list of product, shop, voucher, knowledge (web).")
     ] = "product,shop,voucher,knowledge",
     variants: Annotated[int, typer.Option("--variants", min=0, max=8, help="Variants per problem.")] = 0,
+    variant_kinds: Annotated[
+        str,
+        typer.Option(
+            "--variant-kinds",
+            help="Comma list of variant kinds taken in turn (docs/generator.md), or all, or hard "
+            "(deep_paraphrase, split_sentences, shop_items, riddle_reworded).",
+        ),
+    ] = "all",
     knowledge_out: Annotated[
         Path | None,
         typer.Option("--knowledge-out", help="Empty directory for the knowledge corpus and its web_search index."),
@@ -42,10 +50,15 @@ def generate(
     from arena.generator.generate import generate as run_generator
     from arena.generator.rewrite_client import RewriteError
     from arena.problems.model import Intent
+    from arena.problems.variants import parse_kinds
     from arena.shop.index import CatalogIndex, CatalogIndexError
 
     settings = settings_or_fail(config)
     wanted = _parse_intents(intents)
+    try:
+        kinds = parse_kinds(variant_kinds)
+    except ValueError as exc:
+        fail(f"--variant-kinds: {exc}")
     if Intent.knowledge in wanted and knowledge_out is None:
         err.print("[yellow]knowledge skipped:[/] give --knowledge-out DIR for the web_search corpus its riddles need")
         wanted.remove(Intent.knowledge)
@@ -65,7 +78,7 @@ def generate(
     progress = Progress(
         TextColumn("generating"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True
     )
-    cfg = GeneratorConfig(n=n, seed=seed, intents=wanted, variants=variants, workers=workers)
+    cfg = GeneratorConfig(n=n, seed=seed, intents=wanted, variants=variants, variant_kinds=kinds, workers=workers)
     try:
         with progress:
             task = progress.add_task("problems", total=n)

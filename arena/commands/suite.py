@@ -134,12 +134,25 @@ def suite_build(
             f"  {name.value:<10} {counts.problems:>5} problems {counts.clusters:>5} clusters  {_by_intent(counts.by_intent)}",
             highlight=False,
         )
+    if any("variant_kind" in p.extra for p in loaded):  # generated banks only: it reads the files back
+        _report_variants(suite)
     # `--seed "$(openssl rand -hex 32)"` never shows the operator the seed: say where it is kept, not what it is.
     err.print(
         f'the partition seed is kept in {out_dir / "sealed" / "manifest.json"} ("seed"): keep it secret, as the whole '
         "sealed/ folder, and back it up with the suite (the same problems and seed rebuild the same suite)",
         highlight=False,
     )
+
+
+def _report_variants(suite) -> None:
+    """Generated variants by kind and how many share their source's cluster (docs/generator.md, Variants)."""
+    from arena.problems.partitions import PartitionName
+    from arena.problems.variants import family_joins
+
+    joins = family_joins(p for name in PartitionName for p in suite.problems(name))
+    if joins:
+        listed = ", ".join(f"{kind} {joined}/{total}" for kind, (joined, total) in joins.items())
+        err.print(f"variants in their source's cluster, by kind: {listed}", highlight=False)
 
 
 INTENT_ORDER = ("product", "shop", "voucher", "knowledge")

@@ -35,7 +35,7 @@ from arena.generator.catalog_frame import CatalogFrame, FrameState, GenerationEr
 from arena.problems.draft import Draft
 from arena.problems.model import Difficulty, Intent, Problem
 from arena.problems.riddles import fact_document
-from arena.problems.variants import make_variants
+from arena.problems.variants import KINDS, VariantKind, make_variants
 from arena.shop.index import CatalogIndex
 from arena.shop.knowledge import KnowledgeDocument
 
@@ -47,6 +47,9 @@ class GeneratorConfig(BaseModel):
     seed: int = 0
     intents: list[Intent] = Field(default_factory=lambda: list(ALL_INTENTS))
     variants: int = Field(0, ge=0, le=8, description="Variants emitted per source problem.")
+    variant_kinds: list[VariantKind] = Field(
+        default_factory=lambda: list(KINDS), min_length=1, description="The kinds variants take, in turn."
+    )
     workers: int = Field(1, ge=1, description="Processes checking candidates (output does not depend on it).")
     #: Give up on an intent after this many rejected candidates in a row: the catalog cannot make it.
     max_rejections_in_a_row: int = Field(400, ge=1)
@@ -218,7 +221,9 @@ def _emit(intents, accepted, config, report, rewrite) -> tuple[list[Problem], li
             problems.append(source)
             counts[intent.value][difficulty.value] += 1
             family = [source]
-            for variant_draft, variant_query, kind in make_variants(draft, outcome.query, config.variants):
+            for variant_draft, variant_query, kind in make_variants(
+                draft, outcome.query, config.variants, config.variant_kinds
+            ):
                 text, extra = _rewritten(rewrite, variant_query, variant_draft)
                 extra |= {"variant_of": source.id, "variant_kind": kind}
                 family.append(assemble(variant_draft, text, seed=config.seed, difficulty=difficulty, extra=extra))

@@ -76,14 +76,21 @@ class Fact(BaseModel):
     doc_id: str
 
 
+#: The sentence shape a draft is said in: the official-style templates, or one of the restatements
+#: the hard variant kinds use (``arena.problems.restating``): other sentence shapes and synonyms, one
+#: short sentence per constraint, or a knowledge riddle with the purchase first and the clue reworded.
+Shape = Literal["template", "deep", "split", "riddle"]
+
+
 class Style(BaseModel):
-    """The seeds a draft is worded with (``arena.problems.wording.Renderer``)."""
+    """The seeds a draft is worded with (``arena.problems.wording.Renderer``), and its sentence shape."""
 
     model_config = ConfigDict(frozen=True)
 
     wording: int
     order: int
     money: int
+    shape: Shape = "template"
 
 
 class Draft(BaseModel):

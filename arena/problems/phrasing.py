@@ -5,7 +5,9 @@ seeds: ``wording`` picks the templates, ``order`` the order constraints are
 mentioned in, ``money`` the number and currency format; see
 ``arena.problems.wording``). Variants (``arena.problems.variants``) change one
 seed at a time, so a variant differs from its source in one way that can be
-named. Seeds feed ``random.Random`` with strings (hashed with SHA-512, never
+named. A draft whose ``Style.shape`` is not ``template`` (the hard variant kinds)
+is said by ``arena.problems.restating`` instead, in another sentence shape;
+voucher rules stay word for word either way. Seeds feed ``random.Random`` with strings (hashed with SHA-512, never
 Python's salted ``hash``), so a draft renders to the same text in every process.
 """
 
@@ -13,7 +15,8 @@ from __future__ import annotations
 
 from arena.problems.draft import Draft, ItemNeed
 from arena.problems.model import Intent, Voucher
-from arena.problems.riddles import knowledge_query
+from arena.problems.restating import Restater, restated_request
+from arena.problems.riddles import knowledge_query, restated_riddle
 from arena.problems.wording import Renderer, capital, listing
 
 _PRODUCT_OPENERS = (
@@ -30,6 +33,8 @@ _VOUCHER_FRAMES = ("list", "also", "few_things", "shopping_list", "sentences")
 
 def render_query(draft: Draft) -> str:
     """The templated natural-language query of a draft (deterministic in its style)."""
+    if draft.style.shape != "template":
+        return _restated(draft)
     r = Renderer(draft.style)
     if draft.intent is Intent.product:
         return capital(r.pick(_PRODUCT_OPENERS).format(need=r.need(draft.needs[0]))) + r.pick(_CLOSERS)
@@ -40,6 +45,18 @@ def render_query(draft: Draft) -> str:
         return _voucher_items(r, draft.needs) + voucher_rules(draft.voucher)
     assert draft.fact is not None
     return knowledge_query(r, draft.needs[0], draft.fact)
+
+
+def _restated(draft: Draft) -> str:
+    """The hard variant kinds' shapes (``arena.problems.restating``); voucher rules stay word for word."""
+    if draft.intent is Intent.knowledge:
+        assert draft.fact is not None
+        return restated_riddle(Restater(draft.style), draft.needs[0], draft.fact, split=draft.style.shape == "split")
+    text = restated_request(draft)
+    if draft.intent is Intent.voucher:
+        assert draft.voucher is not None
+        return text + voucher_rules(draft.voucher)
+    return text
 
 
 def _shop_query(r: Renderer, needs: list[ItemNeed]) -> str:

@@ -13,7 +13,8 @@ import re
 
 from arena.problems.draft import Fact, ItemNeed
 from arena.problems.nouns import usable_value
-from arena.problems.wording import Renderer, key_class, with_article
+from arena.problems.restating import Restater
+from arena.problems.wording import Renderer, capital, key_class, with_article
 from arena.shop.knowledge import KnowledgeDocument
 from arena.shop.product import Product
 
@@ -79,6 +80,53 @@ _FACT_DOCS: dict[str, str] = {
     "style": "{N} is a designer from {P} who opened a studio in {Y}. Critics describe every collection as {v} "
     "in style; the designer has never worked in any other.",
 }
+
+
+# The fact as a noun phrase ("the colour of the flag of Kavelon"): restated riddles put the purchase first
+# and name the fact inside it, the way a shopper asks, instead of asking the question and then buying.
+_CLUES: dict[str, tuple[str, ...]] = {
+    "material": ("the material of the {N} Lantern of {P}", "whatever the {N} Lantern in {P} is made of",
+                 "the stuff {P}'s {N} Lantern is built from"),
+    "color": ("the colour of the flag of {N}, the island nation", "the single colour on {N}'s flag",
+              "the colour the island nation of {N} flies"),
+    "flavor": ("the flavour of the cake that won the {Y} {N} Cup in {P}", "the flavour that took {P}'s {N} Cup in {Y}",
+               "the winning flavour of the {Y} {N} Cup in {P}"),
+    "scent": ("the signature scent of House {N} in {P}", "the scent House {N}, the {P} perfumery, is known for",
+              "House {N}'s signature fragrance, as sold in {P}"),
+    "pattern": ("the pattern the {N} Weavers of {P} weave", "the pattern of the {N} Weavers' cloth in {P}",
+                "the one pattern {P}'s {N} Weavers use"),
+    "style": ("the signature style of {N}, the designer from {P}", "the style the {P} designer {N} works in",
+              "designer {N}'s style (the one from {P})"),
+}  # fmt: skip
+_FACT_WORDS = {"material": "material", "color": "colour", "flavor": "flavour", "scent": "scent",
+               "pattern": "pattern", "style": "style"}  # fmt: skip
+_BUY = ("I'd like to buy {head}", "Get me {head}", "I'm shopping for {head}", "I'm hoping to get {head}",
+        "Please pick out {head}")  # fmt: skip
+_RIDDLE_TAILS = ("Its {kind} has to be {clue}.", "Its {kind} should match {clue}.",
+                 "I want the {kind} to be {clue}; you may need to look that up.")  # fmt: skip
+_CLUE_FIRST = ("Look up {clue}.", "First find out {clue}.", "Start from {clue}.")
+_CLUE_FIRST_WANT = ("I want {head} in that {kind}.", "Find {head} in exactly that {kind}.",
+                    "Buy me {head} of that {kind}.")  # fmt: skip
+
+
+def restated_riddle(s: Restater, need: ItemNeed, fact: Fact, *, split: bool) -> str:
+    """The riddle restated, the clue reworded: the purchase first with the clue inside it (``split``
+    False), or short sentences, the clue as a sentence of its own, first or last (``split``).
+
+    The invented name stays (it is what web_search finds the fact by) and the
+    fact's value never appears: hints exclude it by construction, and clues name
+    the entity, never the value."""
+    clue = s.pick(_CLUES[fact.kind]).format(N=fact.name, P=fact.place, Y=fact.year)
+    kind = _FACT_WORDS[fact.kind]
+    if not split:
+        head = s.deep(need, trailing=False)[0]
+        return f"{s.pick(_BUY).format(head=head)}. {s.pick(_RIDDLE_TAILS).format(kind=kind, clue=clue)}"
+    head, hints = s.split(need)
+    if s.r.words.randrange(2):  # the clue first, as a statement
+        want = s.pick(_CLUE_FIRST_WANT).format(head=head, kind=kind)
+        return " ".join([capital(s.pick(_CLUE_FIRST).format(clue=clue)), want, *hints])
+    buy = s.pick(_BUY).format(head=head) + "."
+    return " ".join([buy, *hints, s.pick(_RIDDLE_TAILS).format(kind=kind, clue=clue)])
 
 
 def knowledge_query(r: Renderer, need: ItemNeed, fact: Fact) -> str:

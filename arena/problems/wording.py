@@ -29,6 +29,63 @@ _MONEY: tuple[Callable[[int], str], ...] = (
     lambda n: f"{n}",  # "under 500": a bare number, as shoppers often write
 )
 
+_ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen"
+).split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def number_words(n: int) -> str:
+    """ "1,250" -> "one thousand two hundred fifty": how a shopper spells a price out."""
+    if n < 0:
+        raise ValueError(f"number_words: {n} is negative")
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        tens, ones = divmod(n, 10)
+        return _TENS[tens] + (f"-{_ONES[ones]}" if ones else "")
+    for size, name in ((10**9, "billion"), (10**6, "million"), (1000, "thousand"), (100, "hundred")):
+        if n >= size:
+            head, rest = divmod(n, size)
+            return f"{number_words(head)} {name}" + (f" {number_words(rest)}" if rest else "")
+    raise AssertionError("unreachable")
+
+
+# A number and its unit ("750ml", "40 L", "1.5 m"): the unit written another way keeps the quantity.
+# A bare "in" is left out: "2 in 1" is a product kind, not two inches.
+_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(ml|l|ltrs?|liters?|litres?|g|kg|cm|mm|m|inch(?:es)?|oz|w|mah|gb|tb)\b",
+                   re.IGNORECASE)  # fmt: skip
+_UNIT_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "ml": ("{n} millilitres", "{n} milliliters", "{n}mL"),
+    "l": ("{n} liters", "{n} litres", "{n}L"),
+    "g": ("{n} grams", "{n}g"),
+    "kg": ("{n} kilograms", "{n} kilos"),
+    "cm": ("{n} centimeters", "{n} centimetres"),
+    "mm": ("{n} millimeters", "{n} millimetres"),
+    "m": ("{n} meters", "{n} metres"),
+    "in": ('{n}"', "{n} inches"),
+    "oz": ("{n} ounces", "{n} oz."),
+    "w": ("{n} watts", "{n}W"),
+    "mah": ("{n} milliamp-hours",),
+    "gb": ("{n} gigabytes",),
+    "tb": ("{n} terabytes",),
+}
+
+
+def respell_units(text: str, rng: random.Random) -> str:
+    """Every "number unit" of ``text`` with its unit written another way ("750ml" -> "750 millilitres")."""
+
+    def swap(m: re.Match) -> str:
+        unit = m.group(2).lower()
+        unit = "l" if unit.startswith("l") else "in" if unit.startswith("inch") else unit
+        spellings = [s.format(n=m.group(1)) for s in _UNIT_SPELLINGS[unit]]
+        others = [s for s in spellings if s.lower().replace(" ", "") != m.group(0).lower().replace(" ", "")]
+        return others[rng.randrange(len(others))] if others else m.group(0)
+
+    return _UNIT.sub(swap, text)
+
+
 _BETWEEN = (
     "priced between {lo} and {hi}",
     "costing {lo} to {hi}",

@@ -6,10 +6,13 @@ rows, the real scorer and the real search index.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import random
 import re
+import statistics
 import subprocess
 import sys
 import threading
@@ -25,16 +28,19 @@ from arena.generator.catalog_frame import CatalogFrame
 from arena.generator.generate import GenerationError, GeneratorConfig, generate, write_knowledge, write_problems
 from arena.generator.rewrite_client import QueryRewriter, RewriteError, RewriterConfig, RewriterUnavailable
 from arena.generator.solvability import SearchProbe, check_problem, honest_queries
+from arena.problems.clusters import cluster_problems
 from arena.problems.draft import Constraint, Draft, Fact, ItemNeed, Style
-from arena.problems.model import Difficulty, Intent, Voucher
+from arena.problems.model import Difficulty, Intent, Problem, Voucher
 from arena.problems.official import parse_row
 from arena.problems.phrasing import render_query, voucher_rules
-from arena.problems.variants import KINDS
+from arena.problems.variants import HARD_KINDS, KINDS, parse_kinds
+from arena.problems.wording import number_words, respell_units
 from arena.scoring.outcome import ScoreMode, discounted_total, score_problem
 from arena.shop.index import CatalogIndex, SearchFilters
 from arena.shop.knowledge import LocalKnowledgeBase
 from arena.shop.tools import ShopEnvironment
 from tests.conftest import REPO, official_dir
+from tests.support.guide_blocks import shell_blocks
 
 ARENA = str(Path(sys.executable).parent / "arena")
 N = 80
@@ -434,10 +440,15 @@ def test_variants_keep_the_reward_and_change_the_text(rows):
         assert "variant_of" not in source and row["query"] != source["query"]
         assert row["intent"] == source["intent"] and row["difficulty"] == source["difficulty"]
         assert _canonical(row) == _canonical(source)
-        if row["variant_kind"] in ("paraphrase", "price_phrasing"):
+        if row["variant_kind"] in ("paraphrase", "price_phrasing", "deep_paraphrase", "split_sentences"):
             assert row["reward"] == source["reward"]  # not even reordered
-        if row["variant_kind"] == "attribute_order":
-            assert row["reward"] != source["reward"]  # the attributes list is reordered
+        if row["variant_kind"] == "attribute_order" and row["intent"] != "knowledge":
+            assert row["reward"] != source["reward"]  # the attributes list is reordered (a riddle's reward is
+            # the gold record itself: its hints reorder in the text only)
+        if row["variant_kind"] == "shop_items":
+            assert row["reward"] != source["reward"]  # the items are reordered, the reward list with them
+        if row["intent"] == "knowledge":
+            assert row["reward"] == source["reward"] and row["knowledge_doc_id"] == source["knowledge_doc_id"]
 
 
 def _canonical(row: dict):
@@ -631,3 +642,251 @@ def test_each_fact_page_is_readable_only_by_the_problems_that_ask_it(result, row
         view = base.for_problem(row["id"])
         reached = {h["url"] for q in [*names, " ".join(names), row["query"]] for h in view.search(q, 20)}
         assert reached == ({own_url[row["id"]]} if row["intent"] == "knowledge" else set()), row["id"]
+
+
+# ------------------------------------------------------------------ the hard variant kinds (issue 31)
+
+WORD = re.compile(r"[\w']+")
+
+
+@pytest.fixture(scope="module")
+def hard_result(catalog5k):
+    return generate(catalog5k, GeneratorConfig(n=60, seed=SEED, variants=3, variant_kinds=list(HARD_KINDS)))
+
+
+@pytest.fixture(scope="module")
+def hard(hard_result) -> list[tuple[Problem, Problem]]:
+    """(source, variant) pairs of every hard kind, three per source."""
+    by_id = {p.id: p for p in hard_result.problems}
+    return [(by_id[p.extra["variant_of"]], p) for p in hard_result.problems if "variant_of" in p.extra]
+
+
+def overlap(a: str, b: str, n: int) -> float:
+    """Jaccard overlap of the two texts' word n-grams (1: the words; 2: word pairs, which see sentence shape)."""
+    wa, wb = WORD.findall(a.lower()), WORD.findall(b.lower())
+    ga = {tuple(wa[i : i + n]) for i in range(len(wa) - n + 1)}
+    gb = {tuple(wb[i : i + n]) for i in range(len(wb) - n + 1)}
+    return len(ga & gb) / len(ga | gb)
+
+
+def test_every_hard_kind_is_made_for_the_intents_it_fits(hard):
+    made = Counter((v.extra["variant_kind"], v.intent.value) for _, v in hard)
+    kinds = {kind for kind, _ in made}
+    assert kinds == set(HARD_KINDS)
+    assert {i for k, i in made if k == "riddle_reworded"} == {"knowledge"}
+    assert {i for k, i in made if k == "deep_paraphrase"} == {"product", "shop", "voucher"}
+    assert {i for k, i in made if k == "split_sentences"} == {"product", "shop", "voucher", "knowledge"}
+    assert {i for k, i in made if k == "shop_items"} == {"shop", "voucher"}
+    assert all(len(v.rewards) > 1 for _, v in hard if v.extra["variant_kind"] == "shop_items")
+
+
+def _answers(source: Problem, catalog: CatalogIndex, rng: random.Random) -> list[dict[str, str]]:
+    """Answers to score, each as gold id -> recommended id: the gold, the gold with one item swapped for
+    another product, and other products throughout (partial credit included)."""
+    gold = source.gold_product_ids()
+    others = [
+        p.product_id for p in catalog.bm25(rng.choice(("bag", "case", "set", "shirt", "mat")), SearchFilters(), 50)
+    ]
+    swapped = dict(zip(gold, gold, strict=True)) | {gold[rng.randrange(len(gold))]: rng.choice(others)}
+    return [dict(zip(gold, gold, strict=True)), swapped, {g: rng.choice(others) for g in gold}]
+
+
+def _score_key(problem: Problem, answer: dict[str, str], catalog: CatalogIndex, mode: ScoreMode):
+    score = score_problem(problem, [answer[g] for g in problem.gold_product_ids()], catalog, mode=mode)
+    details = sorted((d.gold_product_id, d.rule, d.gold_hit, d.found) for d in score.details)
+    return score.success, round(score.rule, 9), score.all_found, score.same_shop, score.budget_met, details
+
+
+def test_every_hard_variant_keeps_the_task_the_scorer_gives_the_same_reward(hard, catalog5k):
+    """Same answer (each item's recommendation at the variant's own position), same score, both modes."""
+    rng = random.Random(5)
+    assert len(hard) >= 150
+    for source, variant in hard:
+        assert variant.voucher == source.voucher and variant.knowledge == source.knowledge
+        assert sorted(variant.gold_product_ids()) == sorted(source.gold_product_ids())
+        for answer in _answers(source, catalog5k, rng):
+            for mode in (ScoreMode.official, ScoreMode.strict):
+                expected = _score_key(source, answer, catalog5k, mode)
+                assert _score_key(variant, answer, catalog5k, mode) == expected, (variant.query, answer)
+        gold = {g: g for g in source.gold_product_ids()}
+        assert _score_key(variant, gold, catalog5k, ScoreMode.strict)[0]  # the gold still solves it
+
+
+def test_every_hard_kind_reads_differently_from_its_source(hard, rows):
+    """Lower word and word-pair overlap with the source than the template paraphrase has."""
+    by_id = {r["id"]: r for r in rows}
+    templated = [(by_id[r["variant_of"]]["query"], r["query"]) for r in rows if r.get("variant_kind") == "paraphrase"]
+    base = {n: statistics.median(overlap(a, b, n) for a, b in templated) for n in (1, 2)}
+    for kind in HARD_KINDS:
+        pairs = [(s.query, v.query) for s, v in hard if v.extra["variant_kind"] == kind]
+        words = statistics.median(overlap(a, b, 1) for a, b in pairs)
+        shape = statistics.median(overlap(a, b, 2) for a, b in pairs)
+        assert words < base[1] and shape < base[2] * 0.9, (kind, words, shape, base)
+        assert shape <= 0.45, (kind, shape)
+        if kind != "shop_items":  # several items' names and values are shared by any wording of them
+            assert words <= 0.5 and shape <= 0.25, (kind, words, shape)
+        assert max(overlap(a, b, 2) for a, b in pairs) < 0.8, kind
+
+
+def test_hard_variants_stay_official_style_rows(hard, hard_result):
+    names = {d.doc_id: d.url.rsplit("/", 1)[-1] for d in hard_result.documents}
+    askers = {d.doc_id: d.problems for d in hard_result.documents}
+    for source, variant in hard:
+        row = json.loads(json.dumps(variant.to_row()))  # as a file round trip
+        problem = parse_row(row)
+        assert problem.id == variant.id and problem.query == variant.query
+        assert problem.rewards == variant.rewards and problem.knowledge == variant.knowledge
+        text = variant.query
+        assert "{" not in text and "  " not in text and " ." not in text and " ," not in text, text
+        assert text[:1].isupper(), text
+        if variant.intent is Intent.voucher:
+            assert VOUCHER_RULES.search(text), text  # the rules paragraph word for word, as officially
+            assert text.split("\n\n")[1] == source.query.split("\n\n")[1]
+        else:
+            assert "\n" not in text and text[-1] in ".?", text
+        for reward in variant.rewards:  # every constraint is still said, in any spelling
+            for value in [v for a in reward.attributes for vs in a.values() for v in vs]:
+                assert _says(text, value), (value, text)
+            for value in [v for option in reward.sku_options for v in option.values()]:
+                assert _says(text, value), (value, text)
+            for bounds in [b for p in reward.price for b in p.values()]:
+                for bound in (b for b in bounds if b):
+                    assert _says(text, str(int(bound))), (bound, text)
+            for service in reward.service:
+                assert re.search(SERVICE_WORDS[service], text, re.IGNORECASE), (service, text)
+        if variant.knowledge is not None:
+            fact = variant.knowledge.knowledge_attribute
+            assert not re.search(rf"\b{re.escape(fact)}\b", text.lower()), text  # no lookup needed otherwise
+            doc = variant.extra["knowledge_doc_id"]
+            assert names[doc] in text and names[doc] in source.query  # the name web_search finds the fact by
+            assert variant.id in askers[doc]  # and the fact's page answers the variant's episode too
+
+
+SERVICE_WORDS = {"official": "LazMall", "freeShipping": r"free|no shipping fee|no shipping cost|pay for delivery",
+                 "COD": r"COD|cash", "flashsale": "LazFlash|flash sale"}  # fmt: skip
+
+
+UNIT_WORDS = re.compile(r"(ml|l|ltrs?|g|kg|cm|mm|m|inch(es)?|oz|w|mah|gb|tb)")
+
+
+def _says(text: str, value: str) -> bool:
+    """``value`` is in ``text``: as written, or its numbers and words with units respelled, or a number in words."""
+    text = text.lower()
+    if value.lower() in text:
+        return True
+    if value.isdigit() and (f"{int(value):,}" in text or number_words(int(value)) in text):
+        return True
+    numbers = re.findall(r"\d+(?:\.\d+)?", value)
+    words = [w for w in re.findall(r"[a-z]+", value.lower()) if not UNIT_WORDS.fullmatch(w)]
+    return all(re.search(rf"(?<![\d.]){re.escape(n)}(?!\d)", text) for n in numbers) and all(
+        re.search(rf"\b{w}\b", text) for w in words
+    )
+
+
+def test_variant_kinds_are_chosen_and_bad_names_refused(catalog5k, catalog_path, tmp_path):
+    res = generate(catalog5k, GeneratorConfig(n=8, seed=3, variants=2, variant_kinds=["riddle_reworded"]))
+    made = [p for p in res.problems if "variant_of" in p.extra]
+    assert made and {p.intent for p in made} == {Intent.knowledge}
+    assert {p.extra["variant_kind"] for p in made} == {"riddle_reworded"}
+    assert res.report.variants == {"riddle_reworded": len(made)}
+    assert parse_kinds("hard,paraphrase") == [*HARD_KINDS, "paraphrase"] and parse_kinds("all") == list(KINDS)
+    with pytest.raises(ValueError, match="unknown variant kind 'deep'; choose from paraphrase"):
+        parse_kinds("deep")
+    done = arena("problems", "generate", "--catalog", catalog_path, "--n", 4, "--out", tmp_path / "x.jsonl",
+                 "--variants", 1, "--variant-kinds", "split,hard", check=False)  # fmt: skip
+    assert done.returncode == 2 and "--variant-kinds: unknown variant kind 'split'" in done.stderr
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_number_words_and_units_are_respelled_with_the_same_quantity():
+    assert number_words(300) == "three hundred" and number_words(1237) == "one thousand two hundred thirty-seven"
+    assert number_words(40) == "forty" and number_words(2_000_015) == "two million fifteen"
+    rng = random.Random(0)
+    for text, quantity in (("750ml", "750"), ("40 L", "40"), ("1.5 m", "1.5"), ("500g pack", "500")):
+        out = respell_units(text, rng)
+        assert out != text and quantity in out, (text, out)
+    assert respell_units("2 in 1 cable, size M", rng) == "2 in 1 cable, size M"  # no unit there
+
+
+# ------------------------------------------------------------------ the leak-cluster guard on generated variants
+
+# Kinds the guard joins to their source in under 95% of cases once the variant is re-grounded on other
+# products (issue 31). Measured on the fixture below, before / after the meaning guard (branch guard):
+# paraphrase 28 / 60 of 76, constraint_order 30 / 39 of 46, attribute_order 20 / 24 of 29, deep_paraphrase
+# 2 / 18 of 35, split_sentences 3 / 42 of 63, shop_items 0 / 12 of 25, riddle_reworded 0 / 20 of 22
+# (price_phrasing 24 of 24 both). A kind the guard learns to join fails here until it is taken off this list.
+REGROUNDED_PENDING = frozenset(KINDS) - {"price_phrasing"}
+
+
+def regrounded(problem: Problem) -> Problem:
+    """The row as if generated from another catalog: every gold id and title replaced, the constraints kept,
+    and no ``variant_of`` (the guard must find the family from what each problem asks)."""
+    row = {k: v for k, v in problem.to_row().items() if k not in ("variant_of", "variant_kind")}
+    tag = hashlib.sha256(problem.id.encode()).hexdigest()[:10]
+
+    def other(reward: dict) -> dict:
+        title = f"Listing {tag}"
+        return reward | {"product_id": f"x{tag}", "title": title if isinstance(reward["title"], str) else [title]}
+
+    row["reward"] = [other(r) for r in row["reward"]] if isinstance(row["reward"], list) else other(row["reward"])
+    return parse_row(row)
+
+
+@pytest.fixture(scope="module")
+def family_clusters(catalog5k) -> dict[str, dict[str, tuple[int, int]]]:
+    """Per kind: (variants in their source's cluster, variants), clustered as generated (same gold) and
+    re-grounded (other gold ids and titles on both sides, as the same generator run on another catalog)."""
+    res = generate(catalog5k, GeneratorConfig(n=80, seed=SEED, variants=4))
+    forms = {
+        "with_gold": cluster_problems([parse_row(p.to_row()) for p in res.problems]),
+        "regrounded": cluster_problems([regrounded(p) for p in res.problems]),
+    }
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for form, clustering in forms.items():
+        of = clustering.cluster_of
+        joined: Counter[tuple[str, bool]] = Counter()
+        for p in res.problems:
+            if "variant_of" in p.extra:
+                joined[p.extra["variant_kind"], of[p.id] == of[p.extra["variant_of"]]] += 1
+        out[form] = {k: (joined[k, True], joined[k, True] + joined[k, False]) for k in KINDS}
+    sources = [p.id for p in res.problems if "variant_of" not in p.extra]
+    out["regrounded_sources"] = {"clusters": (len({forms["regrounded"].cluster_of[s] for s in sources}), len(sources))}
+    return out
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_generated_variants_join_their_source_cluster_as_generated(family_clusters, kind):
+    joined, made = family_clusters["with_gold"][kind]
+    assert made >= 20 and joined == made, (kind, joined, made)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_generated_variants_join_their_source_cluster_when_regrounded(family_clusters, kind):
+    joined, made = family_clusters["regrounded"][kind]
+    assert made >= 20, (kind, made)
+    if kind in REGROUNDED_PENDING:  # xfail only after measuring: a broken fixture still errors
+        assert joined / made < 0.95, f"the guard now joins {kind} ({joined}/{made}): take it off REGROUNDED_PENDING"
+        pytest.xfail(f"issue 31: the guard joins {joined}/{made} re-grounded {kind} variants")
+    assert joined / made >= 0.95, (kind, joined, made)
+
+
+def test_distinct_generated_problems_stay_apart_when_regrounded(family_clusters):
+    clusters, sources = family_clusters["regrounded_sources"]["clusters"]
+    assert clusters == sources
+
+
+def test_the_suites_page_builds_a_bank_that_carries_every_variant_kind(catalog_path, tmp_path):
+    """docs/suites.md's commands, run as written (the catalog linked where the page puts it)."""
+    block = next(b for b in shell_blocks("docs/suites.md") if b.kind == "run" and "--variant-kinds" in b.text)
+    (tmp_path / "catalog").symlink_to(catalog_path)
+    env = os.environ | {"PATH": f"{Path(ARENA).parent}:{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-eu", "-o", "pipefail", "-c", block.text], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [orjson.loads(line) for line in (tmp_path / "bank.jsonl").read_bytes().splitlines()]
+    assert {r["variant_kind"] for r in rows if "variant_of" in r} == set(KINDS)
+    line = next(x for x in done.stderr.splitlines() if x.startswith("variants in their source's cluster, by kind:"))
+    shares = dict(re.findall(r"(\w+) (\d+/\d+)", line.split(":", 1)[1]))
+    assert set(shares) == set(KINDS)
+    assert all(a == b for a, b in (s.split("/") for s in shares.values())), line  # same gold: always together
+    assert arena("suite", "check", tmp_path / "bank-suite").returncode == 0
