@@ -199,7 +199,7 @@ class Request:
     voucher: tuple[str | None, str | None, tuple[float, ...]] | None = None  # (scope, kind, numbers) from text
     voucher_terms: tuple | None = None  # from the row's voucher object
     fact: str | None = None
-    gold: bytes | None = None  # digest of the rewards' constraints (gold ids and titles left out)
+    gold: bytes | None = None  # digests of the rewards' constraints by key (gold ids and titles left out)
     intent: str = ""
     text: str = ""  # the request sentences, for the embedding
     mentions_price: bool = False  # any word of price or money in the text, read or not
@@ -505,8 +505,23 @@ def _gold(problem: Problem) -> bytes | None:
                 values.setdefault(f"sku:{key.lower()}", set()).add(" ".join(str(value).lower().split()))
         if reward.service:
             values.setdefault("service", set()).update(reward.service)
-    # A digest: compared whole (any difference is a conflict), 16 bytes a problem instead of a set a key.
-    return hashlib.blake2b(repr(sorted((k, sorted(v)) for k, v in values.items())).encode(), digest_size=16).digest()
+    # Per key a 4-byte digest of the key and an 8-byte digest of its values, concatenated in key
+    # order: about 60 bytes a problem instead of a set a key, and comparable key by key.
+    return b"".join(
+        hashlib.blake2b(key.encode(), digest_size=4).digest()
+        + hashlib.blake2b(repr(sorted(values[key])).encode(), digest_size=8).digest()
+        for key in sorted(values)
+    )
+
+
+def _same_words(a: Reading, b: Reading) -> bool:
+    wa, wb = Counter(a.words), Counter(b.words)
+    only_a, only_b = _unspelt(sorted((wa - wb).elements()), sorted((wb - wa).elements()), a.words, b.words)
+    return not (only_a and only_b) and len(only_a) + len(only_b) <= 1
+
+
+def _gold_keys(gold: bytes) -> dict[bytes, bytes]:
+    return {gold[k : k + 4]: gold[k + 4 : k + 12] for k in range(0, len(gold), 12)}
 
 
 # --- conflicts -------------------------------------------------------------------------------
@@ -519,9 +534,15 @@ def conflict(a: Request, b: Request) -> str | None:
     if a.voucher_terms is not None and b.voucher_terms is not None and a.voucher_terms != b.voucher_terms:
         return "voucher terms"
     if a.gold is not None and b.gold is not None and a.gold != b.gold:
-        # Gold constraints are the whole ask (the scorer checks each): there a value one side has
-        # and the other lacks is a difference, not a gap left by a rewording.
-        return "gold constraints differ"
+        # Gold constraints the scorer checks: a key both rewards constrain with other values is
+        # another ask. A key one reward lacks is too, unless the two texts say the same words (up to
+        # order, spelling and one word one side adds): two rewards of one ask may encode it more or
+        # less fully ("bifold" as a style attribute or only in the title).
+        mine, theirs = _gold_keys(a.gold), _gold_keys(b.gold)
+        if any(mine[key] != theirs[key] for key in mine.keys() & theirs.keys()):
+            return "gold constraints differ"
+        if not _same_words(a.whole, b.whole):
+            return "gold constraints differ (a key constrained on one side only)"
     if (a.voucher is None) != (b.voucher is None) and (a.voucher_terms is None) != (b.voucher_terms is None):
         return "voucher / none"
     if a.voucher is not None and b.voucher is not None:
@@ -821,9 +842,20 @@ def _unspelt(only_a: list[str], only_b: list[str], wa: Sequence[str], wb: Sequen
         compound = len(word) >= 4 and joined and (word in joined or (len(joined) >= 4 and joined in word))
         return bool(compound) or _near(word, others)
 
-    keep_a = [w for w in only_a if not respelt(w, joined_b, only_b)]
-    keep_b = [w for w in only_b if not respelt(w, joined_a, only_a)]
+    keep_a = [w for w in only_a if not respelt(w, joined_b, only_b) and not _joined_to_a_neighbour(w, wa, wb)]
+    keep_b = [w for w in only_b if not respelt(w, joined_a, only_a) and not _joined_to_a_neighbour(w, wb, wa)]
     return keep_a, keep_b
+
+
+def _joined_to_a_neighbour(word: str, mine: Sequence[str], theirs: Sequence[str]) -> bool:
+    """``word`` written with its neighbour as one word on the other side: "spf 50" / "spf50"."""
+    other = set(theirs)
+    for k, w in enumerate(mine):
+        if w == word and (
+            (k > 0 and mine[k - 1] + word in other) or (k + 1 < len(mine) and word + mine[k + 1] in other)
+        ):
+            return True
+    return False
 
 
 def _near(word: str, others: Sequence[str]) -> bool:

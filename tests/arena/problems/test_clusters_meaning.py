@@ -28,7 +28,7 @@ HANDWRITTEN = DATA / "cluster_pairs_handwritten.jsonl"
 HANDWRITTEN_GROUPS = DATA / "cluster_pairs_handwritten.groups.json"
 # The floors reached over every pair of the 494 hand-written problems (docs/leak-clusters.md).
 POOL_PRECISION_FLOOR = 0.97
-POOL_RECALL_FLOOR = 0.89
+POOL_RECALL_FLOOR = 0.91
 # The floors reached on the hand-written set (docs/leak-clusters.md has the per-kind figures; the
 # issue's target is 0.95 everywhere, which the rewordings of riddles and vouchers do not reach yet).
 RECALL_FLOOR = 0.9  # every kind that must merge
