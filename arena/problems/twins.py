@@ -16,8 +16,11 @@ one side states a value the other replaces by another value of the same role
 - where both sides carry gold constraints (price, attributes, options, services),
   a constraint value of the same key.
 
-A value one side states and the other leaves out is not a conflict: the reworded
-request may leave a constraint implicit, and then the text similarity decides.
+A value one side states and the other leaves out is not a conflict where the reader
+may have missed it: then the text similarity decides. Where the text shows the other
+side does not state it (no price word at all against a bound, no colour or material
+against one, one more feature or item attached by "with" / "plus"), the side asking
+less is another ask; and two riddles with one answer that buy two products are two.
 Shop requests are compared item by item after aligning their items, whatever the order.
 """
 
