@@ -4,7 +4,12 @@ Every row of the file is clustered together (as a suite build clusters a whole p
 each kind is scored over every pair of problems touching it (arena/problems/pair_scores.py):
 a twin swept into another pair's cluster is a false positive of its kind.
 
-Run: ``.venv/bin/python benchmarks/cluster_pairs_eval.py PAIRS.jsonl [--errors] [--threshold T]``
+With ``--groups GROUPS.json`` (the hand-labelled cross-pair groups, see arena/problems/pair_scores.py)
+the truth is complete and the pool line gives pairwise precision and recall over every pair of problems
+of the file; ``--errors`` then also prints each false-positive cluster and each split group.
+
+Run: ``.venv/bin/python benchmarks/cluster_pairs_eval.py PAIRS.jsonl [--groups GROUPS.json] [--errors]
+[--threshold T]``
 """
 
 from __future__ import annotations
@@ -17,19 +22,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.problems.clusters import ClusterConfig  # noqa: E402
-from arena.problems.pair_scores import read_pairs, render_scores, score_pairs  # noqa: E402
+from arena.problems.pair_scores import read_groups, read_pairs, render_scores, score_pairs, score_pool  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("pairs", type=Path)
     parser.add_argument("--threshold", type=float, default=None, help="meaning_threshold (default: the library's)")
+    parser.add_argument("--groups", type=Path, default=None, help="cross-pair groups file: completes the truth")
     parser.add_argument("--errors", action="store_true", help="print each labelled pair the guard gets wrong")
     args = parser.parse_args()
     config = ClusterConfig() if args.threshold is None else ClusterConfig(meaning_threshold=args.threshold)
     pair_set = read_pairs(args.pairs)
+    groups = read_groups(args.groups, pair_set) if args.groups else None
     started = time.perf_counter()
-    scores, clustering = score_pairs(pair_set, config)
+    scores, clustering = score_pairs(pair_set, config, groups)
     elapsed = time.perf_counter() - started
     print(
         f"{args.pairs}: {len(pair_set.pairs)} pairs, {len(pair_set.problems)} problems, "
@@ -43,6 +50,14 @@ def main() -> None:
         f"{min((s.recall for s in merge), default=1.0):.3f}, apart pairs kept apart "
         f"{sum(s.labelled_right for s in apart)}/{sum(s.pairs for s in apart)}"
     )
+    if groups is not None:
+        pool = score_pool(pair_set, clustering, groups)
+        print(
+            f"pool (every pair of the {len(pair_set.problems)} problems): precision {pool.precision:.3f}, "
+            f"recall {pool.recall:.3f} (tp {pool.tp}, fp {pool.fp}, fn {pool.fn})"
+        )
+    if args.errors and groups is not None:
+        _print_pool_errors(pair_set, clustering, groups)
     if args.errors:
         from arena.problems.meaning import static_embedder
         from arena.problems.twins import conflict, read_request
@@ -59,6 +74,24 @@ def main() -> None:
             va, vb = embedder.embed([ra.text, rb.text])
             print(f"\n[{pair['kind']} {pair['direction']}] joined={joined} cosine={float(va @ vb):.3f} conflict={why}")
             print(f"  a: {by_id[a].query!r}\n  b: {by_id[b].query!r}")
+
+
+def _print_pool_errors(pair_set, clustering, groups) -> None:
+    """Each predicted cluster holding two true groups (false positives), then each true group split."""
+    from arena.problems.pair_scores import _groups, _truth
+
+    truth = _truth(pair_set, groups)
+    query = {p.id: p.query for p in pair_set.problems}
+    for members in _groups(clustering.cluster_of):
+        if len({truth[m] for m in members}) > 1:
+            print("\n[false positive cluster]")
+            for m in sorted(members, key=lambda m: (truth[m], m)):
+                print(f"  {truth[m][-28:]:>28} {m}: {query[m]!r}")
+    for members in _groups(truth):
+        if len({clustering.cluster_of[m] for m in members}) > 1:
+            print("\n[split group]")
+            for m in sorted(members, key=lambda m: (clustering.cluster_of[m], m)):
+                print(f"  {clustering.cluster_of[m]} {m}: {query[m]!r}")
 
 
 if __name__ == "__main__":

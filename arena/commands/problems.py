@@ -37,6 +37,20 @@ def problems_show(
     show(table)
 
 
+@app.command("guard-model")
+def problems_guard_model() -> None:
+    """Build the leak-cluster guard's meaning table now (once per machine, about 3 minutes on 2 cores) and
+    print where it is cached; later clusterings load it in seconds."""
+    from arena.problems.meaning import MeaningModelUnavailable, static_embedder, table_path
+
+    try:
+        static_embedder()
+        path = table_path()
+    except MeaningModelUnavailable as exc:
+        fail(str(exc))
+    out.print(str(path), soft_wrap=True)
+
+
 # `generate` and `cluster` live in their own modules; registered here so the group is whole.
 from arena.commands import problem_cluster, problem_generate  # noqa: E402
 

@@ -247,7 +247,10 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         # joined by gold or signature that reads otherwise ("trousers" for "jeans") does not veto.
         for x in members[ri]:
             for y in members[rj]:
-                if (x, y) != (i, j) and float(vectors[x] @ vectors[y]) >= near:
+                # Two riddles with one answer are compared whatever their cosine: their clues
+                # read alike or not, and only the product asked tells them apart.
+                same_answer = requests[x].fact is not None and requests[x].fact == requests[y].fact
+                if (x, y) != (i, j) and (same_answer or float(vectors[x] @ vectors[y]) >= near):
                     if conflict(requests[x], requests[y]) is not None:
                         return
         link(i, j, reason, detail)

@@ -30,6 +30,7 @@ import importlib.util
 import itertools
 import json
 import os
+import sys
 import zipfile
 from functools import lru_cache
 from pathlib import Path
@@ -167,12 +168,14 @@ class MiniLM:
             out.append(self.forward(ids, mask))
         return np.concatenate(out) if out else np.empty((0, _DIM), dtype=np.float32)
 
-    def distil(self, block: int = 2048) -> np.ndarray:
+    def distil(self, block: int = 2048, progress: bool = False) -> np.ndarray:
         """The static table: row t is the model's vector of ``[CLS] t [SEP]``."""
         vocab = self.config["vocab_size"]
         cls_id, sep_id = self.tokenizer.token_to_id("[CLS]"), self.tokenizer.token_to_id("[SEP]")
         table = np.empty((vocab, _DIM), dtype=np.float32)
         for start in range(0, vocab, block):
+            if progress:  # minutes of work: say how far it is, on stderr (stdout may be a command's output)
+                print(f"arena: distilling the meaning table: {start:,}/{vocab:,} pieces", file=sys.stderr, flush=True)
             pieces = np.arange(start, min(vocab, start + block))
             ids = np.stack([np.full_like(pieces, cls_id), pieces, np.full_like(pieces, sep_id)], axis=1)
             table[start : start + len(pieces)] = self.forward(ids, np.ones(ids.shape, dtype=np.float32))
@@ -222,11 +225,19 @@ class StaticEmbedder:
         return _normalised(out)
 
 
+def table_path(model: MiniLM | None = None) -> Path:
+    """Where this model file's distilled table is cached."""
+    model = model or MiniLM()
+    return cache_dir() / f"{model.weights_sha256[:16]}-{_RECIPE}.npy"
+
+
 @lru_cache(maxsize=4)
 def static_embedder(dims: int = 128) -> StaticEmbedder:
-    """The process's embedder: the cached table when there is one for this model file, else distilled now."""
+    """The process's embedder: the cached table when there is one for this model file, else distilled
+    now (minutes, once per machine, with progress lines on stderr; ``arena problems guard-model``
+    pays that at set-up, see docs/leak-clusters.md)."""
     model = MiniLM()
-    path = cache_dir() / f"{model.weights_sha256[:16]}-{_RECIPE}.npy"
+    path = table_path(model)
     table: np.ndarray | None = None
     if path.is_file():
         try:
@@ -236,7 +247,13 @@ def static_embedder(dims: int = 128) -> StaticEmbedder:
         if table is not None and table.shape != (model.config["vocab_size"], _DIM):
             table = None
     if table is None:
-        table = model.distil()
+        print(
+            f"arena: no meaning table at {path}: distilling it from all-MiniLM-L6-v2 now (once per machine, "
+            "about 3 minutes on 2 cores; `arena problems guard-model` does this at set-up)",
+            file=sys.stderr,
+            flush=True,
+        )
+        table = model.distil(progress=True)
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp.npy")
         np.save(temporary, table, allow_pickle=False)

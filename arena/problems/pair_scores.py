@@ -15,6 +15,12 @@ is *known* when the labels say the two differ (an ``apart`` pair, or a problem j
 one labelled apart from its group: a twin chained in), *unlabelled* otherwise (two rows
 of different pairs that no label relates, which a person may have written as the same
 ask): ``precision`` counts both, ``precision_known`` only the first.
+
+A **groups file** completes the truth: ``{"groups": [[id, ...], ...]}`` lists problems of
+*different* pairs that ask exactly the same thing (labelled by hand). With it, the truth
+is the closure of the merge pairs and those groups, every other pair of problems is two
+asks, and every false positive is known: :func:`score_pool` then measures pairwise
+precision and recall over every pair of problems in the pool, as a hidden check does.
 """
 
 from __future__ import annotations
@@ -92,10 +98,22 @@ def read_pairs(path: str | Path) -> PairSet:
     return PairSet(pairs=pairs, problems=list(by_id.values()), sides=sides)
 
 
-def score_pairs(pair_set: PairSet, config: ClusterConfig | None = None) -> tuple[list[KindScore], Clustering]:
-    """Cluster every problem of the file at once and score each kind (see the module docstring)."""
-    clustering = cluster_problems(pair_set.problems, config)
-    cluster_of = clustering.cluster_of
+def read_groups(path: str | Path, pair_set: PairSet) -> list[list[str]]:
+    """The hand-labelled cross-pair groups of a pairs file; ValueError names an unknown id."""
+    try:
+        groups = json.loads(Path(path).read_text())["groups"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a groups file ({{'groups': [[id, ...], ...]}}): {exc}") from None
+    known = {p.id for p in pair_set.problems}
+    for number, group in enumerate(groups, 1):
+        unknown = sorted(set(group) - known)
+        if unknown:
+            raise ValueError(f"{path}: group {number} names problems not in the pairs file: {', '.join(unknown)}")
+    return [list(group) for group in groups]
+
+
+def _truth(pair_set: PairSet, groups: list[list[str]] | None) -> dict[str, str]:
+    """Each problem -> a representative of its true group (merge pairs, equal rows, groups)."""
     truth_parent: dict[str, str] = {p.id: p.id for p in pair_set.problems}
 
     def root(x: str) -> str:
@@ -113,6 +131,49 @@ def score_pairs(pair_set: PairSet, config: ClusterConfig | None = None) -> tuple
         if key in by_content:
             truth_parent[root(problem.id)] = root(by_content[key])
         by_content.setdefault(key, problem.id)
+    for group in groups or []:
+        for other in group[1:]:
+            truth_parent[root(other)] = root(group[0])
+    return {x: root(x) for x in truth_parent}
+
+
+def score_pool(pair_set: PairSet, clustering: Clustering, groups: list[list[str]]) -> KindScore:
+    """Pairwise precision and recall over every pair of problems of the pool (the truth completed by
+    ``groups``): any two problems of different true groups in one cluster are a false positive."""
+    truth = _truth(pair_set, groups)
+    cluster_of = clustering.cluster_of
+    counts: Counter = Counter()
+    for members in _groups(cluster_of):
+        for k, x in enumerate(members):
+            for y in members[k + 1 :]:
+                counts["tp" if truth[x] == truth[y] else "fp"] += 1
+    for members in _groups(truth):
+        for k, x in enumerate(members):
+            for y in members[k + 1 :]:
+                counts["fn"] += int(cluster_of[x] != cluster_of[y])
+    return KindScore(
+        kind="all",
+        direction="both",
+        pairs=len(pair_set.pairs),
+        labelled_right=0,
+        tp=counts["tp"],
+        fp=counts["fp"],
+        fn=counts["fn"],
+    )
+
+
+def score_pairs(
+    pair_set: PairSet, config: ClusterConfig | None = None, groups: list[list[str]] | None = None
+) -> tuple[list[KindScore], Clustering]:
+    """Cluster every problem of the file at once and score each kind (see the module docstring).
+    With ``groups`` the truth is complete and no false positive is unlabelled."""
+    clustering = cluster_problems(pair_set.problems, config)
+    cluster_of = clustering.cluster_of
+    truth = _truth(pair_set, groups)
+
+    def root(x: str) -> str:
+        return truth[x]
+
     apart_groups: set[tuple[str, str]] = set()
     for pair, (a, b) in zip(pair_set.pairs, pair_set.sides, strict=True):
         if pair["direction"] == "apart":
@@ -123,12 +184,12 @@ def score_pairs(pair_set: PairSet, config: ClusterConfig | None = None) -> tuple
         kinds_of[a].add(pair["kind"])
         kinds_of[b].add(pair["kind"])
     counts: dict[str, Counter] = defaultdict(Counter)
-    ids = sorted(truth_parent)
+    ids = sorted(truth)
     # Pairs of problems that are joined or truly one: the only ones that count (the rest are
     # true negatives), found per predicted cluster and per truth group instead of all n^2.
     relevant: set[tuple[str, str]] = set()
-    for groups in (_groups(cluster_of), _groups({i: root(i) for i in ids})):
-        for members in groups:
+    for partition in (_groups(cluster_of), _groups({i: root(i) for i in ids})):
+        for members in partition:
             relevant.update((x, y) for k, x in enumerate(members) for y in members[k + 1 :])
     for x, y in sorted(relevant):
         joined = cluster_of[x] == cluster_of[y]
@@ -136,7 +197,7 @@ def score_pairs(pair_set: PairSet, config: ClusterConfig | None = None) -> tuple
         outcome = "tp" if joined and same else "fp" if joined else "fn"
         for kind in kinds_of[x] | kinds_of[y]:
             counts[kind][outcome] += 1
-            if outcome == "fp" and (root(x), root(y)) not in apart_groups:
+            if outcome == "fp" and groups is None and (root(x), root(y)) not in apart_groups:
                 counts[kind]["fp_unlabelled"] += 1
     per_kind: dict[str, Counter] = defaultdict(Counter)
     direction: dict[str, str] = {}

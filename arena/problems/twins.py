@@ -16,8 +16,11 @@ one side states a value the other replaces by another value of the same role
 - where both sides carry gold constraints (price, attributes, options, services),
   a constraint value of the same key.
 
-A value one side states and the other leaves out is not a conflict: the reworded
-request may leave a constraint implicit, and then the text similarity decides.
+A value one side states and the other leaves out is not a conflict where the reader
+may have missed it: then the text similarity decides. Where the text shows the other
+side does not state it (no price word at all against a bound, no colour or material
+against one, one more feature or item attached by "with" / "plus"), the side asking
+less is another ask; and two riddles with one answer that buy two products are two.
 Shop requests are compared item by item after aligning their items, whatever the order.
 """
 
@@ -199,9 +202,11 @@ class Request:
     voucher: tuple[str | None, str | None, tuple[float, ...]] | None = None  # (scope, kind, numbers) from text
     voucher_terms: tuple | None = None  # from the row's voucher object
     fact: str | None = None
-    gold: bytes | None = None  # digest of the rewards' constraints (gold ids and titles left out)
+    gold: bytes | None = None  # digests of the rewards' constraints by key (gold ids and titles left out)
     intent: str = ""
     text: str = ""  # the request sentences, for the embedding
+    mentions_price: bool = False  # any word of price or money in the text, read or not
+    purchase: frozenset[str] = frozenset()  # a riddle's product: the words of the thing it buys
 
 
 def read_request(problem: Problem) -> Request:
@@ -229,7 +234,49 @@ def read_request(problem: Problem) -> Request:
         gold=_gold(problem),
         intent=problem.intent.value,
         text=_meaning_text(whole, request, problem.query),
+        mentions_price=_PRICEY.search(problem.query.lower()) is not None,
+        purchase=_purchase(problem.query) if problem.intent is Intent.knowledge else frozenset(),
     )
+
+
+# A riddle's purchase: the noun phrase after a buying verb ("I want a vintage calendar from that
+# year", "looking for a strap for the instrument ..."), else the phrase it opens with
+# ("commemorative coin from the year ..."), up to the preposition that ties it to the answer.
+_PHRASE_END = (
+    r"(?=\s+(?:for|from|of|with|printed|that|which|featuring|showing|on|in|to|inspired|related|about|"
+    r"celebrating|commemorating|representing|depicting|like)\b|\s*[.,?!;:]|\s*$)"
+)
+_PHRASE = r"(?:a|an|the|some|one|my)?\s*(?:(?:set|pack|pair|box|bag|bundle|piece|bottle|jar|wheel|can|tube|bar) of\s+)?((?:[\w'-]+\s*?){1,4}?)"
+_BUYING = re.compile(
+    r"\b(?:wants?|buy|get|need|order|looking for|look for|searching for|search for|show me|find|shopping for|"
+    r"(?:i'd|i would|id|would) like|send)"
+    r"\s+(?:me\s+)?(?:to (?:buy|get|order|find|have|send)\s+)?(?!to\b)" + _PHRASE + _PHRASE_END
+)
+_OPENING = re.compile(r"^\s*" + _PHRASE + _PHRASE_END)
+# A request opening with these is a question or a story, not the product's name.
+_ASKING = frozenset("what what's whats which who where when how in i i'd id my we we're our can please".split())
+_NOT_PRODUCT = frozenset({"one", "thing", "something", "item", "stuff", "gift", "product", "it", "him", "her", "them"})
+
+
+def _purchase(query: str) -> frozenset[str]:
+    text = " ".join(query.lower().split())
+    found = _BUYING.search(text)
+    for sentence in re.split(r"(?<=[?.!])\s+", text) if found is None else ():
+        if sentence.split(" ", 1)[0] not in _ASKING:  # "... Mona Lisa? keychain souvenir from that city"
+            found = _OPENING.match(sentence)
+            break
+    if found is None:
+        return frozenset()
+    # A hyphenated word counts as its parts and as one word: "glow-in-the-dark" / "glow", "t-shirt" / "tshirt".
+    tokens = re.findall(r"[a-z][a-z'-]*", found.group(1))
+    words = {_lemma(w) for t in tokens for w in (*t.split("-"), t.replace("-", "")) if w}
+    return frozenset(w for w in words if w not in _FRAME and w not in _NOT_PRODUCT and len(w) > 1)
+
+
+_PRICEY = re.compile(
+    r"₱|\$|\bphp\b|\bpesos?\b|\bp ?\d|budget|\bpric|\bspend|\bcost|cheap|afford|expensive|\bpay\b|"
+    r"\bmax\b|\bmin\b|\bunder\b|\bbelow\b|\babove\b|\bover\b|\bless than\b|\bmore than\b|\bhundred|thousand"
+)
 
 
 def _meaning_text(whole: Reading, request: Sequence[str], query: str) -> str:
@@ -461,8 +508,23 @@ def _gold(problem: Problem) -> bytes | None:
                 values.setdefault(f"sku:{key.lower()}", set()).add(" ".join(str(value).lower().split()))
         if reward.service:
             values.setdefault("service", set()).update(reward.service)
-    # A digest: compared whole (any difference is a conflict), 16 bytes a problem instead of a set a key.
-    return hashlib.blake2b(repr(sorted((k, sorted(v)) for k, v in values.items())).encode(), digest_size=16).digest()
+    # Per key a 4-byte digest of the key and an 8-byte digest of its values, concatenated in key
+    # order: about 60 bytes a problem instead of a set a key, and comparable key by key.
+    return b"".join(
+        hashlib.blake2b(key.encode(), digest_size=4).digest()
+        + hashlib.blake2b(repr(sorted(values[key])).encode(), digest_size=8).digest()
+        for key in sorted(values)
+    )
+
+
+def _same_words(a: Reading, b: Reading) -> bool:
+    wa, wb = Counter(a.words), Counter(b.words)
+    only_a, only_b = _unspelt(sorted((wa - wb).elements()), sorted((wb - wa).elements()), a.words, b.words)
+    return not (only_a and only_b) and len(only_a) + len(only_b) <= 1
+
+
+def _gold_keys(gold: bytes) -> dict[bytes, bytes]:
+    return {gold[k : k + 4]: gold[k + 4 : k + 12] for k in range(0, len(gold), 12)}
 
 
 # --- conflicts -------------------------------------------------------------------------------
@@ -475,9 +537,15 @@ def conflict(a: Request, b: Request) -> str | None:
     if a.voucher_terms is not None and b.voucher_terms is not None and a.voucher_terms != b.voucher_terms:
         return "voucher terms"
     if a.gold is not None and b.gold is not None and a.gold != b.gold:
-        # Gold constraints are the whole ask (the scorer checks each): there a value one side has
-        # and the other lacks is a difference, not a gap left by a rewording.
-        return "gold constraints differ"
+        # Gold constraints the scorer checks: a key both rewards constrain with other values is
+        # another ask. A key one reward lacks is too, unless the two texts say the same words (up to
+        # order, spelling and one word one side adds): two rewards of one ask may encode it more or
+        # less fully ("bifold" as a style attribute or only in the title).
+        mine, theirs = _gold_keys(a.gold), _gold_keys(b.gold)
+        if any(mine[key] != theirs[key] for key in mine.keys() & theirs.keys()):
+            return "gold constraints differ"
+        if not _same_words(a.whole, b.whole):
+            return "gold constraints differ (a key constrained on one side only)"
     if (a.voucher is None) != (b.voucher is None) and (a.voucher_terms is None) != (b.voucher_terms is None):
         return "voucher / none"
     if a.voucher is not None and b.voucher is not None:
@@ -485,13 +553,24 @@ def conflict(a: Request, b: Request) -> str | None:
         if found:
             return found
     if a.fact is not None and a.fact == b.fact:
-        # The same answer: the riddle's clue may be worded any way; only an edited purchase
-        # (another product for the same answer) still separates them.
+        # The same answer: the riddle's clue may be worded any way; only the product asked still
+        # separates them: an edited purchase, or two purchases that share no word ("a vintage
+        # calendar" / "a commemorative coin"; "a plush toy" / "a stuffed toy" share one).
+        if a.purchase and b.purchase and not a.purchase & b.purchase:
+            return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
         return _reading_conflict(a.whole, b.whole, gaps=False, substituted=SAME_ANSWER)
     if (len(a.items) >= 2 and b.intent == "product") or (len(b.items) >= 2 and a.intent == "product"):
         return "several items / one product"
     if a.fact is None and b.fact is None:
-        found = _symmetric_gap(a.whole, b.whole)
+        found = _symmetric_gap(a.whole, b.whole) or _one_sided(a.whole, b.whole) or _one_sided(b.whole, a.whole)
+        if found:
+            return found
+        if a.voucher is None and b.voucher is None and a.voucher_terms is None and b.voucher_terms is None:
+            found = _unpriced(a, b) or _unpriced(b, a)
+            if found:
+                return found
+        # A riddle names its answer's thing twice ("the year ... a mug with that year on it"): no subset rule.
+        found = _subset_conflict(a.whole, b.whole) if "knowledge" not in (a.intent, b.intent) else None
         if found:
             return found
     if len(a.items) >= 2 and len(b.items) >= 2:
@@ -520,6 +599,59 @@ def _symmetric_gap(a: Reading, b: Reading) -> str | None:
     mine, theirs = _slots(a), _slots(b)
     if mine - theirs and theirs - mine:
         return f"each states what the other does not: {sorted(mine - theirs)} / {sorted(theirs - mine)}"
+    return None
+
+
+# Closed classes read from a fixed vocabulary on both sides: a colour or a material one side
+# names and the other names none of is a constraint the other request does not state, not one
+# the reader missed (a rewording says "blue" as "blue"). Audience and size words are not here:
+# "for my son" and "kids" say one audience in words the class does not list.
+_STATED_CLASSES = ("colour", "material")
+
+
+def _one_sided(a: Reading, b: Reading) -> str | None:
+    """``a`` names a colour or material where ``b`` names none: the labelled rule is that a
+    request with fewer constraints is another ask, not a rewording."""
+    for name in _STATED_CLASSES:
+        if any(c == name for c, _ in a.classes) and not any(c == name for c, _ in b.classes):
+            return f"{name} {[w for c, w in a.classes if c == name]} / none"
+    return None
+
+
+_COUNTS = frozenset({"kit", "set", "pair", "pack", "piece", "bundle"})
+# Words that attach a feature or an item to a request: "with pockets", "plus a litter box".
+_ADDS = frozenset({"with", "plus", "has", "have", "having", "and", "also", "including", "include", "includes"})
+
+
+def _subset_conflict(a: Reading, b: Reading) -> str | None:
+    """Every content word of one request in the other, which attaches one more feature or item
+    ("with pockets", "plus a litter box"): the shorter asks less. A word that is only how the
+    longer one was worded ("cleaner", "a pair of") attaches nothing and does not count."""
+    wa, wb = Counter(a.words), Counter(b.words)
+    for small, large, seq in ((wa, wb, _sequence(b)), (wb, wa, _sequence(a))):
+        extra = {w for w in (large - small).elements() if w.isalpha() and w not in _FRAME and len(w) > 2}
+        # More than two words added is a life story told beside the request (chit-chat), not a feature.
+        if not extra or len(extra) > 2 or small - large or sum(small.values()) < 2:
+            continue
+        for k, word in enumerate(seq):
+            # "a pair of", "a set of" count, and "charging port" / "port" only qualifies a shared noun.
+            modifier = k + 1 < len(seq) and seq[k + 1] in small
+            if (
+                word in extra
+                and word not in _COUNTS
+                and not modifier
+                and any(w in _ADDS for w in seq[max(0, k - 3) : k])
+            ):
+                return f"asks more: {word!r} ({sorted(extra)})"
+    return None
+
+
+def _unpriced(a: Request, b: Request) -> str | None:
+    """``a`` bounds the price and ``b`` says nothing of price: no bound read, no number in no role
+    (a price written another way) and no word of price or money anywhere in its text (a bound the
+    reader could not read). Only outside vouchers, whose budgets and thresholds read as amounts."""
+    if a.whole.prices and not b.whole.prices and not b.whole.others and not b.mentions_price:
+        return f"price bound {a.whole.prices} / none"
     return None
 
 
@@ -713,9 +845,20 @@ def _unspelt(only_a: list[str], only_b: list[str], wa: Sequence[str], wb: Sequen
         compound = len(word) >= 4 and joined and (word in joined or (len(joined) >= 4 and joined in word))
         return bool(compound) or _near(word, others)
 
-    keep_a = [w for w in only_a if not respelt(w, joined_b, only_b)]
-    keep_b = [w for w in only_b if not respelt(w, joined_a, only_a)]
+    keep_a = [w for w in only_a if not respelt(w, joined_b, only_b) and not _joined_to_a_neighbour(w, wa, wb)]
+    keep_b = [w for w in only_b if not respelt(w, joined_a, only_a) and not _joined_to_a_neighbour(w, wb, wa)]
     return keep_a, keep_b
+
+
+def _joined_to_a_neighbour(word: str, mine: Sequence[str], theirs: Sequence[str]) -> bool:
+    """``word`` written with its neighbour as one word on the other side: "spf 50" / "spf50"."""
+    other = set(theirs)
+    for k, w in enumerate(mine):
+        if w == word and (
+            (k > 0 and mine[k - 1] + word in other) or (k + 1 < len(mine) and word + mine[k + 1] in other)
+        ):
+            return True
+    return False
 
 
 def _near(word: str, others: Sequence[str]) -> bool:
