@@ -48,7 +48,7 @@ def problems_guard_model() -> None:
         path = table_path()
     except MeaningModelUnavailable as exc:
         fail(str(exc))
-    out.print(str(path), soft_wrap=True)
+    typer.echo(str(path))  # data on stdout, one line a script can read
 
 
 # `generate` and `cluster` live in their own modules; registered here so the group is whole.
