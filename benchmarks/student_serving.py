@@ -70,6 +70,10 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--max-batch", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=1, help="before/after pairs, interleaved")
+    parser.add_argument("--modes", default="before,prefix,continuous",
+                        help="servers to play, in order: before (every prompt prefilled whole, static batches), "
+                             "prefix (the prefix cache, static batches), continuous (the prefix cache, continuous "
+                             "batching: rows join and leave the running decode between steps)")  # fmt: skip
     args = parser.parse_args()
 
     import httpx
@@ -108,12 +112,14 @@ def main() -> None:
             messages.append({"role": "assistant", "content": answer["content"], "tool_calls": [call]})
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": tool_result(index, turn)})
 
-    def play(prefix_cache: bool) -> tuple[float, dict, dict[tuple, list[int]]]:
+    def play(mode: str) -> tuple[float, dict, dict[tuple, list[int]]]:
         app = create_model_app(model, tokenizer, "student", max_new_tokens=args.max_tokens,
-                               max_batch=args.max_batch, prefix_cache=prefix_cache)  # fmt: skip
+                               max_batch=args.max_batch, prefix_cache=mode != "before",
+                               continuous=mode == "continuous")  # fmt: skip
         backend = app.state.backend
         answers: dict[tuple, list[int]] = {}
-        generate = backend.generate
+        generate, step = backend.generate, backend.step
+        rows_per_step: list[int] = []
 
         def recording(group):
             rows = generate(group)
@@ -123,7 +129,13 @@ def main() -> None:
                 answers[tuple(job.input_ids)] = row if stop is None else row[: stop + 1]
             return rows
 
-        backend.generate = recording
+        def stepping(running, joining):
+            finished = step(running, joining)
+            rows_per_step.append(len(running.rows) + len(finished))
+            answers.update({tuple(job.input_ids): row for job, row in finished})
+            return finished
+
+        backend.generate, backend.step = recording, stepping
 
         async def go() -> None:
             gate = asyncio.Semaphore(args.concurrency)
@@ -135,7 +147,8 @@ def main() -> None:
         asyncio.run(go())
         wall = time.perf_counter() - started
         counts = {"prefilled": backend.prefilled, "reused": backend.reused,
-                  "completion": sum(len(row) for row in answers.values())}  # fmt: skip
+                  "completion": sum(len(row) for row in answers.values()),
+                  "rows/step": statistics.mean(rows_per_step) if rows_per_step else None}  # fmt: skip
         return wall, counts, answers
 
     # One short request first: the first forward pays for lazy initialisation, on neither side's clock.
@@ -149,24 +162,29 @@ def main() -> None:
           f"loadavg before: {Path('/proc/loadavg').read_text().split()[:3]}")  # fmt: skip
     print(f"{args.episodes} episodes, {args.concurrency} at a time, {'' if args.uniform else '2 to '}{args.turns} turns each, up to {args.max_tokens} new tokens a "
           f"turn, greedy, fp32, transformers, max_batch {args.max_batch}")  # fmt: skip
-    print("| run | prefix cache | wall s | prompt tokens computed | from cache | completion tokens "
-          "| episodes/min | same tokens as before |")  # fmt: skip
-    print("|---|---|---:|---:|---:|---:|---:|---|")
+    print("| run | server | wall s | prompt tokens computed | from cache | completion tokens "
+          "| rows per decode step | episodes/min | same tokens as the first run | loadavg |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|---|")
+    modes = args.modes.split(",")
     reference: dict[tuple, list[int]] | None = None
-    walls: dict[bool, list[float]] = {False: [], True: []}
+    walls: dict[str, list[float]] = {mode: [] for mode in modes}
     identical = True
     for round_ in range(args.rounds):
-        for prefix_cache in (False, True):
-            wall, counts, answers = play(prefix_cache)
+        for mode in modes:
+            wall, counts, answers = play(mode)
             reference = answers if reference is None else reference
             same = answers == reference
             identical = identical and same
-            walls[prefix_cache].append(wall)
-            print(f"| {round_ + 1} | {'on' if prefix_cache else 'off (before)'} | {wall:.1f} | "
-                  f"{counts['prefilled']} | {counts['reused']} | {counts['completion']} | "
-                  f"{args.episodes / wall * 60:.2f} | {same} |", flush=True)  # fmt: skip
-    speedup = statistics.median(walls[False]) / statistics.median(walls[True])
-    print(f"median speed-up, episodes per minute: {speedup:.2f}x; every turn's tokens identical: {identical}; "
+            walls[mode].append(wall)
+            per_step = "-" if counts["rows/step"] is None else f"{counts['rows/step']:.2f}"
+            print(f"| {round_ + 1} | {mode} | {wall:.1f} | "
+                  f"{counts['prefilled']} | {counts['reused']} | {counts['completion']} | {per_step} | "
+                  f"{args.episodes / wall * 60:.2f} | {same} | {Path('/proc/loadavg').read_text().split()[0]} |",
+                  flush=True)  # fmt: skip
+    for mode in modes[1:]:
+        speedup = statistics.median(walls[modes[0]]) / statistics.median(walls[mode])
+        print(f"median speed-up of {mode} over {modes[0]}, episodes per minute: {speedup:.2f}x")
+    print(f"every turn's tokens identical in every run: {identical}; "
           f"loadavg after: {Path('/proc/loadavg').read_text().split()[:3]}")  # fmt: skip
 
 

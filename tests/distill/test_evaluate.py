@@ -200,16 +200,16 @@ def test_episodes_lost_to_an_overloaded_model_server_are_rerun_counted_and_never
     apply_template(tokenizer)
     app = create_model_app(model, tokenizer, "student", max_new_tokens=4, max_batch=1, batch_wait_s=0.0)
     backend = app.state.backend
-    generate, busy = backend.generate, {"left": 2}
+    step, busy = backend.step, {"left": 2}
     wall_s = 40.0
 
-    def overloaded(group):
-        if busy["left"] > 0:  # other work holds the server past an episode's whole wall clock
+    def overloaded(running, joining):
+        if joining and busy["left"] > 0:  # other work holds the server past an episode's whole wall clock
             busy["left"] -= 1
             time.sleep(wall_s + 2)
-        return generate(group)
+        return step(running, joining)
 
-    backend.generate = overloaded
+    backend.step = overloaded
     registry = UpstreamRegistry(
         [Upstream(name="served", base_url="http://served/v1", models=["student"])],
         transports={"served": httpx.ASGITransport(app=app)},
