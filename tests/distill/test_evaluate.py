@@ -20,7 +20,7 @@ from arena.shop.index import CatalogIndex
 from arena.taskpack.build import build_catalog
 from distill.eval_report import compare_runs, render_comparison
 from distill.eval_results import EvalMetrics, ProblemResult, load_run
-from distill.evaluate import EvalSettings, metrics_from_results
+from distill.evaluate import EvalSettings, metrics_from_results, sample_seed
 
 runner = CliRunner()
 
@@ -78,11 +78,18 @@ def test_eval_offline_policy_on_the_heldout_partition(heldout_suite, tmp_path):
     assert all(row["record"]["outcome"] is not None for row in rows)
     greedy = {r["record"]["problem"]["id"]: r["record"]["outcome"]["success"] for r in rows if r["evaluation"]["phase"] == "greedy"}  # fmt: skip
     assert metrics.asr == pytest.approx(sum(greedy.values()) / len(greedy))
-    # The greedy pass ran at temperature 0, pinned by the proxy, whatever the agent asked.
+    # The greedy pass ran at temperature 0, pinned by the proxy, whatever the agent asked; each sampled
+    # attempt carried its own seed, the one the config's seed, the problem and the attempt give.
+    seeds = set()
     for row in rows:
-        for call in row["record"]["llm_calls"]:
+        record = row["record"]
+        for call in record["llm_calls"]:
             expected = 0.0 if row["evaluation"]["phase"] == "greedy" else 0.7
             assert call["request"]["temperature"] == expected
+            if row["evaluation"]["phase"] == "sampled":
+                assert call["request"]["seed"] == sample_seed(0, record["problem"]["id"], record["attempt"])
+                seeds.add(call["request"]["seed"])
+    assert len(seeds) == 2 * len(heldout)  # every sampled attempt of every problem had a seed of its own
 
     # pass@k in metrics.json equals the estimator applied to the recorded counts.
     _, problems = load_run(out_dir)
