@@ -9,10 +9,11 @@ parses Hermes-style ``<tool_call>{json}</tool_call>`` blocks into OpenAI
 ``tool_calls`` and ``<think>`` blocks into ``reasoning_content``, as vLLM's
 ``--tool-call-parser hermes --reasoning-parser qwen3`` does.
 
-It is a small-scale tool: concurrent requests are generated in batches of up to
-``max_batch`` rows (static batching: a batch runs to its longest row), each row's
-prompt prefix reused from the keys and values its episode's earlier turns left
-(the prefix cache), and there is no streaming (the reference agent does not
+It is a small-scale tool: up to ``max_batch`` concurrent requests decode together,
+joining the running batch between steps and leaving as they finish (continuous
+batching; the llama.cpp backend and ``continuous=False`` run static batches, each
+to its longest row), each row's prompt prefix reused from the keys and values its
+episode's earlier turns left (the prefix cache), and there is no streaming (the reference agent does not
 stream; a streaming request gets a 400).
 """
 
@@ -597,6 +598,7 @@ def create_model_app(
     stepped = continuous and prefix_cache and isinstance(backend, TransformersBackend)
 
     def step(running: _Running, joining: list[_Job]) -> list[tuple[_Job, list[int] | BaseException]]:
+        assert isinstance(backend, TransformersBackend)  # only it decodes step by step (``stepped``)
         with lock:
             try:
                 return list(backend.step(running, joining))
