@@ -148,7 +148,8 @@ def main() -> None:
         wall = time.perf_counter() - started
         counts = {"prefilled": backend.prefilled, "reused": backend.reused,
                   "completion": sum(len(row) for row in answers.values()),
-                  "rows/step": statistics.mean(rows_per_step) if rows_per_step else None}  # fmt: skip
+                  "rows/step": statistics.mean(rows_per_step) if rows_per_step else None,
+                  "prefill_s": backend.prefill_s, "decode_s": backend.decode_s, "steps": backend.steps}  # fmt: skip
         return wall, counts, answers
 
     # One short request first: the first forward pays for lazy initialisation, on neither side's clock.
@@ -169,6 +170,7 @@ def main() -> None:
     reference: dict[tuple, list[int]] | None = None
     walls: dict[str, list[float]] = {mode: [] for mode in modes}
     identical = True
+    timing: list[str] = []  # where a continuous run's wall time went
     for round_ in range(args.rounds):
         for mode in modes:
             wall, counts, answers = play(mode)
@@ -181,6 +183,12 @@ def main() -> None:
                   f"{counts['prefilled']} | {counts['reused']} | {counts['completion']} | {per_step} | "
                   f"{args.episodes / wall * 60:.2f} | {same} | {Path('/proc/loadavg').read_text().split()[0]} |",
                   flush=True)  # fmt: skip
+            if counts["steps"]:
+                timing.append(f"{mode}: prefilling joining rows {counts['prefill_s']:.1f} s, "
+                              f"{counts['steps']} decode steps {counts['decode_s']:.1f} s "
+                              f"({counts['decode_s'] / counts['steps'] * 1000:.0f} ms a step), "
+                              f"the rest {wall - counts['prefill_s'] - counts['decode_s']:.1f} s")  # fmt: skip
+    print(*timing, sep="\n")
     for mode in modes[1:]:
         speedup = statistics.median(walls[modes[0]]) / statistics.median(walls[mode])
         print(f"median speed-up of {mode} over {modes[0]}, episodes per minute: {speedup:.2f}x")

@@ -274,6 +274,10 @@ class TransformersBackend:
         self.slots: list[_Slot] = []
         self.clock = 0
         self.prefilled = self.reused = 0  # prompt tokens computed and taken from the cache, for benchmarks
+        # Where continuous batching's time goes, for benchmarks: seconds prefilling joining rows, seconds
+        # in decode steps, the steps and the rows they decoded.
+        self.prefill_s = self.decode_s = 0.0
+        self.steps = self.step_rows = 0
 
     def generate(self, group: list[_Job]) -> list[list[int]]:
         import torch
@@ -410,10 +414,13 @@ class TransformersBackend:
 
         with torch.no_grad():
             running.drop([row for row in running.rows if row.job.future is not None and row.job.future.done()])
+            started = time.perf_counter()
             for job in joining:
                 running.join(job, self._prefill(job.input_ids))
+            self.prefill_s += time.perf_counter() - started
             if not running.rows:
                 return []
+            started = time.perf_counter()
             width = running.width
             feed = torch.tensor([[row.feed] for row in running.rows])
             mask = torch.cat([running.mask, torch.ones(len(running.rows), 1, dtype=running.mask.dtype)], dim=1)
@@ -446,6 +453,8 @@ class TransformersBackend:
                 ]
                 self._keep(_Slot(tokens[:kept], layers))
             running.drop(finished)
+            self.decode_s += time.perf_counter() - started
+            self.steps, self.step_rows = self.steps + 1, self.step_rows + len(logits)
             return [(row.job, row.new) for row in finished]
 
     def _choose(self, logits, row: _Row) -> int:
