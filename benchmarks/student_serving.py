@@ -1,4 +1,5 @@
-"""The student served in-process, end to end: multi-turn episodes with and without the prefix cache.
+"""The student served in-process, end to end: multi-turn episodes before and after the prefix cache
+and continuous batching.
 
     .venv/bin/python benchmarks/student_serving.py                 # 8 episodes of 2-7 turns, 4 at once
     .venv/bin/python benchmarks/student_serving.py --episodes 16 --concurrency 8 --max-batch 8
@@ -14,13 +15,16 @@ call and a tool result of about 600 characters (the size the template cuts a res
 again. The dialogues grow turn by turn, so a server that re-prefills every prompt pays for the whole
 dialogue at every turn; a server with the prefix cache pays for the new tokens only.
 
-Both servers run in this one process, one after the other, ``--rounds`` times interleaved (before,
-after, before, ...), with the same ``max_batch``: ``before`` is the server as it was (every prompt
-prefilled whole), ``after`` keeps each episode's keys and values across its turns. Every generated
-token of every turn is recorded at the backend and compared, token for token, with the first
-``before`` round; the dialogues depend on the answers, so the same prompts in both runs also mean
-the same answers at every earlier turn. Printed: per run the wall seconds, prompt tokens computed
-and taken from the cache, completion tokens, episodes per minute, and the median speed-up.
+The servers (``--modes``) run in this one process, one after the other, ``--rounds`` times
+interleaved, with the same ``max_batch``: ``before`` is the server as it was (every prompt
+prefilled whole, static batches), ``prefix`` keeps each episode's keys and values across its turns,
+``continuous`` adds continuous batching (rows join and leave the running decode between steps).
+Every generated token of every turn is recorded at the backend and compared, token for token,
+with the first run; the dialogues depend on the answers, so the same prompts in every run also
+mean the same answers at every earlier turn. Printed: per run the wall seconds, prompt tokens
+computed and taken from the cache, completion tokens, rows per decode step, episodes per minute
+and the load average; for a continuous run, its seconds prefilling joining rows and in decode
+steps; and the median speed-up of each server over the first.
 """
 
 from __future__ import annotations
