@@ -255,15 +255,32 @@ def tool(name: str, **arguments: Any) -> Any:
     return answer.get("result")
 
 
+_FALLBACK_TIMEOUT_S = 300.0  # outside an episode, or from a runner that states no limits
+_TIMEOUT_MARGIN_S = 30.0
+
+
+def call_timeout_s() -> float:
+    """How long the SDK's openai client waits for one answer: longer than the episode may run and
+    than the proxy's own limit on one call, so the proxy (whose time-out is the validator's, and is
+    never charged to the agent) or the episode's wall clock ends a slow call, never the agent."""
+    try:
+        limits = _episode().get("limits") or {}
+    except ArenaConnectionError:
+        return _FALLBACK_TIMEOUT_S
+    bounds = [float(limits[key]) for key in ("wall_s", "llm_call_timeout_s") if limits.get(key)]
+    return max(bounds) + _TIMEOUT_MARGIN_S if bounds else _FALLBACK_TIMEOUT_S
+
+
 def openai_client(**kwargs: Any) -> Any:
-    """An ``openai.OpenAI`` client wired to the validator's inference proxy."""
+    """An ``openai.OpenAI`` client wired to the validator's inference proxy; its time-out outlasts
+    the episode (``call_timeout_s``) unless the caller passes one."""
     import httpx  # imported here: only agents that use an LLM pay for it
     import openai
 
     # The SDK's defaults; any keyword the caller passes overrides them (max_retries=0 given by an agent
     # used to reach openai twice, a TypeError in every episode).
     options: dict[str, Any] = {"base_url": f"http://{_HOST}/v1", "api_key": "sandbox", "max_retries": 0}
-    timeout = kwargs.pop("timeout", 300.0)
+    timeout = kwargs.pop("timeout") if "timeout" in kwargs else call_timeout_s()
     if "http_client" in kwargs:
         options["timeout"] = timeout
     else:

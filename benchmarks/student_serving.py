@@ -1,4 +1,5 @@
-"""The student served in-process, end to end: multi-turn episodes with and without the prefix cache.
+"""The student served in-process, end to end: multi-turn episodes before and after the prefix cache
+and continuous batching.
 
     .venv/bin/python benchmarks/student_serving.py                 # 8 episodes of 2-7 turns, 4 at once
     .venv/bin/python benchmarks/student_serving.py --episodes 16 --concurrency 8 --max-batch 8
@@ -14,13 +15,16 @@ call and a tool result of about 600 characters (the size the template cuts a res
 again. The dialogues grow turn by turn, so a server that re-prefills every prompt pays for the whole
 dialogue at every turn; a server with the prefix cache pays for the new tokens only.
 
-Both servers run in this one process, one after the other, ``--rounds`` times interleaved (before,
-after, before, ...), with the same ``max_batch``: ``before`` is the server as it was (every prompt
-prefilled whole), ``after`` keeps each episode's keys and values across its turns. Every generated
-token of every turn is recorded at the backend and compared, token for token, with the first
-``before`` round; the dialogues depend on the answers, so the same prompts in both runs also mean
-the same answers at every earlier turn. Printed: per run the wall seconds, prompt tokens computed
-and taken from the cache, completion tokens, episodes per minute, and the median speed-up.
+The servers (``--modes``) run in this one process, one after the other, ``--rounds`` times
+interleaved, with the same ``max_batch``: ``before`` is the server as it was (every prompt
+prefilled whole, static batches), ``prefix`` keeps each episode's keys and values across its turns,
+``continuous`` adds continuous batching (rows join and leave the running decode between steps).
+Every generated token of every turn is recorded at the backend and compared, token for token,
+with the first run; the dialogues depend on the answers, so the same prompts in every run also
+mean the same answers at every earlier turn. Printed: per run the wall seconds, prompt tokens
+computed and taken from the cache, completion tokens, rows per decode step, episodes per minute
+and the load average; for a continuous run, its seconds prefilling joining rows and in decode
+steps; and the median speed-up of each server over the first.
 """
 
 from __future__ import annotations
@@ -70,6 +74,10 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--max-batch", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=1, help="before/after pairs, interleaved")
+    parser.add_argument("--modes", default="before,prefix,continuous",
+                        help="servers to play, in order: before (every prompt prefilled whole, static batches), "
+                             "prefix (the prefix cache, static batches), continuous (the prefix cache, continuous "
+                             "batching: rows join and leave the running decode between steps)")  # fmt: skip
     args = parser.parse_args()
 
     import httpx
@@ -108,12 +116,14 @@ def main() -> None:
             messages.append({"role": "assistant", "content": answer["content"], "tool_calls": [call]})
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": tool_result(index, turn)})
 
-    def play(prefix_cache: bool) -> tuple[float, dict, dict[tuple, list[int]]]:
+    def play(mode: str) -> tuple[float, dict, dict[tuple, list[int]]]:
         app = create_model_app(model, tokenizer, "student", max_new_tokens=args.max_tokens,
-                               max_batch=args.max_batch, prefix_cache=prefix_cache)  # fmt: skip
+                               max_batch=args.max_batch, prefix_cache=mode != "before",
+                               continuous=mode == "continuous")  # fmt: skip
         backend = app.state.backend
         answers: dict[tuple, list[int]] = {}
-        generate = backend.generate
+        generate, step = backend.generate, backend.step
+        rows_per_step: list[int] = []
 
         def recording(group):
             rows = generate(group)
@@ -123,7 +133,13 @@ def main() -> None:
                 answers[tuple(job.input_ids)] = row if stop is None else row[: stop + 1]
             return rows
 
-        backend.generate = recording
+        def stepping(running, joining):
+            finished = step(running, joining)
+            rows_per_step.append(len(running.rows) + len(finished))
+            answers.update({tuple(job.input_ids): row for job, row in finished})
+            return finished
+
+        backend.generate, backend.step = recording, stepping
 
         async def go() -> None:
             gate = asyncio.Semaphore(args.concurrency)
@@ -135,7 +151,9 @@ def main() -> None:
         asyncio.run(go())
         wall = time.perf_counter() - started
         counts = {"prefilled": backend.prefilled, "reused": backend.reused,
-                  "completion": sum(len(row) for row in answers.values())}  # fmt: skip
+                  "completion": sum(len(row) for row in answers.values()),
+                  "rows/step": statistics.mean(rows_per_step) if rows_per_step else None,
+                  "prefill_s": backend.prefill_s, "decode_s": backend.decode_s, "steps": backend.steps}  # fmt: skip
         return wall, counts, answers
 
     # One short request first: the first forward pays for lazy initialisation, on neither side's clock.
@@ -149,24 +167,36 @@ def main() -> None:
           f"loadavg before: {Path('/proc/loadavg').read_text().split()[:3]}")  # fmt: skip
     print(f"{args.episodes} episodes, {args.concurrency} at a time, {'' if args.uniform else '2 to '}{args.turns} turns each, up to {args.max_tokens} new tokens a "
           f"turn, greedy, fp32, transformers, max_batch {args.max_batch}")  # fmt: skip
-    print("| run | prefix cache | wall s | prompt tokens computed | from cache | completion tokens "
-          "| episodes/min | same tokens as before |")  # fmt: skip
-    print("|---|---|---:|---:|---:|---:|---:|---|")
+    print("| run | server | wall s | prompt tokens computed | from cache | completion tokens "
+          "| rows per decode step | episodes/min | same tokens as the first run | loadavg |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|---|")
+    modes = args.modes.split(",")
     reference: dict[tuple, list[int]] | None = None
-    walls: dict[bool, list[float]] = {False: [], True: []}
+    walls: dict[str, list[float]] = {mode: [] for mode in modes}
     identical = True
+    timing: list[str] = []  # where a continuous run's wall time went
     for round_ in range(args.rounds):
-        for prefix_cache in (False, True):
-            wall, counts, answers = play(prefix_cache)
+        for mode in modes:
+            wall, counts, answers = play(mode)
             reference = answers if reference is None else reference
             same = answers == reference
             identical = identical and same
-            walls[prefix_cache].append(wall)
-            print(f"| {round_ + 1} | {'on' if prefix_cache else 'off (before)'} | {wall:.1f} | "
-                  f"{counts['prefilled']} | {counts['reused']} | {counts['completion']} | "
-                  f"{args.episodes / wall * 60:.2f} | {same} |", flush=True)  # fmt: skip
-    speedup = statistics.median(walls[False]) / statistics.median(walls[True])
-    print(f"median speed-up, episodes per minute: {speedup:.2f}x; every turn's tokens identical: {identical}; "
+            walls[mode].append(wall)
+            per_step = "-" if counts["rows/step"] is None else f"{counts['rows/step']:.2f}"
+            print(f"| {round_ + 1} | {mode} | {wall:.1f} | "
+                  f"{counts['prefilled']} | {counts['reused']} | {counts['completion']} | {per_step} | "
+                  f"{args.episodes / wall * 60:.2f} | {same} | {Path('/proc/loadavg').read_text().split()[0]} |",
+                  flush=True)  # fmt: skip
+            if counts["steps"]:
+                timing.append(f"{mode}: prefilling joining rows {counts['prefill_s']:.1f} s, "
+                              f"{counts['steps']} decode steps {counts['decode_s']:.1f} s "
+                              f"({counts['decode_s'] / counts['steps'] * 1000:.0f} ms a step), "
+                              f"the rest {wall - counts['prefill_s'] - counts['decode_s']:.1f} s")  # fmt: skip
+    print(*timing, sep="\n")
+    for mode in modes[1:]:
+        speedup = statistics.median(walls[modes[0]]) / statistics.median(walls[mode])
+        print(f"median speed-up of {mode} over {modes[0]}, episodes per minute: {speedup:.2f}x")
+    print(f"every turn's tokens identical in every run: {identical}; "
           f"loadavg after: {Path('/proc/loadavg').read_text().split()[:3]}")  # fmt: skip
 
 

@@ -6,7 +6,9 @@ harness and the inference proxy pinning the sampling temperature:
 - **greedy** (temperature 0, one run per problem) gives ASR, the number the
   ShoppingBench papers report;
 - **sampled** (``samples`` runs per problem at ``temperature``) gives pass@1,
-  pass@k (the unbiased estimator) and pass^k.
+  pass@k (the unbiased estimator) and pass^k. Each sampled attempt carries its own seed
+  (``sample_seed``: the config's seed, the problem, the attempt), pinned by the proxy on every call,
+  so a run twice draws the same samples and a problem's k attempts differ.
 
 Every record goes to ``records.jsonl`` wrapped in an ``evaluation`` envelope
 (not a bare ``EpisodeRecord``): a corpus loader that reads episode records
@@ -21,6 +23,7 @@ failure, never the policy's: it is run again, up to ``max_reruns`` times, writte
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Callable
@@ -87,12 +90,33 @@ def infrastructure_loss(record: EpisodeRecord) -> str | None:
     return None
 
 
-class _RerunningRunner(EpisodeRunner):
-    """The episode runner, running an episode again while the infrastructure lost it."""
+def sample_seed(seed: int, problem_id: str, attempt: int) -> int:
+    """The seed of one sampled attempt: fixed by the config's seed, the problem and the attempt, so a
+    run twice draws the same samples, while a problem's k attempts (and two problems) draw their own."""
+    digest = hashlib.sha256(f"{seed}:{problem_id}:{attempt}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") >> 1  # 31 bits: every server's seed type holds it
 
-    def __init__(self, *args, max_reruns: int, on_lost: Callable[[EpisodeRecord, str], None], **kwargs) -> None:
+
+class _RerunningRunner(EpisodeRunner):
+    """The episode runner, running an episode again while the infrastructure lost it; a sampled
+    phase's episodes each get their own seed (``sample_seed``), which a re-run keeps."""
+
+    def __init__(
+        self,
+        *args,
+        max_reruns: int,
+        on_lost: Callable[[EpisodeRecord, str], None],
+        sample_seed: int | None = None,
+        **kwargs,
+    ) -> None:
         super().__init__(*args, **kwargs)
-        self.max_reruns, self.on_lost = max_reruns, on_lost
+        self.max_reruns, self.on_lost, self.sample_seed = max_reruns, on_lost, sample_seed
+
+    def pin(self, problem: Problem, attempt: int) -> SamplingPin | None:
+        pin = self.config.pin
+        if pin is None or self.sample_seed is None:
+            return pin
+        return pin.model_copy(update={"seed": sample_seed(self.sample_seed, problem.id, attempt)})
 
     async def run(self, agent: AgentSource, problem: Problem, model: str, attempt: int = 0) -> EpisodeRecord:
         for _ in range(self.max_reruns + 1):
@@ -203,7 +227,13 @@ async def evaluate(
                 lost_handle.flush()
 
             runner = _RerunningRunner(
-                catalog, registry, config, knowledge=knowledge, max_reruns=settings.max_reruns, on_lost=lost
+                catalog,
+                registry,
+                config,
+                knowledge=knowledge,
+                max_reruns=settings.max_reruns,
+                on_lost=lost,
+                sample_seed=settings.seed if temperature > 0 else None,
             )
 
             def keep(record: EpisodeRecord, phase: str = phase) -> None:

@@ -9,10 +9,11 @@ parses Hermes-style ``<tool_call>{json}</tool_call>`` blocks into OpenAI
 ``tool_calls`` and ``<think>`` blocks into ``reasoning_content``, as vLLM's
 ``--tool-call-parser hermes --reasoning-parser qwen3`` does.
 
-It is a small-scale tool: concurrent requests are generated in batches of up to
-``max_batch`` rows (static batching: a batch runs to its longest row), each row's
-prompt prefix reused from the keys and values its episode's earlier turns left
-(the prefix cache), and there is no streaming (the reference agent does not
+It is a small-scale tool: up to ``max_batch`` concurrent requests decode together,
+joining the running batch between steps and leaving as they finish (continuous
+batching; the llama.cpp backend and ``continuous=False`` run static batches, each
+to its longest row), each row's prompt prefix reused from the keys and values its
+episode's earlier turns left (the prefix cache), and there is no streaming (the reference agent does not
 stream; a streaming request gets a 400).
 """
 
@@ -150,6 +151,103 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
     return n
 
 
+@dataclass
+class _Row:
+    """One request in the running batch: its left padding there and the tokens it has produced."""
+
+    job: _Job
+    pad: int
+    length: int  # its real tokens in the batch's cache
+    generator: Any = None  # a seeded request's own torch.Generator
+    new: list[int] = field(default_factory=list)
+
+    @property
+    def feed(self) -> int:
+        """The token the next step feeds: the prompt's last, then each token chosen."""
+        return self.new[-1] if self.new else self.job.input_ids[-1]
+
+    @property
+    def position(self) -> int:
+        return self.length
+
+
+class _Running:
+    """The running batch of continuous batching: its rows and their keys and values, left-padded to
+    one width (padding only ever on the left, so a row's tokens stay contiguous and the sliding
+    window measured in cache positions is the window in the row's own positions)."""
+
+    def __init__(self) -> None:
+        from transformers import DynamicCache
+
+        self.rows: list[_Row] = []
+        self.cache = DynamicCache()
+        self.mask: Any = None  # [rows, width]: 1 on a row's tokens, 0 on its padding
+
+    @property
+    def width(self) -> int:
+        return 0 if self.mask is None else int(self.mask.shape[1])
+
+    def join(self, job: _Job, layers: list[tuple[Any, Any]]) -> None:
+        import torch
+
+        length = len(job.input_ids) - 1  # the keys and values of all but the last prompt token
+        generator = None
+        if job.sampling[0] and job.seed is not None:
+            generator = torch.Generator().manual_seed(job.seed)
+        grow = max(0, length - self.width)
+        if grow and self.rows:  # the newcomer is longer: everyone else moves right
+            for layer in self.cache.layers:
+                layer.keys = torch.nn.functional.pad(layer.keys, (0, 0, grow, 0))
+                layer.values = torch.nn.functional.pad(layer.values, (0, 0, grow, 0))
+            self.mask = torch.nn.functional.pad(self.mask, (grow, 0))
+            for row in self.rows:
+                row.pad += grow
+        width = max(self.width, length)
+        pad = width - length
+        row_mask = torch.tensor([[0] * pad + [1] * length], dtype=torch.long)
+        if not self.rows:
+            from transformers import DynamicCache
+
+            self.cache = DynamicCache()
+            for index, (keys, values) in enumerate(layers):
+                self.cache.update(
+                    torch.nn.functional.pad(keys, (0, 0, pad, 0)),
+                    torch.nn.functional.pad(values, (0, 0, pad, 0)),
+                    index,
+                )
+            self.mask = row_mask
+        else:
+            for layer, (keys, values) in zip(self.cache.layers, layers, strict=True):
+                layer.keys = torch.cat([layer.keys, torch.nn.functional.pad(keys, (0, 0, pad, 0))])
+                layer.values = torch.cat([layer.values, torch.nn.functional.pad(values, (0, 0, pad, 0))])
+            self.mask = torch.cat([self.mask, row_mask])
+        self.rows.append(_Row(job, pad, length, generator))
+
+    def drop(self, leaving: list[_Row]) -> None:
+        """The rows in ``leaving`` leave; columns that are padding in every remaining row go too."""
+        import torch
+
+        if not leaving:
+            return
+        keep = [i for i, row in enumerate(self.rows) if row not in leaving]
+        self.rows = [self.rows[i] for i in keep]
+        if not self.rows:
+            self.__init__()  # type: ignore[misc]
+            return
+        trim = min(row.pad for row in self.rows)
+        index = torch.tensor(keep)
+        for layer in self.cache.layers:
+            layer.keys = layer.keys.index_select(0, index)[:, :, trim:]
+            layer.values = layer.values.index_select(0, index)[:, :, trim:]
+        self.mask = self.mask.index_select(0, index)[:, trim:]
+        for row in self.rows:
+            row.pad -= trim
+
+    def advance(self) -> None:
+        for row in self.rows:
+            row.length += 1
+
+
 class TransformersBackend:
     """Generation by a transformers model: the rows of a group in one left-padded ``generate()``.
 
@@ -176,6 +274,10 @@ class TransformersBackend:
         self.slots: list[_Slot] = []
         self.clock = 0
         self.prefilled = self.reused = 0  # prompt tokens computed and taken from the cache, for benchmarks
+        # Where continuous batching's time goes, for benchmarks: seconds prefilling joining rows, seconds
+        # in decode steps, the steps and the rows they decoded.
+        self.prefill_s = self.decode_s = 0.0
+        self.steps = self.step_rows = 0
 
     def generate(self, group: list[_Job]) -> list[list[int]]:
         import torch
@@ -297,6 +399,84 @@ class TransformersBackend:
             self._keep(_Slot(tokens[:kept], layers))
         return generated
 
+    def step(self, running: _Running, joining: list[_Job]) -> list[tuple[_Job, list[int]]]:
+        """One decode step of the running batch (continuous batching), after ``joining`` join it.
+
+        Each joining row prefills its new tokens (from the prefix cache) and its cache is left-padded
+        into the batch between two steps, so a request that arrives while others decode waits one
+        step, not the whole batch. A row that has produced a stop token or its limit leaves at once,
+        its keys and values kept for its episode's next turn. Returns the rows that finished, with
+        their new tokens cut at the first stop. Greedy rows take the argmax of their own logits (the
+        step is what ``generate()`` does, one row's padding never reaching another's); sampled rows
+        draw from their own generator, so a seeded row's sample is not its batchmates' business.
+        """
+        import torch
+
+        with torch.no_grad():
+            running.drop([row for row in running.rows if row.job.future is not None and row.job.future.done()])
+            started = time.perf_counter()
+            for job in joining:
+                running.join(job, self._prefill(job.input_ids))
+            self.prefill_s += time.perf_counter() - started
+            if not running.rows:
+                return []
+            started = time.perf_counter()
+            width = running.width
+            feed = torch.tensor([[row.feed] for row in running.rows])
+            mask = torch.cat([running.mask, torch.ones(len(running.rows), 1, dtype=running.mask.dtype)], dim=1)
+            positions = torch.tensor([[row.position] for row in running.rows])
+            output = self.model(
+                input_ids=feed,
+                attention_mask=mask,
+                position_ids=positions,
+                cache=running.cache,
+                cache_position=torch.tensor([width]),
+                use_cache=True,
+                logits_to_keep=1,
+            )
+            running.mask = mask
+            running.advance()
+            logits = output.logits[:, -1, :].float()
+            finished: list[_Row] = []
+            for index, row in enumerate(running.rows):
+                token = self._choose(logits[index], row)
+                row.new.append(token)
+                if token in self.stops or len(row.new) >= row.job.limit:
+                    finished.append(row)
+            for row in finished:
+                tokens = row.job.input_ids + row.new
+                kept = row.length  # the last token chosen was never fed back
+                at = running.rows.index(row)
+                layers = [
+                    (layer.keys[at : at + 1, :, row.pad :].clone(), layer.values[at : at + 1, :, row.pad :].clone())
+                    for layer in running.cache.layers
+                ]
+                self._keep(_Slot(tokens[:kept], layers))
+            running.drop(finished)
+            self.decode_s += time.perf_counter() - started
+            self.steps, self.step_rows = self.steps + 1, self.step_rows + len(logits)
+            return [(row.job, row.new) for row in finished]
+
+    def _choose(self, logits, row: _Row) -> int:
+        import torch
+
+        sampling = row.job.sampling
+        if not sampling[0]:
+            return int(torch.argmax(logits))
+        scores = logits / sampling[1]
+        top_k = getattr(self.model.generation_config, "top_k", None)
+        if top_k:
+            floor = torch.topk(scores, min(top_k, scores.numel())).values[-1]
+            scores = scores.masked_fill(scores < floor, float("-inf"))
+        if sampling[2] < 1.0:  # nucleus: drop the least likely tokens whose mass is at most 1 - top_p
+            ordered, order = torch.sort(scores)
+            cumulative = ordered.softmax(-1).cumsum(-1)
+            drop = cumulative <= 1 - sampling[2]
+            drop[-1] = False
+            scores = scores.masked_fill(drop.scatter(0, order, drop), float("-inf"))
+        probabilities = scores.softmax(-1)
+        return int(torch.multinomial(probabilities, 1, generator=row.generator))
+
     def _keep(self, slot: _Slot) -> None:
         # A slot that is a prefix of the new one is superseded (the episode's previous turn).
         self.slots = [s for s in self.slots if _common_prefix(s.tokens, slot.tokens) < len(s.tokens)]
@@ -357,6 +537,7 @@ def create_model_app(
     max_batch: int = 1,
     batch_wait_s: float = 0.2,
     prefix_cache: bool = True,
+    continuous: bool = True,
 ) -> FastAPI:
     """Serve ``model`` (a transformers model, or a ``LlamaCppBackend``) under ``model_name`` at
     ``/v1/chat/completions`` and ``/v1/models``.
@@ -368,7 +549,9 @@ def create_model_app(
     Prefill is compute-bound and does not batch: ``prefix_cache`` (TransformersBackend) makes an
     episode's turn prefill its new tokens only (docs/results/student-serving.md, measured end to
     end with benchmarks/student_serving.py). Greedy rows come out as they do alone, up to float
-    summation order.
+    summation order. ``continuous`` (TransformersBackend with the prefix cache): rows join the
+    running decode between steps and leave as they finish, so a request that arrives while others
+    decode does not wait for their batch (continuous batching, as vLLM's scheduler does).
     """
     backend = (
         model
@@ -420,6 +603,40 @@ def create_model_app(
             except Exception as exc:  # noqa: BLE001 - every request of the failed call gets the error
                 results |= {id(job): exc for job in group}
         return [results[id(job)] for job in batch]
+
+    stepped = continuous and prefix_cache and isinstance(backend, TransformersBackend)
+
+    def step(running: _Running, joining: list[_Job]) -> list[tuple[_Job, list[int] | BaseException]]:
+        assert isinstance(backend, TransformersBackend)  # only it decodes step by step (``stepped``)
+        with lock:
+            try:
+                return list(backend.step(running, joining))
+            except Exception as exc:  # noqa: BLE001 - every row of the failed step gets the error
+                failed = {id(job): job for job in [row.job for row in running.rows] + joining}
+                running.drop(list(running.rows))
+                return [(job, exc) for job in failed.values()]
+
+    async def drain_continuous(queue: _Queue) -> None:
+        running = _Running()
+        try:
+            while queue.pending or running.rows:
+                if not running.rows and len(queue.pending) < max_batch:
+                    await asyncio.sleep(batch_wait_s)  # the first rows wait for company, as a batch did
+                queue.pending[:] = [job for job in queue.pending if not job.future.done()]
+                free = max_batch - len(running.rows)
+                joining, queue.pending[:] = queue.pending[:free], queue.pending[free:]
+                if not joining and not running.rows:
+                    continue
+                finished = await asyncio.get_running_loop().run_in_executor(generator, step, running, joining)
+                for job, result in finished:
+                    if job.future.done():  # the client went away
+                        continue
+                    if isinstance(result, BaseException):
+                        job.future.set_exception(result)
+                    else:
+                        job.future.set_result(result)
+        finally:
+            queue.draining = False
 
     async def drain(queue: _Queue) -> None:
         try:
@@ -496,7 +713,7 @@ def create_model_app(
         queue.pending.append(job)
         if not queue.draining:
             queue.draining = True
-            queue.task = asyncio.get_running_loop().create_task(drain(queue))
+            queue.task = asyncio.get_running_loop().create_task((drain_continuous if stepped else drain)(queue))
         return respond(job, await job.future)
 
     weakref.finalize(app, generator.shutdown, wait=False)

@@ -118,6 +118,11 @@ class EpisodeRunner:
             self._runtime_checked = time.monotonic()
         return self.runtime
 
+    def pin(self, problem: Problem, attempt: int) -> SamplingPin | None:
+        """The sampling the proxy pins on this episode's calls: the config's, the same for every
+        episode (an evaluation overrides it to seed each sampled attempt on its own)."""
+        return self.config.pin
+
     async def run(self, agent: AgentSource, problem: Problem, model: str, attempt: int = 0) -> EpisodeRecord:
         limits = self.config.limits
         started_wall = time.perf_counter()
@@ -130,7 +135,7 @@ class EpisodeRunner:
         llm_calls: list[LLMCallRecord] = []
         limit_log = LimitLog(clock)
         proxy = InferenceProxy(
-            self.registry, self.config.allowlist, limits, llm_calls.append, clock, self.config.pin, limit_log
+            self.registry, self.config.allowlist, limits, llm_calls.append, clock, self.pin(problem, attempt), limit_log
         )
         # The agent's id for this episode is random: the problem's content id hashes the reward, and
         # an agent that saw it could test guessed rewards against it (see docs/security.md).

@@ -213,8 +213,11 @@ def build_episode_handler(session: EpisodeSession) -> Handler:
         if session.booted_s is None:
             session.booted_s = session.clock()
         if episode_body is None:  # fixed for the episode: encoded once
+            # The limits an agent's clients must outlast: the SDK's openai client waits as long as the
+            # episode may run, so a call the proxy is still working on is never given up by the agent.
+            limits = {"wall_s": session.limits.wall_s, "llm_call_timeout_s": session.limits.llm_call_timeout_s}
             episode_body = _json({"problem": session.public_problem, "model": session.model,
-                                  "tools": session.env.schemas()})  # fmt: skip
+                                  "tools": session.env.schemas(), "limits": limits})  # fmt: skip
         return Reply(200, episode_body)
 
     async def tool(request: Request, name: str) -> Reply:

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import arena.sdk as sdk
+from arena.runner.record import EpisodeLimits
 from arena.runner.server import EpisodeSession, build_episode_handler
 from arena.runner.wire import EpisodeWireServer
 from arena.shop.tools import ShopEnvironment
@@ -20,8 +21,10 @@ from arena.shop.tools import ShopEnvironment
 class EpisodeThread:
     """The episode server in a thread with its own event loop, as the validator runs it."""
 
-    def __init__(self, catalog, path) -> None:
-        self.session = EpisodeSession(ShopEnvironment(catalog), {"id": "p-1", "query": "q"}, "m", None, lambda: 0.0)
+    def __init__(self, catalog, path, limits: EpisodeLimits | None = None) -> None:
+        self.session = EpisodeSession(
+            ShopEnvironment(catalog), {"id": "p-1", "query": "q"}, "m", None, lambda: 0.0, limits=limits
+        )
         self.server = EpisodeWireServer(build_episode_handler(self.session))
         self.path = path
         self.loop = asyncio.new_event_loop()
@@ -112,3 +115,23 @@ def test_openai_client_takes_the_callers_options_over_its_defaults() -> None:
     client = sdk.openai_client(max_retries=3, api_key="mine", timeout=12.0)
     assert client.max_retries == 3 and client.api_key == "mine"
     assert client._client.timeout.read == 12.0  # the socket transport's client took the caller's timeout
+
+
+def test_openai_client_outlasts_the_episode_and_the_proxy(catalog, tmp_path, monkeypatch) -> None:
+    """The experiment gives the proxy 900 s a call and an episode 1800 s: the agent's client must not
+    give up first (a fixed 300 s did, and a slow validator was scored as the student's crash)."""
+    path = tmp_path / "arena.sock"
+    monkeypatch.setenv("ARENA_SOCKET", str(path))
+    monkeypatch.setattr(sdk, "_episode_cache", None)
+    monkeypatch.setattr(sdk, "_channels", type(sdk._channels)())
+    limits = EpisodeLimits(wall_s=1800.0, llm_call_timeout_s=900.0)
+    with EpisodeThread(catalog, path, limits):
+        timeout = sdk.openai_client()._client.timeout
+        assert min(timeout.read, timeout.connect, timeout.write) > limits.wall_s > limits.llm_call_timeout_s
+        assert sdk.openai_client(timeout=5.0)._client.timeout.read == 5.0  # the agent's own choice wins
+    monkeypatch.setattr(sdk, "_episode_cache", None)
+    long_call = EpisodeLimits(wall_s=60.0, llm_call_timeout_s=600.0)
+    with EpisodeThread(catalog, tmp_path / "second.sock", long_call):
+        monkeypatch.setenv("ARENA_SOCKET", str(tmp_path / "second.sock"))
+        monkeypatch.setattr(sdk, "_channels", type(sdk._channels)())
+        assert sdk.openai_client()._client.timeout.read > long_call.llm_call_timeout_s

@@ -20,7 +20,7 @@ from arena.shop.index import CatalogIndex
 from arena.taskpack.build import build_catalog
 from distill.eval_report import compare_runs, render_comparison
 from distill.eval_results import EvalMetrics, ProblemResult, load_run
-from distill.evaluate import EvalSettings, metrics_from_results
+from distill.evaluate import EvalSettings, metrics_from_results, sample_seed
 
 runner = CliRunner()
 
@@ -78,11 +78,18 @@ def test_eval_offline_policy_on_the_heldout_partition(heldout_suite, tmp_path):
     assert all(row["record"]["outcome"] is not None for row in rows)
     greedy = {r["record"]["problem"]["id"]: r["record"]["outcome"]["success"] for r in rows if r["evaluation"]["phase"] == "greedy"}  # fmt: skip
     assert metrics.asr == pytest.approx(sum(greedy.values()) / len(greedy))
-    # The greedy pass ran at temperature 0, pinned by the proxy, whatever the agent asked.
+    # The greedy pass ran at temperature 0, pinned by the proxy, whatever the agent asked; each sampled
+    # attempt carried its own seed, the one the config's seed, the problem and the attempt give.
+    seeds = set()
     for row in rows:
-        for call in row["record"]["llm_calls"]:
+        record = row["record"]
+        for call in record["llm_calls"]:
             expected = 0.0 if row["evaluation"]["phase"] == "greedy" else 0.7
             assert call["request"]["temperature"] == expected
+            if row["evaluation"]["phase"] == "sampled":
+                assert call["request"]["seed"] == sample_seed(0, record["problem"]["id"], record["attempt"])
+                seeds.add(call["request"]["seed"])
+    assert len(seeds) == 2 * len(heldout)  # every sampled attempt of every problem had a seed of its own
 
     # pass@k in metrics.json equals the estimator applied to the recorded counts.
     _, problems = load_run(out_dir)
@@ -200,16 +207,16 @@ def test_episodes_lost_to_an_overloaded_model_server_are_rerun_counted_and_never
     apply_template(tokenizer)
     app = create_model_app(model, tokenizer, "student", max_new_tokens=4, max_batch=1, batch_wait_s=0.0)
     backend = app.state.backend
-    generate, busy = backend.generate, {"left": 2}
+    step, busy = backend.step, {"left": 2}
     wall_s = 40.0
 
-    def overloaded(group):
-        if busy["left"] > 0:  # other work holds the server past an episode's whole wall clock
+    def overloaded(running, joining):
+        if joining and busy["left"] > 0:  # other work holds the server past an episode's whole wall clock
             busy["left"] -= 1
             time.sleep(wall_s + 2)
-        return generate(group)
+        return step(running, joining)
 
-    backend.generate = overloaded
+    backend.step = overloaded
     registry = UpstreamRegistry(
         [Upstream(name="served", base_url="http://served/v1", models=["student"])],
         transports={"served": httpx.ASGITransport(app=app)},

@@ -71,6 +71,7 @@ def _ask_all(app, bodies: list[dict]) -> list[dict]:
 
 
 def test_concurrent_greedy_requests_share_one_generate_and_answer_as_alone(student):
+    """Static batching (``continuous=False``, and the path of every backend without steps)."""
     from distill.serve import create_model_app
 
     model, tokenizer = student
@@ -87,7 +88,9 @@ def test_concurrent_greedy_requests_share_one_generate_and_answer_as_alone(stude
             {"model": "s", "messages": _conversation(turns, topic), "temperature": 0, "max_tokens": limit}
             for turns, topic, limit in ((1, "tea", 12), (24, "a kettle", 12), (6, "socks", 7), (3, "a lamp", 12))
         ]
-        app = create_model_app(model, tokenizer, "s", max_new_tokens=64, max_batch=4, batch_wait_s=5.0)
+        app = create_model_app(
+            model, tokenizer, "s", max_new_tokens=64, max_batch=4, batch_wait_s=5.0, continuous=False
+        )
         together = _ask_all(app, bodies)
         assert calls == [4]  # one batch of four rows
         alone = [_ask_all(app, [body])[0] for body in bodies]

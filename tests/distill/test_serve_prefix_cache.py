@@ -60,33 +60,42 @@ def test_turns_reuse_the_cached_prefix_and_answer_token_for_token_as_a_whole_pre
         [system, {"role": "user", "content": "A desk lamp with a USB port, under 900 pesos."}],
         [system, {"role": "user", "content": "Running shoes for women, size 7, breathable."}],
     ]
-    apps = {cached: create_model_app(model, tokenizer, "s", max_new_tokens=6, max_batch=2, prefix_cache=cached)
-            for cached in (False, True)}  # fmt: skip
-    generated: dict[bool, dict[tuple, list[int]]] = {False: {}, True: {}}
-    for cached, app in apps.items():
-        backend, generate = app.state.backend, app.state.backend.generate
+    # The whole-prefill server, the prefix cache with static batches, and with continuous batching.
+    modes = {"whole": {"prefix_cache": False}, "static": {"continuous": False}, "continuous": {}}
+    apps = {mode: create_model_app(model, tokenizer, "s", max_new_tokens=6, max_batch=2, **options)
+            for mode, options in modes.items()}  # fmt: skip
+    generated: dict[str, dict[tuple, list[int]]] = {mode: {} for mode in modes}
+    for mode, app in apps.items():
+        backend, generate, step = app.state.backend, app.state.backend.generate, app.state.backend.step
 
-        def recording(group, generate=generate, seen=generated[cached]):
+        def recording(group, generate=generate, seen=generated[mode]):
             rows = generate(group)
             seen.update({tuple(job.input_ids): row[: job.limit] for job, row in zip(group, rows, strict=True)})
             return rows
 
-        backend.generate = recording
-    whole = _episodes(apps[False], openings, turns=3)
-    cached = _episodes(apps[True], openings, turns=3)
+        def stepping(running, joining, step=step, seen=generated[mode]):
+            finished = step(running, joining)
+            seen.update({tuple(job.input_ids): row for job, row in finished})
+            return finished
 
-    assert cached == whole  # the same answers at every turn, so the same dialogues
-    assert generated[True].keys() == generated[False].keys()
-    for prompt, tokens in generated[False].items():  # token for token, not only the decoded text
-        stops = apps[False].state.backend.stops
-        cut = next((i for i, t in enumerate(tokens) if t in stops), len(tokens) - 1) + 1
-        assert generated[True][prompt][:cut] == tokens[:cut]
-    lengths = sorted(len(prompt) for prompt in generated[False])
+        backend.generate, backend.step = recording, stepping
+    played = {mode: _episodes(app, openings, turns=3) for mode, app in apps.items()}
+
+    stops = apps["whole"].state.backend.stops
+    for mode in ("static", "continuous"):
+        assert played[mode] == played["whole"]  # the same answers at every turn, so the same dialogues
+        assert generated[mode].keys() == generated["whole"].keys()
+        for prompt, tokens in generated["whole"].items():  # token for token, not only the decoded text
+            cut = next((i for i, t in enumerate(tokens) if t in stops), len(tokens) - 1) + 1
+            assert generated[mode][prompt][:cut] == tokens[:cut]
+    lengths = sorted(len(prompt) for prompt in generated["whole"])
     assert lengths[0] < model.config.sliding_window < lengths[-1]
-    plain, reusing = apps[False].state.backend, apps[True].state.backend
+    plain = apps["whole"].state.backend
     assert plain.reused == 0 and plain.prefilled == sum(lengths)
-    # Each later turn took its dialogue so far from the cache: at least the first turn's prompt.
-    assert reusing.reused >= 4 * lengths[0] and reusing.prefilled + reusing.reused == sum(lengths)
+    for mode in ("static", "continuous"):
+        reusing = apps[mode].state.backend
+        # Each later turn took its dialogue so far from the cache: at least the first turn's prompt.
+        assert reusing.reused >= 4 * lengths[0] and reusing.prefilled + reusing.reused == sum(lengths)
 
 
 def test_a_prompt_that_leaves_a_cached_prefix_midway_reuses_only_the_common_part(student):
