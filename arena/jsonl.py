@@ -1,4 +1,5 @@
-"""Numbered rows of a JSONL file, for readers that report a bad line by its number."""
+"""JSON values read and walked: numbered rows of a JSONL file (for readers that report a bad line by its
+number), and the string values inside a parsed value."""
 
 from __future__ import annotations
 
@@ -20,3 +21,17 @@ def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 yield number, json.loads(line)
             except ValueError as exc:
                 yield number, exc
+
+
+def string_values(value: Any) -> Iterator[str]:
+    """The string values in a parsed JSON ``value`` (keys left out), lazily and without recursion, so a
+    structure nested as deep as an agent likes cannot exhaust the stack."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack += list(item.values())
+        elif isinstance(item, list):
+            stack += item

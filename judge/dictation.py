@@ -32,12 +32,13 @@ import base64
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import unquote
 
 from pydantic import BaseModel, Field
 
+from arena.jsonl import string_values
 from arena.runner.record import EpisodeRecord, LLMCallRecord, ToolCallRecord
 from arena.shop.tools import TOOL_SCHEMAS, openai_tool_schemas
 from judge.tokens import COPY_NGRAM, NUMBER, normalize, tokens
@@ -101,24 +102,11 @@ def _flat(value: Any) -> list[str]:
     return out
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """The string values in ``value`` (keys left out), without recursion, lazily."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            stack += list(item.values())
-        elif isinstance(item, list):
-            stack += item
-
-
 def is_echo(arguments: Any, result: Any) -> bool:
     """A result made only of the call's own arguments (recommend_product, terminate): the agent's text."""
-    given = {s.strip().lower() for s in _strings(arguments)}
+    given = {s.strip().lower() for s in string_values(arguments)}
     given |= {part.strip() for s in list(given) for part in s.split(",")}
-    return all(s.strip().lower() in given for s in _strings(result))
+    return all(s.strip().lower() in given for s in string_values(result))
 
 
 # The validator's own tool schemas (what arena.sdk.tool_schemas() hands the agent): not the agent's text.

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from arena.jsonl import string_values
 from arena.runner.record import EpisodeRecord, LLMCallRecord, Perturbation, ProbeRecord
 from arena.runner.upstream_answers import completion_record, parse_usage
 from arena.runner.upstreams import CallFailure, UpstreamRegistry, context_overflow, fetch_chat
@@ -92,18 +93,6 @@ def _json_values(text: str) -> Iterator[tuple[int, int, Any]]:
         if isinstance(value, dict | list):
             yield found.start(), end, value
         position = end
-
-
-def _strings(value: Any) -> Iterator[str]:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            stack += list(item.values())
-        elif isinstance(item, list):
-            stack += item
 
 
 def _products(value: Any, found: dict[str, float | None], depth: int = 0) -> None:
@@ -191,7 +180,7 @@ def plan_perturbation(
     the ids ``response_text`` names."""
     found: dict[str, float | None] = {}
     others: set[str] = set()
-    strings = list(_strings({key: item for key, item in request.items() if key not in _NOT_READ}))
+    strings = list(string_values({key: item for key, item in request.items() if key not in _NOT_READ}))
     for text in strings:
         for _, _, value in _json_values(text):
             _products(value, found)
