@@ -257,16 +257,21 @@ def sandbox_root(python: PythonLayout, runtime: Path, as_root: bool) -> Path | N
         for path in [staging, *staging.rglob("*")]:
             if path.is_dir() and not path.is_symlink():
                 path.chmod(0o755)  # mkdir's mode is masked by the umask; the agent's uid must traverse
-        try:
-            staging.rename(target)
-        except OSError:
-            if not target.is_dir():
-                raise
-            shutil.rmtree(staging, ignore_errors=True)  # another runner built it first
+        _publish(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return target
+
+
+def _publish(staging: Path, target: Path) -> None:
+    """Rename a folder built aside into place; a runner that built the same one first wins (same content)."""
+    try:
+        staging.rename(target)
+    except OSError:
+        if not target.is_dir():
+            raise
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def py_folder(python: PythonLayout) -> str:
@@ -365,12 +370,7 @@ def linked_library_tree(python: PythonLayout, runtime: Path) -> Path | None:
             shutil.copy2(source, copy)
         for path in [staging, *staging.rglob("*")]:
             path.chmod(0o755)  # world-readable (and the loader wants libraries executable)
-        try:
-            staging.rename(target)
-        except OSError:
-            if not target.is_dir():
-                raise
-            shutil.rmtree(staging, ignore_errors=True)  # another runner built it first
+        _publish(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
