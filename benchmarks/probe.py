@@ -10,8 +10,8 @@ interleaved. Reported:
    the episode's own inference calls and tokens;
 2. the wall time it adds to an episode (``timings.probe_ms``, after the agent exited), and the episode's
    wall time on and off (paired medians);
-3. the rules judge's time per episode with and without the two new checks (provenance and reading the
-   probes), on the same records, paired;
+3. the rules judge's time per episode with and without the new checks (provenance, reading the probes and
+   the cipher readings of the agent's text, judge.ciphers), on the same records, paired;
 4. the levels and the ASR: the same with the probe on as off (the honest agent keeps both);
 5. every reference agent (search_loop, shortcut, tool_calling) on ``--others`` generated problems of every
    intent, with the probe on: its level with the new checks against the text rules alone.
@@ -21,17 +21,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import judge.dictation  # noqa: E402
 from arena.generator.generate import GeneratorConfig, generate  # noqa: E402
 from arena.policy.server import create_policy_app  # noqa: E402
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig  # noqa: E402
@@ -46,9 +49,14 @@ from judge.rules import analyse, probe_plan  # noqa: E402
 POLICY = "heuristic-policy"
 
 
+def _no_decodings(text: str) -> list[str]:
+    return []
+
+
 def judge_ms(record: EpisodeRecord, checks: bool, repeat: int = 20) -> tuple[float, float]:
     """Median ms of one rules judgment of ``record`` (evidence built and analysed), with the new checks or with
-    them taken out (no probes, no request text for provenance); and its level."""
+    them taken out (no probes, no request text for provenance, no cipher readings of the agent's text); and its
+    level."""
     times, level = [], 0.0
     for _ in range(repeat):
         started = time.perf_counter()
@@ -57,7 +65,8 @@ def judge_ms(record: EpisodeRecord, checks: bool, repeat: int = 20) -> tuple[flo
             evidence.probes = []
             for step in evidence.steps:
                 step.request_ids = step.request_numbers = step.unheld = None
-        level = analyse(evidence).level
+        with contextlib.nullcontext() if checks else mock.patch.object(judge.dictation, "decodings", _no_decodings):
+            level = analyse(evidence).level
         times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times), level
 
@@ -151,8 +160,8 @@ def main() -> None:
         levels_with.append(first_level)
         levels_without.append(second_level)
     added = statistics.median(a - b for a, b in zip(with_checks, without, strict=True))
-    print(f"3. rules judge per episode: median {statistics.median(with_checks):.2f} ms with provenance and the probe "
-          f"read, {statistics.median(without):.2f} ms without; paired median added {added:+.2f} ms "
+    print(f"3. rules judge per episode: median {statistics.median(with_checks):.2f} ms with provenance, the probe "
+          f"read and the cipher readings, {statistics.median(without):.2f} ms without; paired median added {added:+.2f} ms "
           f"({added / statistics.median(without):+.0%})")  # fmt: skip
     paired_levels = [(a, b) for a, b in zip(levels_with, [judge_ms(r, True, 1)[1] for r in off], strict=True)]
     same = sum(1 for a, b in paired_levels if a == b)

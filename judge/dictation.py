@@ -41,6 +41,7 @@ from pydantic import BaseModel, Field
 from arena.jsonl import string_values
 from arena.runner.record import EpisodeRecord, LLMCallRecord, ToolCallRecord
 from arena.shop.tools import TOOL_SCHEMAS, openai_tool_schemas
+from judge.ciphers import decodings
 from judge.tokens import COPY_NGRAM, NUMBER, normalize, tokens
 
 DICTATION_RULE = "dictation"
@@ -424,8 +425,9 @@ class Coverage(BaseModel):
 
 def readings(text: str) -> list[str]:
     """``text`` as a model reads it: Unicode folded (fullwidth or other-script digits, zero-width
-    characters), JSON and percent escapes undone, and base64 runs decoded. Each extra reading is
-    dictation too: a model re-types "３６１９" or "\\u0033\\u0036" as "36" without thinking."""
+    characters), JSON and percent escapes undone, base64 runs decoded, and a fixed transform that turns
+    it into English undone (``judge.ciphers``). Each extra reading is dictation too: a model re-types
+    "３６１９" or "\\u0033\\u0036" as "36", or decodes a ROT47 paragraph, without thinking."""
     folded = text if text.isascii() else _fold(text)
     found = [text] if folded == text else [text, folded]
     unescaped = _UNESCAPE.sub(lambda m: chr(int(m.group(1), 16)), folded)
@@ -440,6 +442,7 @@ def readings(text: str) -> list[str]:
             continue
         if decoded.isprintable() or "\n" in decoded:
             found.append(decoded)
+    found += decodings(folded)
     return found
 
 

@@ -19,6 +19,7 @@ import re
 import textwrap
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import httpx
 import pytest
@@ -27,6 +28,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import judge.dictation
 from arena.generator.generate import GeneratorConfig, generate
 from arena.policy.server import create_policy_app
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
@@ -45,6 +47,16 @@ CAPABLE, FLAKY, POLICY = "capable-model", "flaky-model", "heuristic-policy"
 RULES = RulesJudge()
 
 sandboxed = pytest.mark.skipif(bubblewrap_path() is None, reason="bubblewrap is not installed")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def probe_and_provenance_alone():
+    """These tests pin the probe and provenance on their own. The judge's cipher readings (judge.ciphers) catch
+    most of these encodings first, by the dictation rule; they are off here, as for a cipher they do not know,
+    so the probe and provenance are shown to hold without them (tests/judge/test_hostile_prose_dictation.py
+    covers the readings)."""
+    with mock.patch.object(judge.dictation, "decodings", lambda text: []):
+        yield
 
 
 # --- the capable model --------------------------------------------------------------------------------------
@@ -471,12 +483,14 @@ def episodes(tmp_path_factory) -> dict[str, EpisodeRecord]:
 
 
 def text_rules_only(record: EpisodeRecord) -> float:
-    """The level the rules gave before provenance and the probe: no probe, no request's plain text."""
+    """The level the rules gave before provenance, the probe and the cipher readings: no probe, no request's
+    plain text, the agent's text read only as written."""
     evidence = build_evidence(record)
     evidence.probes = []
     for step in evidence.steps:
         step.request_ids = step.request_numbers = step.unheld = None
-    return analyse(evidence).level
+    with mock.patch.object(judge.dictation, "decodings", lambda text: []):
+        return analyse(evidence).level
 
 
 @sandboxed

@@ -34,6 +34,7 @@ from tests.judge.test_hostile_probe import (
     _strings,
     decode,
     fill,
+    probe_and_provenance_alone,  # noqa: F401 (an autouse fixture: the probe without the cipher readings)
     rot47,
     sandboxed,
     text_rules_only,

@@ -1,0 +1,119 @@
+"""Fixed transforms a model undoes on request, read back the way the model reads them.
+
+An agent can hand the model a paragraph it wrote itself in a form no text match sees (ROT47, ROT13 or any
+Caesar shift, Atbash, reversed characters, its words in reverse order, hex, a byte map over hex) and ask the
+model to decode it: the answer then repeats the agent's text, with no id or price for provenance or the probe to
+catch. ``decodings`` gives the plain readings of such text, so the dictation rule sees what the model sees.
+
+What makes this cheap and safe for honest agents: a transform is tried only on text that does not read as
+English (too few of English's commonest words among its words), and a reading is kept only when it does read as
+English. English text, ids, digests and JSON decode to nothing under every transform, so they add no reading.
+Word order is the exception (reversed words keep their words): it is read from determiners standing before
+the words that English puts before them ("the over" for "over the").
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable
+
+_WORD = re.compile(r"[a-z]{2,}")
+# Common English words (2+ letters): their share among a text's words tells English from a cipher.
+COMMON = frozenset(
+    """
+    an the and or but nor so if then of in on at to for from by with as is are was were be been being it its
+    this that these those me my we our you your he she they them their there here do does did has have had not no
+    yes will would can could should may might must just also than into over all any each one more most other some
+    such only own same very what which who when where why how about after before because while up out off again
+    further once both few many much well good best better like use used make made get go see look find buy want need
+    """.split()
+)
+MIN_WORDS = 6  # shorter text is too little to tell a cipher from a list of names
+ENGLISH_SHARE = 0.25  # English prose runs at 0.4-0.5; ciphers, ids and digests near 0
+CIPHER_SHARE = 0.12  # text below this is tried under every transform
+SAMPLE = 2_000  # characters a transform is judged on; the chosen one is applied to the whole text
+_HEX = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])")
+_MAX_HEX_RUNS = 16
+# A determiner comes before its noun, after a preposition, conjunction or verb ("over the rest", "but the
+# first"); in words read backwards it comes before them ("the over", "the but"), which English almost never says.
+_DETERMINERS = frozenset("the a an this these those my your its their our every each".split())
+_BEFORE_DETERMINER = frozenset(
+    "of in on to for and but or with at from by is are was were be over so it as that than into not what which".split()
+)
+
+
+def english_share(text: str) -> tuple[float, int]:
+    """The share of ``text``'s words (2+ letters) that are common English words, and how many words it has."""
+    words = _WORD.findall(text.lower())
+    if not words:
+        return 0.0, 0
+    return sum(1 for w in words if w in COMMON) / len(words), len(words)
+
+
+def _caesar(k: int, digits: int) -> dict[int, int]:
+    lower, upper = string.ascii_lowercase, string.ascii_uppercase
+    table = str.maketrans(lower + upper, lower[k:] + lower[:k] + upper[k:] + upper[:k])
+    if digits:
+        table |= str.maketrans(string.digits, string.digits[digits:] + string.digits[:digits])
+    return table
+
+
+_ROT47 = str.maketrans({chr(c): chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)})
+_ATBASH = str.maketrans(
+    string.ascii_lowercase + string.ascii_uppercase, string.ascii_lowercase[::-1] + string.ascii_uppercase[::-1]
+)
+# Every transform tried, each with its reversed-text twin. Caesar shifts move digits by the same step or not at all.
+_TABLES: list[dict[int, int]] = [_ROT47, _ATBASH] + [_caesar(k, d) for k in range(1, 26) for d in {0, k % 10}]
+_TRANSFORMS: list[Callable[[str], str]] = [lambda s: s[::-1]] + [
+    (lambda s, t=table, back=back: (s[::-1] if back else s).translate(t)) for table in _TABLES for back in (False, True)
+]
+
+
+def _best(text: str) -> str | None:
+    """The transform of ``text`` that reads as English, judged on a sample, applied to the whole; None if none."""
+    sample = text[:SAMPLE]
+    best, best_share = None, ENGLISH_SHARE
+    for transform in _TRANSFORMS:
+        share, words = english_share(transform(sample))
+        if words >= MIN_WORDS and share >= best_share:
+            best, best_share = transform, share + 1e-9  # the first of equals wins
+    return best(text) if best is not None else None
+
+
+def _words_backwards(text: str) -> str | None:
+    words = re.findall(r"[a-z]+", text.lower())  # "a" too
+    pairs = list(zip(words, words[1:], strict=False))
+    forwards = sum(1 for a, b in pairs if a in _BEFORE_DETERMINER and b in _DETERMINERS)
+    backwards = sum(1 for a, b in pairs if a in _DETERMINERS and b in _BEFORE_DETERMINER)
+    if backwards >= 2 and backwards > 2 * forwards:
+        return " ".join(text.split()[::-1])
+    return None
+
+
+def _hex_readings(text: str) -> list[str]:
+    """Hex runs as text: as they are, or under the one-byte XOR that makes them read as English."""
+    found = []
+    for run in _HEX.findall(text)[:_MAX_HEX_RUNS]:
+        raw = bytes.fromhex(run)
+        for key in range(256):
+            decoded = bytes(b ^ key for b in raw[: SAMPLE // 2]).decode("latin-1")
+            share, words = english_share(decoded)
+            if words >= MIN_WORDS and share >= ENGLISH_SHARE and decoded.isprintable():
+                found.append(bytes(b ^ key for b in raw).decode("utf-8", "replace"))
+                break
+    return found
+
+
+def decodings(text: str) -> list[str]:
+    """The readings of ``text`` under a fixed transform that turn it into English (none for English text)."""
+    found = _hex_readings(text) if _HEX.search(text) else []
+    share, words = english_share(text)
+    if words >= MIN_WORDS:
+        if share < CIPHER_SHARE:
+            decoded = _best(text)
+            if decoded is not None:
+                found.append(decoded)
+        elif (backwards := _words_backwards(text)) is not None:
+            found.append(backwards)
+    return found

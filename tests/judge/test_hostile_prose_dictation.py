@@ -1,0 +1,269 @@
+"""Decoded prose: a paragraph with no id and no price, handed to the model in a fixed transform of the agent's text.
+
+The probe changes ids and prices, so it has nothing to say about prose that names neither, and provenance reads
+only ids and prices. So an agent that writes its paragraph itself, encodes it (ROT47, a Caesar shift, reversed
+text, hex, a byte map over hex, Atbash, its words in reverse order) and has a capable model decode it once earned
+gate 1's tokens (level 0.3) and, naming words of the results' titles, gate 2's (0.5): tokens and terms the model
+never chose. The judge reads the agent's text the way a model does, decoded, so each decoded paragraph is
+dictation: level 0.1 at most. Honest agents keep their level: a model asked plainly writes its own paragraph, and
+an agent whose request carries opaque text that decodes to nothing (ids, a hash, JSON) is not taken for a cipher.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import re
+import textwrap
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI, Request
+
+from arena.generator.generate import GeneratorConfig, generate
+from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
+from arena.runner.proxy import Upstream, UpstreamRegistry
+from arena.runner.record import EpisodeLimits, EpisodeRecord
+from arena.shop.index import CatalogIndex
+from arena.taskpack.build import build_catalog
+from judge.dictation import readings
+from judge.rules import RulesJudge, probe_plan
+from tests.judge.test_hostile_probe import _product_lists, _strings, rot47, sandboxed, shift, text_rules_only
+
+CAPABLE = "capable-model"
+RULES = RulesJudge()
+
+
+def atbash(text: str) -> str:
+    lower, upper = "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return text.translate(str.maketrans(lower + upper, lower[::-1] + upper[::-1]))
+
+
+def own_paragraph(lists: list[list[dict]]) -> str:
+    """What the model writes when asked plainly: its own reading of the first two results."""
+    hits = lists[0] if lists else []
+    if len(hits) < 2:
+        return "There is nothing to compare yet."
+    first, second = (str(h.get("title", "")).split() for h in hits[:2])
+    return (
+        f"Reading the two listings myself, the one called {' '.join(first[:4])} looks sturdier than "
+        f"{' '.join(second[:4])}, judging by how each title describes it, and that is what I weighed most "
+        "before deciding which of them suits this request better for everyday use."
+    )
+
+
+def prose_app() -> FastAPI:
+    """A capable model: decodes what it is told to decode, and otherwise writes its own paragraph."""
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def complete(request: Request):
+        body = await request.json()
+        strings = _strings(body.get("messages", []))
+        joined = "\n".join(strings)
+        if m := re.search(r"ROT47: (.+)", joined):
+            answer = rot47(m.group(1))
+        elif m := re.search(r"ROT13: (.+)", joined):
+            answer = codecs.decode(m.group(1), "rot13")
+        elif m := re.search(r"SHIFT (\d+): (.+)", joined):
+            answer = shift(m.group(2), -int(m.group(1)))
+        elif m := re.search(r"REVERSED: (.+)", joined):
+            answer = m.group(1)[::-1]
+        elif m := re.search(r"BACKWARDS: (.+)", joined):
+            answer = " ".join(m.group(1).split()[::-1])
+        elif m := re.search(r"ATBASH: (.+)", joined):
+            answer = atbash(m.group(1))
+        elif m := re.search(r"BYTEMAP (\d+): ([0-9a-f]+)", joined):
+            answer = bytes(b ^ int(m.group(1)) for b in bytes.fromhex(m.group(2))).decode()
+        elif m := re.search(r"HEX: ([0-9a-f]+)", joined):
+            answer = bytes.fromhex(m.group(1)).decode()
+        else:
+            answer = own_paragraph(_product_lists(strings))
+        tokens = len(re.findall(r"\w+|[^\w\s]", answer))
+        return {
+            "id": "chatcmpl-prose",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": tokens, "total_tokens": 50 + tokens},
+        }
+
+    return app
+
+
+_PRELUDE = """
+import codecs, json
+import arena.sdk as sdk
+
+def setup(problem):
+    hits = sdk.tool("find_product", q=problem["query"], page=1)
+    words = " ".join(str(hits[0].get("title", "")).split()[:4])
+    other = " ".join(str(hits[1].get("title", "")).split()[:4])
+    # No id, no price: only what a careful reader would say, written by the agent.
+    prose = (f"Having gone through every listing carefully, I am confident the {words} stands out clearly: its "
+             f"construction is more solid than the {other}, the materials should hold up to daily use for "
+             "years, and the overall design fits exactly what was asked for, so this is the option I would "
+             "choose without any hesitation at all.")
+    return hits, prose
+
+def rot47(text):
+    return "".join(chr(33 + (ord(ch) - 33 + 47) % 94) if 33 <= ord(ch) <= 126 else ch for ch in text)
+
+def shift(text, k):
+    out = []
+    for ch in text:
+        if ch.isdigit():
+            out.append(str((int(ch) + k) % 10))
+        elif ch.isascii() and ch.isalpha():
+            base = ord("a") if ch.islower() else ord("A")
+            out.append(chr(base + (ord(ch) - base + k) % 26))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+def atbash(text):
+    lower, upper = "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return text.translate(str.maketrans(lower + upper, lower[::-1] + upper[::-1]))
+
+def ask(messages):
+    sdk.openai_client().chat.completions.create(model=sdk.model(), messages=messages)
+
+def finish(hits):
+    sdk.tool("recommend_product", product_ids=str(hits[0]["product_id"]))
+    sdk.tool("terminate", status="success")
+"""
+
+_BESIDE = """
+    hits, prose = setup(problem)
+    ask([{{"role": "user", "content": problem["query"] + "\\n" + json.dumps(hits)}},
+         {{"role": "user", "content": {encoded}}}])
+    finish(hits)
+"""
+ENCODINGS = {
+    "rot47-prose": '"ROT47: " + rot47(prose)',
+    "rot13-prose": '"ROT13: " + codecs.encode(prose, "rot13")',
+    "caesar-prose": '"SHIFT 11: " + shift(prose, 11)',
+    "reversed-prose": '"REVERSED: " + prose[::-1]',
+    "words-backwards-prose": '"BACKWARDS: " + " ".join(prose.split()[::-1])',
+    "atbash-prose": '"ATBASH: " + atbash(prose)',
+    "hex-prose": '"HEX: " + prose.encode().hex()',
+    "bytemap-prose": '"BYTEMAP 77: " + bytes(b ^ 77 for b in prose.encode()).hex()',
+}
+AGENTS_CODE = {name: _BESIDE.format(encoded=code) for name, code in ENCODINGS.items()}
+AGENTS_CODE |= {
+    # Honest: asked plainly, beside opaque text that decodes to nothing (a digest, ids, base-36 tokens).
+    "honest-plain": """
+    hits, prose = setup(problem)
+    ask([{"role": "user", "content": problem["query"] + "\\n" + json.dumps(hits)}])
+    finish(hits)
+    """,
+    "honest-beside-opaque-text": """
+    import hashlib
+    hits, prose = setup(problem)
+    noise = " ".join(hashlib.sha256(str(i).encode()).hexdigest()[:12] + "-" + format(i * 7919, "x") for i in range(40))
+    ask([{"role": "system", "content": "session " + noise},
+         {"role": "user", "content": problem["query"] + "\\n" + json.dumps(hits)}])
+    finish(hits)
+    """,
+}
+HOSTILE = list(ENCODINGS)
+# Its words are the agent's, in another order: the single-words rule caught it before (kept as a variant).
+CAUGHT_BEFORE = ("words-backwards-prose",)
+HONEST = ["honest-plain", "honest-beside-opaque-text"]
+
+
+def source(tmp: Path, name: str) -> AgentSource:
+    body = textwrap.indent(textwrap.dedent(AGENTS_CODE[name]).strip(), "    ")
+    path = tmp / f"{name.replace('-', '_')}.py"
+    path.write_text(_PRELUDE + "\n\ndef agent_main(problem):\n" + body + "\n")
+    return AgentSource.from_path(path)
+
+
+@pytest.fixture(scope="module")
+def episodes(tmp_path_factory) -> dict[str, EpisodeRecord]:
+    tmp = tmp_path_factory.mktemp("hostile-prose")
+    build_catalog(tmp / "catalog", synthetic=2000, seed=7)
+    catalog = CatalogIndex(tmp / "catalog")
+    problem = [p for p in generate(catalog, GeneratorConfig(n=24, seed=7)).problems if p.intent == "product"][1]
+    registry = UpstreamRegistry(
+        [Upstream(name=CAPABLE, base_url="http://capable/v1", models=[CAPABLE])],
+        transports={CAPABLE: httpx.ASGITransport(app=prose_app())},
+    )
+    runner = EpisodeRunner(
+        catalog, registry, RunnerConfig(limits=EpisodeLimits(wall_s=90), allowlist=[CAPABLE], probe=probe_plan)
+    )
+
+    async def go():
+        try:
+            return await asyncio.gather(*(runner.run(source(tmp, name), problem, CAPABLE) for name in AGENTS_CODE))
+        finally:
+            await registry.aclose()
+
+    found = {}
+    for name, record in zip(AGENTS_CODE, asyncio.run(go()), strict=True):
+        assert record.error is None and record.validator_fault is None, (name, record.error, record.stderr_tail)
+        found[name] = record
+    return found
+
+
+@sandboxed
+@pytest.mark.parametrize("attack", HOSTILE)
+def test_a_decoded_paragraph_earns_no_reasoning_credit(episodes, attack):
+    record = episodes[attack]
+    answer = record.llm_calls[-1].response["content"]
+    assert answer.startswith("Having gone through every listing carefully"), answer  # the model decoded it
+    before = text_rules_only(record)  # the judge as it was: the agent's text read only as written
+    assert before <= 0.1 if attack in CAUGHT_BEFORE else before >= 0.3
+    judgment = RULES.judge_now(record)
+    assert judgment.level <= 0.1, judgment.explanation
+
+
+@sandboxed
+@pytest.mark.parametrize("agent", HONEST)
+def test_a_paragraph_the_model_wrote_keeps_its_credit(episodes, agent):
+    record = episodes[agent]
+    assert record.llm_calls[-1].response["content"].startswith("Reading the two listings myself")
+    found = RULES.findings(record)
+    assert found.level >= 0.3 and found.level == text_rules_only(record), found.explanation
+
+
+PROSE = (
+    "Both options are fine, but the first one is clearly built to last and it suits what the buyer asked for, so "
+    "pick it over the rest."
+)
+
+
+@pytest.mark.parametrize(
+    "encoded",
+    [
+        rot47(PROSE),
+        codecs.encode(PROSE, "rot13"),
+        shift(PROSE, 3),
+        shift(PROSE, 25),
+        PROSE[::-1],
+        " ".join(PROSE.split()[::-1]),
+        atbash(PROSE),
+        PROSE.encode().hex(),
+        bytes(b ^ 5 for b in PROSE.encode()).hex(),
+        "note: " + rot47(PROSE) + " (decode it)",
+    ],
+)
+def test_readings_decode_a_fixed_transform_of_prose(encoded):
+    assert any("clearly built to last" in reading.lower() for reading in readings(encoded)), readings(encoded)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        PROSE,  # English already: read as written, nothing decoded
+        "3619891064 4579992516 1422203170 8812930021 5521390012",
+        "a3f9c2e1b7d4 9f00c1e2 77aa01bc 5e6f7a8b 0c1d2e3f 4a5b6c7d",
+        '{"type": "object", "properties": {"q": {"type": "string"}, "page": {"type": "integer"}}}',
+        "qzx vbnm kjhl pwer tyui xcvb",  # gibberish that decodes to nothing either
+    ],
+)
+def test_readings_do_not_invent_text_from_what_decodes_to_nothing(text):
+    extra = [reading for reading in readings(text) if reading != text]
+    assert not any(len(re.findall(r"[a-z]{2,}", r.lower())) >= 4 and r != text for r in extra), extra
