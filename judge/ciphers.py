@@ -59,14 +59,20 @@ def _caesar(k: int, digits: int) -> dict[int, int]:
     return table
 
 
-_ROT47 = str.maketrans({chr(c): chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)})
-_ATBASH = str.maketrans(
+_ROT47: dict[int, int] = {c: 33 + (c - 33 + 47) % 94 for c in range(33, 127)}
+_ATBASH: dict[int, int] = str.maketrans(
     string.ascii_lowercase + string.ascii_uppercase, string.ascii_lowercase[::-1] + string.ascii_uppercase[::-1]
 )
 # Every transform tried, each with its reversed-text twin. Caesar shifts move digits by the same step or not at all.
 _TABLES: list[dict[int, int]] = [_ROT47, _ATBASH] + [_caesar(k, d) for k in range(1, 26) for d in {0, k % 10}]
-_TRANSFORMS: list[Callable[[str], str]] = [lambda s: s[::-1]] + [
-    (lambda s, t=table, back=back: (s[::-1] if back else s).translate(t)) for table in _TABLES for back in (False, True)
+
+
+def _translated(table: dict[int, int], backwards: bool) -> Callable[[str], str]:
+    return lambda text: (text[::-1] if backwards else text).translate(table)
+
+
+_TRANSFORMS: list[Callable[[str], str]] = [lambda text: text[::-1]] + [
+    _translated(table, backwards) for table in _TABLES for backwards in (False, True)
 ]
 
 

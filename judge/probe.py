@@ -27,7 +27,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from arena.runner.probe import MAX_PROBES, response_text
+from arena.runner.price_claims import ID, price_claims
+from arena.runner.probe import MAX_PROBES, product_records, response_text
 from arena.runner.record import ProbeRecord
 from judge.dictation import numbers_in
 from judge.tool_facts import StepFindings
@@ -35,34 +36,7 @@ from judge.tool_facts import StepFindings
 PROBE_RULE = "probe"
 PROVENANCE_RULE = "provenance"
 MIN_PRICE = 10.0  # smaller numbers are counts and scores as often as prices
-_ID = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9_\-]*(?![A-Za-z0-9])")
 _DIGIT_RUN = re.compile(r"\d(?:[\d\s\-.,']*\d)?")
-_CLAUSE = re.compile(r"[.;!?\n]+(?:\s|$)")
-CHEAPER: tuple[str, ...] = ("cheaper", "less costly", "less expensive", "lower priced", "lower-priced", "more affordable",
-           "costs less", "undercuts", "lower price", "lower cost", "lower-cost", "less pricey", "less money",
-           "better priced", "better-priced", "more budget-friendly")  # fmt: skip
-PRICIER: tuple[str, ...] = ("pricier", "more expensive", "costlier", "more costly", "higher priced", "higher-priced", "costs more",
-           "dearer", "higher price", "higher cost", "more money")  # fmt: skip
-# Superlatives ("X is the cheapest [option|of all]") and rankings by price ("ranked by price from lowest: 1. X,
-# 2. Y") are read as claims against every other item the answer names: a template filled by position states
-# them whatever the prices (its items keep their places). A scoped superlative ("the cheapest that fits", "the
-# cheapest among ...") is not read: the changed prices can make it false against an item it set aside.
-LOWEST: tuple[str, ...] = ("cheapest", "least expensive", "lowest price", "lowest-priced", "lowest priced", "most affordable",
-          "least costly", "best price", "lowest cost", "lowest-cost", "least pricey", "most budget-friendly",
-          "best-priced", "best priced")  # fmt: skip
-HIGHEST: tuple[str, ...] = ("most expensive", "priciest", "dearest", "highest price", "highest-priced", "highest priced",
-           "costliest", "most costly", "highest cost", "highest-cost")  # fmt: skip
-# What may follow a superlative without scoping it: the clause's end, a noun for "the item", "of all", "of the
-# two/three/results".
-_UNSCOPED = re.compile(
-    r"\s*(?:(?:option|one|item|product|choice|pick|deal|overall|here|listed|shown)\b\s*)?"
-    r"(?:of\s+(?:all|them|these|those\s+(?:listed|shown)|the\s+(?:two|three|four|five|lot|results|hits|items|options|"
-    r"products|list))\b\s*)?(?:$|[,:)(]|\b(?:and|but|so|while|with|at)\b)"
-)
-_RANKING = re.compile(
-    r"(?:rank\w*|order\w*|sort\w*|list\w*)\s+by\s+price[^;\n]*?\b(?:from\s+)?(?P<dir>lowest|cheapest|highest|"
-    r"dearest|most expensive|least expensive)|(?P<first>cheapest|lowest[- ]priced?|most expensive|dearest)\s+first"
-)
 
 
 class ProbeVerdict(BaseModel):
@@ -73,7 +47,7 @@ class ProbeVerdict(BaseModel):
 
 def named_ids(text: str) -> set[str]:
     """Ids ``text`` names: tokens, and digit runs with their separators taken out ("3 619 891 064")."""
-    found = {token.lower() for token in _ID.findall(text)}
+    found = {token.lower() for token in ID.findall(text)}
     found |= {re.sub(r"\D", "", run) for run in _DIGIT_RUN.findall(text)}
     return found
 
@@ -81,7 +55,7 @@ def named_ids(text: str) -> set[str]:
 def plain_tokens(request: dict[str, Any]) -> tuple[set[str], set[float]]:
     """The id-like tokens and numbers a request holds in plain form (for provenance)."""
     text = json.dumps(request, ensure_ascii=False, default=str)
-    return {token.lower() for token in _ID.findall(text)}, numbers_in(text)
+    return {token.lower() for token in ID.findall(text)}, numbers_in(text)
 
 
 def choose(steps: list[StepFindings], gates: list[bool], min_tokens: int) -> list[int]:
@@ -106,55 +80,9 @@ def choose(steps: list[StepFindings], gates: list[bool], min_tokens: int) -> lis
     return chosen[:MAX_PROBES]
 
 
-def _claims(text: str, prices: dict[str, float]) -> list[tuple[str, str, bool]]:
-    """Price comparisons ``text`` states between known ids: "X is cheaper than Y", "Y costs more than X" (around
-    a comparing phrase in one clause), "X is the cheapest" (against every other item the text names), a ranking
-    by price (each item against the next): (the id said to be cheaper, the one said to be dearer, whether
-    ``prices`` agree)."""
-    lowered = text.lower()
-    found = []
-    for clause in _CLAUSE.split(lowered):
-        mentions = [(m.start(), m.group().lower()) for m in _ID.finditer(clause) if m.group().lower() in prices]
-        for cues, cheaper_first in ((CHEAPER, True), (PRICIER, False)):
-            for cue in cues:
-                for hit in re.finditer(re.escape(cue), clause):
-                    before = [pid for at, pid in mentions if at < hit.start()]
-                    after = [pid for at, pid in mentions if at >= hit.end()]
-                    if not before or not after or before[-1] == after[0]:
-                        continue
-                    low, high = (before[-1], after[0]) if cheaper_first else (after[0], before[-1])
-                    found.append((low, high, prices[low] < prices[high]))
-    named = {m.group().lower() for m in _ID.finditer(lowered) if m.group().lower() in prices}
-    for clause in _CLAUSE.split(lowered):
-        mentions = [(m.start(), m.group().lower()) for m in _ID.finditer(clause) if m.group().lower() in prices]
-        for cues, lowest in ((LOWEST, True), (HIGHEST, False)):
-            for cue in cues:
-                for hit in re.finditer(r"\b" + re.escape(cue) + r"\b", clause):
-                    before = [pid for at, pid in mentions if at < hit.start()]
-                    if not before or not _UNSCOPED.match(clause, hit.end()):
-                        continue
-                    subject = before[-1]
-                    for other in sorted(named - {subject}):
-                        low, high = (subject, other) if lowest else (other, subject)
-                        found.append((low, high, prices[low] < prices[high]))
-    for match in _RANKING.finditer(lowered):
-        word = match.group("dir") or match.group("first")
-        ascending = word in ("lowest", "cheapest", "least expensive") or word.startswith("lowest")
-        end = min((i for i in (lowered.find(";", match.end()), lowered.find("\n", match.end())) if i >= 0),
-                  default=len(lowered))  # fmt: skip
-        order: list[str] = []
-        for m in _ID.finditer(lowered, match.end(), end):
-            pid = m.group().lower()
-            if pid in prices and pid not in order:
-                order.append(pid)
-        for first, second in zip(order, order[1:], strict=False):
-            low, high = (first, second) if ascending else (second, first)
-            found.append((low, high, prices[low] < prices[high]))
-    return found
-
-
-def read_probe(probe: ProbeRecord, original: str, query: str) -> ProbeVerdict:
-    """What the probe's answer says about the response ``original`` (see the module's rules)."""
+def read_probe(probe: ProbeRecord, original: str, query: str, compares: bool = False) -> ProbeVerdict:
+    """What the probe's answer says about the response ``original`` (see the module's rules); ``compares``: the
+    response compares items (the judge's gate 4), the only kind a move of the items can show was filled in."""
     index = probe.call_index
     if probe.status == "unchanged":
         return ProbeVerdict(call_index=index, outcome="inconclusive", reason="no product data in its request to change")
@@ -182,8 +110,8 @@ def read_probe(probe: ProbeRecord, original: str, query: str) -> ProbeVerdict:
     named_before = {pid for pid in change.compared if pid.lower() in named_ids(original)}
     items = {change.renamed[pid] for pid in named_before}
     now = {pid for pid in change.renamed.values() if pid.lower() in said}
-    false_now = [c for c in _claims(answer, change.prices) if not c[2]]
-    before = _claims(original, change.original_prices)
+    false_now = [c for c in price_claims(answer, change.prices) if not c[2]]
+    before = price_claims(original, change.original_prices)
     false_before = [c for c in before if not c[2]]
     # The same claim about the same two items (renamed), true before and false now, is a template whatever else the
     # answer says: a decoy claim that was false before too does not switch the check off.
@@ -199,6 +127,61 @@ def read_probe(probe: ProbeRecord, original: str, query: str) -> ProbeVerdict:
             reason=f"with the prices reversed, its answer still calls {low} cheaper than {high}: "
             "the comparison does not follow the prices",
         )
+    records = product_records(probe.request or {}) if compares and change.moved else {}
+    before_move = by_places(probe, original, records) if records else None
+    if before_move is not None and before_move == by_places(probe, answer, records, probed=True):
+        return ProbeVerdict(
+            call_index=index,
+            outcome="dictated",
+            reason="with the compared items moved to each other's places, its answer is the same, item for item "
+            "by place: it follows the places, not the items",
+        )
     if now & items or (now and not false_now):
         return ProbeVerdict(call_index=index, outcome="follows", reason="its answer follows the changed results")
     return ProbeVerdict(call_index=index, outcome="inconclusive", reason="its answer names none of the items")
+
+
+def _content(record: dict[str, Any]) -> dict[str, Any]:
+    return {key: field for key, field in record.items() if key not in ("product_id", "shop_id", "price")}
+
+
+def by_places(probe: ProbeRecord, text: str, records: dict[str, dict[str, Any]], probed: bool = False) -> str | None:
+    """``text`` with every item it names read as its place: ids, the moved items' own field values (a title, a
+    colour) and every number written as the place they stand for. A template filled by place reads the same
+    before and after the move; a comparison made by reading the items names the other place. None when the
+    answer names no moved item, the model's own earlier turns named one (an answer may restate them), or the
+    move changed nothing the model reads. ``records``: the probe request's product records
+    (``arena.runner.probe.product_records``)."""
+    change = probe.perturbation
+    request = probe.request or {}
+    moved = {pid: other for pid, other in change.moved.items() if change.renamed.get(pid) in records}
+    if not moved or any(
+        _content(records[change.renamed[a]]) == _content(records[change.renamed[b]]) for a, b in moved.items()
+    ):
+        return None
+    earlier = " ".join(
+        str(m.get("content") or "")
+        for m in request.get("messages", [])
+        if isinstance(m, dict) and m.get("role") == "assistant"
+    ).lower()
+    if any(change.renamed[pid].lower() in named_ids(earlier) for pid in moved):
+        return None
+    # Each place as a token with no digit in it (numbers are read as "<n>" after).
+    mark = {pid: "<place " + "".join(chr(97 + int(d)) for d in str(i)) for i, pid in enumerate(sorted(change.renamed))}
+    places: dict[str, str] = {}
+    for pid, new in change.renamed.items():
+        places[(new if probed else pid).lower()] = mark[pid] + ">"
+    for pid, other in moved.items():
+        # In the probe, a place holds the other's content; before, its own (which the probe shows in the other's place).
+        content = records[change.renamed[pid] if probed else change.renamed[other]]
+        for key, field in _content(content).items():
+            if isinstance(field, str) and len(field) >= 3:
+                places.setdefault(field.lower(), f"{mark[pid]} {re.sub(r'[^a-z]', '', key.lower())}>")
+    lowered = text.lower()
+    if not any(places.get(token) == mark[pid] + ">" for token in named_ids(lowered) for pid in moved):
+        return None
+    # One pass, longest first: a title is read before the words inside it.
+    pattern = "|".join(re.escape(key) for key in sorted(places, key=len, reverse=True))
+    lowered = re.sub(rf"(?<![a-z0-9])(?:{pattern})(?![a-z0-9])", lambda m: places[m.group()], lowered)
+    lowered = re.sub(r"\d+(?:[.,]\d+)*", "<n>", lowered)
+    return " ".join(lowered.split())

@@ -150,7 +150,11 @@ def analyse(evidence: Evidence) -> RulesFindings:
         any(s.cited for s in steps),
         any(s.compares for s in steps),
     ]
-    probes = [read_probe(probe, texts.get(probe.call_index, ""), evidence.query) for probe in evidence.probes]
+    comparing = {step.call_index for step in steps if step.compares}
+    probes = [
+        read_probe(probe, texts.get(probe.call_index, ""), evidence.query, probe.call_index in comparing)
+        for probe in evidence.probes
+    ]
     text_gates = list(gates)
     if undecodable or any(v.outcome == "dictated" for v in probes):
         gates = [False] * len(gates)  # shown dictating once: no response of the episode is credited

@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from arena.jsonl import string_values
+from arena.runner.price_claims import price_claims
 from arena.runner.record import EpisodeRecord, LLMCallRecord, Perturbation, ProbeRecord
 from arena.runner.upstream_answers import completion_record, parse_usage
 from arena.runner.upstreams import CallFailure, UpstreamRegistry, context_overflow, fetch_chat
@@ -205,7 +206,36 @@ def plan_perturbation(
     ranked = sorted((pid for pid in compared if pid in originals), key=lambda pid: originals[pid])
     source = dict(zip(ranked, reversed(ranked), strict=True))
     prices = {renamed[pid]: fresh[originals[source.get(pid, pid)]] for pid in sorted(originals)}
-    return Perturbation(renamed=renamed, prices=prices, original_prices=originals, compared=compared)
+    # A response that states no price claim is tested on what it does claim (fit, rating, the best match): the
+    # compared items' content moves with its price to the other's place, so a comparison made by reading the
+    # items follows them, and one filled in by place stays. A price claim keeps the content in place and
+    # reverses the prices under it, so a claim filled in by title does not follow either.
+    claims = price_claims(response_text, {pid.lower(): originals[pid] for pid in ranked})
+    moved = {} if claims else {pid: other for pid, other in source.items() if pid != other}
+    return Perturbation(renamed=renamed, prices=prices, original_prices=originals, compared=compared, moved=moved)
+
+
+def product_records(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each product's fullest record in the request's JSON, by id (the content a move carries)."""
+    found: dict[str, dict[str, Any]] = {}
+
+    def walk(value: Any, depth: int = 0) -> None:
+        if depth > 32:
+            return
+        if isinstance(value, dict):
+            pid = value.get("product_id")
+            if isinstance(pid, str | int) and not isinstance(pid, bool) and len(value) > len(found.get(str(pid), {})):
+                found[str(pid)] = value
+            for child in value.values():
+                walk(child, depth + 1)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item, depth + 1)
+
+    for text in string_values({key: item for key, item in request.items() if key not in _NOT_READ}):
+        for _, _, value in _json_values(text):
+            walk(value)
+    return found
 
 
 def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[str, Any]:
@@ -219,6 +249,8 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
         + r")(?![A-Za-z0-9])"
     )
 
+    records = product_records(request) if change.moved else {}
+
     def value(item: Any, depth: int = 0, own: bool = False) -> Any:
         """``own``: inside an assistant turn (the model's own words) or a tool message, where a plain number
         that is an item's price is that item's price in the probe too (the agent's turns are left as written)."""
@@ -227,6 +259,14 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
         if isinstance(item, dict):
             own = own or item.get("role") in ("assistant", "tool")
             out: dict[str, Any] = {}
+            moved_from = records.get(change.moved.get(str(item.get("product_id", "")), ""))
+            if moved_from is not None:
+                # The other compared item's content in this place: its fields but the id and the price (the
+                # place's renamed id, and the price of the content's rank, below).
+                kept = {k: v for k, v in item.items() if k in ID_KEYS or k == PRICE_KEY}
+                item = {k: kept.get(k, moved_from.get(k)) for k in item if k in kept or k in moved_from} | {
+                    k: v for k, v in moved_from.items() if k not in ID_KEYS and k != PRICE_KEY
+                }
             for key, child in item.items():
                 if key in ID_KEYS and isinstance(child, str | int) and not isinstance(child, bool):
                     new = change.renamed.get(str(child), str(child))

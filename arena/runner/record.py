@@ -224,6 +224,10 @@ class Perturbation(BaseModel):
     prices: dict[str, float] = Field(default_factory=dict)  # the probe's product id -> its price in the probe
     original_prices: dict[str, float] = Field(default_factory=dict)  # original product id -> its price
     compared: list[str] = Field(default_factory=list)  # original product ids the response named
+    # A response with no price claim: the compared items' content (title, attributes, its price's rank) moved
+    # to each other's places, ids renamed by place. Original id -> the original id whose content now sits in
+    # its place (empty when the prices alone were reversed).
+    moved: dict[str, str] = Field(default_factory=dict)
 
 
 class ProbeRecord(BaseModel):

@@ -794,12 +794,16 @@ def result_pages(draw):
         if inline
         else {"role": "tool", "tool_call_id": "c", "content": json.dumps(hits)}
     )
-    return hits, {"messages": [{"role": "system", "content": "Shop."}, message]}, f"{first} beats {second}"
+    claim = draw(st.sampled_from(["is cheaper than", "costs more than", "beats", "fits better than"]))
+    return hits, {"messages": [{"role": "system", "content": "Shop."}, message]}, f"{first} {claim} {second}"
 
 
 @given(result_pages())
 @settings(max_examples=60, deadline=None)
 def test_every_perturbation_renames_all_ids_and_reverses_only_the_compared_prices(page):
+    """A price claim: every item keeps its place and content, the compared pair's prices reversed under them.
+    Any other claim: the compared pair's content (with its price's rank) swaps places, so the prices by place
+    are reversed and by content kept; the other items stay as they were, in order."""
     hits, request, response = page
     change = plan_perturbation(request, response, seed="prop")
     text = json.dumps(apply_perturbation(request, change))
@@ -807,17 +811,20 @@ def test_every_perturbation_renames_all_ids_and_reverses_only_the_compared_price
     assert not tokens & ({h["product_id"] for h in hits} | {h["shop_id"] for h in hits})
     content = apply_perturbation(request, change)["messages"][1]["content"]
     new_hits = json.loads(content[content.index("[") : content.rindex("]") + 1])
-    assert [h["title"] for h in new_hits] == [h["title"] for h in hits]  # every item in its place
     assert not {h["price"] for h in new_hits} & {h["price"] for h in hits}  # every price fresh
-    old = {h["title"]: h["price"] for h in hits}
-    new = {h["title"]: h["price"] for h in new_hits}
-    compared = {h["title"] for h in hits if h["product_id"] in change.compared}
+    price_claim = "cheaper" in response or "costs more" in response
+    assert bool(change.moved) != price_claim
+    compared = [i for i, h in enumerate(hits) if h["product_id"] in change.compared]
     assert len(compared) == 2
-    a, b = sorted(compared)
-    assert (old[a] < old[b]) != (new[a] < new[b])  # the compared pair's order reversed
-    rest = sorted(set(old) - compared)
+    i, j = compared
+    titles = [h["title"] for h in hits]
+    if change.moved:
+        titles[i], titles[j] = titles[j], titles[i]
+    assert [h["title"] for h in new_hits] == titles  # the compared pair swapped places, or not; the rest in place
+    assert (hits[i]["price"] < hits[j]["price"]) != (new_hits[i]["price"] < new_hits[j]["price"])  # by place
+    rest = [k for k in range(len(hits)) if k not in compared]
     for x, y in zip(rest, rest[1:], strict=False):
-        assert (old[x] < old[y]) == (new[x] < new[y])  # the others' order kept
+        assert (hits[x]["price"] < hits[y]["price"]) == (new_hits[x]["price"] < new_hits[y]["price"])  # kept
 
 
 def test_a_probe_at_the_context_edge_gives_way_on_its_completion_cap():
