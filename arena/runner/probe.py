@@ -11,14 +11,19 @@ with the product data inside it changed (``plan_perturbation``, ``apply_perturba
 
 - every product and shop id renamed (fresh ids of the same shape): a response naming an original
   id got it from text the perturbation did not reach, the agent's own;
-- every price moved to a fresh value (3 more, the order kept) and the compared items' prices swapped:
-  a comparison that still says the once-cheaper item is cheaper was not read off the prices, whether
-  it was filled in by position ("{1.product_id}") or by anything else the items keep.
+- every price moved to a fresh value (3 more, the order kept), and then, by what the response claims
+  (``arena.runner.price_claims``):
+  - a price claim: the compared items' prices swapped under items that keep everything else (titles,
+    attributes, shop, their place in a list): a comparison that still says the once-cheaper item is
+    cheaper was not read off the prices, whether it was filled in by position ("{1.product_id}") or by
+    anything else the items keep (a title);
+  - any other claim (fit, rating, the best match): the compared items moved, each one's content (every
+    field but the ids and the price, which takes the rank of the content's own price) in the other's
+    place, ids renamed by place. A comparison made by reading the items follows them; one filled in by
+    place names the same places (``judge.probe.by_places``). Only the compared items move: a result
+    list's order is its relevance ranking, which an honest answer may rightly follow for the rest.
 
-The items keep everything else (titles, attributes, shop, their place in a list), so an honest model's
-choice by fit stays the same item under its new id. (Places are kept on purpose: a search result's
-order is its relevance ranking, data a model may rightly follow; moving items would make an honest
-"the top result fits best" look like a template.) Every field the model reads is changed, JSON
+Every field the model reads is changed, JSON
 wherever it stands and results cut short as text; prices in the model's own earlier turns follow
 (its words must agree with the changed results), the agent's own turns stay as written. The changed
 request is as long as the agent's (ids of the same length, prices 3 more), and a completion cap that
