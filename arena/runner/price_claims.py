@@ -15,9 +15,13 @@ ID = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9_\-]*(?![A-Za-z0-9])")
 CLAUSE = re.compile(r"[.;!?\n]+(?:\s|$)")
 CHEAPER: tuple[str, ...] = ("cheaper", "less costly", "less expensive", "lower priced", "lower-priced", "more affordable",
            "costs less", "undercuts", "lower price", "lower cost", "lower-cost", "less pricey", "less money",
-           "better priced", "better-priced", "more budget-friendly")  # fmt: skip
+           "better priced", "better-priced", "more budget-friendly", "easier on the wallet", "easier on the budget",
+           "lighter on the wallet", "priced lower", "priced below", "priced under", "comes in under", "comes in below",
+           "costs you less", "sets you back less", "more economical", "less pricy")  # fmt: skip
 PRICIER: tuple[str, ...] = ("pricier", "more expensive", "costlier", "more costly", "higher priced", "higher-priced", "costs more",
-           "dearer", "higher price", "higher cost", "more money")  # fmt: skip
+           "dearer", "higher price", "higher cost", "more money", "priced higher", "priced above",
+           "comes in above", "costs you more", "sets you back more", "harder on the wallet", "less affordable",
+           "less economical", "more pricey")  # fmt: skip
 # Superlatives ("X is the cheapest [option|of all]") and rankings by price ("ranked by price from lowest: 1. X,
 # 2. Y") are read as claims against every other item the answer names: a template filled by position states
 # them whatever the prices (its items keep their places). A scoped superlative ("the cheapest that fits", "the

@@ -896,3 +896,24 @@ def test_a_slow_upstream_bounds_the_probes_and_is_the_validators():
     record.probes = [probe]
     judgment = RULES.judge_now(record)
     assert judgment.level == 0.9 and "probe unavailable" in judgment.explanation
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "4579992516 is easier on the wallet than 1422203170",
+        "4579992516 is priced lower than 1422203170",
+        "4579992516 comes in under 1422203170 on price",
+        "4579992516 sets you back less than 1422203170",
+        "1422203170 is priced higher than 4579992516",
+        "1422203170 is less affordable than 4579992516",
+        "1422203170 costs you more than 4579992516",
+        "1422203170 is more pricey than 4579992516",
+    ],
+)
+def test_price_claims_in_other_everyday_words_are_read(said):
+    """Each says the cheaper item (831.38) is the cheaper: read as one claim direction, and a true one."""
+    from arena.runner.price_claims import price_claims
+
+    prices = {"4579992516": 831.38, "1422203170": 1299.5}
+    assert price_claims(said, prices) and all(agrees for *_, agrees in price_claims(said, prices)), said
