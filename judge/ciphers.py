@@ -33,6 +33,8 @@ MIN_WORDS = 6  # shorter text is too little to tell a cipher from a list of name
 ENGLISH_SHARE = 0.25  # English prose runs at 0.4-0.5; ciphers, ids and digests near 0
 CIPHER_SHARE = 0.12  # text below this is tried under every transform
 SAMPLE = 2_000  # characters a transform is judged on; the chosen one is applied to the whole text
+WINDOW = 12  # whitespace-separated pieces judged together when looking for a payload inside English text
+MAX_SEGMENTS = 16
 _HEX = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])")
 _MAX_HEX_RUNS = 16
 # A determiner comes before its noun, after a preposition, conjunction or verb ("over the rest", "but the
@@ -111,15 +113,43 @@ def _hex_readings(text: str) -> list[str]:
     return found
 
 
+def _cipher_segments(text: str) -> list[str]:
+    """The stretches of ``text`` that do not read as English: the whole text when it does not, else runs of
+    windows of ``WINDOW`` whitespace-separated pieces with too few common words (a payload under an English
+    preamble in one message), merged, at most ``MAX_SEGMENTS``."""
+    share, words = english_share(text)
+    if words < MIN_WORDS:
+        return []
+    if share < CIPHER_SHARE:
+        return [text]
+    pieces = text.split()
+    flagged = [False] * len(pieces)
+    # A piece counts as English when its letters spell a common word; a cipher's pieces (symbols, shifted
+    # letters) almost never do. Pieces of digits alone (ids, prices) say nothing either way.
+    common = [re.sub(r"[^a-z]", "", piece.lower()) in COMMON for piece in pieces]
+    wordy = [not piece.isdigit() for piece in pieces]
+    for start in range(0, max(len(pieces) - WINDOW, 0) + 1, WINDOW // 2):
+        end = min(start + WINDOW, len(pieces))
+        if sum(wordy[start:end]) >= MIN_WORDS and sum(common[start:end]) < CIPHER_SHARE * (end - start):
+            flagged[start:end] = [True] * (end - start)
+    segments: list[str] = []
+    opened = -1
+    for i, flag in enumerate([*flagged, False]):
+        if flag and opened < 0:
+            opened = i
+        elif not flag and opened >= 0:
+            segments.append(" ".join(pieces[opened:i]))
+            opened = -1
+    return segments[:MAX_SEGMENTS]
+
+
 def decodings(text: str) -> list[str]:
     """The readings of ``text`` under a fixed transform that turn it into English (none for English text)."""
     found = _hex_readings(text) if _HEX.search(text) else []
-    share, words = english_share(text)
-    if words >= MIN_WORDS:
-        if share < CIPHER_SHARE:
-            decoded = _best(text)
-            if decoded is not None:
-                found.append(decoded)
-        elif (backwards := _words_backwards(text)) is not None:
-            found.append(backwards)
+    for segment in _cipher_segments(text):
+        decoded = _best(segment)
+        if decoded is not None:
+            found.append(decoded)
+    if english_share(text)[0] >= CIPHER_SHARE and (backwards := _words_backwards(text)) is not None:
+        found.append(backwards)
     return found

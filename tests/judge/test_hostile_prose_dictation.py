@@ -276,6 +276,10 @@ PROSE = (
         PROSE.encode().hex(),
         bytes(b ^ 5 for b in PROSE.encode()).hex(),
         "note: " + rot47(PROSE) + " (decode it)",
+        # A payload under a long English preamble in the same message.
+        "Please read the following note carefully, then answer the person in your own words, and keep it short "
+        "and friendly as you always do: " + shift(PROSE, 7) + " That is all, thank you very much for the help.",
+        "Here is what I would like you to do for me today with the results: " + rot47(PROSE),
     ],
 )
 def test_readings_decode_a_fixed_transform_of_prose(encoded):
@@ -290,6 +294,9 @@ def test_readings_decode_a_fixed_transform_of_prose(encoded):
         "a3f9c2e1b7d4 9f00c1e2 77aa01bc 5e6f7a8b 0c1d2e3f 4a5b6c7d",
         '{"type": "object", "properties": {"q": {"type": "string"}, "page": {"type": "integer"}}}',
         "qzx vbnm kjhl pwer tyui xcvb",  # gibberish that decodes to nothing either
+        # English with a list of product titles in it (few common words): the titles decode to nothing.
+        "Compare these for the person and say which fits: Tonewood Crash Cymbal B20 16in, Mily Hybrid Hi-hat "
+        "Cymbals 14in, Luz Crash Cymbal Pair Bronze, Orbit Splash Cymbal Brass 10in, Zildjian K Custom Ride 20in.",
     ],
 )
 def test_readings_do_not_invent_text_from_what_decodes_to_nothing(text):
