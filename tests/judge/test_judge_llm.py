@@ -42,7 +42,8 @@ def settings(server, **changes) -> JudgeSettings:
         "kind": "openai",
         "base_url": server.url,
         "models": ["judge-a", "judge-b"],
-        "timeout_s": 1.0,
+        # Long enough that a loaded machine never times a call out: tests of time-outs set their own.
+        "timeout_s": 30.0,
         "attempts_per_model": 2,
         "backoff_s": 0.01,
         "backoff_max_s": 0.02,
