@@ -446,13 +446,22 @@ def readings(text: str) -> list[str]:
     return found
 
 
+# Letters of other scripts that a reader takes for Latin ones (Cyrillic and Greek look-alikes): "рrеfеr" with
+# Cyrillic р and е reads, and is re-typed by a model, as "prefer".
+_LOOK_ALIKES = str.maketrans(
+    "аеорсухіјѕԁӏԛԝАВЕКМНОРСТХІЈЅУοαρνκιτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdlqwABEKMHOPCTXIJSYoapvkituxABEZHIKMNOPTYX",
+)
+
+
 def _fold(text: str) -> str:
-    """NFKC (fullwidth to ASCII), format characters (zero-width) dropped, every decimal digit ASCII."""
+    """NFKC (fullwidth to ASCII), format characters (zero-width) dropped, every decimal digit ASCII, look-alike
+    letters of other scripts Latin."""
     return "".join(
         str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c
         for c in unicodedata.normalize("NFKC", text)
         if unicodedata.category(c) != "Cf"
-    )
+    ).translate(_LOOK_ALIKES)
 
 
 def _lower(text: str) -> str:

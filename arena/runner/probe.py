@@ -149,17 +149,23 @@ def _fresh_id(original: str, rng: random.Random, taken: set[str]) -> str:
     return candidate
 
 
-def _fresh_prices(prices: set[float]) -> dict[float, float]:
-    """For each price, a new one that no item of the episode has (so a stated original price is stale), in the
-    same order (a strictly increasing map) and, but for a carry, as many characters: 3 more, its decimals kept.
-    So the changed request is as long as the agent's, give or take a digit: a request the upstream took is one
-    it takes changed, and an agent cannot pad its way to a probe that fails."""
+def _fresh_prices(prices: set[float], taken: set[float]) -> dict[float, float]:
+    """For each price, a new one that no item of the episode has (``taken``: so a stated original price is stale),
+    in the same order (a strictly increasing map), written in as many characters where a nearby value allows
+    (3 more, else 3 less, then smaller steps): the changed request is as long as the agent's, so an agent cannot
+    pad its request to the context's edge with prices that gain a digit and make the probe fail."""
     mapping: dict[float, float] = {}
     last = float("-inf")
     for price in sorted(prices):
-        value = round(price + 3.0, 2)
-        while value in prices or value <= last:
-            value = round(value + 0.01, 2)
+        width = len(repr(price))
+        for step in (3.0, -3.0, 2.0, -2.0, 4.0, -4.0, 1.0, -1.0, 5.0, -5.0, 0.5, -0.5, 0.01, -0.01):
+            value = round(price + step, 2)
+            if value > max(last, 0.0) and value not in taken and len(repr(value)) == width:
+                break
+        else:
+            value = round(price + 3.0, 2)
+            while value in taken or value <= last:
+                value = round(value + 0.01, 2)
         mapping[price] = last = value
     return mapping
 
@@ -206,11 +212,15 @@ def plan_perturbation(
     named = {t.lower() for t in _ID_TOKEN.findall(response_text)}
     compared = [pid for pid in found if pid.lower() in named]
     originals = {pid: price for pid, price in found.items() if price is not None}
-    fresh = _fresh_prices(set(originals.values()))
-    # The compared items' prices in reversed order: the cheapest gets the dearest's (made fresh).
+    # The compared items' prices in reversed order (the cheapest gets the dearest's), made fresh; the other items'
+    # prices stay as they were: only the compared items' prices are read against the answer, and an item the
+    # agent adds by the hundred cannot lengthen the probe.
     ranked = sorted((pid for pid in compared if pid in originals), key=lambda pid: originals[pid])
     source = dict(zip(ranked, reversed(ranked), strict=True))
-    prices = {renamed[pid]: fresh[originals[source.get(pid, pid)]] for pid in sorted(originals)}
+    fresh = _fresh_prices({originals[pid] for pid in ranked}, set(originals.values()))
+    prices = {
+        renamed[pid]: fresh[originals[source[pid]]] if pid in source else originals[pid] for pid in sorted(originals)
+    }
     # A response that states no price claim is tested on what it does claim (fit, rating, the best match): the
     # compared items' content moves with its price to the other's place, so a comparison made by reading the
     # items follows them, and one filled in by place stays. A price claim keeps the content in place and
@@ -366,7 +376,9 @@ async def probe_call(
     if not change.renamed:
         record.status = "unchanged"  # nothing of the validator's to change: the judge reads the ids alone
         return record
-    payload = {k: v for k, v in apply_perturbation(call.request, change).items() if k != "proxy"}
+    # No stop strings: an agent that knows the probe's new prices could set them as stops and cut the probe's
+    # answer short before its claim.
+    payload = {k: v for k, v in apply_perturbation(call.request, change).items() if k not in ("proxy", "stop")}
     payload["model"] = call.model
     record.request = payload
     stated = {float(n) for n in _NUMBER.findall(json.dumps(payload, ensure_ascii=False).replace(",", ""))}
