@@ -177,10 +177,10 @@ class _Running:
     window measured in cache positions is the window in the row's own positions)."""
 
     def __init__(self) -> None:
-        from transformers import DynamicCache
+        from distill.kv_cache import growing_cache
 
         self.rows: list[_Row] = []
-        self.cache = DynamicCache()
+        self.cache = growing_cache()  # a step appends in place, not by copying the whole cache
         self.mask: Any = None  # [rows, width]: 1 on a row's tokens, 0 on its padding
 
     @property
@@ -206,9 +206,9 @@ class _Running:
         pad = width - length
         row_mask = torch.tensor([[0] * pad + [1] * length], dtype=torch.long)
         if not self.rows:
-            from transformers import DynamicCache
+            from distill.kv_cache import growing_cache
 
-            self.cache = DynamicCache()
+            self.cache = growing_cache()
             for index, (keys, values) in enumerate(layers):
                 self.cache.update(
                     torch.nn.functional.pad(keys, (0, 0, pad, 0)),
