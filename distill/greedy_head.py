@@ -97,7 +97,7 @@ class GreedyHead:
         state and nothing after it (no soft-capping), the arithmetic the proof covers."""
         import torch
 
-        head = getattr(model, "lm_head", None)
+        head: Any = getattr(model, "lm_head", None)
         config = getattr(model, "config", None)
         return (
             type(head) is torch.nn.Linear

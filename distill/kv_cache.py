@@ -53,7 +53,7 @@ class GrowingLayer(DynamicLayer):
     """A ``DynamicLayer`` whose ``update`` writes into spare room; ``keys`` and ``values`` may be
     read and assigned as usual (an assigned tensor becomes the new buffer, without room yet)."""
 
-    @property  # type: ignore[override]
+    @property
     def keys(self) -> Any:
         return self._keys.view()
 
@@ -64,7 +64,7 @@ class GrowingLayer(DynamicLayer):
         else:
             self._keys.set(value)
 
-    @property  # type: ignore[override]
+    @property
     def values(self) -> Any:
         return self._values.view()
 
