@@ -1,5 +1,5 @@
-"""The student served in-process, end to end: multi-turn episodes before and after the prefix cache
-and continuous batching.
+"""The student served in-process, end to end: multi-turn episodes before and after the prefix cache,
+continuous batching and the greedy LM head.
 
     .venv/bin/python benchmarks/student_serving.py                 # 8 episodes of 2-7 turns, 4 at once
     .venv/bin/python benchmarks/student_serving.py --episodes 16 --concurrency 8 --max-batch 8
@@ -18,7 +18,9 @@ dialogue at every turn; a server with the prefix cache pays for the new tokens o
 The servers (``--modes``) run in this one process, one after the other, ``--rounds`` times
 interleaved, with the same ``max_batch``: ``before`` is the server as it was (every prompt
 prefilled whole, static batches), ``prefix`` keeps each episode's keys and values across its turns,
-``continuous`` adds continuous batching (rows join and leave the running decode between steps).
+``continuous`` adds continuous batching (rows join and leave the running decode between steps),
+``greedy`` the greedy LM head (a bf16 copy proposes, a rounding-error bound proves the fp32 head's
+argmax, the fp32 head computes the step where it cannot; the fallbacks are counted and printed).
 Every generated token of every turn is recorded at the backend and compared, token for token,
 with the first run; the dialogues depend on the answers, so the same prompts in every run also
 mean the same answers at every earlier turn. Printed: per run the wall seconds, prompt tokens
@@ -74,10 +76,12 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--max-batch", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=1, help="before/after pairs, interleaved")
-    parser.add_argument("--modes", default="before,prefix,continuous",
+    parser.add_argument("--modes", default="before,continuous,greedy",
                         help="servers to play, in order: before (every prompt prefilled whole, static batches), "
                              "prefix (the prefix cache, static batches), continuous (the prefix cache, continuous "
-                             "batching: rows join and leave the running decode between steps)")  # fmt: skip
+                             "batching: rows join and leave the running decode between steps; the fp32 LM head), "
+                             "greedy (continuous, and greedy steps take their token from the bf16 head proven "
+                             "exact, the fp32 head where the proof fails)")  # fmt: skip
     args = parser.parse_args()
 
     import httpx
@@ -119,7 +123,7 @@ def main() -> None:
     def play(mode: str) -> tuple[float, dict, dict[tuple, list[int]]]:
         app = create_model_app(model, tokenizer, "student", max_new_tokens=args.max_tokens,
                                max_batch=args.max_batch, prefix_cache=mode != "before",
-                               continuous=mode == "continuous")  # fmt: skip
+                               continuous=mode in ("continuous", "greedy"), greedy_head=mode == "greedy")  # fmt: skip
         backend = app.state.backend
         answers: dict[tuple, list[int]] = {}
         generate, step = backend.generate, backend.step
@@ -153,7 +157,8 @@ def main() -> None:
         counts = {"prefilled": backend.prefilled, "reused": backend.reused,
                   "completion": sum(len(row) for row in answers.values()),
                   "rows/step": statistics.mean(rows_per_step) if rows_per_step else None,
-                  "prefill_s": backend.prefill_s, "decode_s": backend.decode_s, "steps": backend.steps}  # fmt: skip
+                  "prefill_s": backend.prefill_s, "decode_s": backend.decode_s, "steps": backend.steps,
+                  "head": backend.head}  # fmt: skip
         return wall, counts, answers
 
     # One short request first: the first forward pays for lazy initialisation, on neither side's clock.
@@ -192,6 +197,11 @@ def main() -> None:
                               f"{counts['steps']} decode steps {counts['decode_s']:.1f} s "
                               f"({counts['decode_s'] / counts['steps'] * 1000:.0f} ms a step), "
                               f"the rest {wall - counts['prefill_s'] - counts['decode_s']:.1f} s")  # fmt: skip
+            if counts["head"] is not None:
+                head = counts["head"]
+                timing.append(f"{mode}: greedy head proved {head.proven} row tokens; {head.fallback_steps} of "
+                              f"{counts['steps']} steps ({head.fallback_steps / max(1, counts['steps']):.1%}, "
+                              f"{head.fallback_rows} rows) fell back to the fp32 head")  # fmt: skip
     print(*timing, sep="\n")
     for mode in modes[1:]:
         speedup = statistics.median(walls[modes[0]]) / statistics.median(walls[mode])

@@ -177,10 +177,10 @@ class _Running:
     window measured in cache positions is the window in the row's own positions)."""
 
     def __init__(self) -> None:
-        from transformers import DynamicCache
+        from distill.kv_cache import growing_cache
 
         self.rows: list[_Row] = []
-        self.cache = DynamicCache()
+        self.cache = growing_cache()  # a step appends in place, not by copying the whole cache
         self.mask: Any = None  # [rows, width]: 1 on a row's tokens, 0 on its padding
 
     @property
@@ -206,9 +206,9 @@ class _Running:
         pad = width - length
         row_mask = torch.tensor([[0] * pad + [1] * length], dtype=torch.long)
         if not self.rows:
-            from transformers import DynamicCache
+            from distill.kv_cache import growing_cache
 
-            self.cache = DynamicCache()
+            self.cache = growing_cache()
             for index, (keys, values) in enumerate(layers):
                 self.cache.update(
                     torch.nn.functional.pad(keys, (0, 0, pad, 0)),
@@ -266,8 +266,15 @@ class TransformersBackend:
 
     kind = "transformers"
 
-    def __init__(self, model, tokenizer, *, prefix_cache: bool = True, slots: int = 16) -> None:
+    def __init__(
+        self, model, tokenizer, *, prefix_cache: bool = True, slots: int = 16, greedy_head: bool = True
+    ) -> None:
+        from distill.greedy_head import GreedyHead
+
         self.model, self.pad = model, tokenizer.pad_token_id
+        # The decoder and the head called apart (continuous batching): a prefill skips the head, and an
+        # all-greedy step takes its tokens from the bf16 head with the fp32 proof (distill/greedy_head.py).
+        self.head = GreedyHead(model.lm_head) if greedy_head and GreedyHead.fits(model) else None
         eos = model.generation_config.eos_token_id
         self.stops = {tokenizer.eos_token_id, *(eos if isinstance(eos, list) else [eos])} - {None}
         self.prefix_cache, self.slots_max = prefix_cache, slots
@@ -339,13 +346,16 @@ class TransformersBackend:
         rest = tokens[reused:-1]
         self.reused, self.prefilled = self.reused + reused, self.prefilled + len(rest) + 1
         if rest:
-            self.model(
-                input_ids=torch.tensor([rest]),
-                cache=cache,
-                cache_position=torch.arange(reused, reused + len(rest)),
-                use_cache=True,
-                logits_to_keep=1,  # only the cache is wanted: skip the 262k-row LM head on the prefix
-            )
+            inputs = {
+                "input_ids": torch.tensor([rest]),
+                "cache": cache,
+                "cache_position": torch.arange(reused, reused + len(rest)),
+                "use_cache": True,
+            }
+            if self.head is not None:  # only the cache is wanted: no LM head at all
+                self.model.get_decoder()(**inputs)
+            else:
+                self.model(**inputs, logits_to_keep=1)  # skips the 262k-row LM head on all but one position
         layers = [(layer.keys, layer.values) for layer in cache.layers]
         if rest:
             # Kept at once, not only after generation: the next row of this batch may share the
@@ -425,21 +435,23 @@ class TransformersBackend:
             feed = torch.tensor([[row.feed] for row in running.rows])
             mask = torch.cat([running.mask, torch.ones(len(running.rows), 1, dtype=running.mask.dtype)], dim=1)
             positions = torch.tensor([[row.position] for row in running.rows])
-            output = self.model(
-                input_ids=feed,
-                attention_mask=mask,
-                position_ids=positions,
-                cache=running.cache,
-                cache_position=torch.tensor([width]),
-                use_cache=True,
-                logits_to_keep=1,
-            )
+            inputs = {
+                "input_ids": feed,
+                "attention_mask": mask,
+                "position_ids": positions,
+                "cache": running.cache,
+                "cache_position": torch.tensor([width]),
+                "use_cache": True,
+            }
+            if self.head is not None and not any(row.job.sampling[0] for row in running.rows):
+                chosen = self.head.choose(self.model.get_decoder()(**inputs).last_hidden_state)
+            else:  # a sampled row needs every logit; its greedy batchmates take theirs from the same call
+                logits = self.model(**inputs, logits_to_keep=1).logits[:, -1, :].float()
+                chosen = [self._choose(logits[index], row) for index, row in enumerate(running.rows)]
             running.mask = mask
             running.advance()
-            logits = output.logits[:, -1, :].float()
             finished: list[_Row] = []
-            for index, row in enumerate(running.rows):
-                token = self._choose(logits[index], row)
+            for row, token in zip(running.rows, chosen, strict=True):
                 row.new.append(token)
                 if token in self.stops or len(row.new) >= row.job.limit:
                     finished.append(row)
@@ -454,7 +466,7 @@ class TransformersBackend:
                 self._keep(_Slot(tokens[:kept], layers))
             running.drop(finished)
             self.decode_s += time.perf_counter() - started
-            self.steps, self.step_rows = self.steps + 1, self.step_rows + len(logits)
+            self.steps, self.step_rows = self.steps + 1, self.step_rows + len(chosen)
             return [(row.job, row.new) for row in finished]
 
     def _choose(self, logits, row: _Row) -> int:
@@ -538,6 +550,7 @@ def create_model_app(
     batch_wait_s: float = 0.2,
     prefix_cache: bool = True,
     continuous: bool = True,
+    greedy_head: bool = True,
 ) -> FastAPI:
     """Serve ``model`` (a transformers model, or a ``LlamaCppBackend``) under ``model_name`` at
     ``/v1/chat/completions`` and ``/v1/models``.
@@ -552,12 +565,17 @@ def create_model_app(
     summation order. ``continuous`` (TransformersBackend with the prefix cache): rows join the
     running decode between steps and leave as they finish, so a request that arrives while others
     decode does not wait for their batch (continuous batching, as vLLM's scheduler does).
+    ``greedy_head`` (continuous batching): a step whose rows are all greedy takes its tokens from a
+    bf16 copy of the LM head, each proven to be the fp32 head's argmax or computed by the fp32 head
+    (distill/greedy_head.py), and a prefill computes no logits.
     """
     backend = (
         model
         if isinstance(model, LlamaCppBackend)
         # One slot per episode in flight and a few more: a finished episode's slot ages out.
-        else TransformersBackend(model, tokenizer, prefix_cache=prefix_cache, slots=max_batch + 4)
+        else TransformersBackend(
+            model, tokenizer, prefix_cache=prefix_cache, slots=max_batch + 4, greedy_head=greedy_head
+        )
     )
     app = FastAPI(title=f"{model_name} ({backend.kind}, in-process)")
     app.state.backend = backend  # its counters, for benchmarks/student_serving.py
