@@ -148,23 +148,15 @@ def _content(record: dict[str, Any]) -> dict[str, Any]:
 def by_places(probe: ProbeRecord, text: str, records: dict[str, dict[str, Any]], probed: bool = False) -> str | None:
     """``text`` with every item it names read as its place: ids, the moved items' own field values (a title, a
     colour) and every number written as the place they stand for. A template filled by place reads the same
-    before and after the move; a comparison made by reading the items names the other place. None when the
-    answer names no moved item, the model's own earlier turns named one (an answer may restate them), or the
-    move changed nothing the model reads. ``records``: the probe request's product records
+    before and after the move; a comparison made by reading the items names the other place (the model's own
+    earlier turns were changed to follow the items, so an answer restating them does too). None when the
+    answer names no moved item, or the move changed nothing the model reads. ``records``: the probe request's product records
     (``arena.runner.probe.product_records``)."""
     change = probe.perturbation
-    request = probe.request or {}
     moved = {pid: other for pid, other in change.moved.items() if change.renamed.get(pid) in records}
     if not moved or any(
         _content(records[change.renamed[a]]) == _content(records[change.renamed[b]]) for a, b in moved.items()
     ):
-        return None
-    earlier = " ".join(
-        str(m.get("content") or "")
-        for m in request.get("messages", [])
-        if isinstance(m, dict) and m.get("role") == "assistant"
-    ).lower()
-    if any(change.renamed[pid].lower() in named_ids(earlier) for pid in moved):
         return None
     # Each place as a token with no digit in it (numbers are read as "<n>" after).
     mark = {pid: "<place " + "".join(chr(97 + int(d)) for d in str(i)) for i, pid in enumerate(sorted(change.renamed))}

@@ -266,13 +266,23 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
 
     records = product_records(request) if change.moved else {}
 
-    def value(item: Any, depth: int = 0, own: bool = False) -> Any:
+    # The model's own earlier words follow the items they were about: where the items moved, an id (and a
+    # price) the model wrote names the place that item's content now holds, so its turns agree with the
+    # changed results and an answer that restates them follows the items too.
+    by_content = {pid: change.renamed[change.moved.get(pid, pid)] for pid in change.renamed}
+
+    def rename(pid: str, model: bool) -> str:
+        return (by_content if model else change.renamed).get(pid, pid)
+
+    def value(item: Any, depth: int = 0, own: bool = False, model: bool = False) -> Any:
         """``own``: inside an assistant turn (the model's own words) or a tool message, where a plain number
-        that is an item's price is that item's price in the probe too (the agent's turns are left as written)."""
+        that is an item's price is that item's price in the probe too (the agent's turns are left as written);
+        ``model``: inside an assistant turn."""
         if depth > 32:
             return item
         if isinstance(item, dict):
             own = own or item.get("role") in ("assistant", "tool")
+            model = model or item.get("role") == "assistant"
             out: dict[str, Any] = {}
             moved_from = records.get(change.moved.get(str(item.get("product_id", "")), ""))
             if moved_from is not None:
@@ -284,49 +294,52 @@ def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[st
                 }
             for key, child in item.items():
                 if key in ID_KEYS and isinstance(child, str | int) and not isinstance(child, bool):
-                    new = change.renamed.get(str(child), str(child))
+                    new = rename(str(child), model)
                     out[key] = int(new) if isinstance(child, int) and new.isdigit() else new
                 elif key == PRICE_KEY and isinstance(child, int | float) and not isinstance(child, bool):
                     pid = str(item.get("product_id", ""))
-                    out[key] = change.prices.get(change.renamed.get(pid, ""), child)
+                    out[key] = change.prices.get(rename(pid, model) if pid in change.renamed else "", child)
                 else:
-                    out[key] = value(child, depth + 1, own)
+                    out[key] = value(child, depth + 1, own, model)
             return out
         if isinstance(item, list):
-            return [value(child, depth + 1, own) for child in item]
+            return [value(child, depth + 1, own, model) for child in item]
         if isinstance(item, str):
-            return text(item, own)
+            return text(item, own, model)
         return item
 
     # Outside parsed JSON (a result cut short, say): a "price" field whose value is an item's is that item's
     # price in the probe (by value: two items at one price keep one new price, their order unchanged).
-    by_value: dict[float, float] = {}
+    by_value: dict[bool, dict[float, float]] = {False: {}, True: {}}  # by place, and (the model's words) by item
     for pid, amount in sorted(change.original_prices.items()):
-        by_value.setdefault(round(amount, 2), change.prices[change.renamed[pid]])
+        for model in (False, True):
+            by_value[model].setdefault(round(amount, 2), change.prices[rename(pid, model)])
 
-    def price_field(match: re.Match[str]) -> str:
-        new = by_value.get(round(float(match.group(2)), 2))
-        return match.group(0) if new is None else f"{match.group(1)}{new}"
+    def plain(piece: str, own: bool, model: bool) -> str:
+        values = by_value[model]
 
-    def number(match: re.Match[str]) -> str:
-        written = match.group().replace(",", "")
-        old = round(float(written), 2)
-        new = by_value.get(old)
-        least = _MIN_PLAIN_PRICE if "." in written else _MIN_WHOLE_PRICE
-        return match.group() if new is None or old < least else f"{new:.2f}"
+        def price_field(match: re.Match[str]) -> str:
+            new = values.get(round(float(match.group(2)), 2))
+            return match.group(0) if new is None else f"{match.group(1)}{new}"
 
-    def plain(piece: str, own: bool) -> str:
-        piece = ids_pattern.sub(lambda m: change.renamed[m.group(1)], piece)
+        def number(match: re.Match[str]) -> str:
+            written = match.group().replace(",", "")
+            old = round(float(written), 2)
+            new = values.get(old)
+            least = _MIN_PLAIN_PRICE if "." in written else _MIN_WHOLE_PRICE
+            return match.group() if new is None or old < least else f"{new:.2f}"
+
+        piece = ids_pattern.sub(lambda m: rename(m.group(1), model), piece)
         piece = _PRICE_FIELD.sub(price_field, piece)
         return _PLAIN_NUMBER.sub(number, piece) if own else piece
 
-    def text(string: str, own: bool = False) -> str:
+    def text(string: str, own: bool = False, model: bool = False) -> str:
         pieces, cursor = [], 0
         for start, end, found in _json_values(string):
-            pieces.append(plain(string[cursor:start], own))
-            pieces.append(json.dumps(value(found, 0, own), ensure_ascii=False))
+            pieces.append(plain(string[cursor:start], own, model))
+            pieces.append(json.dumps(value(found, 0, own, model), ensure_ascii=False))
             cursor = end
-        pieces.append(plain(string[cursor:], own))
+        pieces.append(plain(string[cursor:], own, model))
         return "".join(pieces)
 
     probed = dict(request)

@@ -219,3 +219,23 @@ def test_the_compared_items_move_with_their_content_and_the_others_stay():
     assert first["price"] < second["price"]  # the cheaper content moved to the first place with its price order
     assert third["title"] == "Ride Cymbal 20 inch" and third["product_id"] == change.renamed["1422203170"]
     assert change.moved == {"3619891064": "4579992516", "4579992516": "3619891064"}
+
+
+def test_the_models_own_earlier_words_follow_the_moved_items_and_the_agents_stay_by_place():
+    """An id the model wrote names the place its item's content now holds (with that item's new price), so an
+    answer restating an earlier turn follows the items; ids the agent wrote are renamed by place."""
+    request = {
+        "messages": [
+            {"role": "tool", "content": json.dumps(HITS)},
+            {"role": "assistant", "content": "3619891064 is the crash at 3039.0; 4579992516 is the hi-hat."},
+            {"role": "user", "content": "Now compare 3619891064 with 4579992516."},
+        ]
+    }
+    change = plan_perturbation(request, "3619891064 fits better than 4579992516.", "seed")
+    probed = apply_perturbation(request, change)["messages"]
+    hits = json.loads(probed[0]["content"])
+    crash_place = next(h for h in hits if h["title"] == "B20 Crash Cymbal 16 inch")
+    assert crash_place["product_id"] == change.renamed["4579992516"]  # the crash's content moved to place two
+    said = probed[1]["content"]
+    assert said.startswith(f"{crash_place['product_id']} is the crash at {crash_place['price']:.2f};"), said
+    assert probed[2]["content"] == f"Now compare {change.renamed['3619891064']} with {change.renamed['4579992516']}."
