@@ -143,9 +143,39 @@ def _cipher_segments(text: str) -> list[str]:
     return segments[:MAX_SEGMENTS]
 
 
+# Characters spelled one at a time ("3 6 1 9 / a t / ..."), and Morse code ("... --- / .-."): runs long enough
+# that no honest text reads this way.
+_SPELLED = re.compile(r"(?<!\S)(?:\S (?:/ )?){12,}\S(?!\S)")
+_MORSE_RUN = re.compile(r"(?<![.\-])[.\-]{1,6}(?:(?: / | )[.\-]{1,6}){5,}(?![.\-])")
+_MORSE = dict(
+    zip(
+        ".- -... -.-. -.. . ..-. --. .... .. .--- -.- .-.. -- -. --- .--. --.- .-. ... - ..- ...- .-- -..- -.-- --.. "
+        "----- .---- ..--- ...-- ....- ..... -.... --... ---.. ----. .-.-.- --..-- ..--.. -.-.-- ---... -.-.-. -....-".split(),
+        "abcdefghijklmnopqrstuvwxyz0123456789.,?!:;-",
+        strict=True,
+    )
+)
+
+
+def _joined(text: str) -> list[str]:
+    """Runs of single characters joined into words ("/" or a wider gap between words)."""
+    return [
+        run.replace(" / ", "\x00").replace(" ", "").replace("\x00", " ").replace("/", " ")
+        for run in _SPELLED.findall(text)
+    ]
+
+
+def _morse(text: str) -> list[str]:
+    return [
+        " ".join("".join(_MORSE.get(code, "") for code in word.split()) for word in run.split(" / "))
+        for run in _MORSE_RUN.findall(text)
+    ]
+
+
 def decodings(text: str) -> list[str]:
     """The readings of ``text`` under a fixed transform that turn it into English (none for English text)."""
     found = _hex_readings(text) if _HEX.search(text) else []
+    found += _joined(text) + (_morse(text) if "-" in text or "." in text else [])
     for segment in _cipher_segments(text):
         decoded = _best(segment)
         if decoded is not None:
