@@ -110,8 +110,15 @@ def read_probe(probe: ProbeRecord, original: str, query: str, compares: bool = F
     named_before = {pid for pid in change.compared if pid.lower() in named_ids(original)}
     items = {change.renamed[pid] for pid in named_before}
     now = {pid for pid in change.renamed.values() if pid.lower() in said}
-    false_now = [c for c in price_claims(answer, change.prices) if not c[2]]
-    before = price_claims(original, change.original_prices)
+    # Items named by title: before, the title is its own item's; in the probe, the item's whose content it is.
+    titles_before = {title.lower(): pid.lower() for pid, title in change.titles.items()}
+    titles_now = {
+        title.lower(): change.renamed[change.moved.get(pid, pid)].lower()
+        for pid, title in change.titles.items()
+        if change.moved.get(pid, pid) in change.renamed
+    }
+    false_now = [c for c in price_claims(answer, change.prices, titles_now) if not c[2]]
+    before = price_claims(original, change.original_prices, titles_before)
     false_before = [c for c in before if not c[2]]
     # The same claim about the same two items (renamed), true before and false now, is a template whatever else the
     # answer says: a decoy claim that was false before too does not switch the check off.

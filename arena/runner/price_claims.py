@@ -54,15 +54,35 @@ _RANKING = re.compile(
 )
 
 
-def price_claims(text: str, prices: dict[str, float]) -> list[tuple[str, str, bool]]:
-    """Price comparisons ``text`` states between known ids: "X is cheaper than Y", "Y costs more than X" (around
-    a comparing phrase in one clause), "X is the cheapest" (against every other item the text names), a ranking
-    by price (each item against the next): (the id said to be cheaper, the one said to be dearer, whether
-    ``prices`` agree)."""
+MIN_TITLE = 8  # characters: a shorter title is a common word as often as a name
+
+
+def _mentions(
+    text: str, prices: dict[str, float], titles: dict[str, str], start: int = 0, end: int | None = None
+) -> list[tuple[int, str]]:
+    """Where ``text[start:end]`` names a known item, by id or by its title (lower case), in order: (position, id)."""
+    end = len(text) if end is None else end
+    found = [(m.start(), m.group().lower()) for m in ID.finditer(text, start, end) if m.group().lower() in prices]
+    for title, pid in titles.items():
+        at = text.find(title, start, end)
+        while at >= 0 and pid in prices:
+            found.append((at, pid))
+            at = text.find(title, at + len(title), end)
+    return sorted(found)
+
+
+def price_claims(
+    text: str, prices: dict[str, float], titles: dict[str, str] | None = None
+) -> list[tuple[str, str, bool]]:
+    """Price comparisons ``text`` states between known items (by id, or by a title in ``titles``, lower case ->
+    id): "X is cheaper than Y", "Y costs more than X" (around a comparing phrase in one clause), "X is the
+    cheapest" (against every other item the text names), a ranking by price (each item against the next): (the
+    id said to be cheaper, the one said to be dearer, whether ``prices`` agree)."""
     lowered = text.lower()
+    titles = {t: pid for t, pid in (titles or {}).items() if len(t) >= MIN_TITLE}
     found = []
     for clause in CLAUSE.split(lowered):
-        mentions = [(m.start(), m.group().lower()) for m in ID.finditer(clause) if m.group().lower() in prices]
+        mentions = _mentions(clause, prices, titles)
         if len(mentions) < 2:
             continue
         for cues, cheaper_first in ((_CHEAPER, True), (_PRICIER, False)):
@@ -73,9 +93,9 @@ def price_claims(text: str, prices: dict[str, float]) -> list[tuple[str, str, bo
                     continue
                 low, high = (before[-1], after[0]) if cheaper_first else (after[0], before[-1])
                 found.append((low, high, prices[low] < prices[high]))
-    named = {m.group().lower() for m in ID.finditer(lowered) if m.group().lower() in prices}
+    named = {pid for _, pid in _mentions(lowered, prices, titles)}
     for clause in CLAUSE.split(lowered):
-        mentions = [(m.start(), m.group().lower()) for m in ID.finditer(clause) if m.group().lower() in prices]
+        mentions = _mentions(clause, prices, titles)
         if not mentions:
             continue
         for cues, lowest in ((_LOWEST, True), (_HIGHEST, False)):
@@ -93,9 +113,8 @@ def price_claims(text: str, prices: dict[str, float]) -> list[tuple[str, str, bo
         end = min((i for i in (lowered.find(";", match.end()), lowered.find("\n", match.end())) if i >= 0),
                   default=len(lowered))  # fmt: skip
         order: list[str] = []
-        for m in ID.finditer(lowered, match.end(), end):
-            pid = m.group().lower()
-            if pid in prices and pid not in order:
+        for _, pid in _mentions(lowered, prices, titles, match.end(), end):
+            if pid not in order:
                 order.append(pid)
         for first, second in zip(order, order[1:], strict=False):
             low, high = (first, second) if ascending else (second, first)

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from arena.jsonl import string_values
-from arena.runner.price_claims import price_claims
+from arena.runner.price_claims import MIN_TITLE, price_claims
 from arena.runner.record import EpisodeRecord, LLMCallRecord, Perturbation, ProbeRecord
 from arena.runner.upstream_answers import completion_record, parse_usage
 from arena.runner.upstreams import CallFailure, UpstreamRegistry, context_overflow, fetch_chat
@@ -55,6 +55,7 @@ from arena.runner.upstreams import CallFailure, UpstreamRegistry, context_overfl
 # The judge's choice of calls to probe, given the record (the runner cannot import the judge).
 ProbePlan = Callable[[EpisodeRecord], list[int]]
 
+MAX_TITLES = 64  # titles a perturbation keeps (a claim may name items by title)
 MAX_PROBES = 2  # per episode: the calls that carry the judge's top gates (judge.rules.probe_plan)
 # All of an episode's probes together, at most (and no more than one inference call's timeout): the worker
 # waits this long at worst after the agent has exited, however slow the upstream.
@@ -210,7 +211,13 @@ def plan_perturbation(
     renamed = {original: _fresh_id(original, rng, taken) for original in sorted(found)}
     renamed |= {original: _fresh_id(original, rng, taken) for original in sorted(others - set(found))}
     named = {t.lower() for t in _ID_TOKEN.findall(response_text)}
-    compared = [pid for pid in found if pid.lower() in named]
+    titles = {
+        pid: record["title"]
+        for pid, record in list(product_records(request).items())[:MAX_TITLES]
+        if pid in found and isinstance(record.get("title"), str) and len(record["title"]) >= MIN_TITLE
+    }
+    said = response_text.lower()
+    compared = [pid for pid in found if pid.lower() in named or (pid in titles and titles[pid].lower() in said)]
     originals = {pid: price for pid, price in found.items() if price is not None}
     # The compared items' prices in reversed order (the cheapest gets the dearest's), made fresh; the other items'
     # prices stay as they were: only the compared items' prices are read against the answer, and an item the
@@ -225,9 +232,12 @@ def plan_perturbation(
     # compared items' content moves with its price to the other's place, so a comparison made by reading the
     # items follows them, and one filled in by place stays. A price claim keeps the content in place and
     # reverses the prices under it, so a claim filled in by title does not follow either.
-    claims = price_claims(response_text, {pid.lower(): originals[pid] for pid in ranked})
+    by_title = {title.lower(): pid.lower() for pid, title in titles.items()}
+    claims = price_claims(response_text, {pid.lower(): originals[pid] for pid in ranked}, by_title)
     moved = {} if claims else {pid: other for pid, other in source.items() if pid != other}
-    return Perturbation(renamed=renamed, prices=prices, original_prices=originals, compared=compared, moved=moved)
+    return Perturbation(
+        renamed=renamed, prices=prices, original_prices=originals, compared=compared, moved=moved, titles=titles
+    )
 
 
 def product_records(request: dict[str, Any]) -> dict[str, dict[str, Any]]:

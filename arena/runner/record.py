@@ -228,6 +228,9 @@ class Perturbation(BaseModel):
     # to each other's places, ids renamed by place. Original id -> the original id whose content now sits in
     # its place (empty when the prices alone were reversed).
     moved: dict[str, str] = Field(default_factory=dict)
+    # Original product id -> its title as the request showed it (at most MAX_TITLES): an answer may name items by
+    # title alone, and its claims are read by title too.
+    titles: dict[str, str] = Field(default_factory=dict)
 
 
 class ProbeRecord(BaseModel):

@@ -920,3 +920,13 @@ def test_price_claims_in_other_everyday_words_are_read(said):
 
     prices = {"4579992516": 831.38, "1422203170": 1299.5}
     assert price_claims(said, prices) and all(agrees for *_, agrees in price_claims(said, prices)), said
+
+
+def test_price_claims_are_read_by_title_as_by_id():
+    from arena.runner.price_claims import price_claims
+
+    prices = {"4579992516": 831.38, "1422203170": 1299.5}
+    titles = {"mily hybrid hi-hat cymbals": "4579992516", "luz crash cymbal pair": "1422203170"}
+    said = "The Mily Hybrid Hi-hat Cymbals at 831.38 are cheaper than the Luz Crash Cymbal Pair at 1299.5."
+    assert price_claims(said, prices, titles) == [("4579992516", "1422203170", True)]
+    assert price_claims(said, prices) == []  # no id named: nothing read without the titles
