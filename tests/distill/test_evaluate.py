@@ -183,7 +183,7 @@ def test_episodes_lost_to_an_overloaded_model_server_are_rerun_counted_and_never
     heldout_suite, student_checkpoint, tmp_path
 ):
     """The real student behind the real in-process server, the real reference agent in the sandbox.
-    The server is overloaded at first: its first generations take longer than an episode may run,
+    The server is overloaded at first: its first generation takes longer than an episode may run,
     so the episodes whose calls wait on them (generating, or queued behind) are stopped by the wall
     clock while the server works. Each of those is the server's delay, not the student's failure:
     it is run again and counted, and no scored episode ended waiting for the server."""
@@ -207,7 +207,7 @@ def test_episodes_lost_to_an_overloaded_model_server_are_rerun_counted_and_never
     apply_template(tokenizer)
     app = create_model_app(model, tokenizer, "student", max_new_tokens=4, max_batch=1, batch_wait_s=0.0)
     backend = app.state.backend
-    step, busy = backend.step, {"left": 2}
+    step, busy = backend.step, {"left": 1}  # one generation held past the wall clock: both episodes wait on it
     wall_s = 40.0
 
     def overloaded(running, joining):
