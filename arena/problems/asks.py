@@ -63,7 +63,10 @@ _REQUEST_CUE = re.compile(
     r"i want|we want|i need|we need|i'd like|i would like|we'd like|we would like|i'd love|i would love|"
     r"buy|purchase|get me|recommend|prefer|preferably|ideally|should|must|has to|have to|"
     r"help me|do you have|is there|are there|can you|could you|can i|please|sells?|offers?|carry|carries|"
-    r"stocks?|hoping to (?:get|buy|find)|shop for|priced|costing|costs?|pesos?|php|₱)\b",
+    r"stocks?|hoping to (?:get|buy|find)|shop for|priced|costing|costs?|pesos?|php)\b|"
+    # "₱" is no word character, so no word boundary precedes it; a budget stated with its amount
+    # ("My limit is 1,200.") asks, however it opens.
+    r"₱|\b(?:budget|limit|max|maximum)\s*(?:is\s+|of\s+|:\s*)?\d",
     re.IGNORECASE,
 )
 # A sentence of personal narrative opens with one of these ("My sister moved ...", "So last
@@ -133,10 +136,24 @@ _PRICE_PHRASES = sorted(
     [(f" {p} ", f" {tok} ") for phrases, tok in ((_AT_MOST, "lt"), (_AT_LEAST, "gt")) for p in phrases.split("|")],
     key=lambda pair: -len(pair[0]),
 )
+# A currency word may sit beside either amount ("35 pesos to 86 pesos", "between PHP35 and
+# PHP86"): it belongs to the range, which reads the same without it. "and" joins two amounts of
+# a range only after "between" / "from": "under 500 pesos and 2 kg dumbbells" is two constraints.
+_RANGE_CURRENCY = r"(?:(?:php|pesos?|p)\s+)?"
 _RANGE = re.compile(
-    r"\b(?:between|from|range of|ranging from|anywhere from|somewhere between|within)?\s*(\d+(?:\.\d+)?)\s*(?:to|and|up to|through|till|until)\s*"
-    r"(\d+(?:\.\d+)?)\b"
+    rf"\b(?:(?:between|from|range of|ranging from|anywhere from|somewhere between|within)\s*{_RANGE_CURRENCY}"
+    rf"(\d+(?:\.\d+)?)\s+{_RANGE_CURRENCY}(?:to|and|up to|through|till|until)"
+    rf"|(\d+(?:\.\d+)?)\s+{_RANGE_CURRENCY}(?:to|up to|through|till|until))\s+{_RANGE_CURRENCY}(\d+(?:\.\d+)?)\b"
 )
+
+
+def mark_ranges(padded: str) -> str:
+    """Every price range of a normalised text as ``" btw LOW HIGH "``."""
+    if not _RANGE.search(padded):
+        return padded
+    return _RANGE.sub(lambda m: f" btw {m.group(1) or m.group(2)} {m.group(3)} ", padded)
+
+
 # Currency words go before the phrases are read: "from 654 to Php 960" is a range.
 _CURRENCY_WORDS = sorted(
     (f" {w} " for w in ("php", "pesos", "peso", "philippine pesos", "philippine peso", "phil peso")),
@@ -169,6 +186,63 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
 _SERVICE_LOOKUP = sorted(
     ((f" {p} ", s) for s, phrases in _SERVICE_PHRASES.items() for p in phrases), key=lambda pair: -len(pair[0])
 )
+# Services said as sentences, not as a fixed phrase: the service's noun with what makes it free
+# ("shipping has to be free", "no delivery fee", "I don't want to pay for delivery"), or paying
+# tied to the arrival ("payable in cash on arrival", "pay upon receipt"). On the normalised text
+# (apostrophes dropped: "dont"). "Free" beside a delivery word alone is not one: "a BPA-free
+# bottle with fast delivery" states no service, so the free-ness must attach to the noun.
+_SHIPPING = r"(?:shipping|delivery|postage|shipment)"
+_FEE = r"(?:fees?|costs?|charges?)"
+_SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            rf" {_SHIPPING}(?: {_FEE})? (?:(?:has|have|needs?|ought|got) to be|should be|must be|will be|would be|"
+            r"is|are|to be|being)? ?(?:free(?: of charge)?|waived|at no cost)(?= )"
+        ),
+        "freeShipping",
+    ),
+    (re.compile(rf" (?:no|zero|without(?: any)?|free of)(?: \w+)? {_SHIPPING} {_FEE}(?= )"), "freeShipping"),
+    (
+        re.compile(
+            rf" (?:dont|do not|not|never|wont|will not|no need to|without)(?: \w+){{0,3}}? (?:pay|paying|spend|spending)"
+            rf"(?: \w+){{0,2}}? {_SHIPPING}(?= )"
+        ),
+        "freeShipping",
+    ),
+    (
+        re.compile(
+            r" (?:ships?|shipped|deliver|delivers|delivered)(?: \w+)? (?:for free|free of charge|at no(?: extra)? "
+            r"(?:cost|charge)|without (?:a )?charge)(?= )"
+        ),
+        "freeShipping",
+    ),
+    (
+        re.compile(
+            r" (?:cash|pay|paying|payment|payable|paid)(?: \w+){0,2}? (?:on|upon|at|when it|when they|once it) "
+            r"(?:delivery|arrival|receipt|arrives|arrive|the door|my door|doorstep)(?= )"
+        ),
+        "COD",
+    ),
+)
+# Words without which no service sentence can match: most requests skip the sentence patterns.
+_SERVICE_CUE = re.compile(r"ship|deliver|postage|arriv|receipt|door|cash")
+
+
+def mark_services(padded: str, mark: str | None = None) -> tuple[str, set[str]]:
+    """The services a normalised text states, fixed phrases and sentences alike, and the text
+    with each replaced: by ``" svc<service> "`` (lower case), or by a space when ``mark`` is None."""
+    found: set[str] = set()
+    for phrase, service in _SERVICE_LOOKUP:
+        if phrase in padded:
+            found.add(service)
+            padded = padded.replace(phrase, f" {mark}{service.lower()} " if mark is not None else " ")
+    if _SERVICE_CUE.search(padded):
+        for pattern, service in _SERVICE_SENTENCES:
+            padded, count = pattern.subn(f" {mark}{service.lower()} " if mark is not None else " ", padded)
+            if count:
+                found.add(service)
+    return padded, found
+
 
 # --- content words ---------------------------------------------------------------------------
 
@@ -384,7 +458,7 @@ def _asks_something(text: str) -> bool:
 
 
 def _service_in(padded: str) -> bool:
-    return any(phrase in padded for phrase, _ in _SERVICE_LOOKUP)
+    return bool(mark_services(padded)[1])
 
 
 # Joins the request's sentences in one normalised text and splits them apart again after.
@@ -447,18 +521,15 @@ def _read_text(query: str, itemised: bool = False) -> Ask:
     for word in _CURRENCY_WORDS:
         while word in padded:
             padded = padded.replace(word, " ")
-    services = set()
-    for phrase, service in _SERVICE_LOOKUP:
-        if phrase in padded:
-            services.add(service)
-            padded = padded.replace(phrase, " ")
+    padded, services = mark_services(padded)
     for phrase, canonical in _JOINED:
         if phrase in padded:
             padded = padded.replace(phrase, canonical)
     directions = set()
-    if _RANGE.search(padded):
+    marked = mark_ranges(padded)
+    if marked is not padded:
         directions.add("btw")
-        padded = _RANGE.sub(r" btw \1 \2 ", padded)
+        padded = marked
     for phrase, token in _PRICE_PHRASES:
         while phrase in padded:
             padded = padded.replace(phrase, token)

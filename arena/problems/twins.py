@@ -39,11 +39,11 @@ from functools import lru_cache
 from arena.problems.asks import (
     _JOINED,
     _PRICE_PHRASES,
-    _RANGE,
-    _SERVICE_LOOKUP,
     _STOP,
     _lemma,
     _normalised,
+    mark_ranges,
+    mark_services,
     split_request,
 )
 from arena.problems.model import Intent, Problem
@@ -94,11 +94,6 @@ _CURRENCY = frozenset({"php", "peso", "pesos", "p"})
 _CURRENCY_PREFIX = re.compile(r" (?:php|pesos?|p)(?= \d)")
 # Words that may sit between a direction and its amount ("below just 300 pesos").
 _FILLER = frozenset({"php", "peso", "pesos", "p", "just", "only", "about", "around", "roughly", "the", "a", "of"})
-# "I don't want to spend 300 or more": a negated spending verb turns the bound around.
-_NEGATED_SPEND = re.compile(
-    r"\b(?:dont|do not|doesnt|does not|not|never|wont|will not|cant|cannot|shouldnt|without)\b"
-    r"(?:\s+\w+){0,3}?\s+(?:spend|spending|pay|paying|go|going|exceed|exceeding|cost|costing|budget)\b"
-)
 # "within a budget of", "budget is", "my budget": a bound from above.
 _BUDGET = re.compile(r"\b(?:budget|afford|spend|spending|pay)\b")
 
@@ -116,6 +111,16 @@ _FRAME = (
     sell selling sells store stores one ones seller sellers same single all these those them that this
     someone somewhere where bring deliver delivered delivery ship shipping shipped cost costs worth budget
     max maximum min minimum capped limit up upto top tops till until priced price range peso pesos""".split()
+    )
+    # The lemmas simplemma gives the frame's constraint labels ("crafted" -> "crafte", "described"
+    # -> "describe", "labelled" -> "labell"): the words are compared as lemmas, so the labels must be too.
+    | frozenset("crafte describe labell mark call name preferr".split())
+    # How a request frames its list and its asks, not what it asks: "I need a few things", "I'm
+    # planning to buy", "can one shop supply everything together", "it must allow COD", "I expect
+    # to pay", "meant for", "built from", "produced by", "its colour should match", "first find out".
+    | frozenset(
+        """few plan planning together everything supply allow allows expect expecting mean meant intend
+    intended build built construct constructed produce produced match matching out start""".split()
     )
 )
 
@@ -244,7 +249,11 @@ def read_request(problem: Problem) -> Request:
 # ("commemorative coin from the year ..."), up to the preposition that ties it to the answer.
 _PHRASE_END = (
     r"(?=\s+(?:for|from|of|with|printed|that|which|featuring|showing|on|in|to|inspired|related|about|"
-    r"celebrating|commemorating|representing|depicting|like)\b|\s*[.,?!;:]|\s*$)"
+    r"celebrating|commemorating|representing|depicting|like|"
+    # a relative clause or a participle that attaches a constraint: "a speaker having ...", "jeans
+    # whose season is ...", "a caster sized 6 inch", "a tee listed as petite"
+    r"having|whose|where|sized|listed|marked|labelled|labeled|described|sold|made|crafted|built|available)\b|"
+    r"\s*[.,?!;:]|\s*$)"
 )
 _PHRASE = r"(?:a|an|the|some|one|my)?\s*(?:(?:set|pack|pair|box|bag|bundle|piece|bottle|jar|wheel|can|tube|bar) of\s+)?((?:[\w'-]+\s*?){1,4}?)"
 _BUYING = re.compile(
@@ -254,7 +263,9 @@ _BUYING = re.compile(
 )
 _OPENING = re.compile(r"^\s*" + _PHRASE + _PHRASE_END)
 # A request opening with these is a question or a story, not the product's name.
-_ASKING = frozenset("what what's whats which who where when how in i i'd id my we we're our can please".split())
+_ASKING = frozenset(
+    "what what's whats which who where when how in i i'd id i'm im i've ive i'll my we we're our can please".split()
+)
 _NOT_PRODUCT = frozenset({"one", "thing", "something", "item", "stuff", "gift", "product", "it", "him", "her", "them"})
 
 
@@ -330,16 +341,12 @@ def _read_units(units: Sequence[str]) -> Reading:
     sequence: list[str] = []  # every token in order, frame words too: how far the sentence was edited
     size_words: list[str] = []
     for padded in units:
-        for phrase, service in _SERVICE_LOOKUP:
-            if phrase in padded:
-                services.add(service)
-                padded = padded.replace(phrase, f" svc{service.lower()} ")
+        padded, stated = mark_services(padded, "svc")
+        services |= stated
         if " p" in padded:  # "from php 900 up to php 1500": the range reads its amounts side by side
             padded = _CURRENCY_PREFIX.sub(" ", padded)
-        negated = _NEGATED_SPEND.search(padded) is not None
         budget = _BUDGET.search(padded) is not None
-        if _RANGE.search(padded):
-            padded = _RANGE.sub(r" btw \1 \2 ", padded)
+        padded = mark_ranges(padded)
         for phrase, token in _PRICE_PHRASES:
             while phrase in padded:
                 padded = padded.replace(phrase, token)
@@ -394,11 +401,13 @@ def _read_units(units: Sequence[str]) -> Reading:
                 direction = None
             if direction is None:
                 direction = _direction_after(tokens, i)
-            if direction in ("lt", "gt") and negated:  # "not spend 300 or more": below 300
+            if direction in ("lt", "gt") and _negated(tokens, i):  # "not spend 300 or more": below 300
                 direction = "gt" if direction == "lt" else "lt"
             currency = after in _CURRENCY or before in _CURRENCY
             if direction is None and currency:
                 direction = "lt" if budget else "eq"
+            if direction is None and _budget_before(tokens, i):  # "budget is 1200", "my limit is 1,200"
+                direction = "lt"
             if direction is None:
                 if value != 1:  # "one" is mostly "a"
                     others.append(value)
@@ -452,6 +461,45 @@ def _direction_before(tokens: list[str], i: int) -> str | None:
             return None
         j -= 1
     return None
+
+
+# A bound turned around by a negation before it: "nothing cheaper than 44" is 44 or more, "don't
+# show anything at 1000 or above" below 1000. The negation must govern the bound: right before
+# its direction ("not under"), or with a verb of paying, costing or showing between ("won't go
+# above", "neither should cost ... or more"); "no logo, under 1000" turns nothing around.
+_NEGATIONS = frozenset(
+    "not dont doesnt didnt wont cant cannot never nothing neither nor none no without shouldnt mustnt isnt".split()
+)
+_GOVERNING = frozenset(
+    """spend spending pay paying go going exceed exceeding cost costs costing show see want priced be is
+    buy get anything something budget""".split()
+)
+_DOUBLE_NEGATION = frozenset({"mind", "care", "matter"})  # "I don't mind paying over 500"
+
+
+def _negated(tokens: list[str], i: int) -> bool:
+    start = i - 1 if i > 0 and tokens[i - 1] in ("lt", "gt") else i
+    for k in range(start - 1, max(-1, start - 7), -1):
+        word = tokens[k]
+        if word[0].isdigit() or word in ("lt", "gt", "btw") or word in _DOUBLE_NEGATION:
+            return False
+        if word in _NEGATIONS:
+            between = tokens[k + 1 : start]
+            return not between or any(w in _GOVERNING for w in between)
+    return False
+
+
+# A budget named without a currency: "budget is 1200", "spending limit 1.2k", "max spend 1500".
+_BUDGET_WORDS = frozenset({"budget", "limit", "spend", "spending", "afford"})
+
+
+def _budget_before(tokens: list[str], i: int) -> bool:
+    for k in range(i - 1, max(-1, i - 4), -1):
+        if tokens[k][0].isdigit():
+            return False
+        if tokens[k] in _BUDGET_WORDS:
+            return True
+    return False
 
 
 def _direction_after(tokens: list[str], i: int) -> str | None:
@@ -680,10 +728,21 @@ def _unmatched(a: Iterable[float], b: Iterable[float]) -> tuple[list[float], lis
     return left, rest
 
 
+def _halves(bounds: Sequence[Bound]) -> list[Bound]:
+    """A range as its two bounds: "between 35 and 86" is "at least 35 and at most 86", however written."""
+    out: list[Bound] = []
+    for bound in bounds:
+        if bound[0] == "btw":
+            out += [("gt", bound[1], 0.0), ("lt", bound[2], 0.0)]
+        else:
+            out.append(bound)
+    return out
+
+
 def _prices_conflict(a: Sequence[Bound], b: Sequence[Bound]) -> bool:
-    rest = list(b)
+    rest = _halves(b)
     left = []
-    for bound in a:
+    for bound in _halves(a):
         match = next((k for k, other in enumerate(rest) if _same_bound(bound, other)), None)
         if match is None:
             left.append(bound)
@@ -864,11 +923,12 @@ def _joined_to_a_neighbour(word: str, mine: Sequence[str], theirs: Sequence[str]
 def _near(word: str, others: Sequence[str]) -> bool:
     """Another spelling of ``word`` among ``others``: one letter apart, or one a short form of the
     other ("cam" / "camera", "spf" / "spf50")."""
-    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.distance import OSA
 
     for other in others:
         short, long = sorted((word, other), key=len)
-        if min(len(word), len(other)) >= 5 and Levenshtein.distance(word, other) <= 1:
+        # One edit, a swap of two letters included: "centimetre" / "centimeter", "colour" / "color".
+        if min(len(word), len(other)) >= 5 and OSA.distance(word, other) <= 1:
             return True
         if long.startswith(short) and (len(short) == 3 or long[len(short) :].isdigit()):
             return True
