@@ -66,7 +66,16 @@ _REQUEST_CUE = re.compile(
     r"stocks?|hoping to (?:get|buy|find)|shop for|priced|costing|costs?|pesos?|php)\b|"
     # "₱" is no word character, so no word boundary precedes it; a budget stated with its amount
     # ("My limit is 1,200.") asks, however it opens.
-    r"₱|\b(?:budget|limit|max|maximum)\s*(?:is\s+|of\s+|:\s*)?\d",
+    r"₱|\b(?:budget|limit|max|maximum)\s*(?:is\s+|of\s+|:\s*)?\d|"
+    # A shopper's own request opening as narrative does ("I'm after a hair mask.", "I only want
+    # Arly.", "I'm hoping to get ..."), an amount with its currency glued on ("PHP372", "P500"), a
+    # bound with its amount ("over 500", not "for over 2 years"), or a label and its value ("My
+    # cart: a korean necklace", "Brand: Arly"): each asks, however the sentence opens.
+    r"\b(?:i'?m|i am|we'?re|we are) (?:after|shopping|hoping|trying to (?:get|buy|find)|planning to buy)\b|"
+    r"\b(?:i|we) (?:\w+ )?(?:want|need|prefer|require)\b|\b(?:php|p)\d|"
+    r"\b(?:under|below|above|over|less than|more than|cheaper than|up to|at most|at least)\s+(?:php\s?|p)?\d[\d,.]*"
+    r"(?!\s*(?:years?|months?|weeks?|days?|hours?|minutes?|kids?|times?|people)\b)|"
+    r"^[\w' ]{1,30}:\s*\w",
     re.IGNORECASE,
 )
 # A sentence of personal narrative opens with one of these ("My sister moved ...", "So last
@@ -128,7 +137,7 @@ _AT_MOST = (
 )
 _AT_LEAST = (
     "more than|greater than|higher than|at least|above|over|exceeding|starting at|starting from|"
-    "starts at|from a minimum of|minimum of|minimum|min|or more|or higher|or above|and above|and up|"
+    "starts at|from a minimum of|minimum of|minimum|min|or more|or higher|or above|and above|and up|or up|or upwards|"
     "and over|upwards of|upward of|no less than|not less than|not below|beyond|more expensive than|pricier than|"
     "costlier than|and upwards|and more|at minimum|minimally"
 )
@@ -172,6 +181,7 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "no-cost shipping", "no cost shipping", "no-cost delivery", "no cost delivery", "zero shipping fee",
         "no shipping fee", "no shipping fees", "no delivery fee", "without shipping fees", "shipping is free",
         "delivery is free", "free ship", "free postage", "ship free", "ships free", "shipped free",
+        "free of charge", "shipped free of charge", "ships free of charge", "delivered free of charge",
     ),
     "COD": (
         "cash on delivery", "cash-on-delivery", "pay on delivery", "payable on delivery", "payment on delivery",
@@ -304,7 +314,19 @@ def _lemma(word: str) -> str:
     import simplemma
 
     lemma = simplemma.lemmatize(word, lang="en").lower()
+    lemma = _american(lemma)
     return CANONICAL.get(lemma, CANONICAL.get(word, lemma))
+
+
+def _american(word: str) -> str:
+    """One spelling for British and American forms ("flavour" / "flavor", "centimetre" /
+    "centimeter"; "organise" / "organize" is one letter apart, which the comparisons allow): both sides are read through it, so a word it
+    respells wrongly ("detour" -> "detor") is respelt alike on both."""
+    if len(word) >= 6 and word.endswith("our"):
+        return word[:-3] + "or"
+    if len(word) >= 5 and word.endswith("tre"):
+        return word[:-3] + "ter"
+    return word
 
 
 def _digits(text: str) -> str:
@@ -444,6 +466,9 @@ _SCOPE_WORDS = re.compile(
 _BUDGET_FOR = re.compile(r"(?:my |our |a |total )?budget (?:is |of )?\S+(?: pesos?| php)? for (.+)$", re.IGNORECASE)
 
 
+_HAS_LETTER = re.compile(r"[^\W\d_]")
+
+
 def _voucher_clause(clause: str) -> bool:
     if _VOUCHER_CUE.search(clause) or _SCOPE_WORDS.search(clause):
         return True
@@ -497,13 +522,17 @@ def _split_request(query: str) -> tuple[list[str], list[str]]:
             if kind == "voucher":
                 # "skincare set with toner and serum, budget 900, shop voucher 15% off": a sentence
                 # may hold the request and the terms; its clauses without a voucher word ask.
+                side = voucher
                 for clause in _CLAUSES.split(unit):
                     budget_for = _BUDGET_FOR.match(clause.strip())
                     if budget_for:  # "Budget ₱700 for 1 liter cooking oil": the budget, then what it buys
                         voucher.append(clause.strip()[: budget_for.start(1)])
                         request.append(budget_for.group(1))
                     elif clause.strip():
-                        (voucher if _voucher_clause(clause) else request).append(clause.strip())
+                        # A bare amount is the value of the clause before it ("Budget: 3,000.").
+                        if _HAS_LETTER.search(clause) or not side:
+                            side = voucher if _voucher_clause(clause) else request
+                        side.append(clause.strip())
             elif kind == "context":
                 context.append(unit)
             else:

@@ -120,7 +120,8 @@ _FRAME = (
     # to pay", "meant for", "built from", "produced by", "its colour should match", "first find out".
     | frozenset(
         """few plan planning together everything supply allow allows expect expecting mean meant intend
-    intended build built construct constructed produce produced match matching out start""".split()
+    intended build built construct constructed produce produced match matching out start select selected
+    equip equipped suit suits accept accepts accepting nothing neither cart part whole""".split()
     )
 )
 
@@ -257,8 +258,8 @@ _PHRASE_END = (
 )
 _PHRASE = r"(?:a|an|the|some|one|my)?\s*(?:(?:set|pack|pair|box|bag|bundle|piece|bottle|jar|wheel|can|tube|bar) of\s+)?((?:[\w'-]+\s*?){1,4}?)"
 _BUYING = re.compile(
-    r"\b(?:wants?|buy|get|need|order|looking for|look for|searching for|search for|show me|find|shopping for|"
-    r"(?:i'd|i would|id|would) like|send)"
+    r"\b(?:pick out|pick|locate|wants?|buy|get|need|order|looking for|look for|searching for|search for|show me|"
+    r"find|shopping for|(?:i'd|i would|id|would) like|send)"
     r"\s+(?:me\s+)?(?:to (?:buy|get|order|find|have|send)\s+)?(?!to\b)" + _PHRASE + _PHRASE_END
 )
 _OPENING = re.compile(r"^\s*" + _PHRASE + _PHRASE_END)
@@ -300,6 +301,14 @@ def _meaning_text(whole: Reading, request: Sequence[str], query: str) -> str:
 _INCH_MARK = re.compile(r"(?<=\d)\s*(?:\"|”|''|-inch\b)")
 
 
+def _inch(mark: re.Match[str]) -> str:
+    """16" is 16 inch, unless the mark closes a quotation opened before it ('the "grade 2" variant')."""
+    before = mark.string[: mark.start()]
+    if mark.group(0).strip() == '"' and before.count('"') % 2 == 1:
+        return mark.group(0)
+    return " inch "
+
+
 def _sequence(r: Reading) -> tuple[str, ...]:
     return r.sequence if r.sequence or len(r.units) < 2 else tuple(w for unit in r.units for w in unit)
 
@@ -323,12 +332,14 @@ def _merge(readings: Sequence[Reading]) -> Reading:
 def _prepare(unit: str) -> str:
     text = unit.replace("₱", " php ").replace("$", " php ")
     if '"' in text or "”" in text or "''" in text or "-inch" in text:
-        text = _INCH_MARK.sub(" inch ", text)  # 16" is 16 inch
+        text = _INCH_MARK.sub(_inch, text)  # 16" is 16 inch
     padded = _normalised(text)
     padded = _DIGIT_LETTER.sub(r"\1 \2", padded)
     for phrase, canonical in _JOINED:
         if phrase in padded:
             padded = padded.replace(phrase, canonical)
+    if " set to " in padded:  # "a car air freshener set to 2pcs": the option's label, not a set of items
+        padded = padded.replace(" set to ", " to ")
     return padded
 
 
@@ -376,6 +387,8 @@ def _read_units(units: Sequence[str]) -> Reading:
             value = float(token)
             after = tokens[i + 1] if i + 1 < len(tokens) else ""
             before = tokens[i - 1] if i > 0 else ""
+            if after in _LIST_NOUNS or (before == "all" and after == "of"):
+                continue  # "I'd like to buy four things", "all three of these": the list's frame
             if after in _UNITS and not (after == "m" and i + 2 < len(tokens) and tokens[i + 2] == "php"):
                 dimension, factor = _UNITS[after]
                 measures.append((dimension, round(value * factor, 6)))
@@ -445,6 +458,7 @@ def _read_units(units: Sequence[str]) -> Reading:
     )
 
 
+_LIST_NOUNS = frozenset({"things", "items", "products", "parts"})
 _SIZE_LETTERS = frozenset("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl 5xl".split())
 
 
@@ -606,7 +620,8 @@ def conflict(a: Request, b: Request) -> str | None:
         # calendar" / "a commemorative coin"; "a plush toy" / "a stuffed toy" share one).
         if a.purchase and b.purchase and not a.purchase & b.purchase:
             return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
-        return _reading_conflict(a.whole, b.whole, gaps=False, substituted=SAME_ANSWER)
+        # The clue's words are any words ("the town of" / "was used to build"): no bag of words.
+        return _reading_conflict(a.whole, b.whole, gaps=False, substituted=SAME_ANSWER, bag=False)
     if (len(a.items) >= 2 and b.intent == "product") or (len(b.items) >= 2 and a.intent == "product"):
         return "several items / one product"
     if a.fact is None and b.fact is None:
@@ -758,7 +773,9 @@ def _same_bound(a: Bound, b: Bound) -> bool:
     return a == b
 
 
-def _reading_conflict(a: Reading, b: Reading, gaps: bool = True, substituted: float = SUBSTITUTED) -> str | None:
+def _reading_conflict(
+    a: Reading, b: Reading, gaps: bool = True, substituted: float = SUBSTITUTED, bag: bool = True
+) -> str | None:
     if a.prices and b.prices and _prices_conflict(a.prices, b.prices):
         return f"price {a.prices} / {b.prices}"
     dimensions = {d for d, _ in a.measures} & {d for d, _ in b.measures}
@@ -789,7 +806,9 @@ def _reading_conflict(a: Reading, b: Reading, gaps: bool = True, substituted: fl
     names_b = _unpaired(set(b.names) - set(a.names), a.words)
     if names_a and names_b:
         return f"name {sorted(names_a)} / {sorted(names_b)}"
-    found = _edit_conflict(_sequence(a), _sequence(b), gaps, substituted) or _bag_conflict(a.words, b.words)
+    found = _edit_conflict(_sequence(a), _sequence(b), gaps, substituted) or (
+        _bag_conflict(a.words, b.words) if bag else None
+    )
     if found or len(a.units) < 2 and len(b.units) < 2:
         return found
     return _units_conflict(a.units, b.units, substituted)
