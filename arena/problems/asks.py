@@ -75,7 +75,7 @@ _REQUEST_CUE = re.compile(
     r"\b(?:i|we) (?:\w+ )?(?:want|need|prefer|require)\b|\b(?:php|p)\d|"
     r"\b(?:under|below|above|over|less than|more than|cheaper than|up to|at most|at least)\s+(?:php\s?|p)?\d[\d,.]*"
     r"(?!\s*(?:years?|months?|weeks?|days?|hours?|minutes?|kids?|times?|people)\b)|"
-    r"^[\w' ]{1,30}:\s*\w",
+    r"^[\w' ]{1,30}:\s*(?!(?:my|i|we|our|so|well|it|this|there|he|she|they|last|when)\b)\w",
     re.IGNORECASE,
 )
 # A sentence of personal narrative opens with one of these ("My sister moved ...", "So last

@@ -209,6 +209,7 @@ class Request:
     voucher_terms: tuple | None = None  # from the row's voucher object
     fact: str | None = None
     gold: bytes | None = None  # digests of the rewards' constraints by key (gold ids and titles left out)
+    gold_words: tuple[str, ...] = ()  # per key of ``gold``, in its order: the values' words ("" for price, service)
     intent: str = ""
     text: str = ""  # the request sentences, for the embedding
     mentions_price: bool = False  # any word of price or money in the text, read or not
@@ -231,13 +232,15 @@ def read_request(problem: Problem) -> Request:
     if problem.voucher is not None:
         v = problem.voucher
         terms = (v.voucher_type, v.threshold, v.discount_type, v.face_value, v.discount, v.cap, v.budget)
+    gold, gold_words = _gold(problem)
     return Request(
         whole=whole,
         items=items,
         voucher=_read_voucher(voucher_units) if voucher_units else None,
         voucher_terms=terms,
         fact=" ".join(fact.lower().split()) if fact else None,
-        gold=_gold(problem),
+        gold=gold,
+        gold_words=gold_words,
         intent=problem.intent.value,
         text=_meaning_text(whole, request, problem.query),
         mentions_price=_PRICEY.search(problem.query.lower()) is not None,
@@ -488,6 +491,10 @@ _GOVERNING = frozenset(
     """spend spending pay paying go going exceed exceeding cost costs costing show see want priced be is
     buy get anything something budget""".split()
 )
+_BETWEEN = frozenset(
+    "to i we it me want wants would should will be at for a an the of item items option options one them these "
+    "php peso pesos p just only really even ever more much".split()
+)
 _DOUBLE_NEGATION = frozenset({"mind", "care", "matter"})  # "I don't mind paying over 500"
 
 
@@ -498,8 +505,12 @@ def _negated(tokens: list[str], i: int) -> bool:
         if word[0].isdigit() or word in ("lt", "gt", "btw") or word in _DOUBLE_NEGATION:
             return False
         if word in _NEGATIONS:
+            # Only verbs and function words between: "not expandable, priced above 1303" negates
+            # the adjective, not the bound.
             between = tokens[k + 1 : start]
-            return not between or any(w in _GOVERNING for w in between)
+            return not between or (
+                any(w in _GOVERNING for w in between) and all(w in _GOVERNING or w in _BETWEEN for w in between)
+            )
     return False
 
 
@@ -554,9 +565,9 @@ def _read_voucher(units: Sequence[str]) -> tuple[str | None, str | None, tuple[f
     return scope, kind, numbers
 
 
-def _gold(problem: Problem) -> bytes | None:
+def _gold(problem: Problem) -> tuple[bytes | None, tuple[str, ...]]:
     if not problem.rewards:
-        return None
+        return None, ()
     values: dict[str, set[str]] = {}
     for reward in problem.rewards:
         interval = price_interval(reward.price)
@@ -572,17 +583,52 @@ def _gold(problem: Problem) -> bytes | None:
             values.setdefault("service", set()).update(reward.service)
     # Per key a 4-byte digest of the key and an 8-byte digest of its values, concatenated in key
     # order: about 60 bytes a problem instead of a set a key, and comparable key by key.
-    return b"".join(
+    digests = b"".join(
         hashlib.blake2b(key.encode(), digest_size=4).digest()
         + hashlib.blake2b(repr(sorted(values[key])).encode(), digest_size=8).digest()
         for key in sorted(values)
     )
+    # The values' words, interned (catalog values repeat across problems): what a text must say
+    # for a key its reward constrains and another reward leaves out (see :func:`_unsaid_key`).
+    words = tuple(
+        "" if key in ("price", "service") else sys.intern(" ".join(sorted(values[key]))) for key in sorted(values)
+    )
+    return digests, words
 
 
 def _same_words(a: Reading, b: Reading) -> bool:
     wa, wb = Counter(a.words), Counter(b.words)
     only_a, only_b = _unspelt(sorted((wa - wb).elements()), sorted((wb - wa).elements()), a.words, b.words)
     return not (only_a and only_b) and len(only_a) + len(only_b) <= 1
+
+
+_PRICE_KEY = hashlib.blake2b(b"price", digest_size=4).digest()
+_SERVICE_KEY = hashlib.blake2b(b"service", digest_size=4).digest()
+_VALUE_WORD = re.compile(r"[a-z]{3,}|\d+")
+
+
+def _states(request: Request, key: bytes, values: str) -> bool:
+    """Whether ``request``'s text states the gold constraint ``key`` (with these values' words)."""
+    if key == _PRICE_KEY:
+        return bool(request.whole.prices) or request.mentions_price
+    if key == _SERVICE_KEY:
+        return bool(request.whole.services)
+    said = set(request.whole.sequence) | set(request.whole.words)
+    return any(w in said or _lemma(w) in said for w in _VALUE_WORD.findall(values) if w not in _FRAME)
+
+
+def _unsaid_key(a: Request, b: Request) -> str | None:
+    """A gold key ``a``'s reward constrains, ``b``'s does not: another ask when ``a``'s text states
+    it and ``b``'s does not (the shorter asks less). Where ``b``'s text states it, ``b``'s reward
+    just encodes less; where ``a``'s text does not, it is a detail of ``a``'s product: the text decides."""
+    assert a.gold is not None and b.gold is not None
+    theirs = _gold_keys(b.gold)
+    for k, key in enumerate(_gold_keys(a.gold)):
+        if key not in theirs:
+            values = a.gold_words[k] if k < len(a.gold_words) else ""
+            if _states(a, key, values) and not _states(b, key, values):
+                return f"gold constraints differ (a key constrained and said on one side only: {values or 'price/service'})"
+    return None
 
 
 def _gold_keys(gold: bytes) -> dict[bytes, bytes]:
@@ -607,7 +653,9 @@ def conflict(a: Request, b: Request) -> str | None:
         if any(mine[key] != theirs[key] for key in mine.keys() & theirs.keys()):
             return "gold constraints differ"
         if not _same_words(a.whole, b.whole):
-            return "gold constraints differ (a key constrained on one side only)"
+            found = _unsaid_key(a, b) or _unsaid_key(b, a)
+            if found:
+                return found
     if (a.voucher is None) != (b.voucher is None) and (a.voucher_terms is None) != (b.voucher_terms is None):
         return "voucher / none"
     if a.voucher is not None and b.voucher is not None:

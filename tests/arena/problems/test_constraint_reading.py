@@ -87,6 +87,7 @@ def test_a_negated_lower_bound_is_an_upper_bound(query):
 def test_a_negation_elsewhere_in_the_sentence_turns_nothing_around():
     assert _bounds("a backpack with no logo, under 1000 pesos") == {("lt", 1000.0)}
     assert _bounds("no leather please, over 1000 pesos") == {("gt", 1000.0)}
+    assert _bounds("an orange suitcase, not expandable, priced above 1303 PHP") == {("gt", 1303.0)}
 
 
 # --- a budget without a currency -------------------------------------------------------------
