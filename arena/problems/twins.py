@@ -390,7 +390,7 @@ def _read_units(units: Sequence[str]) -> Reading:
             value = float(token)
             after = tokens[i + 1] if i + 1 < len(tokens) else ""
             before = tokens[i - 1] if i > 0 else ""
-            if after in _LIST_NOUNS or (before == "all" and after == "of"):
+            if after in _LIST_NOUNS or before == "all":
                 continue  # "I'd like to buy four things", "all three of these": the list's frame
             if after in _UNITS and not (after == "m" and i + 2 < len(tokens) and tokens[i + 2] == "php"):
                 dimension, factor = _UNITS[after]
@@ -761,7 +761,9 @@ def _unpriced(a: Request, b: Request) -> str | None:
     """``a`` bounds the price and ``b`` says nothing of price: no bound read, no number in no role
     (a price written another way) and no word of price or money anywhere in its text (a bound the
     reader could not read). Only outside vouchers, whose budgets and thresholds read as amounts."""
-    if a.whole.prices and not b.whole.prices and not b.whole.others and not b.mentions_price:
+    # A number ``a`` says too ("10 guitar picks" on both sides) is a count, not a price written another way.
+    unpriced, _ = _unmatched(b.whole.others, [*a.whole.others, *(v for _, v in a.whole.measures)])
+    if a.whole.prices and not b.whole.prices and not unpriced and not b.mentions_price:
         return f"price bound {a.whole.prices} / none"
     return None
 
