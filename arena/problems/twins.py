@@ -376,7 +376,9 @@ def _read_units(units: Sequence[str]) -> Reading:
                 sequence.append(token)
                 continue
             if before_is_size(tokens, i) and token in _SIZE_LETTERS:
-                size_words.append(token)  # "size L": a size, not litres
+                # "size L": a size, not litres; and the size "large" says ("large-size rash guard").
+                token = _SIZE_WORDS.get(token, token)
+                size_words.append(token)
                 words.append(token)
                 sequence.append(token)
                 continue
@@ -462,6 +464,7 @@ def _read_units(units: Sequence[str]) -> Reading:
 
 
 _LIST_NOUNS = frozenset({"things", "items", "products", "parts"})
+_SIZE_WORDS = {"s": "small", "m": "medium", "l": "big"}  # "large" reads as "big" (the synonym table)
 _SIZE_LETTERS = frozenset("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl 5xl".split())
 
 
@@ -738,11 +741,12 @@ def _subset_conflict(a: Reading, b: Reading) -> str | None:
     """Every content word of one request in the other, which attaches one more feature or item
     ("with pockets", "plus a litter box"): the shorter asks less. A word that is only how the
     longer one was worded ("cleaner", "a pair of") attaches nothing and does not count."""
-    wa, wb = Counter(a.words), Counter(b.words)
+    # As sets: a reworded request may name a shared word twice ("16 inch wheels ... training wheels").
+    wa, wb = set(a.words), set(b.words)
     for small, large, seq in ((wa, wb, _sequence(b)), (wb, wa, _sequence(a))):
-        extra = {w for w in (large - small).elements() if w.isalpha() and w not in _FRAME and len(w) > 2}
+        extra = {w for w in large - small if w.isalpha() and w not in _FRAME and len(w) > 2}
         # More than two words added is a life story told beside the request (chit-chat), not a feature.
-        if not extra or len(extra) > 2 or small - large or sum(small.values()) < 2:
+        if not extra or len(extra) > 2 or small - large or len(small) < 2:
             continue
         for k, word in enumerate(seq):
             # "a pair of", "a set of" count, and "charging port" / "port" only qualifies a shared noun.
@@ -751,7 +755,7 @@ def _subset_conflict(a: Reading, b: Reading) -> str | None:
                 word in extra
                 and word not in _COUNTS
                 and not modifier
-                and any(w in _ADDS for w in seq[max(0, k - 3) : k])
+                and any(w in _ADDS for w in seq[max(0, k - 4) : k])
             ):
                 return f"asks more: {word!r} ({sorted(extra)})"
     return None
@@ -877,9 +881,32 @@ def _bag_conflict(a: Sequence[str], b: Sequence[str]) -> str | None:
     if common < BAG_COMMON or common < BAG_SHARE * max(len(a), len(b)):
         return None
     only_a, only_b = _unspelt(sorted((wa - wb).elements()), sorted((wb - wa).elements()), a, b)
-    if only_a and only_b:
+    if only_a and only_b and not _synonymous(only_a, only_b):
         return f"replaced in a reordered request: {only_a} / {only_b}"
     return None
+
+
+# Two words whose meaning vectors (the meaning signal's table, one word each) are this close are
+# one word said another way ("chop" / "cutting" 0.53, "bag" / "backpack" 0.61); a substituted
+# value or noun reads further apart ("mouse" / "keyboard" 0.47, "mug" / "teapot" 0.43). Chosen on
+# the development pairs; used only where one word replaces one word in an otherwise equal request.
+SYNONYMOUS = 0.5
+
+
+def _synonymous(only_a: Sequence[str], only_b: Sequence[str]) -> bool:
+    if len(only_a) != 1 or len(only_b) != 1 or not only_a[0].isalpha() or not only_b[0].isalpha():
+        return False
+    if only_a[0] in _CLASS_OF or only_b[0] in _CLASS_OF:
+        return False  # "red" / "blue": a value of a closed class replaced, however close they read
+    return _word_cosine(only_a[0], only_b[0]) >= SYNONYMOUS
+
+
+@lru_cache(maxsize=4096)
+def _word_cosine(a: str, b: str) -> float:
+    from arena.problems.meaning import static_embedder
+
+    vectors = static_embedder().embed([a, b])
+    return float(vectors[0] @ vectors[1])
 
 
 def _units_conflict(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]], substituted: float) -> str | None:
