@@ -72,7 +72,8 @@ _REQUEST_CUE = re.compile(
     # bound with its amount ("over 500", not "for over 2 years"), or a label and its value ("My
     # cart: a korean necklace", "Brand: Arly"): each asks, however the sentence opens.
     r"\b(?:i'?m|i am|we'?re|we are) (?:after|shopping|hoping|trying to (?:get|buy|find)|planning to buy)\b|"
-    r"\b(?:i|we) (?:\w+ )?(?:want|need|prefer|require)\b|\b(?:php|p)\d|"
+    r"\b(?:i|we) (?:only |just |also |still |definitely |really )?(?:want|need|prefer|require)\b"
+    r"(?! (?:this|it|them|that|these|those)\b)|\b(?:php|p)\d|"
     r"\b(?:under|below|above|over|less than|more than|cheaper than|up to|at most|at least)\s+(?:php\s?|p)?\d[\d,.]*"
     r"(?!\s*(?:years?|months?|weeks?|days?|hours?|minutes?|kids?|times?|people)\b)|"
     r"^[\w' ]{1,30}:\s*(?!(?:my|i|we|our|so|well|it|this|there|he|she|they|last|when)\b)\w",

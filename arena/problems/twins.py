@@ -32,7 +32,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -121,7 +121,7 @@ _FRAME = (
     | frozenset(
         """few plan planning together everything supply allow allows expect expecting mean meant intend
     intended build built construct constructed produce produced match matching out start select selected
-    equip equipped suit suits accept accepts accepting nothing neither cart part whole""".split()
+    equip equipped suit suits accept accepts accepting nothing neither cart part whole wait instead actually""".split()
     )
 )
 
@@ -218,7 +218,7 @@ class Request:
 
 def read_request(problem: Problem) -> Request:
     request, voucher_units = split_request(problem.query)
-    per_unit = [_read_units([_prepare(unit)]) for unit in request]
+    per_unit = _corrected([_read_units([_prepare(unit)]) for unit in _at_corrections(request)], request)
     whole = _merge(per_unit)
     items: tuple[Reading, ...] = ()
     if problem.intent is Intent.shop and len(per_unit) > 1:
@@ -332,8 +332,13 @@ def _merge(readings: Sequence[Reading]) -> Reading:
     )
 
 
+_AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
+
+
 def _prepare(unit: str) -> str:
     text = unit.replace("₱", " php ").replace("$", " php ")
+    if "&" in text:
+        text = _AMPERSAND.sub("and", text)  # "H&M" is one name, "handm"
     if '"' in text or "”" in text or "''" in text or "-inch" in text:
         text = _INCH_MARK.sub(_inch, text)  # 16" is 16 inch
     padded = _normalised(text)
@@ -365,7 +370,7 @@ def _read_units(units: Sequence[str]) -> Reading:
             while phrase in padded:
                 padded = padded.replace(phrase, token)
         tokens = padded.split()
-        used: set[int] = set()
+        used = _excluded(tokens)  # "not leather", "I don't have a card": what the request rules out
         for i, token in enumerate(tokens):
             if i in used:
                 continue
@@ -461,6 +466,71 @@ def _read_units(units: Sequence[str]) -> Reading:
         words=tuple(content),
         sequence=tuple(lemmatised),
     )
+
+
+# Words that rule out what follows them ("fabric, not leather", "I don't have a card", "without a
+# lid"): the words ruled out are not asked for. Up to three words, to a number or a bound.
+_EXCLUDING = frozenset("not no dont doesnt without except excluding never".split())
+
+
+def _excluded(tokens: list[str]) -> set[int]:
+    out: set[int] = set()
+    for i, token in enumerate(tokens):
+        if token in _EXCLUDING:
+            for k in range(i + 1, min(len(tokens), i + 4)):
+                word = tokens[k]
+                if word[0].isdigit() or word in ("lt", "gt", "btw", "but") or word.startswith("svc"):
+                    break
+                out.add(k)
+    return out
+
+
+# A request corrected as it is typed ("size M... no wait, get the H&M one", "Logitech combo...
+# actually make it a Rapoo"): what the correction states replaces what came before it.
+_CORRECTION = re.compile(
+    r"(?:^|(?<=[\s,.;:!?]))(?:no wait|wait|actually|scratch that|on second thought|or rather|correction|"
+    r"i mean|make (?:it|that))\b",
+    re.IGNORECASE,
+)
+
+
+def _at_corrections(request: Sequence[str]) -> list[str]:
+    """The request's sentences, one cut where a correction begins."""
+    out: list[str] = []
+    for unit in request:
+        found = _CORRECTION.search(unit)
+        if found is None or found.start() == 0 and not out:
+            out.append(unit)
+        elif found.start() == 0:
+            out.append(unit)
+        else:
+            out.extend(part for part in (unit[: found.start()], unit[found.start() :]) if part.strip())
+    return out
+
+
+def _corrected(readings: list[Reading], request: Sequence[str]) -> list[Reading]:
+    """Each correction's names, classes and sizes replace those of the sentences before it."""
+    units = _at_corrections(request)
+    if not any(_CORRECTION.match(unit.strip()) for unit in units[1:]):
+        return readings
+    out = list(readings)
+    for k, unit in enumerate(units):
+        if k == 0 or not _CORRECTION.match(unit.strip()):
+            continue
+        fix = readings[k]
+        stated = {c for c, _ in fix.classes}
+        dimensions = {d for d, _ in fix.measures}
+        for j in range(k):
+            earlier = out[j]
+            out[j] = replace(
+                earlier,
+                names=() if fix.names else earlier.names,
+                classes=tuple(c for c in earlier.classes if c[0] not in stated),
+                measures=tuple(m for m in earlier.measures if m[0] not in dimensions),
+                prices=() if fix.prices else earlier.prices,
+                words=tuple(w for w in earlier.words if not (fix.names and w in earlier.names)),
+            )
+    return out
 
 
 _LIST_NOUNS = frozenset({"things", "items", "products", "parts"})

@@ -155,3 +155,58 @@ def test_cash_on_delivery_said_as_a_sentence(query):
 )
 def test_free_near_a_delivery_word_is_not_a_service_unless_it_says_so(query):
     assert _read(query).whole.services == ()
+
+
+# --- what a request rules out, and corrections -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("a blue 2-seater fabric sofa", "I want a sofa. Two seater. Fabric material not leather. Blue colour."),
+        (
+            "a 2.5L dog water fountain, cash on delivery",
+            "i dont have a card so need cash on delivery, 2.5 liter dog water fountain",
+        ),
+        ("a plain white shirt", "a plain white shirt without any logo"),
+    ],
+)
+def test_what_a_request_rules_out_is_not_asked_for(a, b):
+    assert conflict(_read(a), _read(b)) is None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "Uniqlo airism t-shirt white size M",
+            "Uniqlo airism t-shirt white size M... no wait, get the H&M one instead",
+        ),
+        (
+            "logitech wireless keyboard and mouse combo",
+            "Logitech combo... actually make it a Rapoo wireless keyboard and mouse combo",
+        ),
+        ("a red ceramic mug", "a red ceramic mug, or rather make it blue"),
+    ],
+)
+def test_a_correction_replaces_what_it_corrects(a, b):
+    assert conflict(_read(a), _read(b)) is not None
+
+
+def test_a_correction_to_the_same_value_is_the_same_ask():
+    assert conflict(_read("a Rapoo keyboard"), _read("a Logitech keyboard... actually make it Rapoo")) is None
+
+
+# --- counts, sizes -----------------------------------------------------------------------------
+
+
+def test_a_count_both_sides_say_is_no_price_so_a_bound_on_one_side_only_separates():
+    plain = _read("a shop with a guitar capo, 10 guitar picks and a clip-on tuner", "shop")
+    bounded = _read("a store: clip-on tuner, capo for guitar, ten guitar picks, each costing more than 50 PHP", "shop")
+    assert "price" in (conflict(plain, bounded) or "")
+
+
+@pytest.mark.parametrize(("letter", "word"), [("L", "large"), ("S", "small"), ("M", "medium")])
+def test_a_size_letter_is_its_size_word(letter, word):
+    assert conflict(_read(f"a men's rash guard size {letter}"), _read(f"a {word}-size rash guard for men")) is None
+    assert conflict(_read(f"a men's rash guard size {letter}"), _read("an XL rash guard for men")) is not None
