@@ -197,6 +197,7 @@ class Reading:
     words: tuple[str, ...] = ()  # content words in order (numbers kept), for alignment
     sequence: tuple[str, ...] = ()
     units: tuple[tuple[str, ...], ...] = ()  # the sequence cut at sentence ends
+    ruled_out: tuple[str, ...] = ()  # words the request rules out ("not leather"), lemmatised
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +330,7 @@ def _merge(readings: Sequence[Reading]) -> Reading:
         names=tuple(sorted({n for r in readings for n in r.names})),
         words=tuple(w for r in readings for w in r.words),
         units=tuple(r.sequence for r in readings),  # the whole sequence is their concatenation (_sequence)
+        ruled_out=tuple(w for r in readings for w in r.ruled_out),
     )
 
 
@@ -359,6 +361,7 @@ def _read_units(units: Sequence[str]) -> Reading:
     words: list[str] = []
     sequence: list[str] = []  # every token in order, frame words too: how far the sentence was edited
     size_words: list[str] = []
+    ruled_out: list[str] = []
     for padded in units:
         padded, stated = mark_services(padded, "svc")
         services |= stated
@@ -371,6 +374,7 @@ def _read_units(units: Sequence[str]) -> Reading:
                 padded = padded.replace(phrase, token)
         tokens = padded.split()
         used = _excluded(tokens)  # "not leather", "I don't have a card": what the request rules out
+        ruled_out.extend(tokens[k] for k in used if tokens[k].isalpha())
         for i, token in enumerate(tokens):
             if i in used:
                 continue
@@ -465,12 +469,14 @@ def _read_units(units: Sequence[str]) -> Reading:
         names=tuple(names),
         words=tuple(content),
         sequence=tuple(lemmatised),
+        ruled_out=tuple(_lemma(w) for w in ruled_out if w not in _FRAME),
     )
 
 
 # Words that rule out what follows them ("fabric, not leather", "I don't have a card", "without a
-# lid"): the words ruled out are not asked for. Up to three words, to a number or a bound.
-_EXCLUDING = frozenset("not no dont doesnt without except excluding never".split())
+# lid"): the words ruled out are not asked for. Up to three words, to a number or a bound. Not "no":
+# "no warranty" and "No Brand" are values a request asks for.
+_EXCLUDING = frozenset("not dont doesnt without except excluding never".split())
 
 
 def _excluded(tokens: list[str]) -> set[int]:
@@ -799,6 +805,14 @@ def _one_sided(a: Reading, b: Reading) -> str | None:
     for name in _STATED_CLASSES:
         if any(c == name for c, _ in a.classes) and not any(c == name for c, _ in b.classes):
             return f"{name} {[w for c, w in a.classes if c == name]} / none"
+    # A brand named on one side only, in a request otherwise the other's words ("a Philips electric
+    # kettle 1.7L" / "an electric kettle 1.7L"): the brand is a constraint added. Only then: an
+    # unknown word in a reworded request is as often a compound or an abbreviation ("rainboots", "hp").
+    added = _unpaired(set(a.names) - set(b.names), b.words)
+    # What ``b`` rules out counts as said: "no scent" is how "unscented" (an unknown word) is reworded.
+    mine, theirs = set(a.words), set(b.words) | set(b.ruled_out)
+    if added and len(theirs) >= 2 and theirs <= mine and mine - theirs <= added:
+        return f"name {sorted(added)} / none"
     return None
 
 

@@ -210,3 +210,18 @@ def test_a_count_both_sides_say_is_no_price_so_a_bound_on_one_side_only_separate
 def test_a_size_letter_is_its_size_word(letter, word):
     assert conflict(_read(f"a men's rash guard size {letter}"), _read(f"a {word}-size rash guard for men")) is None
     assert conflict(_read(f"a men's rash guard size {letter}"), _read("an XL rash guard for men")) is not None
+
+
+def test_a_brand_added_to_an_otherwise_equal_request_is_another_ask():
+    assert "name" in (conflict(_read("Show me a Philips electric kettle 1.7L"), _read("an electric kettle 1.7L")) or "")
+    # An unknown word in a reworded request is not a brand added: "no scent" is how "unscented" is said.
+    assert conflict(_read("an unscented baby wipes pack"), _read("baby wipes pack, no scent, not perfumed")) is None
+
+
+def test_no_before_a_value_is_the_value_asked():
+    assert (
+        conflict(
+            _read("a rubber wheel with a no warranty warranty type"), _read("a rubber wheel, warranty type no warranty")
+        )
+        is None
+    )
