@@ -811,7 +811,7 @@ def _one_sided(a: Reading, b: Reading) -> str | None:
     added = _unpaired(set(a.names) - set(b.names), b.words)
     # What ``b`` rules out counts as said: "no scent" is how "unscented" (an unknown word) is reworded.
     mine, theirs = set(a.words), set(b.words) | set(b.ruled_out)
-    if added and len(theirs) >= 2 and theirs <= mine and mine - theirs <= added:
+    if added and len(theirs) >= 2 and theirs <= mine and mine - theirs <= added | {_lemma(n) for n in added}:
         return f"name {sorted(added)} / none"
     return None
 
