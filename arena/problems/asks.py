@@ -343,6 +343,8 @@ def _digits(text: str) -> str:
         # The default threshold leaves lone "one" / "two" as words (threshold 0 also turns
         # "chrome os" into "chrome 0"); "two" is mapped below, "one" is no constraint.
         text = _WORD_HYPHEN.sub(r"\1 ", text.replace("₱", "₱ "))  # "twelve-inch" -> "twelve inch"
+        if _SPOKEN_PRICE.search(text):
+            text = _SPOKEN_PRICE.sub(_spoken_price, text)
         text = alpha2digit(text, "en")
     if "two" in text:
         text = _TWO.sub("2", text)
@@ -357,6 +359,27 @@ def _digits(text: str) -> str:
     if "k" in text:
         text = _KILO.sub(lambda m: _format(float(m.group(1)) * 1000), text)
     return text
+
+
+_DIGIT_WORDS = "one two three four five six seven eight nine".split()
+_TENS_WORDS = (
+    "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty "
+    "sixty seventy eighty ninety".split()
+)
+# A price said the way it is spoken, hundreds and the rest as two numbers: "one fifty off" is 150,
+# "two fifty pesos" 250, "nine ninety nine" 999. Only before a money word: "one twenty-inch" is not.
+_SPOKEN_PRICE = re.compile(
+    rf"\b({'|'.join(_DIGIT_WORDS)}) ({'|'.join(_TENS_WORDS)})(?:[ -]({'|'.join(_DIGIT_WORDS)}))?"
+    r"(?= (?:off|pesos?|php|bucks|discount|budget|max|maximum|only|each|or less|or more|at most)\b)"
+)
+
+
+def _spoken_price(found: re.Match[str]) -> str:
+    hundreds = _DIGIT_WORDS.index(found.group(1)) + 1
+    tens = _TENS_WORDS.index(found.group(2))
+    rest = tens + 10 if tens < 10 else (tens - 8) * 10
+    rest += _DIGIT_WORDS.index(found.group(3)) + 1 if found.group(3) else 0
+    return str(hundreds * 100 + rest)
 
 
 def _format(value: float) -> str:

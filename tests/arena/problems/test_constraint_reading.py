@@ -225,3 +225,23 @@ def test_no_before_a_value_is_the_value_asked():
         )
         is None
     )
+
+
+# --- prices said the way they are spoken -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spoken", "amount"),
+    [
+        ("one fifty pesos", 150.0),
+        ("two-fifty pesos", 250.0),
+        ("nine ninety-nine pesos", 999.0),
+        ("seven seventy five php", 775.0),
+    ],
+)
+def test_a_price_said_as_spoken_is_its_amount(spoken, amount):
+    assert _bounds(f"a phone case under {spoken}") == {("lt", amount)}
+
+
+def test_two_number_words_before_no_money_word_stay_two_numbers():
+    assert 120.0 not in _read("one twenty-inch monitor").whole.others
