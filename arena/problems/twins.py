@@ -692,7 +692,11 @@ def _states(request: Request, key: bytes, values: str) -> bool:
         return bool(request.whole.prices) or request.mentions_price
     if key == _SERVICE_KEY:
         return bool(request.whole.services)
-    said = set(request.whole.sequence) | set(request.whole.words)
+    r = request.whole
+    said = set(r.sequence) | set(r.words)
+    # Numbers as the reading holds them: "12v" is said by "12 volt" (a measure), "50-piece" by a count.
+    said |= {f"{v:g}" for v in (*r.others, *(v for _, v in r.measures), *(v for _, v, _ in r.prices))}
+    said |= {w.rstrip("abcdefghijklmnopqrstuvwxyz") for w in r.words if w[:1].isdigit()}
     return any(w in said or _lemma(w) in said for w in _VALUE_WORD.findall(values) if w not in _FRAME)
 
 
