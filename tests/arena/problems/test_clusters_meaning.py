@@ -97,7 +97,7 @@ APART = [
     (MERGE[0][0], MERGE[0][0].replace("750 ml", "1 L"), "volume"),
     (MERGE[0][0], MERGE[0][0].replace("300", "350"), "price"),
     (MERGE[1][0], MERGE[1][0].replace("green", "navy"), "colour"),
-    (MERGE[1][0], MERGE[1][0].replace("hiking", "Deuter hiking"), "edited"),
+    (MERGE[1][0], MERGE[1][0].replace("hiking", "Deuter hiking"), "name"),  # a brand added
     ("cordless car vacuum with free shipping", "cordless car vacuum, cash on delivery", "service"),
     ("electric kettle 1.7L stainless from official store", "electric kettle 1.7L stainless", "service"),
 ]
