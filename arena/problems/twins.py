@@ -771,7 +771,10 @@ def conflict(a: Request, b: Request) -> str | None:
         found = _items_conflict(a.items, b.items)
         if found:
             return found
-    return _reading_conflict(a.whole, b.whole)
+    # A shop list names its things once each: a thing replaced in a short list is as telling as a
+    # word replaced in a long request.
+    floor = BAG_COMMON_LIST if a.intent == b.intent == "shop" else BAG_COMMON
+    return _reading_conflict(a.whole, b.whole, common=floor)
 
 
 def _slots(r: Reading) -> set[str]:
@@ -916,7 +919,12 @@ def _same_bound(a: Bound, b: Bound) -> bool:
 
 
 def _reading_conflict(
-    a: Reading, b: Reading, gaps: bool = True, substituted: float = SUBSTITUTED, bag: bool = True
+    a: Reading,
+    b: Reading,
+    gaps: bool = True,
+    substituted: float = SUBSTITUTED,
+    bag: bool = True,
+    common: int | None = None,
 ) -> str | None:
     if a.prices and b.prices and _prices_conflict(a.prices, b.prices):
         return f"price {a.prices} / {b.prices}"
@@ -949,7 +957,7 @@ def _reading_conflict(
     if names_a and names_b:
         return f"name {sorted(names_a)} / {sorted(names_b)}"
     found = _edit_conflict(_sequence(a), _sequence(b), gaps, substituted) or (
-        _bag_conflict(a.words, b.words) if bag else None
+        _bag_conflict(a.words, b.words, common or BAG_COMMON) if bag else None
     )
     if found or len(a.units) < 2 and len(b.units) < 2:
         return found
@@ -960,13 +968,14 @@ def _reading_conflict(
 # reordered and one value swapped ("sprocket sets" -> "camera sets"). The floor keeps out short
 # rewordings, where one replaced word is how it was reworded ("new" for "set").
 BAG_COMMON = 8
+BAG_COMMON_LIST = 6  # between two shop lists
 BAG_SHARE = 0.85
 
 
-def _bag_conflict(a: Sequence[str], b: Sequence[str]) -> str | None:
+def _bag_conflict(a: Sequence[str], b: Sequence[str], floor: int = BAG_COMMON) -> str | None:
     wa, wb = Counter(a), Counter(b)  # a multiset: "luggage" named twice, then once beside "winch"
     common = sum((wa & wb).values())
-    if common < BAG_COMMON or common < BAG_SHARE * max(len(a), len(b)):
+    if common < floor or common < BAG_SHARE * max(len(a), len(b)):
         return None
     only_a, only_b = _unspelt(sorted((wa - wb).elements()), sorted((wb - wa).elements()), a, b)
     if only_a and only_b and not _synonymous(only_a, only_b):
