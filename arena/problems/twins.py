@@ -46,7 +46,7 @@ from arena.problems.asks import (
     mark_services,
     split_request,
 )
-from arena.problems.model import Intent, Problem
+from arena.problems.model import Intent, Problem, ProductReward
 from arena.problems.signature import price_interval
 
 # --- units -----------------------------------------------------------------------------------
@@ -210,7 +210,9 @@ class Request:
     voucher_terms: tuple | None = None  # from the row's voucher object
     fact: str | None = None
     gold: bytes | None = None  # digests of the rewards' constraints by key (gold ids and titles left out)
-    gold_words: tuple[str, ...] = ()  # per key of ``gold``, in its order: the values' words ("" for price, service)
+    # The problem's own rewards (a reference, no copy): their values' words are read only when two
+    # rewards constrain different keys (:func:`_unsaid_key`), rarely, so they are not held read.
+    rewards: Sequence[ProductReward] = ()
     intent: str = ""
     text: str = ""  # the request sentences, for the embedding
     mentions_price: bool = False  # any word of price or money in the text, read or not
@@ -233,15 +235,14 @@ def read_request(problem: Problem) -> Request:
     if problem.voucher is not None:
         v = problem.voucher
         terms = (v.voucher_type, v.threshold, v.discount_type, v.face_value, v.discount, v.cap, v.budget)
-    gold, gold_words = _gold(problem)
     return Request(
         whole=whole,
         items=items,
         voucher=_read_voucher(voucher_units) if voucher_units else None,
         voucher_terms=terms,
         fact=" ".join(fact.lower().split()) if fact else None,
-        gold=gold,
-        gold_words=gold_words,
+        gold=_gold(problem),
+        rewards=problem.rewards,
         intent=problem.intent.value,
         text=_meaning_text(whole, request, problem.query),
         mentions_price=_PRICEY.search(problem.query.lower()) is not None,
@@ -644,11 +645,10 @@ def _read_voucher(units: Sequence[str]) -> tuple[str | None, str | None, tuple[f
     return scope, kind, numbers
 
 
-def _gold(problem: Problem) -> tuple[bytes | None, tuple[str, ...]]:
-    if not problem.rewards:
-        return None, ()
+def _gold_values(rewards: Sequence[ProductReward]) -> dict[str, set[str]]:
+    """The rewards' constraints by key (price interval, attributes, options, services), values normalised."""
     values: dict[str, set[str]] = {}
-    for reward in problem.rewards:
+    for reward in rewards:
         interval = price_interval(reward.price)
         if interval is not None:
             values.setdefault("price", set()).add(f"{interval[0]:g}-{interval[1] if interval[1] is not None else ''}")
@@ -660,19 +660,20 @@ def _gold(problem: Problem) -> tuple[bytes | None, tuple[str, ...]]:
                 values.setdefault(f"sku:{key.lower()}", set()).add(" ".join(str(value).lower().split()))
         if reward.service:
             values.setdefault("service", set()).update(reward.service)
+    return values
+
+
+def _gold(problem: Problem) -> bytes | None:
+    if not problem.rewards:
+        return None
+    values = _gold_values(problem.rewards)
     # Per key a 4-byte digest of the key and an 8-byte digest of its values, concatenated in key
     # order: about 60 bytes a problem instead of a set a key, and comparable key by key.
-    digests = b"".join(
+    return b"".join(
         hashlib.blake2b(key.encode(), digest_size=4).digest()
         + hashlib.blake2b(repr(sorted(values[key])).encode(), digest_size=8).digest()
         for key in sorted(values)
     )
-    # The values' words, interned (catalog values repeat across problems): what a text must say
-    # for a key its reward constrains and another reward leaves out (see :func:`_unsaid_key`).
-    words = tuple(
-        "" if key in ("price", "service") else sys.intern(" ".join(sorted(values[key]))) for key in sorted(values)
-    )
-    return digests, words
 
 
 def _same_words(a: Reading, b: Reading) -> bool:
@@ -706,9 +707,14 @@ def _unsaid_key(a: Request, b: Request) -> str | None:
     just encodes less; where ``a``'s text does not, it is a detail of ``a``'s product: the text decides."""
     assert a.gold is not None and b.gold is not None
     theirs = _gold_keys(b.gold)
-    for k, key in enumerate(_gold_keys(a.gold)):
+    words = {
+        hashlib.blake2b(key.encode(), digest_size=4).digest(): " ".join(sorted(values))
+        for key, values in _gold_values(a.rewards).items()
+        if key not in ("price", "service")
+    }
+    for key in _gold_keys(a.gold):
         if key not in theirs:
-            values = a.gold_words[k] if k < len(a.gold_words) else ""
+            values = words.get(key, "")
             if _states(a, key, values) and not _states(b, key, values):
                 return f"gold constraints differ (a key constrained and said on one side only: {values or 'price/service'})"
     return None
