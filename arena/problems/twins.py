@@ -221,7 +221,8 @@ class Request:
 
 def read_request(problem: Problem) -> Request:
     request, voucher_units = split_request(problem.query)
-    per_unit = _corrected([_read_units([_prepare(unit)]) for unit in _at_corrections(request)], request)
+    units = _at_corrections(request)
+    per_unit = _corrected([_read_units([_prepare(unit)]) for unit in units], units)
     whole = _merge(per_unit)
     items: tuple[Reading, ...] = ()
     if problem.intent is Intent.shop and len(per_unit) > 1:
@@ -506,18 +507,15 @@ def _at_corrections(request: Sequence[str]) -> list[str]:
     out: list[str] = []
     for unit in request:
         found = _CORRECTION.search(unit)
-        if found is None or found.start() == 0 and not out:
-            out.append(unit)
-        elif found.start() == 0:
+        if found is None or found.start() == 0:
             out.append(unit)
         else:
             out.extend(part for part in (unit[: found.start()], unit[found.start() :]) if part.strip())
     return out
 
 
-def _corrected(readings: list[Reading], request: Sequence[str]) -> list[Reading]:
-    """Each correction's names, classes and sizes replace those of the sentences before it."""
-    units = _at_corrections(request)
+def _corrected(readings: list[Reading], units: Sequence[str]) -> list[Reading]:
+    """Each correction's names, classes, sizes and bounds replace those of the units before it."""
     if not any(_CORRECTION.match(unit.strip()) for unit in units[1:]):
         return readings
     out = list(readings)
