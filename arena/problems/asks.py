@@ -63,7 +63,11 @@ _REQUEST_CUE = re.compile(
     r"i want|we want|i need|we need|i'd like|i would like|we'd like|we would like|i'd love|i would love|"
     r"buy|purchase|get me|recommend|prefer|preferably|ideally|should|must|has to|have to|"
     r"help me|do you have|is there|are there|can you|could you|can i|please|sells?|offers?|carry|carries|"
-    r"stocks?|hoping to (?:get|buy|find)|shop for|priced|costing|costs?|pesos?|php)\b|"
+    r"stocks?|hoping to (?:get|buy|find)|shop for|priced|costing|costs?|pesos?|php)\b",
+    re.IGNORECASE,
+)
+# Asking written another way, tried only where the cue above finds nothing (most requests have one).
+_REQUEST_CUE_MORE = re.compile(
     # "₱" is no word character, so no word boundary precedes it; a budget stated with its amount
     # ("My limit is 1,200.") asks, however it opens.
     r"₱|\b(?:budget|limit|max|maximum)\s*(?:is\s+|of\s+|:\s*)?\d|"
@@ -468,7 +472,7 @@ def _unit_kind(unit: str, voucher_possible: bool) -> str:
     """voucher, context or request: what one sentence of a paragraph does."""
     if voucher_possible and _VOUCHER_CUE.search(unit):
         return "voucher"
-    if _NARRATIVE.match(unit) and not _REQUEST_CUE.search(unit) and not _service_in(_normalised(unit)):
+    if _NARRATIVE.match(unit) and not _asks(unit) and not _service_in(_normalised(unit)):
         return "context"
     return "request"
 
@@ -503,7 +507,11 @@ def _voucher_clause(clause: str) -> bool:
 
 
 def _asks_something(text: str) -> bool:
-    return _REQUEST_CUE.search(text) is not None or _service_in(_normalised(text))
+    return _asks(text) or _service_in(_normalised(text))
+
+
+def _asks(text: str) -> bool:
+    return _REQUEST_CUE.search(text) is not None or _REQUEST_CUE_MORE.search(text) is not None
 
 
 def _service_in(padded: str) -> bool:

@@ -705,16 +705,18 @@ def _unsaid_key(a: Request, b: Request) -> str | None:
     just encodes less; where ``a``'s text does not, it is a detail of ``a``'s product: the text decides."""
     assert a.gold is not None and b.gold is not None
     theirs = _gold_keys(b.gold)
+    missing = [key for key in _gold_keys(a.gold) if key not in theirs]
+    if not missing:
+        return None
     words = {
         hashlib.blake2b(key.encode(), digest_size=4).digest(): " ".join(sorted(values))
         for key, values in _gold_values(a.rewards).items()
         if key not in ("price", "service")
     }
-    for key in _gold_keys(a.gold):
-        if key not in theirs:
-            values = words.get(key, "")
-            if _states(a, key, values) and not _states(b, key, values):
-                return f"gold constraints differ (a key constrained and said on one side only: {values or 'price/service'})"
+    for key in missing:
+        values = words.get(key, "")
+        if _states(a, key, values) and not _states(b, key, values):
+            return f"gold constraints differ (a key constrained and said on one side only: {values or 'price/service'})"
     return None
 
 
@@ -1006,7 +1008,8 @@ def _synonymous(only_a: Sequence[str], only_b: Sequence[str]) -> bool:
 def _word_cosine(a: str, b: str) -> float:
     from arena.problems.meaning import static_embedder
 
-    vectors = static_embedder().embed([a, b])
+    # The clustering's default dims: the same cached embedder, not a second copy of the table.
+    vectors = static_embedder(128).embed([a, b])
     return float(vectors[0] @ vectors[1])
 
 
