@@ -63,7 +63,24 @@ _REQUEST_CUE = re.compile(
     r"i want|we want|i need|we need|i'd like|i would like|we'd like|we would like|i'd love|i would love|"
     r"buy|purchase|get me|recommend|prefer|preferably|ideally|should|must|has to|have to|"
     r"help me|do you have|is there|are there|can you|could you|can i|please|sells?|offers?|carry|carries|"
-    r"stocks?|hoping to (?:get|buy|find)|shop for|priced|costing|costs?|pesos?|php|₱)\b",
+    r"stocks?|hoping to (?:get|buy|find)|shop for|priced|costing|costs?|pesos?|php)\b",
+    re.IGNORECASE,
+)
+# Asking written another way, tried only where the cue above finds nothing (most requests have one).
+_REQUEST_CUE_MORE = re.compile(
+    # "₱" is no word character, so no word boundary precedes it; a budget stated with its amount
+    # ("My limit is 1,200.") asks, however it opens.
+    r"₱|\b(?:budget|limit|max|maximum)\s*(?:is\s+|of\s+|:\s*)?\d|"
+    # A shopper's own request opening as narrative does ("I'm after a hair mask.", "I only want
+    # Arly.", "I'm hoping to get ..."), an amount with its currency glued on ("PHP372", "P500"), a
+    # bound with its amount ("over 500", not "for over 2 years"), or a label and its value ("My
+    # cart: a korean necklace", "Brand: Arly"): each asks, however the sentence opens.
+    r"\b(?:i'?m|i am|we'?re|we are) (?:after|shopping|hoping|trying to (?:get|buy|find)|planning to buy)\b|"
+    r"\b(?:i|we) (?:only |just |also |still |definitely |really )?(?:want|need|prefer|require)\b"
+    r"(?! (?:this|it|them|that|these|those)\b)|\b(?:php|p)\d|"
+    r"\b(?:under|below|above|over|less than|more than|cheaper than|up to|at most|at least)\s+(?:php\s?|p)?\d[\d,.]*"
+    r"(?!\s*(?:years?|months?|weeks?|days?|hours?|minutes?|kids?|times?|people)\b)|"
+    r"^[\w' ]{1,30}:\s*(?!(?:my|i|we|our|so|well|it|this|there|he|she|they|last|when)\b)\w",
     re.IGNORECASE,
 )
 # A sentence of personal narrative opens with one of these ("My sister moved ...", "So last
@@ -125,7 +142,7 @@ _AT_MOST = (
 )
 _AT_LEAST = (
     "more than|greater than|higher than|at least|above|over|exceeding|starting at|starting from|"
-    "starts at|from a minimum of|minimum of|minimum|min|or more|or higher|or above|and above|and up|"
+    "starts at|from a minimum of|minimum of|minimum|min|or more|or higher|or above|and above|and up|or up|or upwards|"
     "and over|upwards of|upward of|no less than|not less than|not below|beyond|more expensive than|pricier than|"
     "costlier than|and upwards|and more|at minimum|minimally"
 )
@@ -133,10 +150,24 @@ _PRICE_PHRASES = sorted(
     [(f" {p} ", f" {tok} ") for phrases, tok in ((_AT_MOST, "lt"), (_AT_LEAST, "gt")) for p in phrases.split("|")],
     key=lambda pair: -len(pair[0]),
 )
+# A currency word may sit beside either amount ("35 pesos to 86 pesos", "between PHP35 and
+# PHP86"): it belongs to the range, which reads the same without it. "and" joins two amounts of
+# a range only after "between" / "from": "under 500 pesos and 2 kg dumbbells" is two constraints.
+_RANGE_CURRENCY = r"(?:(?:php|pesos?|p)\s+)?"
 _RANGE = re.compile(
-    r"\b(?:between|from|range of|ranging from|anywhere from|somewhere between|within)?\s*(\d+(?:\.\d+)?)\s*(?:to|and|up to|through|till|until)\s*"
-    r"(\d+(?:\.\d+)?)\b"
+    rf"\b(?:(?:between|from|range of|ranging from|anywhere from|somewhere between|within)\s*{_RANGE_CURRENCY}"
+    rf"(\d+(?:\.\d+)?)\s+{_RANGE_CURRENCY}(?:to|and|up to|through|till|until)"
+    rf"|(\d+(?:\.\d+)?)\s+{_RANGE_CURRENCY}(?:to|up to|through|till|until))\s+{_RANGE_CURRENCY}(\d+(?:\.\d+)?)\b"
 )
+
+
+def mark_ranges(padded: str) -> str:
+    """Every price range of a normalised text as ``" btw LOW HIGH "``."""
+    if not _RANGE.search(padded):
+        return padded
+    return _RANGE.sub(lambda m: f" btw {m.group(1) or m.group(2)} {m.group(3)} ", padded)
+
+
 # Currency words go before the phrases are read: "from 654 to Php 960" is a range.
 _CURRENCY_WORDS = sorted(
     (f" {w} " for w in ("php", "pesos", "peso", "philippine pesos", "philippine peso", "phil peso")),
@@ -155,6 +186,7 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "no-cost shipping", "no cost shipping", "no-cost delivery", "no cost delivery", "zero shipping fee",
         "no shipping fee", "no shipping fees", "no delivery fee", "without shipping fees", "shipping is free",
         "delivery is free", "free ship", "free postage", "ship free", "ships free", "shipped free",
+        "free of charge", "shipped free of charge", "ships free of charge", "delivered free of charge",
     ),
     "COD": (
         "cash on delivery", "cash-on-delivery", "pay on delivery", "payable on delivery", "payment on delivery",
@@ -169,6 +201,63 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
 _SERVICE_LOOKUP = sorted(
     ((f" {p} ", s) for s, phrases in _SERVICE_PHRASES.items() for p in phrases), key=lambda pair: -len(pair[0])
 )
+# Services said as sentences, not as a fixed phrase: the service's noun with what makes it free
+# ("shipping has to be free", "no delivery fee", "I don't want to pay for delivery"), or paying
+# tied to the arrival ("payable in cash on arrival", "pay upon receipt"). On the normalised text
+# (apostrophes dropped: "dont"). "Free" beside a delivery word alone is not one: "a BPA-free
+# bottle with fast delivery" states no service, so the free-ness must attach to the noun.
+_SHIPPING = r"(?:shipping|delivery|postage|shipment)"
+_FEE = r"(?:fees?|costs?|charges?)"
+_SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            rf" {_SHIPPING}(?: {_FEE})? (?:(?:has|have|needs?|ought|got) to be|should be|must be|will be|would be|"
+            r"is|are|to be|being)? ?(?:free(?: of charge)?|waived|at no cost)(?= )"
+        ),
+        "freeShipping",
+    ),
+    (re.compile(rf" (?:no|zero|without(?: any)?|free of)(?: \w+)? {_SHIPPING} {_FEE}(?= )"), "freeShipping"),
+    (
+        re.compile(
+            rf" (?:dont|do not|not|never|wont|will not|no need to|without)(?: \w+){{0,3}}? (?:pay|paying|spend|spending)"
+            rf"(?: \w+){{0,2}}? {_SHIPPING}(?= )"
+        ),
+        "freeShipping",
+    ),
+    (
+        re.compile(
+            r" (?:ships?|shipped|deliver|delivers|delivered)(?: \w+)? (?:for free|free of charge|at no(?: extra)? "
+            r"(?:cost|charge)|without (?:a )?charge)(?= )"
+        ),
+        "freeShipping",
+    ),
+    (
+        re.compile(
+            r" (?:cash|pay|paying|payment|payable|paid)(?: \w+){0,2}? (?:on|upon|at|when it|when they|once it) "
+            r"(?:delivery|arrival|receipt|arrives|arrive|the door|my door|doorstep)(?= )"
+        ),
+        "COD",
+    ),
+)
+# Words without which no service sentence can match: most requests skip the sentence patterns.
+_SERVICE_CUE = re.compile(r"ship|deliver|postage|arriv|receipt|door|cash")
+
+
+def mark_services(padded: str, mark: str | None = None) -> tuple[str, set[str]]:
+    """The services a normalised text states, fixed phrases and sentences alike, and the text
+    with each replaced: by ``" svc<service> "`` (lower case), or by a space when ``mark`` is None."""
+    found: set[str] = set()
+    for phrase, service in _SERVICE_LOOKUP:
+        if phrase in padded:
+            found.add(service)
+            padded = padded.replace(phrase, f" {mark}{service.lower()} " if mark is not None else " ")
+    if _SERVICE_CUE.search(padded):
+        for pattern, service in _SERVICE_SENTENCES:
+            padded, count = pattern.subn(f" {mark}{service.lower()} " if mark is not None else " ", padded)
+            if count:
+                found.add(service)
+    return padded, found
+
 
 # --- content words ---------------------------------------------------------------------------
 
@@ -230,7 +319,19 @@ def _lemma(word: str) -> str:
     import simplemma
 
     lemma = simplemma.lemmatize(word, lang="en").lower()
+    lemma = _american(lemma)
     return CANONICAL.get(lemma, CANONICAL.get(word, lemma))
+
+
+def _american(word: str) -> str:
+    """One spelling for British and American forms ("flavour" / "flavor", "centimetre" /
+    "centimeter"; "organise" / "organize" is one letter apart, which the comparisons allow): both sides are read through it, so a word it
+    respells wrongly ("detour" -> "detor") is respelt alike on both."""
+    if len(word) >= 6 and word.endswith("our"):
+        return word[:-3] + "or"
+    if len(word) >= 5 and word.endswith("tre"):
+        return word[:-3] + "ter"
+    return word
 
 
 def _digits(text: str) -> str:
@@ -246,6 +347,8 @@ def _digits(text: str) -> str:
         # The default threshold leaves lone "one" / "two" as words (threshold 0 also turns
         # "chrome os" into "chrome 0"); "two" is mapped below, "one" is no constraint.
         text = _WORD_HYPHEN.sub(r"\1 ", text.replace("₱", "₱ "))  # "twelve-inch" -> "twelve inch"
+        if _SPOKEN_PRICE.search(text):
+            text = _SPOKEN_PRICE.sub(_spoken_price, text)
         text = alpha2digit(text, "en")
     if "two" in text:
         text = _TWO.sub("2", text)
@@ -260,6 +363,27 @@ def _digits(text: str) -> str:
     if "k" in text:
         text = _KILO.sub(lambda m: _format(float(m.group(1)) * 1000), text)
     return text
+
+
+_DIGIT_WORDS = "one two three four five six seven eight nine".split()
+_TENS_WORDS = (
+    "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty "
+    "sixty seventy eighty ninety".split()
+)
+# A price said the way it is spoken, hundreds and the rest as two numbers: "one fifty off" is 150,
+# "two fifty pesos" 250, "nine ninety nine" 999. Only before a money word: "one twenty-inch" is not.
+_SPOKEN_PRICE = re.compile(
+    rf"\b({'|'.join(_DIGIT_WORDS)}) ({'|'.join(_TENS_WORDS)})(?:[ -]({'|'.join(_DIGIT_WORDS)}))?"
+    r"(?= (?:off|pesos?|php|bucks|discount|budget|max|maximum|only|each|or less|or more|at most)\b)"
+)
+
+
+def _spoken_price(found: re.Match[str]) -> str:
+    hundreds = _DIGIT_WORDS.index(found.group(1)) + 1
+    tens = _TENS_WORDS.index(found.group(2))
+    rest = tens + 10 if tens < 10 else (tens - 8) * 10
+    rest += _DIGIT_WORDS.index(found.group(3)) + 1 if found.group(3) else 0
+    return str(hundreds * 100 + rest)
 
 
 def _format(value: float) -> str:
@@ -348,7 +472,7 @@ def _unit_kind(unit: str, voucher_possible: bool) -> str:
     """voucher, context or request: what one sentence of a paragraph does."""
     if voucher_possible and _VOUCHER_CUE.search(unit):
         return "voucher"
-    if _NARRATIVE.match(unit) and not _REQUEST_CUE.search(unit) and not _service_in(_normalised(unit)):
+    if _NARRATIVE.match(unit) and not _asks(unit) and not _service_in(_normalised(unit)):
         return "context"
     return "request"
 
@@ -370,6 +494,9 @@ _SCOPE_WORDS = re.compile(
 _BUDGET_FOR = re.compile(r"(?:my |our |a |total )?budget (?:is |of )?\S+(?: pesos?| php)? for (.+)$", re.IGNORECASE)
 
 
+_HAS_LETTER = re.compile(r"[^\W\d_]")
+
+
 def _voucher_clause(clause: str) -> bool:
     if _VOUCHER_CUE.search(clause) or _SCOPE_WORDS.search(clause):
         return True
@@ -380,11 +507,15 @@ def _voucher_clause(clause: str) -> bool:
 
 
 def _asks_something(text: str) -> bool:
-    return _REQUEST_CUE.search(text) is not None or _service_in(_normalised(text))
+    return _asks(text) or _service_in(_normalised(text))
+
+
+def _asks(text: str) -> bool:
+    return _REQUEST_CUE.search(text) is not None or _REQUEST_CUE_MORE.search(text) is not None
 
 
 def _service_in(padded: str) -> bool:
-    return any(phrase in padded for phrase, _ in _SERVICE_LOOKUP)
+    return bool(mark_services(padded)[1])
 
 
 # Joins the request's sentences in one normalised text and splits them apart again after.
@@ -423,13 +554,17 @@ def _split_request(query: str) -> tuple[list[str], list[str]]:
             if kind == "voucher":
                 # "skincare set with toner and serum, budget 900, shop voucher 15% off": a sentence
                 # may hold the request and the terms; its clauses without a voucher word ask.
+                side = voucher
                 for clause in _CLAUSES.split(unit):
                     budget_for = _BUDGET_FOR.match(clause.strip())
                     if budget_for:  # "Budget ₱700 for 1 liter cooking oil": the budget, then what it buys
                         voucher.append(clause.strip()[: budget_for.start(1)])
                         request.append(budget_for.group(1))
                     elif clause.strip():
-                        (voucher if _voucher_clause(clause) else request).append(clause.strip())
+                        # A bare amount is the value of the clause before it ("Budget: 3,000.").
+                        if _HAS_LETTER.search(clause) or not side:
+                            side = voucher if _voucher_clause(clause) else request
+                        side.append(clause.strip())
             elif kind == "context":
                 context.append(unit)
             else:
@@ -447,18 +582,15 @@ def _read_text(query: str, itemised: bool = False) -> Ask:
     for word in _CURRENCY_WORDS:
         while word in padded:
             padded = padded.replace(word, " ")
-    services = set()
-    for phrase, service in _SERVICE_LOOKUP:
-        if phrase in padded:
-            services.add(service)
-            padded = padded.replace(phrase, " ")
+    padded, services = mark_services(padded)
     for phrase, canonical in _JOINED:
         if phrase in padded:
             padded = padded.replace(phrase, canonical)
     directions = set()
-    if _RANGE.search(padded):
+    marked = mark_ranges(padded)
+    if marked is not padded:
         directions.add("btw")
-        padded = _RANGE.sub(r" btw \1 \2 ", padded)
+        padded = marked
     for phrase, token in _PRICE_PHRASES:
         while phrase in padded:
             padded = padded.replace(phrase, token)

@@ -86,7 +86,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("new", "brand-new", "brand new", "unused", "sealed", "unopened"),
     ("durable", "sturdy", "heavy-duty", "tough"),
     ("lightweight", "light-weight"),
-    ("stainless", "rustproof"),
+    ("stainless", "stainless steel", "rustproof"),
     ("cute", "adorable", "lovely"),
     ("elegant", "classy", "stylish"),
     ("soft", "plush"),

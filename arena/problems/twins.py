@@ -32,21 +32,21 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
 from arena.problems.asks import (
     _JOINED,
     _PRICE_PHRASES,
-    _RANGE,
-    _SERVICE_LOOKUP,
     _STOP,
     _lemma,
     _normalised,
+    mark_ranges,
+    mark_services,
     split_request,
 )
-from arena.problems.model import Intent, Problem
+from arena.problems.model import Intent, Problem, ProductReward
 from arena.problems.signature import price_interval
 
 # --- units -----------------------------------------------------------------------------------
@@ -94,11 +94,6 @@ _CURRENCY = frozenset({"php", "peso", "pesos", "p"})
 _CURRENCY_PREFIX = re.compile(r" (?:php|pesos?|p)(?= \d)")
 # Words that may sit between a direction and its amount ("below just 300 pesos").
 _FILLER = frozenset({"php", "peso", "pesos", "p", "just", "only", "about", "around", "roughly", "the", "a", "of"})
-# "I don't want to spend 300 or more": a negated spending verb turns the bound around.
-_NEGATED_SPEND = re.compile(
-    r"\b(?:dont|do not|doesnt|does not|not|never|wont|will not|cant|cannot|shouldnt|without)\b"
-    r"(?:\s+\w+){0,3}?\s+(?:spend|spending|pay|paying|go|going|exceed|exceeding|cost|costing|budget)\b"
-)
 # "within a budget of", "budget is", "my budget": a bound from above.
 _BUDGET = re.compile(r"\b(?:budget|afford|spend|spending|pay)\b")
 
@@ -116,6 +111,17 @@ _FRAME = (
     sell selling sells store stores one ones seller sellers same single all these those them that this
     someone somewhere where bring deliver delivered delivery ship shipping shipped cost costs worth budget
     max maximum min minimum capped limit up upto top tops till until priced price range peso pesos""".split()
+    )
+    # The lemmas simplemma gives the frame's constraint labels ("crafted" -> "crafte", "described"
+    # -> "describe", "labelled" -> "labell"): the words are compared as lemmas, so the labels must be too.
+    | frozenset("crafte describe labell mark call name preferr".split())
+    # How a request frames its list and its asks, not what it asks: "I need a few things", "I'm
+    # planning to buy", "can one shop supply everything together", "it must allow COD", "I expect
+    # to pay", "meant for", "built from", "produced by", "its colour should match", "first find out".
+    | frozenset(
+        """few plan planning together everything supply allow allows expect expecting mean meant intend
+    intended build built construct constructed produce produced match matching out start select selected
+    equip equipped suit suits accept accepts accepting nothing neither cart part whole wait instead actually""".split()
     )
 )
 
@@ -191,6 +197,7 @@ class Reading:
     words: tuple[str, ...] = ()  # content words in order (numbers kept), for alignment
     sequence: tuple[str, ...] = ()
     units: tuple[tuple[str, ...], ...] = ()  # the sequence cut at sentence ends
+    ruled_out: tuple[str, ...] = ()  # words the request rules out ("not leather"), lemmatised
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +210,9 @@ class Request:
     voucher_terms: tuple | None = None  # from the row's voucher object
     fact: str | None = None
     gold: bytes | None = None  # digests of the rewards' constraints by key (gold ids and titles left out)
+    # The problem's own rewards (a reference, no copy): their values' words are read only when two
+    # rewards constrain different keys (:func:`_unsaid_key`), rarely, so they are not held read.
+    rewards: Sequence[ProductReward] = ()
     intent: str = ""
     text: str = ""  # the request sentences, for the embedding
     mentions_price: bool = False  # any word of price or money in the text, read or not
@@ -211,7 +221,8 @@ class Request:
 
 def read_request(problem: Problem) -> Request:
     request, voucher_units = split_request(problem.query)
-    per_unit = [_read_units([_prepare(unit)]) for unit in request]
+    units = _at_corrections(request)
+    per_unit = _corrected([_read_units([_prepare(unit)]) for unit in units], units)
     whole = _merge(per_unit)
     items: tuple[Reading, ...] = ()
     if problem.intent is Intent.shop and len(per_unit) > 1:
@@ -232,6 +243,7 @@ def read_request(problem: Problem) -> Request:
         voucher_terms=terms,
         fact=" ".join(fact.lower().split()) if fact else None,
         gold=_gold(problem),
+        rewards=problem.rewards,
         intent=problem.intent.value,
         text=_meaning_text(whole, request, problem.query),
         mentions_price=_PRICEY.search(problem.query.lower()) is not None,
@@ -244,17 +256,23 @@ def read_request(problem: Problem) -> Request:
 # ("commemorative coin from the year ..."), up to the preposition that ties it to the answer.
 _PHRASE_END = (
     r"(?=\s+(?:for|from|of|with|printed|that|which|featuring|showing|on|in|to|inspired|related|about|"
-    r"celebrating|commemorating|representing|depicting|like)\b|\s*[.,?!;:]|\s*$)"
+    r"celebrating|commemorating|representing|depicting|like|"
+    # a relative clause or a participle that attaches a constraint: "a speaker having ...", "jeans
+    # whose season is ...", "a caster sized 6 inch", "a tee listed as petite"
+    r"having|whose|where|sized|listed|marked|labelled|labeled|described|sold|made|crafted|built|available)\b|"
+    r"\s*[.,?!;:]|\s*$)"
 )
 _PHRASE = r"(?:a|an|the|some|one|my)?\s*(?:(?:set|pack|pair|box|bag|bundle|piece|bottle|jar|wheel|can|tube|bar) of\s+)?((?:[\w'-]+\s*?){1,4}?)"
 _BUYING = re.compile(
-    r"\b(?:wants?|buy|get|need|order|looking for|look for|searching for|search for|show me|find|shopping for|"
-    r"(?:i'd|i would|id|would) like|send)"
+    r"\b(?:pick out|pick|locate|wants?|buy|get|need|order|looking for|look for|searching for|search for|show me|"
+    r"find|shopping for|(?:i'd|i would|id|would) like|send)"
     r"\s+(?:me\s+)?(?:to (?:buy|get|order|find|have|send)\s+)?(?!to\b)" + _PHRASE + _PHRASE_END
 )
 _OPENING = re.compile(r"^\s*" + _PHRASE + _PHRASE_END)
 # A request opening with these is a question or a story, not the product's name.
-_ASKING = frozenset("what what's whats which who where when how in i i'd id my we we're our can please".split())
+_ASKING = frozenset(
+    "what what's whats which who where when how in i i'd id i'm im i've ive i'll my we we're our can please".split()
+)
 _NOT_PRODUCT = frozenset({"one", "thing", "something", "item", "stuff", "gift", "product", "it", "him", "her", "them"})
 
 
@@ -289,6 +307,14 @@ def _meaning_text(whole: Reading, request: Sequence[str], query: str) -> str:
 _INCH_MARK = re.compile(r"(?<=\d)\s*(?:\"|”|''|-inch\b)")
 
 
+def _inch(mark: re.Match[str]) -> str:
+    """16" is 16 inch, unless the mark closes a quotation opened before it ('the "grade 2" variant')."""
+    before = mark.string[: mark.start()]
+    if mark.group(0).strip() == '"' and before.count('"') % 2 == 1:
+        return mark.group(0)
+    return " inch "
+
+
 def _sequence(r: Reading) -> tuple[str, ...]:
     return r.sequence if r.sequence or len(r.units) < 2 else tuple(w for unit in r.units for w in unit)
 
@@ -306,18 +332,26 @@ def _merge(readings: Sequence[Reading]) -> Reading:
         names=tuple(sorted({n for r in readings for n in r.names})),
         words=tuple(w for r in readings for w in r.words),
         units=tuple(r.sequence for r in readings),  # the whole sequence is their concatenation (_sequence)
+        ruled_out=tuple(w for r in readings for w in r.ruled_out),
     )
+
+
+_AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
 
 
 def _prepare(unit: str) -> str:
     text = unit.replace("₱", " php ").replace("$", " php ")
+    if "&" in text:
+        text = _AMPERSAND.sub("and", text)  # "H&M" is one name, "handm"
     if '"' in text or "”" in text or "''" in text or "-inch" in text:
-        text = _INCH_MARK.sub(" inch ", text)  # 16" is 16 inch
+        text = _INCH_MARK.sub(_inch, text)  # 16" is 16 inch
     padded = _normalised(text)
     padded = _DIGIT_LETTER.sub(r"\1 \2", padded)
     for phrase, canonical in _JOINED:
         if phrase in padded:
             padded = padded.replace(phrase, canonical)
+    if " set to " in padded:  # "a car air freshener set to 2pcs": the option's label, not a set of items
+        padded = padded.replace(" set to ", " to ")
     return padded
 
 
@@ -329,22 +363,20 @@ def _read_units(units: Sequence[str]) -> Reading:
     words: list[str] = []
     sequence: list[str] = []  # every token in order, frame words too: how far the sentence was edited
     size_words: list[str] = []
+    ruled_out: list[str] = []
     for padded in units:
-        for phrase, service in _SERVICE_LOOKUP:
-            if phrase in padded:
-                services.add(service)
-                padded = padded.replace(phrase, f" svc{service.lower()} ")
+        padded, stated = mark_services(padded, "svc")
+        services |= stated
         if " p" in padded:  # "from php 900 up to php 1500": the range reads its amounts side by side
             padded = _CURRENCY_PREFIX.sub(" ", padded)
-        negated = _NEGATED_SPEND.search(padded) is not None
         budget = _BUDGET.search(padded) is not None
-        if _RANGE.search(padded):
-            padded = _RANGE.sub(r" btw \1 \2 ", padded)
+        padded = mark_ranges(padded)
         for phrase, token in _PRICE_PHRASES:
             while phrase in padded:
                 padded = padded.replace(phrase, token)
         tokens = padded.split()
-        used: set[int] = set()
+        used = _excluded(tokens)  # "not leather", "I don't have a card": what the request rules out
+        ruled_out.extend(tokens[k] for k in used if tokens[k].isalpha())
         for i, token in enumerate(tokens):
             if i in used:
                 continue
@@ -355,7 +387,9 @@ def _read_units(units: Sequence[str]) -> Reading:
                 sequence.append(token)
                 continue
             if before_is_size(tokens, i) and token in _SIZE_LETTERS:
-                size_words.append(token)  # "size L": a size, not litres
+                # "size L": a size, not litres; and the size "large" says ("large-size rash guard").
+                token = _SIZE_WORDS.get(token, token)
+                size_words.append(token)
                 words.append(token)
                 sequence.append(token)
                 continue
@@ -369,6 +403,8 @@ def _read_units(units: Sequence[str]) -> Reading:
             value = float(token)
             after = tokens[i + 1] if i + 1 < len(tokens) else ""
             before = tokens[i - 1] if i > 0 else ""
+            if after in _LIST_NOUNS or before == "all":
+                continue  # "I'd like to buy four things", "all three of these": the list's frame
             if after in _UNITS and not (after == "m" and i + 2 < len(tokens) and tokens[i + 2] == "php"):
                 dimension, factor = _UNITS[after]
                 measures.append((dimension, round(value * factor, 6)))
@@ -394,11 +430,13 @@ def _read_units(units: Sequence[str]) -> Reading:
                 direction = None
             if direction is None:
                 direction = _direction_after(tokens, i)
-            if direction in ("lt", "gt") and negated:  # "not spend 300 or more": below 300
+            if direction in ("lt", "gt") and _negated(tokens, i):  # "not spend 300 or more": below 300
                 direction = "gt" if direction == "lt" else "lt"
             currency = after in _CURRENCY or before in _CURRENCY
             if direction is None and currency:
                 direction = "lt" if budget else "eq"
+            if direction is None and _budget_before(tokens, i):  # "budget is 1200", "my limit is 1,200"
+                direction = "lt"
             if direction is None:
                 if value != 1:  # "one" is mostly "a"
                     others.append(value)
@@ -433,9 +471,75 @@ def _read_units(units: Sequence[str]) -> Reading:
         names=tuple(names),
         words=tuple(content),
         sequence=tuple(lemmatised),
+        ruled_out=tuple(_lemma(w) for w in ruled_out if w not in _FRAME),
     )
 
 
+# Words that rule out what follows them ("fabric, not leather", "I don't have a card", "without a
+# lid"): the words ruled out are not asked for. Up to three words, to a number or a bound. Not "no":
+# "no warranty" and "No Brand" are values a request asks for.
+_EXCLUDING = frozenset("not dont doesnt without except excluding never".split())
+
+
+def _excluded(tokens: list[str]) -> set[int]:
+    out: set[int] = set()
+    for i, token in enumerate(tokens):
+        if token in _EXCLUDING:
+            for k in range(i + 1, min(len(tokens), i + 4)):
+                word = tokens[k]
+                if word[0].isdigit() or word in ("lt", "gt", "btw", "but") or word.startswith("svc"):
+                    break
+                out.add(k)
+    return out
+
+
+# A request corrected as it is typed ("size M... no wait, get the H&M one", "Logitech combo...
+# actually make it a Rapoo"): what the correction states replaces what came before it.
+_CORRECTION = re.compile(
+    r"(?:^|(?<=[\s,.;:!?]))(?:no wait|wait|actually|scratch that|on second thought|or rather|correction|"
+    r"i mean|make (?:it|that))\b",
+    re.IGNORECASE,
+)
+
+
+def _at_corrections(request: Sequence[str]) -> list[str]:
+    """The request's sentences, one cut where a correction begins."""
+    out: list[str] = []
+    for unit in request:
+        found = _CORRECTION.search(unit)
+        if found is None or found.start() == 0:
+            out.append(unit)
+        else:
+            out.extend(part for part in (unit[: found.start()], unit[found.start() :]) if part.strip())
+    return out
+
+
+def _corrected(readings: list[Reading], units: Sequence[str]) -> list[Reading]:
+    """Each correction's names, classes, sizes and bounds replace those of the units before it."""
+    if not any(_CORRECTION.match(unit.strip()) for unit in units[1:]):
+        return readings
+    out = list(readings)
+    for k, unit in enumerate(units):
+        if k == 0 or not _CORRECTION.match(unit.strip()):
+            continue
+        fix = readings[k]
+        stated = {c for c, _ in fix.classes}
+        dimensions = {d for d, _ in fix.measures}
+        for j in range(k):
+            earlier = out[j]
+            out[j] = replace(
+                earlier,
+                names=() if fix.names else earlier.names,
+                classes=tuple(c for c in earlier.classes if c[0] not in stated),
+                measures=tuple(m for m in earlier.measures if m[0] not in dimensions),
+                prices=() if fix.prices else earlier.prices,
+                words=tuple(w for w in earlier.words if not (fix.names and w in earlier.names)),
+            )
+    return out
+
+
+_LIST_NOUNS = frozenset({"things", "items", "products", "parts"})
+_SIZE_WORDS = {"s": "small", "m": "medium", "l": "big"}  # "large" reads as "big" (the synonym table)
 _SIZE_LETTERS = frozenset("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl 5xl".split())
 
 
@@ -452,6 +556,53 @@ def _direction_before(tokens: list[str], i: int) -> str | None:
             return None
         j -= 1
     return None
+
+
+# A bound turned around by a negation before it: "nothing cheaper than 44" is 44 or more, "don't
+# show anything at 1000 or above" below 1000. The negation must govern the bound: right before
+# its direction ("not under"), or with a verb of paying, costing or showing between ("won't go
+# above", "neither should cost ... or more"); "no logo, under 1000" turns nothing around.
+_NEGATIONS = frozenset(
+    "not dont doesnt didnt wont cant cannot never nothing neither nor none no without shouldnt mustnt isnt".split()
+)
+_GOVERNING = frozenset(
+    """spend spending pay paying go going exceed exceeding cost costs costing show see want priced be is
+    buy get anything something budget""".split()
+)
+_BETWEEN = frozenset(
+    "to i we it me want wants would should will be at for a an the of item items option options one them these "
+    "php peso pesos p just only really even ever more much".split()
+)
+_DOUBLE_NEGATION = frozenset({"mind", "care", "matter"})  # "I don't mind paying over 500"
+
+
+def _negated(tokens: list[str], i: int) -> bool:
+    start = i - 1 if i > 0 and tokens[i - 1] in ("lt", "gt") else i
+    for k in range(start - 1, max(-1, start - 7), -1):
+        word = tokens[k]
+        if word[0].isdigit() or word in ("lt", "gt", "btw") or word in _DOUBLE_NEGATION:
+            return False
+        if word in _NEGATIONS:
+            # Only verbs and function words between: "not expandable, priced above 1303" negates
+            # the adjective, not the bound.
+            between = tokens[k + 1 : start]
+            return not between or (
+                any(w in _GOVERNING for w in between) and all(w in _GOVERNING or w in _BETWEEN for w in between)
+            )
+    return False
+
+
+# A budget named without a currency: "budget is 1200", "spending limit 1.2k", "max spend 1500".
+_BUDGET_WORDS = frozenset({"budget", "limit", "spend", "spending", "afford"})
+
+
+def _budget_before(tokens: list[str], i: int) -> bool:
+    for k in range(i - 1, max(-1, i - 4), -1):
+        if tokens[k][0].isdigit():
+            return False
+        if tokens[k] in _BUDGET_WORDS:
+            return True
+    return False
 
 
 def _direction_after(tokens: list[str], i: int) -> str | None:
@@ -492,11 +643,10 @@ def _read_voucher(units: Sequence[str]) -> tuple[str | None, str | None, tuple[f
     return scope, kind, numbers
 
 
-def _gold(problem: Problem) -> bytes | None:
-    if not problem.rewards:
-        return None
+def _gold_values(rewards: Sequence[ProductReward]) -> dict[str, set[str]]:
+    """The rewards' constraints by key (price interval, attributes, options, services), values normalised."""
     values: dict[str, set[str]] = {}
-    for reward in problem.rewards:
+    for reward in rewards:
         interval = price_interval(reward.price)
         if interval is not None:
             values.setdefault("price", set()).add(f"{interval[0]:g}-{interval[1] if interval[1] is not None else ''}")
@@ -508,6 +658,13 @@ def _gold(problem: Problem) -> bytes | None:
                 values.setdefault(f"sku:{key.lower()}", set()).add(" ".join(str(value).lower().split()))
         if reward.service:
             values.setdefault("service", set()).update(reward.service)
+    return values
+
+
+def _gold(problem: Problem) -> bytes | None:
+    if not problem.rewards:
+        return None
+    values = _gold_values(problem.rewards)
     # Per key a 4-byte digest of the key and an 8-byte digest of its values, concatenated in key
     # order: about 60 bytes a problem instead of a set a key, and comparable key by key.
     return b"".join(
@@ -521,6 +678,46 @@ def _same_words(a: Reading, b: Reading) -> bool:
     wa, wb = Counter(a.words), Counter(b.words)
     only_a, only_b = _unspelt(sorted((wa - wb).elements()), sorted((wb - wa).elements()), a.words, b.words)
     return not (only_a and only_b) and len(only_a) + len(only_b) <= 1
+
+
+_PRICE_KEY = hashlib.blake2b(b"price", digest_size=4).digest()
+_SERVICE_KEY = hashlib.blake2b(b"service", digest_size=4).digest()
+_VALUE_WORD = re.compile(r"[a-z]{3,}|\d+")
+
+
+def _states(request: Request, key: bytes, values: str) -> bool:
+    """Whether ``request``'s text states the gold constraint ``key`` (with these values' words)."""
+    if key == _PRICE_KEY:
+        return bool(request.whole.prices) or request.mentions_price
+    if key == _SERVICE_KEY:
+        return bool(request.whole.services)
+    r = request.whole
+    said = set(r.sequence) | set(r.words)
+    # Numbers as the reading holds them: "12v" is said by "12 volt" (a measure), "50-piece" by a count.
+    said |= {f"{v:g}" for v in (*r.others, *(v for _, v in r.measures), *(v for _, v, _ in r.prices))}
+    said |= {w.rstrip("abcdefghijklmnopqrstuvwxyz") for w in r.words if w[:1].isdigit()}
+    return any(w in said or _lemma(w) in said for w in _VALUE_WORD.findall(values) if w not in _FRAME)
+
+
+def _unsaid_key(a: Request, b: Request) -> str | None:
+    """A gold key ``a``'s reward constrains, ``b``'s does not: another ask when ``a``'s text states
+    it and ``b``'s does not (the shorter asks less). Where ``b``'s text states it, ``b``'s reward
+    just encodes less; where ``a``'s text does not, it is a detail of ``a``'s product: the text decides."""
+    assert a.gold is not None and b.gold is not None
+    theirs = _gold_keys(b.gold)
+    missing = [key for key in _gold_keys(a.gold) if key not in theirs]
+    if not missing:
+        return None
+    words = {
+        hashlib.blake2b(key.encode(), digest_size=4).digest(): " ".join(sorted(values))
+        for key, values in _gold_values(a.rewards).items()
+        if key not in ("price", "service")
+    }
+    for key in missing:
+        values = words.get(key, "")
+        if _states(a, key, values) and not _states(b, key, values):
+            return f"gold constraints differ (a key constrained and said on one side only: {values or 'price/service'})"
+    return None
 
 
 def _gold_keys(gold: bytes) -> dict[bytes, bytes]:
@@ -545,7 +742,9 @@ def conflict(a: Request, b: Request) -> str | None:
         if any(mine[key] != theirs[key] for key in mine.keys() & theirs.keys()):
             return "gold constraints differ"
         if not _same_words(a.whole, b.whole):
-            return "gold constraints differ (a key constrained on one side only)"
+            found = _unsaid_key(a, b) or _unsaid_key(b, a)
+            if found:
+                return found
     if (a.voucher is None) != (b.voucher is None) and (a.voucher_terms is None) != (b.voucher_terms is None):
         return "voucher / none"
     if a.voucher is not None and b.voucher is not None:
@@ -558,7 +757,8 @@ def conflict(a: Request, b: Request) -> str | None:
         # calendar" / "a commemorative coin"; "a plush toy" / "a stuffed toy" share one).
         if a.purchase and b.purchase and not a.purchase & b.purchase:
             return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
-        return _reading_conflict(a.whole, b.whole, gaps=False, substituted=SAME_ANSWER)
+        # The clue's words are any words ("the town of" / "was used to build"): no bag of words.
+        return _reading_conflict(a.whole, b.whole, gaps=False, substituted=SAME_ANSWER, bag=False)
     if (len(a.items) >= 2 and b.intent == "product") or (len(b.items) >= 2 and a.intent == "product"):
         return "several items / one product"
     if a.fact is None and b.fact is None:
@@ -577,7 +777,10 @@ def conflict(a: Request, b: Request) -> str | None:
         found = _items_conflict(a.items, b.items)
         if found:
             return found
-    return _reading_conflict(a.whole, b.whole)
+    # A shop list names its things once each: a thing replaced in a short list is as telling as a
+    # word replaced in a long request.
+    floor = BAG_COMMON_LIST if a.intent == b.intent == "shop" else BAG_COMMON
+    return _reading_conflict(a.whole, b.whole, common=floor)
 
 
 def _slots(r: Reading) -> set[str]:
@@ -615,6 +818,14 @@ def _one_sided(a: Reading, b: Reading) -> str | None:
     for name in _STATED_CLASSES:
         if any(c == name for c, _ in a.classes) and not any(c == name for c, _ in b.classes):
             return f"{name} {[w for c, w in a.classes if c == name]} / none"
+    # A brand named on one side only, in a request otherwise the other's words ("a Philips electric
+    # kettle 1.7L" / "an electric kettle 1.7L"): the brand is a constraint added. Only then: an
+    # unknown word in a reworded request is as often a compound or an abbreviation ("rainboots", "hp").
+    added = _unpaired(set(a.names) - set(b.names), b.words)
+    # What ``b`` rules out counts as said: "no scent" is how "unscented" (an unknown word) is reworded.
+    mine, theirs = set(a.words), set(b.words) | set(b.ruled_out)
+    if added and len(theirs) >= 2 and theirs <= mine and mine - theirs <= added | {_lemma(n) for n in added}:
+        return f"name {sorted(added)} / none"
     return None
 
 
@@ -627,11 +838,12 @@ def _subset_conflict(a: Reading, b: Reading) -> str | None:
     """Every content word of one request in the other, which attaches one more feature or item
     ("with pockets", "plus a litter box"): the shorter asks less. A word that is only how the
     longer one was worded ("cleaner", "a pair of") attaches nothing and does not count."""
-    wa, wb = Counter(a.words), Counter(b.words)
+    # As sets: a reworded request may name a shared word twice ("16 inch wheels ... training wheels").
+    wa, wb = set(a.words), set(b.words)
     for small, large, seq in ((wa, wb, _sequence(b)), (wb, wa, _sequence(a))):
-        extra = {w for w in (large - small).elements() if w.isalpha() and w not in _FRAME and len(w) > 2}
+        extra = {w for w in large - small if w.isalpha() and w not in _FRAME and len(w) > 2}
         # More than two words added is a life story told beside the request (chit-chat), not a feature.
-        if not extra or len(extra) > 2 or small - large or sum(small.values()) < 2:
+        if not extra or len(extra) > 2 or small - large or len(small) < 2:
             continue
         for k, word in enumerate(seq):
             # "a pair of", "a set of" count, and "charging port" / "port" only qualifies a shared noun.
@@ -640,7 +852,7 @@ def _subset_conflict(a: Reading, b: Reading) -> str | None:
                 word in extra
                 and word not in _COUNTS
                 and not modifier
-                and any(w in _ADDS for w in seq[max(0, k - 3) : k])
+                and any(w in _ADDS for w in seq[max(0, k - 4) : k])
             ):
                 return f"asks more: {word!r} ({sorted(extra)})"
     return None
@@ -650,7 +862,9 @@ def _unpriced(a: Request, b: Request) -> str | None:
     """``a`` bounds the price and ``b`` says nothing of price: no bound read, no number in no role
     (a price written another way) and no word of price or money anywhere in its text (a bound the
     reader could not read). Only outside vouchers, whose budgets and thresholds read as amounts."""
-    if a.whole.prices and not b.whole.prices and not b.whole.others and not b.mentions_price:
+    # A number ``a`` says too ("10 guitar picks" on both sides) is a count, not a price written another way.
+    unpriced, _ = _unmatched(b.whole.others, [*a.whole.others, *(v for _, v in a.whole.measures)])
+    if a.whole.prices and not b.whole.prices and not unpriced and not b.mentions_price:
         return f"price bound {a.whole.prices} / none"
     return None
 
@@ -680,10 +894,21 @@ def _unmatched(a: Iterable[float], b: Iterable[float]) -> tuple[list[float], lis
     return left, rest
 
 
+def _halves(bounds: Sequence[Bound]) -> list[Bound]:
+    """A range as its two bounds: "between 35 and 86" is "at least 35 and at most 86", however written."""
+    out: list[Bound] = []
+    for bound in bounds:
+        if bound[0] == "btw":
+            out += [("gt", bound[1], 0.0), ("lt", bound[2], 0.0)]
+        else:
+            out.append(bound)
+    return out
+
+
 def _prices_conflict(a: Sequence[Bound], b: Sequence[Bound]) -> bool:
-    rest = list(b)
+    rest = _halves(b)
     left = []
-    for bound in a:
+    for bound in _halves(a):
         match = next((k for k, other in enumerate(rest) if _same_bound(bound, other)), None)
         if match is None:
             left.append(bound)
@@ -699,7 +924,14 @@ def _same_bound(a: Bound, b: Bound) -> bool:
     return a == b
 
 
-def _reading_conflict(a: Reading, b: Reading, gaps: bool = True, substituted: float = SUBSTITUTED) -> str | None:
+def _reading_conflict(
+    a: Reading,
+    b: Reading,
+    gaps: bool = True,
+    substituted: float = SUBSTITUTED,
+    bag: bool = True,
+    common: int | None = None,
+) -> str | None:
     if a.prices and b.prices and _prices_conflict(a.prices, b.prices):
         return f"price {a.prices} / {b.prices}"
     dimensions = {d for d, _ in a.measures} & {d for d, _ in b.measures}
@@ -730,7 +962,9 @@ def _reading_conflict(a: Reading, b: Reading, gaps: bool = True, substituted: fl
     names_b = _unpaired(set(b.names) - set(a.names), a.words)
     if names_a and names_b:
         return f"name {sorted(names_a)} / {sorted(names_b)}"
-    found = _edit_conflict(_sequence(a), _sequence(b), gaps, substituted) or _bag_conflict(a.words, b.words)
+    found = _edit_conflict(_sequence(a), _sequence(b), gaps, substituted) or (
+        _bag_conflict(a.words, b.words, common or BAG_COMMON) if bag else None
+    )
     if found or len(a.units) < 2 and len(b.units) < 2:
         return found
     return _units_conflict(a.units, b.units, substituted)
@@ -740,18 +974,43 @@ def _reading_conflict(a: Reading, b: Reading, gaps: bool = True, substituted: fl
 # reordered and one value swapped ("sprocket sets" -> "camera sets"). The floor keeps out short
 # rewordings, where one replaced word is how it was reworded ("new" for "set").
 BAG_COMMON = 8
+BAG_COMMON_LIST = 6  # between two shop lists
 BAG_SHARE = 0.85
 
 
-def _bag_conflict(a: Sequence[str], b: Sequence[str]) -> str | None:
+def _bag_conflict(a: Sequence[str], b: Sequence[str], floor: int = BAG_COMMON) -> str | None:
     wa, wb = Counter(a), Counter(b)  # a multiset: "luggage" named twice, then once beside "winch"
     common = sum((wa & wb).values())
-    if common < BAG_COMMON or common < BAG_SHARE * max(len(a), len(b)):
+    if common < floor or common < BAG_SHARE * max(len(a), len(b)):
         return None
     only_a, only_b = _unspelt(sorted((wa - wb).elements()), sorted((wb - wa).elements()), a, b)
-    if only_a and only_b:
+    if only_a and only_b and not _synonymous(only_a, only_b):
         return f"replaced in a reordered request: {only_a} / {only_b}"
     return None
+
+
+# Two words whose meaning vectors (the meaning signal's table, one word each) are this close are
+# one word said another way ("chop" / "cutting" 0.53, "bag" / "backpack" 0.61); a substituted
+# value or noun reads further apart ("mouse" / "keyboard" 0.47, "mug" / "teapot" 0.43). Chosen on
+# the development pairs; used only where one word replaces one word in an otherwise equal request.
+SYNONYMOUS = 0.5
+
+
+def _synonymous(only_a: Sequence[str], only_b: Sequence[str]) -> bool:
+    if len(only_a) != 1 or len(only_b) != 1 or not only_a[0].isalpha() or not only_b[0].isalpha():
+        return False
+    if only_a[0] in _CLASS_OF or only_b[0] in _CLASS_OF:
+        return False  # "red" / "blue": a value of a closed class replaced, however close they read
+    return _word_cosine(only_a[0], only_b[0]) >= SYNONYMOUS
+
+
+@lru_cache(maxsize=4096)
+def _word_cosine(a: str, b: str) -> float:
+    from arena.problems.meaning import static_embedder
+
+    # The clustering's default dims: the same cached embedder, not a second copy of the table.
+    vectors = static_embedder(128).embed([a, b])
+    return float(vectors[0] @ vectors[1])
 
 
 def _units_conflict(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]], substituted: float) -> str | None:
@@ -864,11 +1123,12 @@ def _joined_to_a_neighbour(word: str, mine: Sequence[str], theirs: Sequence[str]
 def _near(word: str, others: Sequence[str]) -> bool:
     """Another spelling of ``word`` among ``others``: one letter apart, or one a short form of the
     other ("cam" / "camera", "spf" / "spf50")."""
-    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.distance import OSA
 
     for other in others:
         short, long = sorted((word, other), key=len)
-        if min(len(word), len(other)) >= 5 and Levenshtein.distance(word, other) <= 1:
+        # One edit, a swap of two letters included: "centimetre" / "centimeter", "colour" / "color".
+        if min(len(word), len(other)) >= 5 and OSA.distance(word, other) <= 1:
             return True
         if long.startswith(short) and (len(short) == 3 or long[len(short) :].isdigit()):
             return True

@@ -810,12 +810,11 @@ def test_number_words_and_units_are_respelled_with_the_same_quantity():
 
 # ------------------------------------------------------------------ the leak-cluster guard on generated variants
 
-# Kinds the guard joins to their source in under 95% of cases once the variant is re-grounded on other
-# products (issue 31). Measured on the fixture below, before / after the meaning guard (branch guard):
-# paraphrase 28 / 60 of 76, constraint_order 30 / 39 of 46, attribute_order 20 / 24 of 29, deep_paraphrase
-# 2 / 18 of 35, split_sentences 3 / 42 of 63, shop_items 0 / 12 of 25, riddle_reworded 0 / 20 of 22
-# (price_phrasing 24 of 24 both). A kind the guard learns to join fails here until it is taken off this list.
-REGROUNDED_PENDING = frozenset(KINDS) - {"price_phrasing"}
+# Every kind joins its re-grounded source in 95% of cases or more (issue 31). Measured on the fixture
+# below (joined of made), before the meaning guard / with it (branch guard) / with the constraint reader's
+# fixes (branch guard2): paraphrase 28 / 60 / 75 of 76, constraint_order 30 / 39 / 45 of 46, attribute_order
+# 20 / 24 / 28 of 29, deep_paraphrase 2 / 18 / 35 of 35, split_sentences 3 / 42 / 63 of 63, shop_items
+# 0 / 12 / 24 of 25, riddle_reworded 0 / 20 / 22 of 22, price_phrasing 24 of 24 throughout.
 
 
 def regrounded(problem: Problem) -> Problem:
@@ -864,9 +863,6 @@ def test_generated_variants_join_their_source_cluster_as_generated(family_cluste
 def test_generated_variants_join_their_source_cluster_when_regrounded(family_clusters, kind):
     joined, made = family_clusters["regrounded"][kind]
     assert made >= 20, (kind, made)
-    if kind in REGROUNDED_PENDING:  # xfail only after measuring: a broken fixture still errors
-        assert joined / made < 0.95, f"the guard now joins {kind} ({joined}/{made}): take it off REGROUNDED_PENDING"
-        pytest.xfail(f"issue 31: the guard joins {joined}/{made} re-grounded {kind} variants")
     assert joined / made >= 0.95, (kind, joined, made)
 
 

@@ -26,13 +26,14 @@ HANDWRITTEN = DATA / "cluster_pairs_handwritten.jsonl"
 # Problems of different pairs that ask exactly the same thing, labelled by hand by someone who never
 # saw the code: with them the truth is complete and every pair of problems of the pool counts.
 HANDWRITTEN_GROUPS = DATA / "cluster_pairs_handwritten.groups.json"
-# The floors reached over every pair of the 494 hand-written problems (docs/leak-clusters.md).
-POOL_PRECISION_FLOOR = 0.97
-POOL_RECALL_FLOOR = 0.91
+# The floors reached over every pair of the 494 hand-written problems (docs/leak-clusters.md):
+# measured 0.980 / 0.935 (branch guard2).
+POOL_PRECISION_FLOOR = 0.975
+POOL_RECALL_FLOOR = 0.93
 # The floors reached on the hand-written set (docs/leak-clusters.md has the per-kind figures; the
 # issue's target is 0.95 everywhere, which the rewordings of riddles and vouchers do not reach yet).
-RECALL_FLOOR = 0.9  # every kind that must merge
-PRECISION_FLOOR = 0.95  # of those kinds, against the pairs the labels say differ
+RECALL_FLOOR = 0.93  # every kind that must merge (lowest measured: voucher_reworded 0.938)
+PRECISION_FLOOR = 0.99  # of those kinds, against the pairs the labels say differ (measured 1.000)
 APART_FLOOR = 0.8  # of each kind's pairs that must stay apart, kept apart
 
 
@@ -97,7 +98,7 @@ APART = [
     (MERGE[0][0], MERGE[0][0].replace("750 ml", "1 L"), "volume"),
     (MERGE[0][0], MERGE[0][0].replace("300", "350"), "price"),
     (MERGE[1][0], MERGE[1][0].replace("green", "navy"), "colour"),
-    (MERGE[1][0], MERGE[1][0].replace("hiking", "Deuter hiking"), "edited"),
+    (MERGE[1][0], MERGE[1][0].replace("hiking", "Deuter hiking"), "name"),  # a brand added
     ("cordless car vacuum with free shipping", "cordless car vacuum, cash on delivery", "service"),
     ("electric kettle 1.7L stainless from official store", "electric kettle 1.7L stainless", "service"),
 ]
