@@ -38,3 +38,28 @@ def test_the_heldout_pool_pairwise_over_every_pair_of_problems(capsys):
     assert len(pairs.problems) == 472 and len(groups) >= 40
     assert len({s.kind for s in scores}) >= 14
     assert pool.precision >= POOL_PRECISION_FLOOR and pool.recall >= POOL_RECALL_FLOOR, pool
+
+
+# A third pool, written blind for issue 31's third session by a writer who saw no code, no earlier pool and no
+# docs (tests/support/data/cluster_pairs_blind3.jsonl, 240 pairs, 15 kinds, about 40 of its look-alike twins also
+# reworded; its percent vouchers converted to the store's "percentage" and fractions, nothing else touched). It was
+# measured once before and once after that session's rule fixes, never tuned on: main before 0.671 / 0.770, after
+# 0.660 / 0.795. The rules that lifted the two earlier pools (tuned on them) did not carry over: the floor records
+# that, and the gap to the issue's 0.95 is the guard's open problem.
+BLIND = DATA / "cluster_pairs_blind3.jsonl"
+BLIND_GROUPS = DATA / "cluster_pairs_blind3.groups.json"
+BLIND_PRECISION_FLOOR = 0.65
+BLIND_RECALL_FLOOR = 0.78
+
+
+def test_the_third_blind_pool_pairwise_over_every_pair_of_problems(capsys):
+    pairs = read_pairs(BLIND)
+    groups = read_groups(BLIND_GROUPS, pairs)
+    _, clustering = score_pairs(pairs, ClusterConfig(), groups)
+    pool = score_pool(pairs, clustering, groups)
+    with capsys.disabled():
+        print(
+            f"\nblind pool 3: precision {pool.precision:.3f}, recall {pool.recall:.3f} ({pool.tp}/{pool.fp}/{pool.fn})"
+        )
+    assert len(pairs.problems) == 480 and len(groups) == 5
+    assert pool.precision >= BLIND_PRECISION_FLOOR and pool.recall >= BLIND_RECALL_FLOOR, pool
