@@ -93,7 +93,11 @@ def test_concurrent_greedy_requests_share_one_generate_and_answer_as_alone(stude
         )
         together = _ask_all(app, bodies)
         assert calls == [4]  # one batch of four rows
-        alone = [_ask_all(app, [body])[0] for body in bodies]
+        # Alone: the same server with no wait for a batch to fill (5 s each otherwise, for nothing).
+        single = create_model_app(
+            model, tokenizer, "s", max_new_tokens=64, max_batch=4, batch_wait_s=0.0, continuous=False
+        )
+        alone = [_ask_all(single, [body])[0] for body in bodies]
         assert calls == [4, 1, 1, 1, 1]
     finally:
         model.generate = generate
