@@ -233,10 +233,14 @@ def new(hotkey: str, code: bytes, **fields) -> NewSubmission:
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
-def world(request, tmp_path_factory, catalog, suite_dir) -> Iterator[World]:
+def world(request, tmp_path_factory, catalog, catalog_dir, suite_dir) -> Iterator[World]:
     with migrated(request.param, tmp_path_factory.mktemp("db")) as store:
         problems, submissions, episodes, heldout = build_world(store, catalog, suite_dir)
-        app = create_app(app_settings(), store=store, chain=LocalChain(store.sessions))
+        settings = app_settings()
+        # The test's own catalog, not the default demo/catalog under the working directory: a checkout where
+        # `scripts/demo` ran has one, and the API would serve that.
+        settings.catalog.path = catalog_dir
+        app = create_app(settings, store=store, chain=LocalChain(store.sessions))
         with TestClient(app) as client:
             yield World(store, client, problems, submissions, episodes, heldout)
 
@@ -606,12 +610,14 @@ def test_arena_serve_fails_clearly_on_a_bad_database_url(tmp_path, monkeypatch):
 # --- the public suite ----------------------------------------------------------------------------
 
 
-def test_the_public_suite_is_served_byte_for_byte_and_nothing_sealed(world, suite_dir):
+def test_the_public_suite_is_served_byte_for_byte_and_nothing_sealed(world, suite_dir, catalog_dir):
     path, _, _ = suite_dir
     info = get(world, "/v1/suite")
     assert info["suite_id"] == "api-v1"
     public = json.loads((path / "public" / "manifest.json").read_text())
-    assert info["public"] == public and "seed" not in json.dumps(info)
+    assert info["public"] == public and "seed" not in json.dumps(info["public"])
+    assert "secret" not in json.dumps(info)  # the suite's sealed seed (a catalog's build seed is public)
+    assert info["catalog"]["manifest"] == json.loads((catalog_dir / "catalog.json").read_text())
     body = world.client.get(info["qualifying_url"])
     assert body.status_code == 200 and body.content == (path / "public" / "qualifying.jsonl").read_bytes()
     assert hashlib.sha256(body.content).hexdigest() == public["qualifying"]["sha256"]
