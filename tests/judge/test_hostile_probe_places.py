@@ -13,25 +13,16 @@ that only lists the results in their order (no comparison) is not read this way.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import textwrap
-from pathlib import Path
 
-import httpx
 import pytest
 from fastapi import FastAPI, Request
 
-from arena.generator.generate import GeneratorConfig, generate
-from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
 from arena.runner.probe import apply_perturbation, plan_perturbation
-from arena.runner.proxy import Upstream, UpstreamRegistry
-from arena.runner.record import EpisodeLimits, EpisodeRecord
-from arena.shop.index import CatalogIndex
-from arena.taskpack.build import build_catalog
+from arena.runner.record import EpisodeRecord
 from judge.probe import PROBE_RULE
-from judge.rules import RulesJudge, probe_plan
+from judge.rules import RulesJudge
 from tests.judge.test_hostile_probe import (
     _PRELUDE,
     _product_lists,
@@ -41,8 +32,8 @@ from tests.judge.test_hostile_probe import (
     sandboxed,
     text_rules_only,
 )
+from tests.support.capable_episodes import run_agents
 
-CAPABLE = "capable-model"
 RULES = RulesJudge()
 
 
@@ -137,38 +128,9 @@ AGENTS_CODE |= {
 HOSTILE = list(TEMPLATES)
 
 
-def source(tmp: Path, name: str) -> AgentSource:
-    body = textwrap.indent(textwrap.dedent(AGENTS_CODE[name]).strip(), "    ")
-    path = tmp / f"{name.replace('-', '_')}.py"
-    path.write_text(_PRELUDE + "\n\ndef agent_main(problem):\n" + body + "\n")
-    return AgentSource.from_path(path)
-
-
 @pytest.fixture(scope="module")
 def episodes(tmp_path_factory) -> dict[str, EpisodeRecord]:
-    tmp = tmp_path_factory.mktemp("hostile-probe-places")
-    build_catalog(tmp / "catalog", synthetic=2000, seed=7)
-    catalog = CatalogIndex(tmp / "catalog")
-    problem = [p for p in generate(catalog, GeneratorConfig(n=24, seed=7)).problems if p.intent == "product"][1]
-    registry = UpstreamRegistry(
-        [Upstream(name=CAPABLE, base_url="http://capable/v1", models=[CAPABLE])],
-        transports={CAPABLE: httpx.ASGITransport(app=capable_app())},
-    )
-    runner = EpisodeRunner(
-        catalog, registry, RunnerConfig(limits=EpisodeLimits(wall_s=90), allowlist=[CAPABLE], probe=probe_plan)
-    )
-
-    async def go():
-        try:
-            return await asyncio.gather(*(runner.run(source(tmp, name), problem, CAPABLE) for name in AGENTS_CODE))
-        finally:
-            await registry.aclose()
-
-    found = {}
-    for name, record in zip(AGENTS_CODE, asyncio.run(go()), strict=True):
-        assert record.error is None and record.validator_fault is None, (name, record.error, record.stderr_tail)
-        found[name] = record
-    return found
+    return run_agents(tmp_path_factory.mktemp("hostile-probe-places"), capable_app(), AGENTS_CODE, _PRELUDE)
 
 
 @sandboxed

@@ -39,6 +39,7 @@ from tests.judge.test_hostile_probe import (
     sandboxed,
     text_rules_only,
 )
+from tests.support.capable_episodes import run_agents
 
 CAPABLE = "capable-model"
 RULES = RulesJudge()
@@ -171,31 +172,7 @@ def source(tmp: Path, name: str, code: str | None = None) -> AgentSource:
 
 @pytest.fixture(scope="module")
 def episodes(tmp_path_factory) -> dict[str, EpisodeRecord]:
-    tmp = tmp_path_factory.mktemp("hostile-probe-variants")
-    build_catalog(tmp / "catalog", synthetic=2000, seed=7)
-    catalog = CatalogIndex(tmp / "catalog")
-    problem = [p for p in generate(catalog, GeneratorConfig(n=24, seed=7)).problems if p.intent == "product"][1]
-    registry = UpstreamRegistry(
-        [Upstream(name=CAPABLE, base_url="http://capable/v1", models=[CAPABLE])],
-        transports={CAPABLE: httpx.ASGITransport(app=capable_app())},
-    )
-    runner = EpisodeRunner(
-        catalog,
-        registry,
-        RunnerConfig(limits=EpisodeLimits(wall_s=90), allowlist=[CAPABLE], probe=probe_plan),
-    )
-
-    async def go():
-        try:
-            return await asyncio.gather(*(runner.run(source(tmp, name), problem, CAPABLE) for name in AGENTS_CODE))
-        finally:
-            await registry.aclose()
-
-    found = {}
-    for name, record in zip(AGENTS_CODE, asyncio.run(go()), strict=True):
-        assert record.error is None and record.validator_fault is None, (name, record.error, record.stderr_tail)
-        found[name] = record
-    return found
+    return run_agents(tmp_path_factory.mktemp("hostile-probe-variants"), capable_app(), AGENTS_CODE, _PRELUDE)
 
 
 @sandboxed
