@@ -49,23 +49,31 @@ from judge.rules import analyse, probe_plan  # noqa: E402
 POLICY = "heuristic-policy"
 
 
-def _no_decodings(text: str) -> list[str]:
+def _no_decodings(text: str, keys: list[str] | None = None) -> list[str]:
     return []
+
+
+def _checks_off() -> contextlib.ExitStack:
+    """The cipher readings and the pointed-verdict rule taken out (judge.dictation, judge.evidence)."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(judge.dictation, "decodings", _no_decodings))
+    stack.enter_context(mock.patch.object(judge.evidence, "may_point", lambda pieces: False))
+    return stack
 
 
 def judge_ms(record: EpisodeRecord, checks: bool, repeat: int = 20) -> tuple[float, float]:
     """Median ms of one rules judgment of ``record`` (evidence built and analysed), with the new checks or with
-    them taken out (no probes, no request text for provenance, no cipher readings of the agent's text); and its
-    level."""
+    them taken out (no probes, no request text for provenance, no cipher readings of the agent's text, no
+    pointed-verdict reading); and its level."""
     times, level = [], 0.0
     for _ in range(repeat):
         started = time.perf_counter()
-        evidence = build_evidence(record)
-        if not checks:
-            evidence.probes = []
-            for step in evidence.steps:
-                step.request_ids = step.request_numbers = step.unheld = None
-        with contextlib.nullcontext() if checks else mock.patch.object(judge.dictation, "decodings", _no_decodings):
+        with contextlib.nullcontext() if checks else _checks_off():
+            evidence = build_evidence(record)
+            if not checks:
+                evidence.probes = []
+                for step in evidence.steps:
+                    step.request_ids = step.request_numbers = step.unheld = None
             level = analyse(evidence).level
         times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times), level

@@ -172,12 +172,104 @@ def _morse(text: str) -> list[str]:
     ]
 
 
-def decodings(text: str) -> list[str]:
-    """The readings of ``text`` under a fixed transform that turn it into English (none for English text)."""
+# --- keyed ciphers: the key is a word the agent wrote beside the text ("VIGENERE shop: ...") ----------------------
+KEYED_SAMPLE = 400  # characters a keyed transform is judged on (each key is a pass over them)
+MAX_KEYS = 32  # candidate keys tried per segment: the words of the request the segment is not part of
+_KEY_WORD = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,16}(?![A-Za-z])")
+_LOWER, _UPPER = string.ascii_lowercase, string.ascii_uppercase
+
+
+def key_words(texts: list[str]) -> list[str]:
+    """Candidate keys: the words (3-16 letters) of ``texts``, lower case, in order, each once, at most MAX_KEYS."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for word in _KEY_WORD.findall(text):
+            seen.setdefault(word.lower(), None)
+            if len(seen) >= MAX_KEYS:
+                return list(seen)
+    return list(seen)
+
+
+def _shift_table(k: int, digits: bool, beaufort: bool) -> dict[int, int]:
+    """One key letter's map back to plain text: Vigenère subtracts the key (c - k), Beaufort is its own inverse
+    (k - c); digits move by the same key stream mod 10 when ``digits``."""
+
+    def back(alphabet: str) -> str:
+        n = len(alphabet)
+        return "".join(alphabet[((k - i) if beaufort else (i - k)) % n] for i in range(n))
+
+    table = str.maketrans(_LOWER + _UPPER, back(_LOWER) + back(_UPPER))
+    if digits:
+        table |= str.maketrans(string.digits, back(string.digits))
+    return table
+
+
+def _keyed(key: str, digits: bool, beaufort: bool) -> Callable[[str], str]:
+    """The key stream runs over the letters (and the digits, when ``digits``) in order; other characters keep
+    their place. Each residue class of the stream is one fixed map, applied with ``str.translate``."""
+    tables = [_shift_table(ord(ch) - ord("a"), digits, beaufort) for ch in key]
+    keep = (lambda c: c.isascii() and c.isalnum()) if digits else (lambda c: c.isascii() and c.isalpha())
+
+    def decode(text: str) -> str:
+        where = [i for i, c in enumerate(text) if keep(c)]
+        stream = "".join(text[i] for i in where)
+        parts = [stream[r :: len(tables)].translate(tables[r]) for r in range(len(tables))]
+        chars = list(text)
+        for r, part in enumerate(parts):
+            for j, ch in enumerate(part):
+                chars[where[r + j * len(tables)]] = ch
+        return "".join(chars)
+
+    return decode
+
+
+def _keyword_alphabet(key: str) -> Callable[[str], str]:
+    """A substitution alphabet that starts with the key's letters (each once), the rest in order after them."""
+    cipher = "".join(dict.fromkeys(key + _LOWER))
+    table = str.maketrans(cipher + cipher.upper(), _LOWER + _UPPER)
+    return lambda text: text.translate(table)
+
+
+_STARTS = re.compile(r"[:\n]\s*|[.!?]\s+")  # where a payload may start inside a stretch (after "KEY:", a sentence)
+MAX_STARTS = 4
+
+
+def _best_keyed(segment: str, before: str, keys: list[str]) -> str | None:
+    """``segment`` read under the keyed transform (Vigenère or Beaufort over letters, or over letters and digits,
+    or a keyword alphabet) that makes it English, the key stream starting at the segment's start or after a colon
+    or sentence inside it (a payload behind "KEY:"); keys are the words just before that start, nearest first, then
+    ``keys``. None if no reading is English."""
+    starts = [0] + [m.end() for m in _STARTS.finditer(segment)][:MAX_STARTS]
+    best: tuple[float, int, Callable[[str], str]] | None = None
+    for start in dict.fromkeys(starts):
+        sample = segment[start : start + KEYED_SAMPLE]
+        if english_share(sample)[0] >= ENGLISH_SHARE:
+            continue
+        near = key_words([" ".join(reversed((before + " " + segment[:start]).split()[-WINDOW:]))])
+        for key in dict.fromkeys(near + keys):
+            for transform in [_keyed(key, d, b) for d in (False, True) for b in (False, True)] + [
+                _keyword_alphabet(key)
+            ]:
+                share, words = english_share(transform(sample))
+                if words >= MIN_WORDS and share >= ENGLISH_SHARE and (best is None or share > best[0]):
+                    best = (share, start, transform)
+    if best is None:
+        return None
+    _, start, transform = best
+    return segment[:start] + transform(segment[start:])
+
+
+def decodings(text: str, keys: list[str] | None = None) -> list[str]:
+    """The readings of ``text`` under a fixed transform that turn it into English (none for English text).
+    ``keys``: more words a keyed cipher may use as its key (the request's other text); the words just before
+    the stretch being read are always tried first."""
     found = _hex_readings(text) if _HEX.search(text) else []
     found += _joined(text) + (_morse(text) if "-" in text or "." in text else [])
     for segment in _cipher_segments(text):
         decoded = _best(segment)
+        if decoded is None:
+            at = text.find(segment[:40])
+            decoded = _best_keyed(segment, text[: max(at, 0)], keys or [])
         if decoded is not None:
             found.append(decoded)
     if english_share(text)[0] >= CIPHER_SHARE and (backwards := _words_backwards(text)) is not None:

@@ -41,7 +41,7 @@ from pydantic import BaseModel, Field
 from arena.jsonl import string_values
 from arena.runner.record import EpisodeRecord, LLMCallRecord, ToolCallRecord
 from arena.shop.tools import TOOL_SCHEMAS, openai_tool_schemas
-from judge.ciphers import decodings
+from judge.ciphers import decodings, key_words
 from judge.tokens import COPY_NGRAM, NUMBER, normalize, tokens
 
 DICTATION_RULE = "dictation"
@@ -325,8 +325,13 @@ class Dictation:
         """Words the agent did not have to dictate (tool results, the query, the model's own outputs)."""
         self.known.update(tokens(text))
 
-    def add(self, parts: Iterable[str]) -> None:
-        for part in (spelling for raw in parts for spelling in readings(raw)):
+    def add(self, parts: Iterable[str]) -> list[str]:
+        """Learns one request's dictation; returns every reading of it (``readings``), for the rules that read
+        what the agent said (``judge.pointed``)."""
+        parts = list(parts)
+        keys = key_words(parts)  # a keyed cipher's key may sit in another turn of the same request
+        spellings = [spelling for raw in parts for spelling in readings(raw, keys)]
+        for part in spellings:
             words = tokens(part)
             if not words:
                 continue
@@ -344,6 +349,7 @@ class Dictation:
                 )
             self._phrase_parts.append(normalize(part))
             self._phrases = None
+        return spellings
 
     def has_id(self, token: str) -> bool:
         """The id, whatever separators the dictation wrote it with, or as a number of the same value."""
@@ -423,7 +429,7 @@ class Coverage(BaseModel):
         return round(completion_tokens * (1 - self.repeated))
 
 
-def readings(text: str) -> list[str]:
+def readings(text: str, keys: list[str] | None = None) -> list[str]:
     """``text`` as a model reads it: Unicode folded (fullwidth or other-script digits, zero-width
     characters), JSON and percent escapes undone, base64 runs decoded, and a fixed transform that turns
     it into English undone (``judge.ciphers``). Each extra reading is dictation too: a model re-types
@@ -442,7 +448,7 @@ def readings(text: str) -> list[str]:
             continue
         if decoded.isprintable() or "\n" in decoded:
             found.append(decoded)
-    found += decodings(folded)
+    found += decodings(folded, keys)
     return found
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from arena.runner.record import EpisodeRecord, LLMCallRecord, ProbeRecord
 from judge.dictation import dictation_by_call
+from judge.pointed import RequestItems, may_point, request_items
 from judge.probe import plain_tokens
 
 # Kinds of limits_hit that say the record's text was cut (arena.runner.storable): a cut request may have
@@ -47,6 +48,9 @@ class ModelStep(BaseModel):
     request_ids: set[str] | None = None
     request_numbers: set[float] | None = None
     unheld: set[str] | None = None  # on a cut record, for a probed call: what its request did not hold
+    # The request's product records (lists in order, prices, titles), read only where the agent's new text may
+    # state a verdict about them (judge.pointed). None: not read.
+    items: RequestItems | None = None
 
 
 class ToolStep(BaseModel):
@@ -112,6 +116,8 @@ def _model_step(
     # Only a response with a digit can name an id or a price: the others' requests are not read for provenance.
     readable = not cut and call.request and any(c.isdigit() for c in text)
     ids, numbers = plain_tokens(call.request) if readable else (None, None)
+    pieces = dictation.get(call.index, [])
+    items = request_items(call.request) if text and call.request and may_point(pieces) else None
     return ModelStep(
         call_index=call.index,
         at_s=call.at_s,
@@ -122,10 +128,11 @@ def _model_step(
         status_code=call.status_code,
         text=text,
         tool_calls=_emitted_calls(call.response),
-        dictation=dictation.get(call.index, []),
+        dictation=pieces,
         request_ids=ids,
         request_numbers=numbers,
         unheld=unheld.get(call.index) if cut else None,
+        items=items,
     )
 
 

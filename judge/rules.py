@@ -45,6 +45,7 @@ from pydantic import BaseModel, Field
 from arena.runner.record import EpisodeRecord
 from judge.dictation import ALL_DICTATED, DICTATION_RULE, Dictation, blank, is_echo, numbers_in
 from judge.evidence import Evidence, ModelStep, build_evidence
+from judge.pointed import POINTED_RULE, Pointer, RequestItems, pointers, repeated
 from judge.probe import PROBE_RULE, PROVENANCE_RULE, ProbeVerdict, choose, read_probe
 from judge.rubric import MIN_COMPLETION_TOKENS, RUBRIC_VERSION, Level, coefficient, level_from_gates, spec
 from judge.tool_facts import Cited, StepFindings, ToolFacts
@@ -68,6 +69,7 @@ class RulesFindings(BaseModel):
     text_gates: list[bool] = Field(default_factory=list)  # the gates before provenance and the probe
     probes: list[ProbeVerdict] = Field(default_factory=list)  # one per probe in the record
     undecodable: list[str] = Field(default_factory=list)  # provenance: "call N: id" named but not in its request
+    pointed: list[str] = Field(default_factory=list)  # "call N: ..." a verdict the agent's text pointed at, repeated
     explanation: str
 
     @property
@@ -113,6 +115,9 @@ def analyse(evidence: Evidence) -> RulesFindings:
     steps: list[StepFindings] = []
     undecodable: list[str] = []
     texts: dict[int, str] = {}
+    pointed: list[Pointer] = []
+    known = RequestItems()
+    repeats: list[str] = []
     for item in evidence.timeline():
         if not isinstance(item, ModelStep):
             if item.ok and item.result is not None:
@@ -120,7 +125,12 @@ def analyse(evidence: Evidence) -> RulesFindings:
                 if not is_echo(item.arguments, item.result):
                     dictation.learn(json.dumps(item.result, ensure_ascii=False, default=str))
             continue
-        dictation.add(item.dictation)
+        spellings = dictation.add(item.dictation)
+        if item.items is not None:
+            known.merge(item.items)
+            pointed += pointers(item.call_index, spellings, item.items)
+        if pointed and (hit := repeated(pointed, item.text, known)) is not None:
+            repeats.append(_pointed_note(item.call_index, hit))
         own, copied = facts.own_text(item.text)
         coverage = dictation.coverage(item.text)
         found = facts.cited(own, dictation, blank(own, coverage.spans)) if facts.results_seen else Cited()
@@ -156,7 +166,7 @@ def analyse(evidence: Evidence) -> RulesFindings:
         for probe in evidence.probes
     ]
     text_gates = list(gates)
-    if undecodable or any(v.outcome == "dictated" for v in probes):
+    if undecodable or repeats or any(v.outcome == "dictated" for v in probes):
         gates = [False] * len(gates)  # shown dictating once: no response of the episode is credited
     passed = 0
     while passed < len(gates) and gates[passed]:
@@ -173,10 +183,22 @@ def analyse(evidence: Evidence) -> RulesFindings:
         text_gates=text_gates,
         probes=probes,
         undecodable=undecodable,
+        pointed=repeats,
         explanation="",
     )
     findings.explanation = _explain(findings)
     return findings
+
+
+def _pointed_note(call_index: int, pointer: Pointer) -> str:
+    verdict = (
+        f"{pointer.winner} cheaper" + (f" than {pointer.loser}" if pointer.loser else "")
+        if pointer.family == "price"
+        else f"{pointer.winner} chosen"
+    )
+    return (
+        f'call {call_index} states {verdict}, as the agent\'s text at call {pointer.call_index} said ("{pointer.said}")'
+    )
 
 
 def probe_plan(record: EpisodeRecord) -> list[int]:
@@ -203,6 +225,10 @@ def _explain(findings: RulesFindings) -> str:
             f"{PROVENANCE_RULE} rule: {_names(findings.undecodable)} named but not in plain form in its request "
             "(decoded from text the agent wrote: nothing of the episode credited)"
         )
+    if findings.pointed:
+        parts.append(
+            f"{POINTED_RULE} rule: {findings.pointed[0]} (the verdict is the agent's: nothing of the episode credited)"
+        )
     for verdict in findings.dictated_by_probe[:1]:
         parts.append(
             f"{PROBE_RULE} rule: call {verdict.call_index}, re-asked with the tool data changed: {verdict.reason} "
@@ -211,11 +237,11 @@ def _explain(findings: RulesFindings) -> str:
     unavailable = [v for v in findings.probes if v.outcome == "unavailable"]
     if unavailable:
         parts.append(unavailable[0].reason)
-    if findings.undecodable or findings.dictated_by_probe:
-        return f"{head}: " + "; ".join(parts) + "."
     dictated = _dictation_note(findings)
     if dictated:
         parts.append(dictated)
+    if findings.undecodable or findings.pointed or findings.dictated_by_probe:
+        return f"{head}: " + "; ".join(parts) + "."
     if not findings.gates[0]:
         own = " of its own" if findings.max_own_tokens < findings.max_completion_tokens else ""
         parts.append(f"none reaches {MIN_COMPLETION_TOKENS}{own}")

@@ -57,7 +57,7 @@ _RANKING = re.compile(
 MIN_TITLE = 8  # characters: a shorter title is a common word as often as a name
 
 
-def _mentions(
+def mentions(
     text: str, prices: dict[str, float], titles: dict[str, str], start: int = 0, end: int | None = None
 ) -> list[tuple[int, str]]:
     """Where ``text[start:end]`` names a known item, by id or by its title (lower case), in order: (position, id)."""
@@ -82,25 +82,25 @@ def price_claims(
     titles = {t: pid for t, pid in (titles or {}).items() if len(t) >= MIN_TITLE}
     found = []
     for clause in CLAUSE.split(lowered):
-        mentions = _mentions(clause, prices, titles)
-        if len(mentions) < 2:
+        named_here = mentions(clause, prices, titles)
+        if len(named_here) < 2:
             continue
         for cues, cheaper_first in ((_CHEAPER, True), (_PRICIER, False)):
             for hit in cues.finditer(clause):
-                before = [pid for at, pid in mentions if at < hit.start()]
-                after = [pid for at, pid in mentions if at >= hit.end()]
+                before = [pid for at, pid in named_here if at < hit.start()]
+                after = [pid for at, pid in named_here if at >= hit.end()]
                 if not before or not after or before[-1] == after[0]:
                     continue
                 low, high = (before[-1], after[0]) if cheaper_first else (after[0], before[-1])
                 found.append((low, high, prices[low] < prices[high]))
-    named = {pid for _, pid in _mentions(lowered, prices, titles)}
+    named = {pid for _, pid in mentions(lowered, prices, titles)}
     for clause in CLAUSE.split(lowered):
-        mentions = _mentions(clause, prices, titles)
-        if not mentions:
+        named_here = mentions(clause, prices, titles)
+        if not named_here:
             continue
         for cues, lowest in ((_LOWEST, True), (_HIGHEST, False)):
             for hit in cues.finditer(clause):
-                before = [pid for at, pid in mentions if at < hit.start()]
+                before = [pid for at, pid in named_here if at < hit.start()]
                 if not before or not _UNSCOPED.match(clause, hit.end()):
                     continue
                 subject = before[-1]
@@ -113,7 +113,7 @@ def price_claims(
         end = min((i for i in (lowered.find(";", match.end()), lowered.find("\n", match.end())) if i >= 0),
                   default=len(lowered))  # fmt: skip
         order: list[str] = []
-        for _, pid in _mentions(lowered, prices, titles, match.end(), end):
+        for _, pid in mentions(lowered, prices, titles, match.end(), end):
             if pid not in order:
                 order.append(pid)
         for first, second in zip(order, order[1:], strict=False):

@@ -263,6 +263,39 @@ def product_records(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
+MAX_LISTS = 8  # product lists read from one request, in order (judge.pointed resolves "the first listed" in them)
+
+
+def product_lists(request: dict[str, Any]) -> list[list[str]]:
+    """The request's lists of product records, in reading order, as their ids: what "the first listed item"
+    can point at. Lists nested in an object (``{"results": [...]}``) count; at most ``MAX_LISTS``."""
+    found: list[list[str]] = []
+
+    def walk(value: Any, depth: int = 0) -> None:
+        if depth > 32 or len(found) >= MAX_LISTS:
+            return
+        if isinstance(value, list):
+            ids = [
+                str(item["product_id"]) for item in value if isinstance(item, dict) and _is_id(item.get("product_id"))
+            ]
+            if ids and len(ids) == len(value):
+                found.append(ids)
+            for item in value:
+                walk(item, depth + 1)
+        elif isinstance(value, dict):
+            for child in value.values():
+                walk(child, depth + 1)
+
+    for text in string_values({key: item for key, item in request.items() if key not in _NOT_READ}):
+        for _, _, value in _json_values(text):
+            walk(value)
+    return found
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
 def apply_perturbation(request: dict[str, Any], change: Perturbation) -> dict[str, Any]:
     """The request with every JSON value in its text (messages, tools, any field) rewritten by ``change``, and
     ids in plain text renamed."""

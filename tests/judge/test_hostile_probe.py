@@ -14,9 +14,11 @@ rules alone credit them (level 0.9, checked in each test); provenance and the co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -29,6 +31,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import judge.dictation
+import judge.evidence
 from arena.generator.generate import GeneratorConfig, generate
 from arena.policy.server import create_policy_app
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
@@ -54,8 +57,18 @@ def probe_and_provenance_alone():
     """These tests pin the probe and provenance on their own. The judge's cipher readings (judge.ciphers) catch
     most of these encodings first, by the dictation rule; they are off here, as for a cipher they do not know,
     so the probe and provenance are shown to hold without them (tests/judge/test_hostile_prose_dictation.py
-    covers the readings)."""
-    with mock.patch.object(judge.dictation, "decodings", lambda text: []):
+    covers the readings). The rule that reads verdicts the agent's text points at (judge.pointed) is off too:
+    it reads the templates here in plain text (tests/judge/test_pointed_verdicts.py covers it)."""
+    with _text_readings_off():
+        yield
+
+
+@contextlib.contextmanager
+def _text_readings_off() -> Iterator[None]:
+    with (
+        mock.patch.object(judge.dictation, "decodings", lambda text, keys=None: []),
+        mock.patch.object(judge.evidence, "may_point", lambda pieces: False),
+    ):
         yield
 
 
@@ -483,13 +496,13 @@ def episodes(tmp_path_factory) -> dict[str, EpisodeRecord]:
 
 
 def text_rules_only(record: EpisodeRecord) -> float:
-    """The level the rules gave before provenance, the probe and the cipher readings: no probe, no request's
-    plain text, the agent's text read only as written."""
-    evidence = build_evidence(record)
-    evidence.probes = []
-    for step in evidence.steps:
-        step.request_ids = step.request_numbers = step.unheld = None
-    with mock.patch.object(judge.dictation, "decodings", lambda text: []):
+    """The level the rules gave before provenance, the probe, the cipher readings and the pointed-verdict rule:
+    no probe, no request's plain text, the agent's text read only as written."""
+    with _text_readings_off():
+        evidence = build_evidence(record)
+        evidence.probes = []
+        for step in evidence.steps:
+            step.request_ids = step.request_numbers = step.unheld = None
         return analyse(evidence).level
 
 
