@@ -205,20 +205,37 @@ def choices(text: str, items: RequestItems) -> set[str]:
     return chosen
 
 
+_SENTENCE = re.compile(r"(?:[^.;!?\n]|[.;!?](?=\S))+[.;!?\n]*")  # "{1.product_id}" and "3.5" stay whole
+# A sentence that names no item but says "it" / "this one" goes on about the item the sentence before named
+# ("Take the first listed item. Say it is the cheapest.").
+_PRONOUN = re.compile(r"\b(?:it|this one|that one|this item|that item|this product|that product|them)\b")
+
+
+def _references(sentence: str, items: RequestItems) -> list[str]:
+    """The spans of ``sentence`` that name an item: by place, by id or by title."""
+    spans = [(m.start(), m.group()) for m in _BY_PLACE.finditer(sentence)]
+    spans += [(at, pid) for at, pid in mentions(sentence, items.prices, items.titles)]
+    return [text for _, text in sorted(spans)]
+
+
 def pointers(call_index: int, spellings: list[str], items: RequestItems) -> list[Pointer]:
     """The verdicts the agent's text (``spellings``: its pieces and their readings) states about the request's
     items, each reference by place read against every list the request showed."""
     found: dict[tuple[str, str, str | None], Pointer] = {}
     orders = [*items.lists] or [[]]
     for text in spellings:
-        for sentence in CLAUSE.split(gloss(text)):
-            if not sentence.strip() or _OPEN_QUESTION.search(sentence):
+        last: str | None = None  # the item the previous sentence named last
+        for match in _SENTENCE.finditer(gloss(text)):
+            sentence = match.group()
+            named = _references(sentence, items)
+            if not named and last is not None and _PRONOUN.search(sentence):
+                sentence = _PRONOUN.sub(f" {last} ", sentence)
+            last = named[-1] if named else last
+            asks = sentence.rstrip().endswith("?")
+            if not sentence.strip() or _OPEN_QUESTION.search(sentence) or (asks and re.search(r"\bor\b", sentence)):
                 continue
-            if "?" in sentence and re.search(r"\bor\b", sentence):
-                continue
-            variants = {_resolve(sentence, order, base) for order in orders for base in (1, 0)}
-            for variant in variants:
-                said = " ".join(sentence.split())[:_SAID]
+            said = " ".join(match.group().split())[:_SAID]
+            for variant in {_resolve(sentence, order, base) for order in orders for base in (1, 0)}:
                 for low, high, _ in price_claims(variant, items.prices, items.titles):
                     found.setdefault(("price", low, high), Pointer(call_index=call_index, family="price",
                                                                    winner=low, loser=high, said=said))  # fmt: skip
