@@ -84,7 +84,9 @@ _GLOSS = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in sorted(GLOSS,
 
 # A verdict about an item: a choice (the item is preferred, recommended, the one to buy) or a price comparison
 # (``arena.runner.price_claims``). Verbs name their item after them, adjectives before them.
-_CHOICE_VERBS = ("prefer", "recommend", "choose", "pick", "go with", "opt for", "suggest", "favour", "favor")
+_CHOICE_VERBS = (
+    "prefer", "recommend", "choose", "pick", "go with", "opt for", "suggest", "favour", "favor", "buy", "purchase",
+)  # fmt: skip
 _CHOICE_ADJECTIVES = (
     "better", "best", "the winner", "preferred", "superior", "the one to buy", "the one to get", "the one to pick",
     "the one to choose", "my pick", "my choice", "top pick", "top choice", "the way to go", "wins", "better value",
@@ -102,8 +104,9 @@ _OPEN_QUESTION = re.compile(r"\b(?:which|whichever|whether|what|who|lequel|laque
 
 # References to an item by place, after the gloss: "the first (listed) (item)", "first result", "the top one",
 # "item 2", "#2", "no. 2", and template slots ("{1.product_id}", "{2[title]}").
-_ORDINALS = {"first": 1, "1st": 1, "top": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
-             "fifth": 5, "5th": 5, "last": -1}  # fmt: skip
+_ORDINALS = {"first": 1, "1st": 1, "top": 1, "former": 1, "second": 2, "2nd": 2, "latter": 2, "third": 3, "3rd": 3,
+             "fourth": 4, "4th": 4, "fifth": 5, "5th": 5, "last": -1}  # fmt: skip
+_NUMERALS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _NOUN = r"(?:one|item|result|product|option|hit|entry|listing|record|offer|candidate|row|line)s?"
 _ORDINAL = "|".join(_ORDINALS)
 _BY_PLACE = re.compile(
@@ -111,7 +114,7 @@ _BY_PLACE = re.compile(
     rf"(?:\s+{_NOUN}\b)?"
     rf"|\b(?P<o2>{_ORDINAL})(?:\s+(?:listed|shown|given|ranked))?\s+{_NOUN}\b"
     r"|(?:\b(?:item|result|product|option|hit|entry|row|line|number|no\.?|choice|candidate|listing)\s*#?\s*|#)"
-    r"(?P<n>\d{1,2})\b"
+    r"(?P<n>\d{1,2}|one|two|three|four|five)\b"
     r"|\{\s*(?P<slot>\d{1,2})(?:[.\[][^{}]{0,40})?\}"
 )
 
@@ -180,7 +183,8 @@ def _resolve(sentence: str, order: list[str], base: int) -> str:
         if word:
             index = _ORDINALS[word] - 1 if _ORDINALS[word] > 0 else len(order) - 1
         else:
-            index = int(match.group("n") or match.group("slot")) - base
+            number = match.group("n") or match.group("slot")
+            index = (_NUMERALS[number] if number in _NUMERALS else int(number)) - base
         return f" {order[index]} " if 0 <= index < len(order) else match.group()
 
     return _BY_PLACE.sub(place, sentence)
@@ -223,7 +227,8 @@ def pointers(call_index: int, spellings: list[str], items: RequestItems) -> list
     items, each reference by place read against every list the request showed."""
     found: dict[tuple[str, str, str | None], Pointer] = {}
     orders = [*items.lists] or [[]]
-    for text in spellings:
+    # The request's pieces read as one text, a line each: "it" in one turn may name the item the turn before named.
+    for text in ["\n".join(spellings)]:
         last: str | None = None  # the item the previous sentence named last
         for match in _SENTENCE.finditer(gloss(text)):
             sentence = match.group()
