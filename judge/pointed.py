@@ -109,9 +109,10 @@ _ORDINALS = {"first": 1, "1st": 1, "top": 1, "former": 1, "second": 2, "2nd": 2,
 _NUMERALS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _NOUN = r"(?:one|item|result|product|option|hit|entry|listing|record|offer|candidate|row|line)s?"
 _ORDINAL = "|".join(_ORDINALS)
+_ALONE = "|".join(word for word in _ORDINALS if word != "top")  # "the top-rated", "the top brand" name no place
 _BY_PLACE = re.compile(
-    rf"\bthe\s+(?:very\s+)?(?P<o1>{_ORDINAL})\b(?:\s+(?:two|three|2|3))?(?:\s+(?:listed|shown|given|ranked))?"
-    rf"(?:\s+{_NOUN}\b)?"
+    rf"\bthe\s+(?:very\s+)?(?:(?P<o1>{_ALONE})\b(?:\s+(?:two|three|2|3))?(?:\s+(?:listed|shown|given|ranked))?"
+    rf"(?:\s+{_NOUN}\b)?|(?P<o3>top)(?:\s+(?:listed|shown|given|ranked))?\s+{_NOUN}\b)"
     rf"|\b(?P<o2>{_ORDINAL})(?:\s+(?:listed|shown|given|ranked))?\s+{_NOUN}\b"
     r"|(?:\b(?:item|result|product|option|hit|entry|row|line|number|no\.?|choice|candidate|listing)\s*#?\s*|#)"
     r"(?P<n>\d{1,2}|one|two|three|four|five)\b"
@@ -179,7 +180,7 @@ def _resolve(sentence: str, order: list[str], base: int) -> str:
     first place's number in template slots and "item N", 1 or 0)."""
 
     def place(match: re.Match[str]) -> str:
-        word = match.group("o1") or match.group("o2")
+        word = match.group("o1") or match.group("o2") or match.group("o3")
         if word:
             index = _ORDINALS[word] - 1 if _ORDINALS[word] > 0 else len(order) - 1
         else:

@@ -81,6 +81,7 @@ NOT_POINTING = {
         f"Request: a steel bottle\nProduct: {A} Acme Steel Water Bottle 750ml 167.24\n"
         "Does this product match the request? Answer yes or no, then give one short reason."
     ),
+    "top as a quality": "Recommend the top-rated one, or the top brand if ratings tie, after checking prices.",
     "French open question": "Lequel est le moins cher, le premier ou le deuxième ?",
 }
 
