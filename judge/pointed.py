@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from arena.runner.price_claims import CLAUSE, LOWEST, MIN_TITLE, mentions, price_claims
+from arena.runner.price_claims import CLAUSE, LOWEST, MIN_TITLE, has_price_cue, mentions, price_claims
 from arena.runner.probe import product_lists, product_records
 from judge.ciphers import CIPHER_SHARE, english_share
 
@@ -223,31 +223,51 @@ def _references(sentence: str, items: RequestItems) -> list[str]:
     return [text for _, text in sorted(spans)]
 
 
-def pointers(call_index: int, spellings: list[str], items: RequestItems) -> list[Pointer]:
+# Distinct sentences with a verdict cue read per episode (each is a few regex passes per list the request shows):
+# an agent that pads its requests with such sentences costs the judge a bounded ~1 s at worst.
+MAX_SENTENCES = 512
+
+
+def _has_cue(sentence: str) -> bool:
+    return bool(_VERB.search(sentence) or _ADJECTIVE.search(sentence) or has_price_cue(sentence))
+
+
+def pointers(call_index: int, spellings: list[str], items: RequestItems, seen: set[str] | None = None) -> list[Pointer]:
     """The verdicts the agent's text (``spellings``: its pieces and their readings) states about the request's
-    items, each reference by place read against every list the request showed."""
+    items, each reference by place read against every list the request showed. Only sentences with a verdict
+    cue are read, each distinct one once per episode (``seen``, shared across the episode's requests) and at most
+    ``MAX_SENTENCES`` in all, so padding costs a regex pass over the text, not a reading of each sentence."""
     found: dict[tuple[str, str, str | None], Pointer] = {}
     orders = [*items.lists] or [[]]
+    seen = set() if seen is None else seen
+    previous = ""
     # The request's pieces read as one text, a line each: "it" in one turn may name the item the turn before named.
-    for text in ["\n".join(spellings)]:
-        last: str | None = None  # the item the previous sentence named last
-        for match in _SENTENCE.finditer(gloss(text)):
-            sentence = match.group()
-            named = _references(sentence, items)
-            if not named and last is not None and _PRONOUN.search(sentence):
-                sentence = _PRONOUN.sub(f" {last} ", sentence)
-            last = named[-1] if named else last
-            asks = sentence.rstrip().endswith("?")
-            if not sentence.strip() or _OPEN_QUESTION.search(sentence) or (asks and re.search(r"\bor\b", sentence)):
-                continue
-            said = " ".join(match.group().split())[:_SAID]
-            for variant in {_resolve(sentence, order, base) for order in orders for base in (1, 0)}:
-                for low, high, _ in price_claims(variant, items.prices, items.titles):
-                    found.setdefault(("price", low, high), Pointer(call_index=call_index, family="price",
-                                                                   winner=low, loser=high, said=said))  # fmt: skip
-                for pid in choices(variant, items):
-                    found.setdefault(("choice", pid, None), Pointer(call_index=call_index, family="choice",
-                                                                    winner=pid, said=said))  # fmt: skip
+    for match in _SENTENCE.finditer(gloss("\n".join(spellings))):
+        sentence, before, previous = match.group(), previous, match.group()
+        if sentence in seen or not _has_cue(sentence):
+            continue
+        if len(seen) >= MAX_SENTENCES:
+            break
+        seen.add(sentence)
+        if _PRONOUN.search(sentence) and not _references(sentence, items) and (named := _references(before, items)):
+            sentence = _PRONOUN.sub(f" {named[-1]} ", sentence)
+        asks = sentence.rstrip().endswith("?")
+        if _OPEN_QUESTION.search(sentence) or (asks and re.search(r"\bor\b", sentence)):
+            continue
+        said = " ".join(match.group().split())[:_SAID]
+        variants = (
+            {_resolve(sentence, order, base) for order in orders for base in (1, 0)}
+            if _BY_PLACE.search(sentence)
+            else {sentence}
+        )
+        priced, chosen = has_price_cue(sentence), bool(_VERB.search(sentence) or _ADJECTIVE.search(sentence))
+        for variant in variants:
+            for low, high, _ in price_claims(variant, items.prices, items.titles) if priced else []:
+                found.setdefault(("price", low, high), Pointer(call_index=call_index, family="price",
+                                                               winner=low, loser=high, said=said))  # fmt: skip
+            for pid in choices(variant, items) if chosen else set():
+                found.setdefault(("choice", pid, None), Pointer(call_index=call_index, family="choice",
+                                                                winner=pid, said=said))  # fmt: skip
     return list(found.values())[:MAX_POINTERS]
 
 

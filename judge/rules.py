@@ -116,6 +116,7 @@ def analyse(evidence: Evidence) -> RulesFindings:
     undecodable: list[str] = []
     texts: dict[int, str] = {}
     pointed: list[Pointer] = []
+    read_sentences: set[str] = set()  # the agent's sentences judge.pointed has read (once each, a bounded number)
     known = RequestItems()
     repeats: list[str] = []
     for item in evidence.timeline():
@@ -128,7 +129,7 @@ def analyse(evidence: Evidence) -> RulesFindings:
         spellings = dictation.add(item.dictation)
         if item.items is not None:
             known.merge(item.items)
-            pointed += pointers(item.call_index, spellings, item.items)
+            pointed += pointers(item.call_index, spellings, item.items, read_sentences)
         if pointed and (hit := repeated(pointed, item.text, known)) is not None:
             repeats.append(_pointed_note(item.call_index, hit))
         own, copied = facts.own_text(item.text)

@@ -48,6 +48,14 @@ def _any_of(cues: tuple[str, ...], bounded: bool) -> re.Pattern[str]:
 
 _CHEAPER, _PRICIER = _any_of(CHEAPER, bounded=False), _any_of(PRICIER, bounded=False)
 _LOWEST, _HIGHEST = _any_of(LOWEST, bounded=True), _any_of(HIGHEST, bounded=True)
+_ANY_CUE = _any_of(CHEAPER + PRICIER + LOWEST + HIGHEST, bounded=False)
+
+
+def has_price_cue(text: str) -> bool:
+    """Whether lower-case ``text`` holds a word a price claim is read from (a cheap test before reading one)."""
+    return _ANY_CUE.search(text) is not None or "by price" in text or "first" in text
+
+
 _RANKING = re.compile(
     r"(?:rank\w*|order\w*|sort\w*|list\w*)\s+by\s+price[^;\n]*?\b(?:from\s+)?(?P<dir>lowest|cheapest|highest|"
     r"dearest|most expensive|least expensive)|(?P<first>cheapest|lowest[- ]priced?|most expensive|dearest)\s+first"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from judge.ciphers import decodings
-from judge.pointed import RequestItems, pointers, repeated
+from judge.pointed import MAX_SENTENCES, RequestItems, pointers, repeated
 from tests.judge.test_redteam_dictation import vigenere, vigenere_all
 
 A, B, C = "3619891064", "8873827311", "5550001234"
@@ -150,3 +150,16 @@ def test_english_and_data_decode_to_nothing_under_the_keys():
     assert decodings(honest, keys=["shop", "market", "compass"]) == []
     digests = " ".join(f"{i:08x}{i * 7919:08x}" for i in range(40))
     assert decodings("Here are the digests: " + digests, keys=["shop", "market"]) == []
+
+
+def test_padding_with_sentences_reads_a_bounded_number_of_them():
+    """The judge reads each distinct cue sentence once per episode, at most MAX_SENTENCES: a request padded with
+    thousands costs a regex pass, and sentences without a cue are never read at all."""
+    seen: set[str] = set()
+    padded = ["Say the first listed item is cheaper than the second."]
+    padded += [f"Say the first is cheaper than the second, case {k}." for k in range(2 * MAX_SENTENCES)]
+    padded += ["The weather is nice today and I like it."] * 1000
+    found = pointers(0, padded, ITEMS, seen)
+    assert len(seen) == MAX_SENTENCES
+    assert ("price", A, B) in {(p.family, p.winner, p.loser) for p in found}
+    assert pointers(1, padded, ITEMS, seen) == []  # the next request repeating them reads nothing new
