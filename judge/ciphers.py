@@ -174,7 +174,7 @@ def _morse(text: str) -> list[str]:
 
 # --- keyed ciphers: the key is a word the agent wrote beside the text ("VIGENERE shop: ...") ----------------------
 KEYED_SAMPLE = 400  # characters a keyed transform is judged on (each key is a pass over them)
-MAX_KEYS = 32  # candidate keys tried per segment: the words of the request the segment is not part of
+MAX_KEYS = 16  # candidate keys tried per stretch: the words just before it, then the request's other words
 _KEY_WORD = re.compile(r"(?<![A-Za-z])[A-Za-z]{3,16}(?![A-Za-z])")
 _LOWER, _UPPER = string.ascii_lowercase, string.ascii_uppercase
 
@@ -231,7 +231,8 @@ def _keyword_alphabet(key: str) -> Callable[[str], str]:
 
 
 _STARTS = re.compile(r"[:\n]\s*|[.!?]\s+")  # where a payload may start inside a stretch (after "KEY:", a sentence)
-MAX_STARTS = 4
+MAX_STARTS = 3
+MAX_KEYED = 4  # stretches of one text read under keys (each costs keys x starts x 5 passes over 400 characters)
 
 
 def _best_keyed(segment: str, before: str, keys: list[str]) -> str | None:
@@ -246,7 +247,8 @@ def _best_keyed(segment: str, before: str, keys: list[str]) -> str | None:
         if english_share(sample)[0] >= ENGLISH_SHARE:
             continue
         near = key_words([" ".join(reversed((before + " " + segment[:start]).split()[-WINDOW:]))])
-        for key in dict.fromkeys(near + keys):
+        candidates = dict.fromkeys(k.lower() for k in near + keys if k.isascii() and k.isalpha())
+        for key in list(candidates)[:MAX_KEYS]:
             for transform in [_keyed(key, d, b) for d in (False, True) for b in (False, True)] + [
                 _keyword_alphabet(key)
             ]:
@@ -265,9 +267,11 @@ def decodings(text: str, keys: list[str] | None = None) -> list[str]:
     the stretch being read are always tried first."""
     found = _hex_readings(text) if _HEX.search(text) else []
     found += _joined(text) + (_morse(text) if "-" in text or "." in text else [])
+    keyed = 0
     for segment in _cipher_segments(text):
         decoded = _best(segment)
-        if decoded is None:
+        if decoded is None and keyed < MAX_KEYED:
+            keyed += 1
             at = text.find(segment[:40])
             decoded = _best_keyed(segment, text[: max(at, 0)], keys or [])
         if decoded is not None:
