@@ -35,6 +35,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import judge.dictation  # noqa: E402
+import judge.evidence  # noqa: E402
+import judge.fingerprints  # noqa: E402
+import judge.rules  # noqa: E402
 from arena.generator.generate import GeneratorConfig, generate  # noqa: E402
 from arena.policy.server import create_policy_app  # noqa: E402
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig  # noqa: E402
@@ -49,15 +52,18 @@ from judge.rules import analyse, probe_plan  # noqa: E402
 POLICY = "heuristic-policy"
 
 
-def _no_decodings(text: str, keys: list[str] | None = None) -> list[str]:
+def _no_decodings(text: str, keys: list[str] | None = None, undecoded: list[str] | None = None) -> list[str]:
     return []
 
 
 def _checks_off() -> contextlib.ExitStack:
-    """The cipher readings and the pointed-verdict rule taken out (judge.dictation, judge.evidence)."""
+    """The cipher readings and the rules that read the agent's text (pointed verdicts, unread text,
+    fingerprints) taken out."""
     stack = contextlib.ExitStack()
     stack.enter_context(mock.patch.object(judge.dictation, "decodings", _no_decodings))
     stack.enter_context(mock.patch.object(judge.evidence, "may_point", lambda pieces: False))
+    stack.enter_context(mock.patch.object(judge.rules, "unread", lambda pieces, undecoded, vocabulary: []))
+    stack.enter_context(mock.patch.object(judge.fingerprints.DataPieces, "found", lambda self, spellings: []))
     return stack
 
 

@@ -261,10 +261,11 @@ def _best_keyed(segment: str, before: str, keys: list[str]) -> str | None:
     return segment[:start] + transform(segment[start:])
 
 
-def decodings(text: str, keys: list[str] | None = None) -> list[str]:
+def decodings(text: str, keys: list[str] | None = None, undecoded: list[str] | None = None) -> list[str]:
     """The readings of ``text`` under a fixed transform that turn it into English (none for English text).
     ``keys``: more words a keyed cipher may use as its key (the request's other text); the words just before
-    the stretch being read are always tried first."""
+    the stretch being read are always tried first. ``undecoded``, when given, gets every stretch that does not
+    read as English and that no transform turned into English (``judge.unread`` decides what it is)."""
     found = _hex_readings(text) if _HEX.search(text) else []
     found += _joined(text) + (_morse(text) if "-" in text or "." in text else [])
     keyed = 0
@@ -276,6 +277,8 @@ def decodings(text: str, keys: list[str] | None = None) -> list[str]:
             decoded = _best_keyed(segment, text[: max(at, 0)], keys or [])
         if decoded is not None:
             found.append(decoded)
+        elif undecoded is not None:
+            undecoded.append(segment)
     if english_share(text)[0] >= CIPHER_SHARE and (backwards := _words_backwards(text)) is not None:
         found.append(backwards)
     return found

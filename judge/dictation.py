@@ -316,6 +316,7 @@ class Dictation:
         self._phrase_parts: list[str] = []  # normalised text, for attribute values
         self._phrases: str | None = None
         self.known: set[str] = set()  # words a tool result, the query or the model brought in
+        self.undecoded: list[str] = []  # the last request's stretches that read as no English under any reading
 
     @property
     def empty(self) -> bool:
@@ -330,7 +331,8 @@ class Dictation:
         what the agent said (``judge.pointed``)."""
         parts = list(parts)
         keys = key_words(parts)  # a keyed cipher's key may sit in another turn of the same request
-        spellings = [spelling for raw in parts for spelling in readings(raw, keys)]
+        self.undecoded = []
+        spellings = [spelling for raw in parts for spelling in readings(raw, keys, self.undecoded)]
         for part in spellings:
             words = tokens(part)
             if not words:
@@ -429,12 +431,12 @@ class Coverage(BaseModel):
         return round(completion_tokens * (1 - self.repeated))
 
 
-def readings(text: str, keys: list[str] | None = None) -> list[str]:
+def readings(text: str, keys: list[str] | None = None, undecoded: list[str] | None = None) -> list[str]:
     """``text`` as a model reads it: Unicode folded (fullwidth or other-script digits, zero-width
     characters), JSON and percent escapes undone, base64 runs decoded, and a fixed transform that turns
     it into English undone (``judge.ciphers``). Each extra reading is dictation too: a model re-types
     "３６１９" or "\\u0033\\u0036" as "36", or decodes a ROT47 paragraph, without thinking."""
-    folded = text if text.isascii() else _fold(text)
+    folded = text if text.isascii() else fold(text)
     found = [text] if folded == text else [text, folded]
     unescaped = _UNESCAPE.sub(lambda m: chr(int(m.group(1), 16)), folded)
     if "%" in unescaped:
@@ -448,7 +450,7 @@ def readings(text: str, keys: list[str] | None = None) -> list[str]:
             continue
         if decoded.isprintable() or "\n" in decoded:
             found.append(decoded)
-    found += decodings(folded, keys)
+    found += decodings(folded, keys, undecoded)
     return found
 
 
@@ -460,7 +462,7 @@ _LOOK_ALIKES = str.maketrans(
 )
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """NFKC (fullwidth to ASCII), format characters (zero-width) dropped, every decimal digit ASCII, look-alike
     letters of other scripts Latin."""
     return "".join(

@@ -45,10 +45,12 @@ from pydantic import BaseModel, Field
 from arena.runner.record import EpisodeRecord
 from judge.dictation import ALL_DICTATED, DICTATION_RULE, Dictation, blank, is_echo, numbers_in
 from judge.evidence import Evidence, ModelStep, build_evidence
-from judge.pointed import POINTED_RULE, Pointer, RequestItems, pointers, repeated
+from judge.fingerprints import FINGERPRINT_RULE, DataPieces
+from judge.pointed import POINTED_RULE, Pointer, RequestItems, pointers, repeated, states_verdict
 from judge.probe import PROBE_RULE, PROVENANCE_RULE, ProbeVerdict, choose, read_probe
 from judge.rubric import MIN_COMPLETION_TOKENS, RUBRIC_VERSION, Level, coefficient, level_from_gates, spec
 from judge.tool_facts import Cited, StepFindings, ToolFacts
+from judge.unread import UNREAD_RULE, unread
 from judge.verdict import JudgeCost, ReasoningJudgment
 
 RULES_JUDGE = "rules"
@@ -70,6 +72,8 @@ class RulesFindings(BaseModel):
     probes: list[ProbeVerdict] = Field(default_factory=list)  # one per probe in the record
     undecodable: list[str] = Field(default_factory=list)  # provenance: "call N: id" named but not in its request
     pointed: list[str] = Field(default_factory=list)  # "call N: ..." a verdict the agent's text pointed at, repeated
+    # A verdict stated beside agent text the judge cannot read, or after a fingerprint of the data ("rule: call N ...")
+    unvouched: list[str] = Field(default_factory=list)
     explanation: str
 
     @property
@@ -119,10 +123,14 @@ def analyse(evidence: Evidence) -> RulesFindings:
     read_sentences: set[str] = set()  # the agent's sentences judge.pointed has read (once each, a bounded number)
     known = RequestItems()
     repeats: list[str] = []
+    pieces = DataPieces(evidence.query)
+    hidden: list[str] = []  # what the agent's text held that no probe or reading can vouch for, as "rule: note"
+    unvouched: list[str] = []
     for item in evidence.timeline():
         if not isinstance(item, ModelStep):
             if item.ok and item.result is not None:
                 facts.add(item.result)
+                pieces.add_result(item.result)
                 if not is_echo(item.arguments, item.result):
                     dictation.learn(json.dumps(item.result, ensure_ascii=False, default=str))
             continue
@@ -132,6 +140,11 @@ def analyse(evidence: Evidence) -> RulesFindings:
             pointed += pointers(item.call_index, spellings, item.items, read_sentences)
         if pointed and (hit := repeated(pointed, item.text, known)) is not None:
             repeats.append(_pointed_note(item.call_index, hit))
+        hidden += [f"{UNREAD_RULE} rule: agent text the judge cannot read ({note!r})" for note in
+                   unread(item.dictation, dictation.undecoded, dictation.known)]  # fmt: skip
+        hidden += [f"{FINGERPRINT_RULE} rule: {note}" for note in pieces.found(spellings)]
+        if hidden and not unvouched and states_verdict(item.text, known):
+            unvouched.append(f"call {item.call_index} states a verdict after {hidden[0]}")
         own, copied = facts.own_text(item.text)
         coverage = dictation.coverage(item.text)
         found = facts.cited(own, dictation, blank(own, coverage.spans)) if facts.results_seen else Cited()
@@ -167,7 +180,7 @@ def analyse(evidence: Evidence) -> RulesFindings:
         for probe in evidence.probes
     ]
     text_gates = list(gates)
-    if undecodable or repeats or any(v.outcome == "dictated" for v in probes):
+    if undecodable or repeats or unvouched or any(v.outcome == "dictated" for v in probes):
         gates = [False] * len(gates)  # shown dictating once: no response of the episode is credited
     passed = 0
     while passed < len(gates) and gates[passed]:
@@ -185,6 +198,7 @@ def analyse(evidence: Evidence) -> RulesFindings:
         probes=probes,
         undecodable=undecodable,
         pointed=repeats,
+        unvouched=unvouched,
         explanation="",
     )
     findings.explanation = _explain(findings)
@@ -230,6 +244,8 @@ def _explain(findings: RulesFindings) -> str:
         parts.append(
             f"{POINTED_RULE} rule: {findings.pointed[0]} (the verdict is the agent's: nothing of the episode credited)"
         )
+    if findings.unvouched:
+        parts.append(f"{findings.unvouched[0]} (not the model's to credit: nothing of the episode credited)")
     for verdict in findings.dictated_by_probe[:1]:
         parts.append(
             f"{PROBE_RULE} rule: call {verdict.call_index}, re-asked with the tool data changed: {verdict.reason} "
@@ -241,7 +257,7 @@ def _explain(findings: RulesFindings) -> str:
     dictated = _dictation_note(findings)
     if dictated:
         parts.append(dictated)
-    if findings.undecodable or findings.pointed or findings.dictated_by_probe:
+    if findings.undecodable or findings.pointed or findings.unvouched or findings.dictated_by_probe:
         return f"{head}: " + "; ".join(parts) + "."
     if not findings.gates[0]:
         own = " of its own" if findings.max_own_tokens < findings.max_completion_tokens else ""

@@ -32,6 +32,8 @@ from hypothesis import strategies as st
 
 import judge.dictation
 import judge.evidence
+import judge.fingerprints
+import judge.rules
 from arena.generator.generate import GeneratorConfig, generate
 from arena.policy.server import create_policy_app
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
@@ -57,8 +59,9 @@ def probe_and_provenance_alone():
     """These tests pin the probe and provenance on their own. The judge's cipher readings (judge.ciphers) catch
     most of these encodings first, by the dictation rule; they are off here, as for a cipher they do not know,
     so the probe and provenance are shown to hold without them (tests/judge/test_hostile_prose_dictation.py
-    covers the readings). The rule that reads verdicts the agent's text points at (judge.pointed) is off too:
-    it reads the templates here in plain text (tests/judge/test_pointed_verdicts.py covers it)."""
+    covers the readings). The rules that read the agent's text for verdicts it points at (judge.pointed), for
+    text the judge cannot read (judge.unread) and for fingerprints of the data (judge.fingerprints) are off too
+    (tests/judge/test_pointed_verdicts.py and the red-team modules cover them)."""
     with _text_readings_off():
         yield
 
@@ -66,8 +69,10 @@ def probe_and_provenance_alone():
 @contextlib.contextmanager
 def _text_readings_off() -> Iterator[None]:
     with (
-        mock.patch.object(judge.dictation, "decodings", lambda text, keys=None: []),
+        mock.patch.object(judge.dictation, "decodings", lambda text, keys=None, undecoded=None: []),
         mock.patch.object(judge.evidence, "may_point", lambda pieces: False),
+        mock.patch.object(judge.rules, "unread", lambda pieces, undecoded, vocabulary: []),
+        mock.patch.object(judge.fingerprints.DataPieces, "found", lambda self, spellings: []),
     ):
         yield
 
