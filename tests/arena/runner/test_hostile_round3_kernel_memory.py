@@ -7,6 +7,8 @@ in the real bubblewrap sandbox, with the episode's memory cgroup in force where 
   socket (whose lone form the filter refuses). Measured on this host (kernel 6.18, cgroup v1): netlink
   datagrams are not charged to the memory cgroup at all (200 MiB queued in a 48 MiB cgroup, 2 MiB charged),
   so the episode's bound does not hold them and ``limits_hit`` names nothing;
+- ``netlink_ack``: the same with no peer and no USERSOCK: NETLINK_ROUTE requests the kernel refuses, each
+  asking for an acknowledgement that echoes the whole request into the sender's own queue;
 - ``inotify``: events with 255-character names queued on instances never read (fsnotify charges them to the
   listener's cgroup): contained.
 
@@ -37,7 +39,11 @@ LIMITS = EpisodeLimits(
 )
 # What each sink tries: netlink 4 x 40 MiB (160 MiB, 2.5x the bound; about 200 receivers a process, under
 # RLIMIT_NOFILE), inotify 2 x 96 MiB.
-ATTACKS = {"netlink": {"processes": 4, "mib": 40}, "inotify": {"processes": 2, "mib": 96}}
+ATTACKS = {
+    "netlink": {"processes": 4, "mib": 40},
+    "netlink_ack": {"processes": 4, "mib": 32},
+    "inotify": {"processes": 2, "mib": 96},
+}
 
 if bubblewrap_path() is None:
     if os.environ.get("ARENA_REQUIRE_SANDBOX"):
@@ -90,26 +96,30 @@ def _bounded(record: EpisodeRecord, held: int) -> None:
     reason="bypass: netlink datagrams are charged to no memory cgroup and the filter allows AF_NETLINK "
     "(arena/runner/syscall_filter.py:compile_filter); nothing names a limit",
 )
-def test_netlink_queues_are_held_within_the_episodes_memory_bound(runs):
-    record = runs["netlink"]
+@pytest.mark.parametrize("way", ["netlink", "netlink_ack"])
+def test_netlink_queues_are_held_within_the_episodes_memory_bound(runs, way):
+    record = runs[way]
     assert "NETLINK-REFUSED" not in record.stdout_tail or not _lines(record, "QUEUED")
-    kernel = next(iter(_lines(record, "KERNEL-HELD")), ["KERNEL-HELD", "0"])
-    held = max(_held_at_once(record), int(kernel[1]))
-    _bounded(record, held)
+    kernel = int(next(iter(_lines(record, "KERNEL-HELD")), ["KERNEL-HELD", "0"])[1])
+    # The kernel's figure; for plain datagrams the bytes sent too (the acks' count is an estimate, not used).
+    _bounded(record, max(_held_at_once(record), kernel) if way == "netlink" else kernel)
 
 
-def test_the_netlink_attack_ran_and_what_it_held_is_the_kernels_figure(runs):
+@pytest.mark.parametrize("way", ["netlink", "netlink_ack"])
+def test_the_netlink_attack_ran_and_what_it_held_is_the_kernels_figure(runs, way):
     """The bypass above is measured, not assumed: the attack ran to the end in every process, and the
-    kernel's own receive-queue figure agrees with what the processes counted."""
-    record = runs["netlink"]
+    kernel's own receive-queue figure is over the bound."""
+    record = runs[way]
     if "NETLINK-REFUSED" in record.stdout_tail:
         pytest.skip("netlink refused: the bypass above is closed (its xfail then fails, strict)")
-    assert next(iter(_lines(record, "ALL-HELD")))[1] == str(ATTACKS["netlink"]["processes"]), record.stdout_tail[-2000:]
+    assert next(iter(_lines(record, "ALL-HELD")))[1] == str(ATTACKS[way]["processes"]), record.stdout_tail[-2000:]
     kernel = int(next(iter(_lines(record, "KERNEL-HELD")))[1])
     counted = _held_at_once(record)
-    assert counted > 0 and kernel >= counted, (kernel, counted)
+    assert counted > 0 and kernel > EPISODE_MEMORY, (kernel, counted)
+    if way == "netlink":  # the datagrams' payloads, counted as sent, are all in the kernel's figure
+        assert kernel >= counted, (kernel, counted)
     print(
-        f"netlink: {kernel / 2**20:.0f} MiB queued at once (kernel), bound {EPISODE_MEMORY >> 20} MiB, "
+        f"{way}: {kernel / 2**20:.0f} MiB queued at once (kernel), bound {EPISODE_MEMORY >> 20} MiB, "
         f"cgroup peak {record.usage.peak_memory_bytes / 2**20:.0f} MiB, limits_hit "
         f"{[h.limit for h in record.limits_hit]}, termination {record.termination.value}"
     )

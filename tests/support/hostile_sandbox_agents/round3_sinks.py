@@ -6,6 +6,8 @@ The query (JSON) names the sink, the processes and the MiB each tries to hold:
   lets an unprivileged process send to another socket's port id). Each receiver is bound, sent
   datagrams until the kernel refuses (its receive buffer, about 208 KiB, plus the one datagram that
   overshoots it), and never read;
+- ``netlink_ack``: NETLINK_ROUTE sockets with no peer: each sends the kernel requests it refuses, asking
+  for an acknowledgement, which carries the whole request back into the socket's own queue;
 - ``inotify``: inotify instances watching the private /tmp, fed events with 255-character names
   (created and removed) and never read: each instance queues up to ``max_queued_events`` of them;
 
@@ -22,6 +24,7 @@ import json
 import os
 import select
 import socket
+import struct
 import termios
 import time
 
@@ -76,6 +79,33 @@ def fill_netlink(target: int) -> list:
     return held
 
 
+def fill_netlink_ack(target: int) -> list:
+    """NETLINK_ROUTE, no peer at all: requests the kernel refuses (RTM_NEWLINK needs CAP_NET_ADMIN), each
+    asking for an acknowledgement, which echoes the whole request back into the sender's own queue."""
+    held, queued, payload = [], 0, b"x" * 65536
+    # About 128 KiB of acknowledgements stay queued a socket (the kernel's figure, KERNEL-HELD, is the one read).
+    for _ in range(min(240, target // (128 * 1024))):
+        try:
+            sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+            sock.bind((0, 0))
+        except OSError as exc:
+            print("NETLINK-REFUSED", os.getpid(), exc.errno, flush=True)
+            break
+        sock.setblocking(False)
+        held.append(sock)
+        for seq in range(64):
+            message = struct.pack("=LHHLL", 16 + len(payload), 16, 0x1 | 0x4, seq, 0) + payload
+            try:
+                sock.sendto(message, (0, 0))
+            except OSError:
+                break
+        queued += 128 * 1024
+        if len(held) % 16 == 0:
+            print("QUEUED", os.getpid(), queued, "netlink_ack", flush=True)
+    print("QUEUED", os.getpid(), queued, "netlink_ack", flush=True)
+    return held
+
+
 def fill_inotify(target: int) -> list:
     import ctypes
 
@@ -103,7 +133,7 @@ def fill_inotify(target: int) -> list:
     return instances
 
 
-SINKS = {"netlink": fill_netlink, "inotify": fill_inotify}
+SINKS = {"netlink": fill_netlink, "netlink_ack": fill_netlink_ack, "inotify": fill_inotify}
 
 
 def agent_main(problem):
@@ -133,7 +163,7 @@ def agent_main(problem):
         if select.select([done_r], [], [], 0.5)[0]:
             finished += len(os.read(done_r, 64))
     print("ALL-HELD", finished + 1, flush=True)
-    if spec["way"] == "netlink":
+    if spec["way"].startswith("netlink"):
         print("KERNEL-HELD", netlink_rmem(), flush=True)
     time.sleep(0.5)  # let the runner sample the peak
     os.close(go_w)
