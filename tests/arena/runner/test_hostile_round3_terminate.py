@@ -10,6 +10,8 @@ tests/support/hostile_sandbox_agents/after_terminate.py).
   how long past its grace the agent was stopped;
 - ``paths``: late tool and model calls by other spellings of the routes are refused or unknown, never
   executed or forwarded;
+- ``in_flight``: a model call sent just before terminate (the upstream answers a second later) is answered
+  during the grace and kept as an answered call;
 - ``pipelined``: a recommend read right behind the terminate on one connection is refused: the answer is
   the one before terminate.
 """
@@ -21,24 +23,30 @@ import json
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
+from arena.policy.server import create_policy_app
 from arena.problems.official import parse_row
 from arena.runner import budgets
 from arena.runner.episode import AgentSource, EpisodeRunner, RunnerConfig
-from arena.runner.proxy import UpstreamRegistry
+from arena.runner.proxy import Upstream, UpstreamRegistry
 from arena.runner.record import EpisodeLimits, EpisodeRecord, Termination
 from arena.runner.sandbox import bubblewrap_path
 
 AGENT = Path(__file__).parents[2] / "support" / "hostile_sandbox_agents" / "after_terminate.py"
 ANSWER, LATE = "1001", "2000"
-LIMITS = EpisodeLimits(wall_s=40, cpu_s=40, memory_bytes=1024**3, llm_body_bytes=1024**2)
-BODY = LIMITS.llm_body_bytes  # each a whole body's worth (about 350 k empty lists)
+# A small body bound, so the refused-bodies bound (4 bodies) is well under what the grace lets through.
+LIMITS = EpisodeLimits(wall_s=40, cpu_s=40, memory_bytes=1024**3, llm_body_bytes=256 * 1024)
+BODY = LIMITS.llm_body_bytes  # each a whole body's worth (about 87 k empty lists)
 SPECS = {
     "bloat": {"way": "bloat", "body": BODY - 64, "threads": 4},
     "paths": {"way": "paths"},
     "pipelined": {"way": "pipelined"},
+    "in_flight": {"way": "in_flight"},
 }
+MODEL = "heuristic-policy"
+UPSTREAM_DELAY_S = 1.0
 
 pytestmark = pytest.mark.skipif(bubblewrap_path() is None, reason="bubblewrap is not installed")
 
@@ -57,9 +65,24 @@ async def _watch_loop(stalls: list[float], stop: asyncio.Event) -> None:
             stalls.append(late)
 
 
+def _slow(app):
+    """The policy server, a second slower to answer a chat call: a call sent before terminate is in flight."""
+
+    async def slow(scope, receive, send):
+        if scope["type"] == "http" and scope["path"].endswith("/chat/completions"):
+            await asyncio.sleep(UPSTREAM_DELAY_S)
+        await app(scope, receive, send)
+
+    return slow
+
+
 @pytest.fixture(scope="module")
 def runs(catalog) -> dict:
-    runner = EpisodeRunner(catalog, UpstreamRegistry([]), RunnerConfig(limits=LIMITS))
+    registry = UpstreamRegistry(
+        [Upstream(name=MODEL, base_url="http://policy/v1", models=[MODEL])],
+        transports={MODEL: httpx.ASGITransport(app=_slow(create_policy_app(seed=1)))},
+    )
+    runner = EpisodeRunner(catalog, registry, RunnerConfig(limits=LIMITS, allowlist=[MODEL]))
     agent = AgentSource.from_path(AGENT)
 
     async def go() -> dict:
@@ -69,11 +92,12 @@ def runs(catalog) -> dict:
             stop = asyncio.Event()
             watcher = asyncio.create_task(_watch_loop(stalls, stop))
             cpu = time.process_time()
-            out[way] = await runner.run(agent, _problem(spec), "heuristic-policy")
+            out[way] = await runner.run(agent, _problem(spec), MODEL)
             out[f"{way}_cpu_s"] = time.process_time() - cpu
             stop.set()
             await watcher
             out[f"{way}_stalls"] = stalls
+        await registry.aclose()
         return out
 
     return asyncio.run(go())
@@ -138,3 +162,29 @@ def test_a_recommend_pipelined_behind_terminate_is_refused(runs):
     after = [c for c in record.tool_calls if c.at_s >= _terminated_at(record) and c.name == "recommend_product"]
     assert after and all(c.refused == "terminated" for c in after), after
     assert record.termination is Termination.terminated
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bypass: a model call sent just before terminate is still answered during the grace and kept as an "
+    "answered call (what the judge reads), though the answer was final before the model said anything "
+    "(arena/runner/server.py: the terminated check is at a call's arrival only; arena/runner/proxy.py:_forward)",
+)
+def test_a_model_answer_arriving_after_terminate_is_not_kept_as_an_answer(runs):
+    record = runs["in_flight"]
+    assert "TERMINATED" in record.stdout_tail, record.stdout_tail[-1500:]
+    ended = _terminated_at(record)
+    late = [c for c in record.llm_calls if c.at_s + c.latency_ms / 1000 > ended and c.response is not None]
+    assert not late, [(c.index, c.status_code, c.at_s, c.latency_ms, ended) for c in late]
+
+
+def test_the_in_flight_call_was_sent_before_terminate(runs):
+    """The variant above is what it says: one call, sent before terminate, answered after it."""
+    record = runs["in_flight"]
+    (call,) = record.llm_calls
+    ended = _terminated_at(record)
+    assert call.at_s < ended < call.at_s + call.latency_ms / 1000, (call.at_s, call.latency_ms, ended)
+    print(
+        f"in flight: sent {ended - call.at_s:.2f} s before terminate, answered {call.status_code} "
+        f"{call.at_s + call.latency_ms / 1000 - ended:.2f} s after it; stdout {record.stdout_tail[-200:]!r}"
+    )

@@ -8,6 +8,8 @@ The query (JSON) says how; each recommends ``id`` and terminates first:
   worth of requests it refuses; the refusal after terminate is another path;
 - ``paths``: late calls by other spellings of the routes: a query string, a trailing slash, a doubled
   slash, a percent-encoded tool name, a NUL in the name;
+- ``in_flight``: (instead of the SDK's terminate) a model call sent just before terminate, its answer
+  arriving during the grace;
 - ``pipelined``: (instead of the SDK's terminate) a terminate and a recommend of another product in one
   write on one connection: the recommend is read right behind the terminate.
 
@@ -108,11 +110,35 @@ def pipelined(spec: dict) -> None:
     sock.close()
 
 
+def in_flight(spec: dict) -> None:
+    """A model call sent just before terminate (the test's upstream takes a second to answer), its answer read
+    after: the answer was final before the model said anything."""
+    got = {}
+
+    def ask() -> None:
+        body = {"model": sdk.model(), "messages": [{"role": "user", "content": "compare the widgets"}]}
+        try:
+            got["answer"] = sdk._request("POST", "/v1/chat/completions", body)
+        except Exception as exc:
+            got["answer"] = f"error {exc}"
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    time.sleep(0.3)  # the call is at the proxy, forwarded, waiting on the upstream
+    sdk.tool("terminate", status="success")
+    print("TERMINATED", flush=True)
+    asker.join()
+    print("IN-FLIGHT", str(got.get("answer"))[:120], flush=True)
+
+
 def agent_main(problem):
     spec = json.loads(problem["query"])
     sdk.tool("recommend_product", product_ids=[spec["id"]])
     if spec["way"] == "pipelined":
         pipelined(spec)
+        return
+    if spec["way"] == "in_flight":
+        in_flight(spec)
         return
     sdk.tool("terminate", status="success")
     print("TERMINATED", flush=True)
