@@ -63,6 +63,9 @@ _RANKING = re.compile(
 
 
 MIN_TITLE = 8  # characters: a shorter title is a common word as often as a name
+MAX_TEXT = 64_000  # characters of a response read for claims (a long reasoning and its answer)
+MAX_CLAIMS = 512
+RANKING_SPAN = 2_000  # characters a ranking by price is read over
 
 
 def mentions(
@@ -86,9 +89,12 @@ def price_claims(
     id): "X is cheaper than Y", "Y costs more than X" (around a comparing phrase in one clause), "X is the
     cheapest" (against every other item the text names), a ranking by price (each item against the next): (the
     id said to be cheaper, the one said to be dearer, whether ``prices`` agree)."""
-    lowered = text.lower()
+    # Bounded: the reading is a few passes per clause (a ranking's scans to the clause's end among them), so a
+    # response of 100 KB of claims took seconds on the validator's loop; what a comparison states fits well
+    # within the first MAX_TEXT characters, and MAX_CLAIMS claims are more than any answer makes.
+    lowered = text[:MAX_TEXT].lower()
     titles = {t: pid for t, pid in (titles or {}).items() if len(t) >= MIN_TITLE}
-    found = []
+    found: list[tuple[str, str, bool]] = []
     for clause in CLAUSE.split(lowered):
         named_here = mentions(clause, prices, titles)
         if len(named_here) < 2:
@@ -118,8 +124,9 @@ def price_claims(
     for match in _RANKING.finditer(lowered):
         word = match.group("dir") or match.group("first")
         ascending = word in ("lowest", "cheapest", "least expensive") or word.startswith("lowest")
-        end = min((i for i in (lowered.find(";", match.end()), lowered.find("\n", match.end())) if i >= 0),
-                  default=len(lowered))  # fmt: skip
+        stop = match.end() + RANKING_SPAN  # a ranking is a list in one clause: it ends at ";", a new line or here
+        end = min((i for i in (lowered.find(";", match.end(), stop), lowered.find("\n", match.end(), stop)) if i >= 0),
+                  default=min(stop, len(lowered)))  # fmt: skip
         order: list[str] = []
         for _, pid in mentions(lowered, prices, titles, match.end(), end):
             if pid not in order:
@@ -127,4 +134,4 @@ def price_claims(
         for first, second in zip(order, order[1:], strict=False):
             low, high = (first, second) if ascending else (second, first)
             found.append((low, high, prices[low] < prices[high]))
-    return found
+    return found[:MAX_CLAIMS]

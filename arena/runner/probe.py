@@ -109,8 +109,7 @@ def _products(value: Any, found: dict[str, float | None], depth: int = 0) -> Non
     if isinstance(value, dict):
         pid = value.get("product_id")
         if isinstance(pid, str | int) and not isinstance(pid, bool):
-            price = value.get(PRICE_KEY)
-            number = float(price) if isinstance(price, int | float) and not isinstance(price, bool) else None
+            number = _price(value.get(PRICE_KEY))
             if found.get(str(pid)) is None:
                 found[str(pid)] = number
         for child in value.values():
@@ -118,6 +117,19 @@ def _products(value: Any, found: dict[str, float | None], depth: int = 0) -> Non
     elif isinstance(value, list):
         for item in value:
             _products(item, found, depth + 1)
+
+
+MAX_PRICE = 1e9  # a price past it (1e17, an infinity, NaN: an agent can write any in the records it shows) is none
+
+
+def _price(value: Any) -> float | None:
+    """A record's price as the probe may change it: a finite positive number below ``MAX_PRICE``, else None. The
+    agent writes the records it shows the model, so a price may be anything JSON allows: one the probe cannot step
+    by cents (1e17) or store (NaN) is left as it is, not planned on."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if 0.0 < number < MAX_PRICE else None  # NaN fails both comparisons
 
 
 def _other_ids(value: Any, found: set[str], depth: int = 0) -> None:
@@ -164,8 +176,10 @@ def _fresh_prices(prices: set[float], taken: set[float]) -> dict[float, float]:
             if value > max(last, 0.0) and value not in taken and len(repr(value)) == width:
                 break
         else:
-            value = round(price + 3.0, 2)
-            while value in taken or value <= last:
+            value = round(max(price, last) + 3.0, 2)
+            for _ in range(10_000):  # bounded: prices are below MAX_PRICE, where a cent always moves the value
+                if value not in taken and value > last:
+                    break
                 value = round(value + 0.01, 2)
         mapping[price] = last = value
     return mapping

@@ -20,7 +20,15 @@ from typing import Any, TypeVar
 import httpx
 import orjson
 
-from arena.runner.budgets import FORWARDED_KEYS, TOKENIZED_MARGIN, Admission, Budget, Call, Plan
+from arena.runner.budgets import (
+    FORWARDED_KEYS,
+    REFUSED_BODIES_READ,
+    TOKENIZED_MARGIN,
+    Admission,
+    Budget,
+    Call,
+    Plan,
+)
 from arena.runner.limits import LimitLog
 from arena.runner.record import EpisodeLimits, LLMCallRecord, TokenUsage
 from arena.runner.settings import SamplingPin, Upstream
@@ -140,6 +148,14 @@ class InferenceProxy:
         (an answer now could only earn judge credit for text that decided nothing). Recorded in
         outline like any refusal: when (``at_s``), and what was asked (its keys, model, stream)."""
         call = self._arrive()
+        if isinstance(body, bytes | bytearray | str):
+            # Read within the same allowance as the bodies of calls refused before terminate: past it, the
+            # outline is the body's size alone (a late body is the agent's to send, its parse the validator's).
+            size = len(body.encode() if isinstance(body, str) else body)
+            if self._budget.refused_bytes + size > REFUSED_BODIES_READ * self._limits.llm_body_bytes:
+                call.request = {"body_bytes": size, "unread": True}
+                return self._refuse(call, CallFailure(409, "episode_terminated", "the episode has terminated"))
+            self._budget.refused_bytes += size
         _outline(call, body)
         return self._refuse(call, CallFailure(409, "episode_terminated", "the episode has terminated"))
 

@@ -129,12 +129,9 @@ def test_the_bloat_attack_ran_after_terminate(runs):
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bypass: model calls after terminate are parsed whole every time, outside the REFUSED_BODIES_READ "
-    "bound (arena/runner/proxy.py:InferenceProxy.refuse_after_terminate -> _outline)",
-)
 def test_bodies_sent_after_terminate_are_read_no_more_than_refused_ones_before_it(runs):
+    """Closed: model calls after terminate were parsed whole every time (6 MiB in 25 bodies against the 4 MiB
+    read for refused calls before it); they share that allowance now (InferenceProxy.refuse_after_terminate)."""
     late = _late_model_calls(runs["bloat"])
     read_bytes = sum(BODY for c in late if c.request and "keys" in c.request)
     assert read_bytes <= budgets.REFUSED_BODIES_READ * LIMITS.llm_body_bytes, (len(late), read_bytes)
@@ -164,18 +161,16 @@ def test_a_recommend_pipelined_behind_terminate_is_refused(runs):
     assert record.termination is Termination.terminated
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bypass: a model call sent just before terminate is still answered during the grace and kept as an "
-    "answered call (what the judge reads), though the answer was final before the model said anything "
-    "(arena/runner/server.py: the terminated check is at a call's arrival only; arena/runner/proxy.py:_forward)",
-)
-def test_a_model_answer_arriving_after_terminate_is_not_kept_as_an_answer(runs):
+def test_a_model_call_made_before_terminate_keeps_its_answer(runs):
+    """Decided, not a bypass: a call the agent made before its terminate is a call of the episode, and its answer
+    (arriving in the grace) is kept and judged like any other. An agent that ignores the model's answer can do so
+    before terminate just as well; what terminate ends is the agent's right to ask (calls arriving after it are
+    refused, above)."""
     record = runs["in_flight"]
     assert "TERMINATED" in record.stdout_tail, record.stdout_tail[-1500:]
     ended = _terminated_at(record)
     late = [c for c in record.llm_calls if c.at_s + c.latency_ms / 1000 > ended and c.response is not None]
-    assert not late, [(c.index, c.status_code, c.at_s, c.latency_ms, ended) for c in late]
+    assert late and all(c.at_s < ended for c in late), [(c.index, c.at_s, c.latency_ms, ended) for c in late]
 
 
 def test_the_in_flight_call_was_sent_before_terminate(runs):
