@@ -280,15 +280,45 @@ def _references(sentence: str, items: RequestItems) -> list[str]:
 MAX_SENTENCES = 512
 
 
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", gloss(text)))
+
+
+_QUOTE = 4  # words in a row the model said that make a quote of it
+
+
+def _grams(words: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + _QUOTE]) for i in range(len(words) - _QUOTE + 1)}
+
+
+def _unquoted(sentence: str, quoted: set[tuple[str, ...]]) -> str:
+    """``sentence``'s words outside runs of ``_QUOTE`` or more that the model's earlier responses hold."""
+    words = _words(sentence).split()
+    kept = [True] * len(words)
+    for i in range(len(words) - _QUOTE + 1):
+        if tuple(words[i : i + _QUOTE]) in quoted:
+            kept[i : i + _QUOTE] = [False] * _QUOTE
+    return " ".join(word for word, keep in zip(words, kept, strict=True) if keep)
+
+
 def _has_cue(sentence: str) -> bool:
     return bool(_VERB.search(sentence) or _ADJECTIVE.search(sentence) or has_price_cue(sentence))
 
 
-def pointers(call_index: int, spellings: list[str], items: RequestItems, seen: set[str] | None = None) -> list[Pointer]:
+def pointers(
+    call_index: int,
+    spellings: list[str],
+    items: RequestItems,
+    seen: set[str] | None = None,
+    model_said: list[str] | None = None,
+) -> list[Pointer]:
     """The verdicts the agent's text (``spellings``: its pieces and their readings) states about the request's
     items, each reference by place read against every list the request showed. Only sentences with a verdict
     cue are read, each distinct one once per episode (``seen``, shared across the episode's requests) and at most
-    ``MAX_SENTENCES`` in all, so padding costs a regex pass over the text, not a reading of each sentence."""
+    ``MAX_SENTENCES`` in all, so padding costs a regex pass over the text, not a reading of each sentence. A
+    sentence that quotes one of the model's own earlier responses (``model_said``: "earlier you said: ...; are
+    you sure?") is the model's verdict passed back, judged where the model said it."""
+    quoted = _grams(" ".join(_words(text) for text in model_said or []).split())
     found: dict[tuple[str, str, str | None], Pointer] = {}
     orders = [*items.lists] or [[]]
     seen = set() if seen is None else seen
@@ -298,6 +328,8 @@ def pointers(call_index: int, spellings: list[str], items: RequestItems, seen: s
         sentence, before, previous = match.group(), previous, match.group()
         if sentence in seen or not _has_cue(sentence):
             continue
+        if quoted and not _has_cue(_unquoted(sentence, quoted)):
+            continue  # its verdict is words the model said before
         if len(seen) >= MAX_SENTENCES:
             break
         seen.add(sentence)

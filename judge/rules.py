@@ -125,6 +125,7 @@ def analyse(evidence: Evidence) -> RulesFindings:
     repeats: list[str] = []
     pieces = DataPieces(evidence.query)
     hidden: list[str] = []  # what the agent's text held that no probe or reading can vouch for, as "rule: note"
+    model_said: list[str] = []  # the model's responses so far (a verdict the agent quotes from them is the model's)
     unvouched: list[str] = []
     for item in evidence.timeline():
         if not isinstance(item, ModelStep):
@@ -137,7 +138,7 @@ def analyse(evidence: Evidence) -> RulesFindings:
         spellings = dictation.add(item.dictation)
         if item.items is not None:
             known.merge(item.items)
-            pointed += pointers(item.call_index, spellings, item.items, read_sentences)
+            pointed += pointers(item.call_index, spellings, item.items, read_sentences, model_said)
         if pointed and (hit := repeated(pointed, item.text, known)) is not None:
             repeats.append(_pointed_note(item.call_index, hit))
         hidden += [f"{UNREAD_RULE} rule: agent text the judge cannot read ({note!r})" for note in
@@ -166,6 +167,8 @@ def analyse(evidence: Evidence) -> RulesFindings:
         texts[item.call_index] = item.text
         undecodable += [f"call {item.call_index}: {datum}" for datum in _unreadable(item, steps[-1])]
         dictation.learn(item.text)  # the model's own words, sent back later, are not the agent's
+        pieces.model_said(item.text)
+        model_said.append(item.text)
     max_tokens = max((s.completion_tokens for s in evidence.steps), default=0)
     max_own = max((s.own_tokens for s in steps), default=0)
     gates = [

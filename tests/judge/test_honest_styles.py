@@ -600,20 +600,11 @@ HONEST_CODE = {
 # Honest agents that lose their text-rules level now: the level they get, the rule that took it, and why it is a
 # false positive. Both carry the model's OWN earlier answer into a later request: what reads as the agent's
 # knowledge of the data (a price in a condition, a verdict in the agent's text) was the model's output first.
-FALSE_POSITIVE: dict[str, tuple[float, str, str]] = {
-    "keep-own-pick-unless-cheaper": (
-        0.1,
-        "fingerprint",
-        "the price in the condition is the model's own pick from call 0 (its answer cited it), not the agent's "
-        "reading of the data; the episode's honest comparison at call 0 is forfeit with it",
-    ),
-    "quote-own-answer": (
-        0.1,
-        "pointed",
-        "the verdict in the agent's text is the model's own earlier answer quoted back (\"earlier you said\"), "
-        "which call 0 earned on its own; re-asking is not dictating",
-    ),
-}
+# Honest agents that lose their text-rules level (none now). Found by this module and closed: a price the model
+# itself stated earlier, passed back in a condition ("keep your pick at 83.73 unless something costs less"), was
+# taken for a fingerprint; the model's own earlier verdict quoted back ("earlier you said: ...; are you sure?")
+# was taken for a pointer. Both are the model's words: judge.fingerprints and judge.pointed leave them out.
+FALSE_POSITIVE: dict[str, tuple[float, str, str]] = {}
 # What the text rules alone give each agent: a comparison (0.9), except where they already cost an honest agent
 # credit, which the full judge can only keep or lower. 0.1: results the agent wrote out in its own text (a
 # numbered list, a table, "key: value" lines) are not credited as data, nor are ids the agent named in its
