@@ -46,6 +46,7 @@ from arena.problems.asks import (
     mark_services,
     split_request,
 )
+from arena.problems.clues import Clue, clue_conflict, read_clue
 from arena.problems.model import Intent, Problem, ProductReward
 from arena.problems.signature import price_interval
 
@@ -217,6 +218,7 @@ class Request:
     text: str = ""  # the request sentences, for the embedding
     mentions_price: bool = False  # any word of price or money in the text, read or not
     purchase: frozenset[str] = frozenset()  # a riddle's product: the words of the thing it buys
+    clue: Clue | None = None  # a riddle's clue: the fact it asks, read from its words
 
 
 def read_request(problem: Problem) -> Request:
@@ -248,6 +250,7 @@ def read_request(problem: Problem) -> Request:
         text=_meaning_text(whole, request, problem.query),
         mentions_price=_PRICEY.search(problem.query.lower()) is not None,
         purchase=_purchase(problem.query) if problem.intent is Intent.knowledge else frozenset(),
+        clue=read_clue(request, _lemma, _known, _FRAME) if problem.intent is Intent.knowledge else None,
     )
 
 
@@ -751,11 +754,29 @@ def conflict(a: Request, b: Request) -> str | None:
         found = _voucher_conflict(a.voucher, b.voucher)
         if found:
             return found
+    if a.clue is not None and b.clue is not None and not (a.fact is not None and a.fact == b.fact):
+        # Answers not known to be one (a query-only riddle states none): the clue names the fact
+        # and the purchase the product; either one changed is another ask.
+        found = clue_conflict(a.clue, b.clue, a.purchase | b.purchase, _alike)
+        if found:
+            return found
+        # Two products: neither side's purchase is said anywhere in the other (a purchase read
+        # wrongly, "shopping for my friends", is still said by the other side's words).
+        said_a, said_b = set(a.whole.words) | a.clue.words, set(b.whole.words) | b.clue.words
+        if a.purchase and b.purchase and not _pairs_alike(a.purchase, said_b) and not _pairs_alike(b.purchase, said_a):
+            return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
     if a.fact is not None and a.fact == b.fact:
         # The same answer: the riddle's clue may be worded any way; only the product asked still
         # separates them: an edited purchase, or two purchases that share no word ("a vintage
         # calendar" / "a commemorative coin"; "a plush toy" / "a stuffed toy" share one).
-        if a.purchase and b.purchase and not a.purchase & b.purchase:
+        # A purchase the other side's words say is one read wrongly ("shopping for my friends").
+        if (
+            a.purchase
+            and b.purchase
+            and not a.purchase & b.purchase
+            and not a.purchase & set(b.whole.words)
+            and not b.purchase & set(a.whole.words)
+        ):
             return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
         # The clue's words are any words ("the town of" / "was used to build"): no bag of words.
         return _reading_conflict(a.whole, b.whole, gaps=False, substituted=SAME_ANSWER, bag=False)
@@ -1002,6 +1023,21 @@ def _synonymous(only_a: Sequence[str], only_b: Sequence[str]) -> bool:
     if only_a[0] in _CLASS_OF or only_b[0] in _CLASS_OF:
         return False  # "red" / "blue": a value of a closed class replaced, however close they read
     return _word_cosine(only_a[0], only_b[0]) >= SYNONYMOUS
+
+
+def _alike(a: str, b: str) -> bool:
+    """One word said another way: respelt, or reading alike (never two values of a closed class)."""
+    if a == b or _near(a, [b]):
+        return True
+    if not a.isalpha() or not b.isalpha() or a in _CLASS_OF or b in _CLASS_OF:
+        return False
+    return _word_cosine(a, b) >= SYNONYMOUS
+
+
+def _pairs_alike(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Whether some word of ``a`` is some word of ``b``, said the same or another way."""
+    theirs = sorted(b)
+    return any(_alike(x, y) for x in sorted(a) for y in theirs)
 
 
 @lru_cache(maxsize=4096)
