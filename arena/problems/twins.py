@@ -40,6 +40,7 @@ from arena.problems.asks import (
     _JOINED,
     _PRICE_PHRASES,
     _STOP,
+    _digits,
     _lemma,
     _normalised,
     mark_ranges,
@@ -47,6 +48,7 @@ from arena.problems.asks import (
     split_request,
 )
 from arena.problems.clues import Clue, clue_conflict, read_clue
+from arena.problems.heads import heads_conflict, phrase_heads
 from arena.problems.model import Intent, Problem, ProductReward
 from arena.problems.signature import price_interval
 
@@ -199,6 +201,8 @@ class Reading:
     sequence: tuple[str, ...] = ()
     units: tuple[tuple[str, ...], ...] = ()  # the sequence cut at sentence ends
     ruled_out: tuple[str, ...] = ()  # words the request rules out ("not leather"), lemmatised
+    capitals: tuple[str, ...] = ()  # words capitalised inside a sentence (a brand: "from Bose"), lower-cased
+    heads: tuple[str, ...] = ()  # the head noun of each noun phrase: what is bought (heads.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +228,19 @@ class Request:
 def read_request(problem: Problem) -> Request:
     request, voucher_units = split_request(problem.query)
     units = _at_corrections(request)
-    per_unit = _corrected([_read_units([_prepare(unit)]) for unit in units], units)
+    # A riddle's capitalised words name its clue's entities, which its clue compares (clues.py).
+    cased = problem.intent is not Intent.knowledge
+    per_unit = _corrected(
+        [
+            replace(
+                _read_units([_prepare(unit)]),
+                capitals=_capitals(unit) if cased else (),
+                heads=phrase_heads(_digits(unit.lower()), _lemma, _not_a_head) if cased else (),
+            )
+            for unit in units
+        ],
+        units,
+    )
     whole = _merge(per_unit)
     items: tuple[Reading, ...] = ()
     if problem.intent is Intent.shop and len(per_unit) > 1:
@@ -296,7 +312,7 @@ def _purchase(query: str) -> frozenset[str]:
 
 _PRICEY = re.compile(
     r"₱|\$|\bphp\b|\bpesos?\b|\bp ?\d|budget|\bpric|\bspend|\bcost|cheap|afford|expensive|\bpay\b|"
-    r"\bmax\b|\bmin\b|\bunder\b|\bbelow\b|\babove\b|\bover\b|\bless than\b|\bmore than\b|\bhundred|thousand"
+    r"\bmax\b|\bmin\b|\b(?:under|below|above|over)\b(?!-)|\bless than\b|\bmore than\b|\bhundred|thousand"
 )
 
 
@@ -336,6 +352,46 @@ def _merge(readings: Sequence[Reading]) -> Reading:
         words=tuple(w for r in readings for w in r.words),
         units=tuple(r.sequence for r in readings),  # the whole sequence is their concatenation (_sequence)
         ruled_out=tuple(w for r in readings for w in r.ruled_out),
+        capitals=tuple(sorted({w for r in readings for w in r.capitals})),
+        heads=tuple(h for r in readings for h in r.heads),
+    )
+
+
+_CASED = re.compile(r"[A-Za-z][A-Za-z0-9'’&-]*")
+
+
+def _capitals(unit: str) -> tuple[str, ...]:
+    """The words a sentence capitalises after its first ("Noise cancelling headphones from Bose",
+    "Milo 1kg and Alaska powdered milk"): names, whatever the dictionary says of the word. None
+    where the writer capitalises most words (a title-cased request marks no name)."""
+    tokens = _CASED.findall(unit)
+    upper = [k for k, t in enumerate(tokens) if k > 0 and t[0].isupper() and t.split("'")[0] not in ("I", "I’m")]
+    if not upper or len(upper) * 2 > len(tokens) - 1:
+        return ()
+    found = set()
+    for k in upper:
+        for part in re.split(r"[-'’]", tokens[k].lower().replace("&", "and")):
+            if (
+                len(part) >= 2
+                and part.isalpha()
+                and part not in _FRAME
+                and part not in _CLASS_OF
+                and part not in _UNITS
+            ):
+                found.add(sys.intern(part))
+    return tuple(sorted(found))
+
+
+def _not_a_head(word: str, lemma: str) -> bool:
+    """A word that cannot be the thing bought: a frame word, a closed-class value, a unit, a name."""
+    return (
+        lemma in _FRAME
+        or word in _FRAME
+        or lemma in _CLASS_OF
+        or word in _UNITS
+        or word in _SIZE_LETTERS
+        or word in _BRAND_WORDS
+        or not _known(word)
     )
 
 
@@ -532,7 +588,8 @@ def _corrected(readings: list[Reading], units: Sequence[str]) -> list[Reading]:
             earlier = out[j]
             out[j] = replace(
                 earlier,
-                names=() if fix.names else earlier.names,
+                names=() if fix.names or fix.capitals else earlier.names,
+                capitals=() if fix.names or fix.capitals else earlier.capitals,
                 classes=tuple(c for c in earlier.classes if c[0] not in stated),
                 measures=tuple(m for m in earlier.measures if m[0] not in dimensions),
                 prices=() if fix.prices else earlier.prices,
@@ -794,6 +851,11 @@ def conflict(a: Request, b: Request) -> str | None:
         found = _subset_conflict(a.whole, b.whole) if "knowledge" not in (a.intent, b.intent) else None
         if found:
             return found
+    if a.intent == b.intent == "product":
+        # What is bought: the head noun of the request's first phrase ("denim jacket" / "denim shorts").
+        found = heads_conflict(a.whole.heads, b.whole.heads, a.whole.words, b.whole.words, _alike, False)
+        if found:
+            return found
     if len(a.items) >= 2 and len(b.items) >= 2:
         found = _items_conflict(a.items, b.items)
         if found:
@@ -979,8 +1041,11 @@ def _reading_conflict(
         theirs = {w for c, w in b.classes if c == name}
         if mine - theirs and theirs - mine:
             return f"{name} {sorted(mine)} / {sorted(theirs)}"
-    names_a = _unpaired(set(a.names) - set(b.names), b.words)
-    names_b = _unpaired(set(b.names) - set(a.names), a.words)
+    # A capitalised word is a name too, but only where replaced: one side alone capitalising a
+    # word ("USB", "LED") is how it was written.
+    all_a, all_b = set(a.names) | set(a.capitals), set(b.names) | set(b.capitals)
+    names_a = _unpaired(all_a - all_b, b.words)
+    names_b = _unpaired(all_b - all_a, a.words)
     if names_a and names_b:
         return f"name {sorted(names_a)} / {sorted(names_b)}"
     found = _edit_conflict(_sequence(a), _sequence(b), gaps, substituted) or (

@@ -1,0 +1,123 @@
+"""What a request buys: the head noun of each noun phrase, for the veto (:mod:`arena.problems.twins`).
+
+Two requests that share every attribute but the thing bought ("Men's denim jacket size L" /
+"Denim shorts for men, size L"; "memory foam pillow, queen size" / "queen size mattress
+topper, memory foam") read alike to the meaning signal and differ in one word, which is
+also how a rewording says "pouch" for "case". What tells them apart is where the word
+stands: English puts the thing bought last in its noun phrase ("memory foam *pillow*",
+"cotton bath *towel* set"), after its modifiers, before a preposition, a comma or a
+clause. A request's phrases are cut at punctuation and at the words that end a noun
+phrase; each phrase's head is its last word that names a thing: not a frame word, a
+value of a closed class (colour, material, size), a unit, a count ("set", "pack") or a
+name (a brand). A product request buys its first phrase's head; a shop list buys one head
+per listed item.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection
+
+# Words that end a noun phrase: prepositions, conjunctions, relative pronouns, price words.
+_BREAKS = frozenset(
+    """for with in of from on at to by under below above over within between about around than and or plus
+    but that thats which who whose where when if so because while also then please pls priced costing
+    cost costs is are was be has have having had should must can could would will w whats what is its it
+    ideally preferably same""".split()
+)
+# "a pack of gel pens", "a box of 50 face masks": the count before "of" is not the thing bought.
+_COUNTS = frozenset("pack set box pair bundle kit piece pieces bottle jar tube bag case roll sheet dozen".split())
+# Only counts: never the thing bought ("a bag", "a case", "a bottle" may be).
+_PURE_COUNTS = frozenset("pack set kit piece pieces pair bundle dozen sheet roll".split())
+# Adjective endings: "USB rechargeable", "lightweight foldable" end a phrase with a quality, not a thing.
+_ADJECTIVE = re.compile(r"(?:able|ible|ful|less|ous|ive)$")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9'’.-]*|[,;:+()/!?—–]")
+
+
+def phrase_heads(
+    text: str,
+    lemma: Callable[[str], str],
+    not_a_head: Callable[[str, str], bool],
+) -> tuple[str, ...]:
+    """The head (a lemma) of each noun phrase of ``text``, in order; phrases without one left out.
+
+    ``text`` has its numbers as digits (``asks._digits``). ``not_a_head(word, lemma)`` says whether a word cannot be the thing bought (a frame word, a
+    closed-class value, a unit, a name)."""
+    tokens = _TOKEN.findall(text.lower().replace("w/", "with "))
+    heads: list[str] = []
+    head: str | None = None
+    for k, token in enumerate(tokens):
+        word = token.strip("'’.-").replace("’", "'").removesuffix("'s")
+        ends = not word or not word[0].isalnum() or word in _BREAKS
+        if word == "of" and head in _COUNTS:  # "a pack of gel pens": the phrase goes on
+            head = None
+            continue
+        if ends:
+            if head is not None:
+                heads.append(head)
+            head = None
+            continue
+        if word[0].isdigit() and head is not None:
+            heads.append(head)  # "water fountain 2.5L": a number after the thing begins its details
+            head = None
+            continue
+        if word[0].isdigit() or len(word) < 3 or not word.replace("-", "").isalpha():
+            continue
+        base = lemma(word.replace("-", "")) if "-" in word else lemma(word)
+        if not not_a_head(word, base) and not _ADJECTIVE.search(base):
+            head = base
+        elif head is not None and base in _COUNTS and k + 1 < len(tokens) and tokens[k + 1] == "of":
+            head = base  # kept only to be dropped by the "of" above
+    if head is not None:
+        heads.append(head)
+    return tuple(h for h in heads if h not in _PURE_COUNTS)
+
+
+def heads_conflict(
+    a: tuple[str, ...],
+    b: tuple[str, ...],
+    words_a: Collection[str],
+    words_b: Collection[str],
+    alike: Callable[[str, str], bool],
+    listed: bool,
+) -> str | None:
+    """Why two requests buy different things, or None.
+
+    A product request buys its first head: two heads that are not one word said another way
+    (equal, respelt, a compound of the other "mousepad" / "pad", or reading alike) and neither
+    said anywhere in the other request ("trail runners" / "trail running shoes") are two
+    products. A shop list (``listed``) buys every head: a head on each side the other does not
+    buy is an item replaced; more heads on one side, all the other's bought too, an item added."""
+    if not a or not b:
+        return None
+    if not listed:
+        a, b = a[:1], b[:1]
+        # Only a swap beside shared attributes: besides the heads, at most one word on each side the
+        # other lacks ("queen size mattress topper" / "... pillow"). A request reworded more freely
+        # names its product more freely too ("running sneakers" / "running shoes").
+        rest_a = set(words_a) - set(words_b) - set(a)
+        rest_b = set(words_b) - set(words_a) - set(b)
+        if len(rest_a) > 1 or len(rest_b) > 1:
+            return None
+    only_a = [h for h in a if not _bought(h, b, words_b, alike)]
+    only_b = [h for h in b if not _bought(h, a, words_a, alike)]
+    if only_a and only_b:
+        return f"bought {sorted(only_a)} / {sorted(only_b)}"
+    if listed and len(set(a)) != len(set(b)):
+        # Items against items only: "volleyball shoes" does not buy "a volleyball".
+        more, fewer = (a, b) if len(set(a)) > len(set(b)) else (b, a)
+        added = [h for h in more if not _bought(h, fewer, (), alike)]
+        if added and all(_bought(h, more, (), alike) for h in fewer):
+            return f"items added {added}"
+    return None
+
+
+def _bought(head: str, heads: tuple[str, ...], words: Collection[str], alike: Callable[[str, str], bool]) -> bool:
+    for other in heads:
+        if head == other or alike(head, other):
+            return True
+        short, long = sorted((head, other), key=len)
+        if len(short) >= 3 and short in long:  # "mousepad" / "pad", "paintbrush" / "brush"
+            return True
+    # Said by the other request in another role ("trail runners" / "trail running shoes").
+    return any(w == head or alike(head, w) for w in words if w.isalpha())
