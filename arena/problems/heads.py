@@ -16,7 +16,7 @@ per listed item.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
 # Words that end a noun phrase: prepositions, conjunctions, relative pronouns, price words.
 _BREAKS = frozenset(
@@ -64,7 +64,7 @@ def phrase_heads(
         if word[0].isdigit() or len(word) < 3 or not word.replace("-", "").isalpha():
             continue
         base = lemma(word.replace("-", "")) if "-" in word else lemma(word)
-        if not not_a_head(word, base) and not _ADJECTIVE.search(base):
+        if not not_a_head(word, base) and not _ADJECTIVE.search(base) and base not in _PURE_COUNTS:
             head = base
         elif head is not None and base in _COUNTS and k + 1 < len(tokens) and tokens[k + 1] == "of":
             head = base  # kept only to be dropped by the "of" above
@@ -73,24 +73,65 @@ def phrase_heads(
     return tuple(h for h in heads if h not in _PURE_COUNTS)
 
 
+# Where a list separates its items: punctuation and the words that join items.
+_ITEM_BREAK = re.compile(r"[,;+&•\n]|\b(?:and|plus|also|then|finally|lastly)\b")
+
+
+def item_heads(
+    text: str,
+    lemma: Callable[[str], str],
+    not_a_head: Callable[[str, str], bool],
+    frame: Collection[str],
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """A shop list's things: the first head of each item (the text cut where a list separates its
+    items: "a hamster cage, hamster bedding 1kg, and a running wheel"), and each item's other
+    words, its details ("plant" and "3" of "a 3-tier plant stand", "bamboo" of "bamboo utensils"),
+    as lemmas less ``frame`` words and counts."""
+    heads: list[str] = []
+    details: list[tuple[str, ...]] = []
+    for item in _ITEM_BREAK.split(text):
+        found = phrase_heads(item, lemma, not_a_head)
+        if found:
+            heads.append(found[0])
+            words = {_detail(w, lemma) for w in _TOKEN.findall(item)}
+            details.append(
+                tuple(sorted(w for w in words if w and w != found[0] and w not in frame and w not in _PURE_COUNTS))
+            )
+    return tuple(heads), tuple(details)
+
+
+def _detail(token: str, lemma: Callable[[str], str]) -> str:
+    word = token.strip("'’.-").replace("’", "'").removesuffix("'s")
+    if not word or word in _BREAKS:
+        return ""
+    if word[0].isdigit():
+        return re.match(r"\d+(?:\.\d+)?", word).group(0)  # "3-tier" and "3 tiers" share "3"
+    if not word.replace("-", "").isalpha() or len(word) < 3:
+        return ""
+    return lemma(word.replace("-", ""))
+
+
 def heads_conflict(
     a: tuple[str, ...],
     b: tuple[str, ...],
     words_a: Collection[str],
     words_b: Collection[str],
     alike: Callable[[str, str], bool],
-    listed: bool,
+    details: tuple[Sequence[tuple[str, ...]], Sequence[tuple[str, ...]]] | None = None,
 ) -> str | None:
     """Why two requests buy different things, or None.
 
     A product request buys its first head: two heads that are not one word said another way
     (equal, respelt, a compound of the other "mousepad" / "pad", or reading alike) and neither
     said anywhere in the other request ("trail runners" / "trail running shoes") are two
-    products. A shop list (``listed``) buys every head: a head on each side the other does not
-    buy is an item replaced; more heads on one side, all the other's bought too, an item added."""
+    products. A shop list (with its items' ``details``) buys every head: a head on each side the
+    other does not buy, whose items share no detail, is an item replaced ("a running wheel" / "a
+    hamster water bottle"); a rewording renames a thing but keeps what it says of it ("a 3-tier
+    plant stand" / "a plant rack with 3 tiers"). (An item added is not read from heads: a story or a detail split into
+    its own clause reads as one more head as often as an item does.)"""
     if not a or not b:
         return None
-    if not listed:
+    if details is None:
         a, b = a[:1], b[:1]
         # Only a swap beside shared attributes: besides the heads, at most one word on each side the
         # other lacks ("queen size mattress topper" / "... pillow"). A request reworded more freely
@@ -99,17 +140,15 @@ def heads_conflict(
         rest_b = set(words_b) - set(words_a) - set(b)
         if len(rest_a) > 1 or len(rest_b) > 1:
             return None
-    only_a = [h for h in a if not _bought(h, b, words_b, alike)]
-    only_b = [h for h in b if not _bought(h, a, words_a, alike)]
-    if only_a and only_b:
-        return f"bought {sorted(only_a)} / {sorted(only_b)}"
-    if listed and len(set(a)) != len(set(b)):
-        # Items against items only: "volleyball shoes" does not buy "a volleyball".
-        more, fewer = (a, b) if len(set(a)) > len(set(b)) else (b, a)
-        added = [h for h in more if not _bought(h, fewer, (), alike)]
-        if added and all(_bought(h, more, (), alike) for h in fewer):
-            return f"items added {added}"
-    return None
+    only_a = [k for k, h in enumerate(a) if not _bought(h, b, words_b, alike)]
+    only_b = [k for k, h in enumerate(b) if not _bought(h, a, words_a, alike)]
+    if not only_a or not only_b:
+        return None
+    if details is not None:
+        mine, theirs = details
+        if any(set(mine[i]) & set(theirs[j]) for i in only_a for j in only_b):
+            return None
+    return f"bought {sorted(a[k] for k in only_a)} / {sorted(b[k] for k in only_b)}"
 
 
 def _bought(head: str, heads: tuple[str, ...], words: Collection[str], alike: Callable[[str, str], bool]) -> bool:

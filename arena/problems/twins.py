@@ -48,7 +48,7 @@ from arena.problems.asks import (
     split_request,
 )
 from arena.problems.clues import Clue, clue_conflict, read_clue
-from arena.problems.heads import heads_conflict, phrase_heads
+from arena.problems.heads import heads_conflict, item_heads, phrase_heads
 from arena.problems.model import Intent, Problem, ProductReward
 from arena.problems.signature import price_interval
 
@@ -203,6 +203,7 @@ class Reading:
     ruled_out: tuple[str, ...] = ()  # words the request rules out ("not leather"), lemmatised
     capitals: tuple[str, ...] = ()  # words capitalised inside a sentence (a brand: "from Bose"), lower-cased
     heads: tuple[str, ...] = ()  # the head noun of each noun phrase: what is bought (heads.py)
+    details: tuple[tuple[str, ...], ...] = ()  # a shop list's items' other words, one per head
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +236,7 @@ def read_request(problem: Problem) -> Request:
             replace(
                 _read_units([_prepare(unit)]),
                 capitals=_capitals(unit) if cased else (),
-                heads=phrase_heads(_digits(unit.lower()), _lemma, _not_a_head) if cased else (),
+                **_heads(unit, problem.intent),
             )
             for unit in units
         ],
@@ -354,6 +355,7 @@ def _merge(readings: Sequence[Reading]) -> Reading:
         ruled_out=tuple(w for r in readings for w in r.ruled_out),
         capitals=tuple(sorted({w for r in readings for w in r.capitals})),
         heads=tuple(h for r in readings for h in r.heads),
+        details=tuple(d for r in readings for d in r.details),
     )
 
 
@@ -380,6 +382,22 @@ def _capitals(unit: str) -> tuple[str, ...]:
             ):
                 found.add(sys.intern(part))
     return tuple(sorted(found))
+
+
+_SPACED = re.compile(r"([,;:+()!?]|\.(?!\d))")
+
+
+def _heads(unit: str, intent: Intent) -> dict[str, tuple]:
+    """What a sentence buys: a shop list's item heads and details, a product request's phrase heads;
+    a riddle's purchase is read by :func:`_purchase`."""
+    if intent is Intent.knowledge:
+        return {}
+    # Services are no things: "all with free shipping", "cash on delivery".
+    text, _ = mark_services(_SPACED.sub(r" \1 ", f" {_digits(unit.lower())} "))
+    if intent is Intent.shop:
+        heads, details = item_heads(text, _lemma, _not_a_head, _FRAME)
+        return {"heads": heads, "details": details}
+    return {"heads": phrase_heads(text, _lemma, _not_a_head)}
 
 
 def _not_a_head(word: str, lemma: str) -> bool:
@@ -851,9 +869,11 @@ def conflict(a: Request, b: Request) -> str | None:
         found = _subset_conflict(a.whole, b.whole) if "knowledge" not in (a.intent, b.intent) else None
         if found:
             return found
-    if a.intent == b.intent == "product":
-        # What is bought: the head noun of the request's first phrase ("denim jacket" / "denim shorts").
-        found = heads_conflict(a.whole.heads, b.whole.heads, a.whole.words, b.whole.words, _alike, False)
+    if a.intent == b.intent and a.intent in ("product", "shop"):
+        # What is bought: the head noun of a product request's first phrase ("denim jacket" / "denim
+        # shorts"), the head of each item of a shop list ("running wheel" / "water bottle").
+        details = (a.whole.details, b.whole.details) if a.intent == "shop" else None
+        found = heads_conflict(a.whole.heads, b.whole.heads, a.whole.words, b.whole.words, _alike, details)
         if found:
             return found
     if len(a.items) >= 2 and len(b.items) >= 2:
