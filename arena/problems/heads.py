@@ -85,7 +85,7 @@ def item_heads(
 ) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """A shop list's things: the first head of each item (the text cut where a list separates its
     items: "a hamster cage, hamster bedding 1kg, and a running wheel"), and each item's other
-    words, its details ("plant" and "3" of "a 3-tier plant stand", "bamboo" of "bamboo utensils"),
+    words, its details ("plant" and "tier" of "a 3-tier plant stand", "bamboo" of "bamboo utensils"),
     as lemmas less ``frame`` words and counts."""
     heads: list[str] = []
     details: list[tuple[str, ...]] = []
@@ -104,8 +104,8 @@ def _detail(token: str, lemma: Callable[[str], str]) -> str:
     word = token.strip("'’.-").replace("’", "'").removesuffix("'s")
     if not word or word in _BREAKS:
         return ""
-    if word[0].isdigit():
-        return re.match(r"\d+(?:\.\d+)?", word).group(0)  # "3-tier" and "3 tiers" share "3"
+    # Numbers are compared in their roles (a size, a count); "3-tier" is "tier".
+    word = word.lstrip("0123456789.-")
     if not word.replace("-", "").isalpha() or len(word) < 3:
         return ""
     return lemma(word.replace("-", ""))
@@ -136,8 +136,8 @@ def heads_conflict(
         # Only a swap beside shared attributes: besides the heads, at most one word on each side the
         # other lacks ("queen size mattress topper" / "... pillow"). A request reworded more freely
         # names its product more freely too ("running sneakers" / "running shoes").
-        rest_a = set(words_a) - set(words_b) - set(a)
-        rest_b = set(words_b) - set(words_a) - set(b)
+        rest_a = set(words_a) - set(words_b) - set(a) - _PURE_COUNTS
+        rest_b = set(words_b) - set(words_a) - set(b) - _PURE_COUNTS
         if len(rest_a) > 1 or len(rest_b) > 1:
             return None
     only_a = [k for k, h in enumerate(a) if not _bought(h, b, words_b, alike)]

@@ -117,7 +117,7 @@ _FRAME = (
     )
     # The lemmas simplemma gives the frame's constraint labels ("crafted" -> "crafte", "described"
     # -> "describe", "labelled" -> "labell"): the words are compared as lemmas, so the labels must be too.
-    | frozenset("crafte describe labell mark call name preferr".split())
+    | frozenset("crafte describe labell mark call name preferr pl".split())  # "pls" -> "pl"
     # How a request frames its list and its asks, not what it asks: "I need a few things", "I'm
     # planning to buy", "can one shop supply everything together", "it must allow COD", "I expect
     # to pay", "meant for", "built from", "produced by", "its colour should match", "first find out".
@@ -394,7 +394,7 @@ def _heads(unit: str, intent: Intent) -> dict[str, tuple]:
         return {}
     # Services are no things: "all with free shipping", "cash on delivery".
     text, _ = mark_services(_SPACED.sub(r" \1 ", f" {_digits(unit.lower())} "))
-    if intent is Intent.shop:
+    if intent is not Intent.product:
         heads, details = item_heads(text, _lemma, _not_a_head, _FRAME)
         return {"heads": heads, "details": details}
     return {"heads": phrase_heads(text, _lemma, _not_a_head)}
@@ -526,7 +526,10 @@ def _read_units(units: Sequence[str]) -> Reading:
     lemmas = [_lemma(w) if not w[0].isdigit() else sys.intern(w) for w in words]
     lemmatised = [_lemma(w) if w.isalpha() else sys.intern(w) for w in sequence]
     content = [w for w in lemmas if w[:1].isdigit() or (w not in _FRAME and len(w) > 1)]
-    classes = sorted({(_CLASS_OF[w], w) for w in content if w in _CLASS_OF} | {("size", w) for w in size_words})
+    classes = sorted(
+        {(_CLASS_OF[w], w) for k, w in enumerate(content) if w in _CLASS_OF and _a_value(content, k)}
+        | {("size", w) for w in size_words}
+    )
     names = sorted(
         {
             w
@@ -550,6 +553,18 @@ def _read_units(units: Sequence[str]) -> Reading:
         sequence=tuple(lemmatised),
         ruled_out=tuple(_lemma(w) for w in ruled_out if w not in _FRAME),
     )
+
+
+# Colour words that only shade another colour ("light blue", "dark green"); alone they say weight or
+# brightness ("a light, foldable stroller", "warm white light").
+_SHADES = frozenset({"light", "dark"})
+
+
+def _a_value(content: Sequence[str], k: int) -> bool:
+    if content[k] not in _SHADES:
+        return True
+    near = content[max(0, k - 1) : k] + content[k + 1 : k + 2]
+    return any(_CLASS_OF.get(w) == "colour" and w not in _SHADES for w in near)
 
 
 # Words that rule out what follows them ("fabric, not leather", "I don't have a card", "without a
@@ -829,6 +844,10 @@ def conflict(a: Request, b: Request) -> str | None:
         found = _voucher_conflict(a.voucher, b.voucher)
         if found:
             return found
+    if a.intent == b.intent == "voucher":
+        found = _amounts_conflict(a, b)
+        if found:
+            return found
     if a.clue is not None and b.clue is not None and not (a.fact is not None and a.fact == b.fact):
         # Answers not known to be one (a query-only riddle states none): the clue names the fact
         # and the purchase the product; either one changed is another ask.
@@ -869,10 +888,11 @@ def conflict(a: Request, b: Request) -> str | None:
         found = _subset_conflict(a.whole, b.whole) if "knowledge" not in (a.intent, b.intent) else None
         if found:
             return found
-    if a.intent == b.intent and a.intent in ("product", "shop"):
+    if a.intent == b.intent and a.intent in ("product", "shop", "voucher"):
         # What is bought: the head noun of a product request's first phrase ("denim jacket" / "denim
-        # shorts"), the head of each item of a shop list ("running wheel" / "water bottle").
-        details = (a.whole.details, b.whole.details) if a.intent == "shop" else None
+        # shorts"), the head of each item of a list ("running wheel" / "water bottle").
+        listed = a.intent != "product" and len(a.whole.heads) >= 2 and len(b.whole.heads) >= 2
+        details = (a.whole.details, b.whole.details) if listed else None
         found = heads_conflict(a.whole.heads, b.whole.heads, a.whole.words, b.whole.words, _alike, details)
         if found:
             return found
@@ -969,6 +989,34 @@ def _unpriced(a: Request, b: Request) -> str | None:
     unpriced, _ = _unmatched(b.whole.others, [*a.whole.others, *(v for _, v in a.whole.measures)])
     if a.whole.prices and not b.whole.prices and not unpriced and not b.mentions_price:
         return f"price bound {a.whole.prices} / none"
+    return None
+
+
+def _amounts(request: Request) -> list[float]:
+    """Every amount a voucher request states, whichever sentence the reader gave it to (the voucher's
+    terms or the request's bounds): "Budget ₱1,000 with ₱80 off min ₱600" names no voucher and
+    reads as bounds, "I can spend up to ₱1,200. Voucher: ₱80 less ..." as terms."""
+    r = request.whole
+    values = [*r.others, *(v for _, v, _ in r.prices), *(w for _, _, w in r.prices if w)]
+    if request.voucher is not None:
+        values += request.voucher[2]
+    return sorted(values)
+
+
+def _amounts_conflict(a: Request, b: Request) -> str | None:
+    """Two voucher requests each stating an amount the other does not: a budget, a threshold or a
+    discount replaced, however each sentence was read. Only where the voucher was read from the text
+    on one side at most (the terms on both sides are compared as terms)."""
+    if a.voucher is not None and b.voucher is not None:
+        return None
+    only_a, only_b = _unmatched(_amounts(a), _amounts(b))
+    # Sizes and counts are amounts of the product, compared in their roles.
+    sizes_a = [v for _, v in a.whole.measures]
+    sizes_b = [v for _, v in b.whole.measures]
+    only_a = [v for v in only_a if not any(math.isclose(v, w) for w in sizes_b)]
+    only_b = [v for v in only_b if not any(math.isclose(v, w) for w in sizes_a)]
+    if only_a and only_b:
+        return f"amounts {only_a} / {only_b}"
     return None
 
 
