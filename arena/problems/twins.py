@@ -118,6 +118,7 @@ _FRAME = (
     # The lemmas simplemma gives the frame's constraint labels ("crafted" -> "crafte", "described"
     # -> "describe", "labelled" -> "labell"): the words are compared as lemmas, so the labels must be too.
     | frozenset("crafte describe labell mark call name preferr pl".split())  # "pls" -> "pl"
+    | frozenset("thx tnx ty tysm".split())  # chat shorthand for thanks
     # How a request frames its list and its asks, not what it asks: "I need a few things", "I'm
     # planning to buy", "can one shop supply everything together", "it must allow COD", "I expect
     # to pay", "meant for", "built from", "produced by", "its colour should match", "first find out".
@@ -944,12 +945,34 @@ def _one_sided(a: Reading, b: Reading) -> str | None:
     # A brand named on one side only, in a request otherwise the other's words ("a Philips electric
     # kettle 1.7L" / "an electric kettle 1.7L"): the brand is a constraint added. Only then: an
     # unknown word in a reworded request is as often a compound or an abbreviation ("rainboots", "hp").
-    added = _unpaired(set(a.names) - set(b.names), b.words)
+    # A long unknown word one letter from a dictionary word is a typo in a chatty request ("posible",
+    # "advnce"), not a brand, unless it is capitalised or a known brand ("Philips" / "philip").
+    added = {
+        n
+        for n in _unpaired(set(a.names) - set(b.names), b.words)
+        if n in _BRAND_WORDS or n in a.capitals or not _misspelt(n)
+    }
     # What ``b`` rules out counts as said: "no scent" is how "unscented" (an unknown word) is reworded.
     mine, theirs = set(a.words), set(b.words) | set(b.ruled_out)
     if added and len(theirs) >= 2 and theirs <= mine and mine - theirs <= added | {_lemma(n) for n in added}:
         return f"name {sorted(added)} / none"
     return None
+
+
+@lru_cache(maxsize=4096)
+def _misspelt(word: str) -> bool:
+    """One letter dropped, added, replaced or two swapped from a dictionary word, in a word of five
+    letters or more."""
+    if len(word) < 5 or not word.isalpha():
+        return False
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:k], word[k:]) for k in range(len(word) + 1)]
+    candidates = {left + right[1:] for left, right in splits if right}
+    candidates |= {left + right[1] + right[0] + right[2:] for left, right in splits if len(right) > 1}
+    candidates |= {left + c + right[1:] for left, right in splits if right for c in letters}
+    candidates |= {left + c + right for left, right in splits for c in letters}
+    candidates.discard(word)
+    return any(_known(c) for c in sorted(candidates))
 
 
 _COUNTS = frozenset({"kit", "set", "pair", "pack", "piece", "bundle"})
@@ -975,7 +998,8 @@ def _subset_conflict(a: Reading, b: Reading) -> str | None:
                 word in extra
                 and word not in _COUNTS
                 and not modifier
-                and any(w in _ADDS for w in seq[max(0, k - 4) : k])
+                # "has to stay within 650" is a modal, not a feature attached
+                and any(w in _ADDS and seq[i + 1] != "to" for i, w in enumerate(seq[:k]) if i >= k - 4)
             ):
                 return f"asks more: {word!r} ({sorted(extra)})"
     return None
@@ -1259,7 +1283,9 @@ def _weighty(words: Sequence[str]) -> bool:
     return (
         len(plain) >= 2
         or len(plain) < len(words)
-        or any(w in _CLASS_OF or w in _BRAND_WORDS or (len(w) >= 3 and not _known(w)) for w in plain)
+        or any(
+            (w in _CLASS_OF and w not in _SHADES) or w in _BRAND_WORDS or (len(w) >= 3 and not _known(w)) for w in plain
+        )
     )
 
 
