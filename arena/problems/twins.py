@@ -419,6 +419,7 @@ def _not_a_head(word: str, lemma: str) -> bool:
     )
 
 
+_DIMENSIONS = re.compile(r"(\d)\s*x\s*(?=\d)")
 _AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
 
 
@@ -429,6 +430,8 @@ def _prepare(unit: str) -> str:
     if '"' in text or "”" in text or "''" in text or "-inch" in text:
         text = _INCH_MARK.sub(_inch, text)  # 16" is 16 inch
     padded = _normalised(text)
+    if "x" in padded:  # "140x230cm" is 140 by 230 cm
+        padded = _DIMENSIONS.sub(r"\1 x ", padded)
     padded = _DIGIT_LETTER.sub(r"\1 \2", padded)
     for phrase, canonical in _JOINED:
         if phrase in padded:
@@ -1034,10 +1037,8 @@ def _amounts(request: Request) -> list[float]:
 
 def _amounts_conflict(a: Request, b: Request) -> str | None:
     """Two voucher requests each stating an amount the other does not: a budget, a threshold or a
-    discount replaced, however each sentence was read. Only where the voucher was read from the text
-    on one side at most (the terms on both sides are compared as terms)."""
-    if a.voucher is not None and b.voucher is not None:
-        return None
+    discount replaced, however each sentence was read ("budget ₱3,200" as a term, "I've got ₱3.5k"
+    as a bound)."""
     only_a, only_b = _unmatched(_amounts(a), _amounts(b))
     # Sizes and counts are amounts of the product, compared in their roles.
     sizes_a = [v for _, v in a.whole.measures]
