@@ -90,6 +90,7 @@ for _dimension, _entries in {
             _UNITS[_word] = (_dimension, _factor)
 # "pack of 6", "set of 3", "box of 12": the count comes after the unit.
 _COUNT_BEFORE = frozenset({"pack", "set", "box", "bundle", "kit", "pair", "pairs", "dozen", "case", "bag"})
+_SEATS_BEFORE = frozenset({"seats", "seat", "seating", "sits"})
 _DIGIT_LETTER = re.compile(r"(\d)(?!(?:st|nd|rd|th)\b)([a-z])")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
@@ -497,6 +498,11 @@ def _read_units(units: Sequence[str]) -> Reading:
                 words.append(f"{value * factor:g}{dimension}")  # "0.75 l" and "750 ml" read alike
                 sequence.append(words[-1])
                 used.add(i + 1)
+                continue
+            if before in _SEATS_BEFORE:  # "a sofa that seats two" is a 2-seater
+                measures.append(("seats", value))
+                words.append(f"{value:g}seats")
+                sequence.append(words[-1])
                 continue
             if before in _COUNT_BEFORE or (before == "of" and i > 1 and tokens[i - 2] in _COUNT_BEFORE):
                 measures.append(("pieces" if before not in ("pair", "pairs") else "pairs", value))
