@@ -61,11 +61,12 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’.-]*[A-Za-z]|[A-Za-z]|\d+(?:\.\d+)?")
 class Clue:
     """A riddle's clue: its content lemmas, its name runs and its ranks."""
 
-    words: frozenset[str] = frozenset()
+    # Tuples, not sets: 100k problems are read at once (sets are built for the pairs compared).
+    words: tuple[str, ...] = ()
     names: tuple[tuple[str, ...], ...] = ()  # runs of lower-cased name words, in order
-    acronyms: frozenset[str] = frozenset()  # all-capital words, lower-cased ("mj", "sea")
-    ranks: frozenset[str] = frozenset()
-    kinds: frozenset[str] = frozenset()  # the kind of answer asked: "the year", "the name", "the number"
+    acronyms: tuple[str, ...] = ()  # all-capital words, lower-cased ("mj", "sea")
+    ranks: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()  # the kind of answer asked: "the year", "the name", "the number"
 
 
 def read_clue(
@@ -108,7 +109,7 @@ def read_clue(
                         words.add(base)
         if run:
             names.append(tuple(run))
-    return Clue(frozenset(words), tuple(names), frozenset(acronyms), frozenset(ranks), frozenset(kinds))
+    return Clue(tuple(sorted(words)), tuple(names), tuple(sorted(acronyms)), tuple(sorted(ranks)), tuple(sorted(kinds)))
 
 
 def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callable[[str], bool]) -> bool:
@@ -138,13 +139,14 @@ def clue_conflict(
     ``purchase`` is both sides' purchase words, left out of the clues; ``alike`` says whether two
     words are one word said another way (a respelling, a synonym, close meaning vectors)."""
     if a.ranks and b.ranks and a.ranks != b.ranks:
-        return f"rank {sorted(a.ranks)} / {sorted(b.ranks)}"
-    if a.kinds and b.kinds and not a.kinds & b.kinds:
-        return f"answer {sorted(a.kinds)} / {sorted(b.kinds)}"
-    wa, wb = a.words - purchase, b.words - purchase
+        return f"rank {list(a.ranks)} / {list(b.ranks)}"
+    if a.kinds and b.kinds and not set(a.kinds) & set(b.kinds):
+        return f"answer {list(a.kinds)} / {list(b.kinds)}"
+    all_a, all_b = set(a.words), set(b.words)
+    wa, wb = all_a - purchase, all_b - purchase
     only_a, only_b = _unshared(wa - wb, wb - wa, alike)
-    names_a = [run for run in a.names if not _matched(run, a.acronyms, b, wb | b.words)]
-    names_b = [run for run in b.names if not _matched(run, b.acronyms, a, wa | a.words)]
+    names_a = [run for run in a.names if not _matched(run, a.acronyms, b, all_b)]
+    names_b = [run for run in b.names if not _matched(run, b.acronyms, a, all_a)]
     # A name's words are not the clue's other content: those of a name the other side states
     # ("Michael Jordan" / "MJ") are shared, those of one it does not are the name, compared above.
     only_a -= {w for run in a.names for w in run}
@@ -184,7 +186,7 @@ def _unshared(only_a: set[str], only_b: set[str], alike: Callable[[str, str], bo
     return left_a, left_b
 
 
-def _matched(run: tuple[str, ...], own_acronyms: frozenset[str], other: Clue, other_words: set[str]) -> bool:
+def _matched(run: tuple[str, ...], own_acronyms: tuple[str, ...], other: Clue, other_words: set[str]) -> bool:
     """A name run the other clue states: any of its words (or a one-letter respelling), its
     initials as the other's acronym, or an acronym itself (whose expansion is not known)."""
     from rapidfuzz.distance import OSA

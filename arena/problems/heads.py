@@ -82,20 +82,21 @@ def item_heads(
     lemma: Callable[[str], str],
     not_a_head: Callable[[str, str], bool],
     frame: Collection[str],
-) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A shop list's things: the first head of each item (the text cut where a list separates its
     items: "a hamster cage, hamster bedding 1kg, and a running wheel"), and each item's other
     words, its details ("plant" and "tier" of "a 3-tier plant stand", "bamboo" of "bamboo utensils"),
     as lemmas less ``frame`` words and counts."""
     heads: list[str] = []
-    details: list[tuple[str, ...]] = []
+    details: list[str] = []
     for item in _ITEM_BREAK.split(text):
         found = phrase_heads(item, lemma, not_a_head)
         if found:
             heads.append(found[0])
             words = {_detail(w, lemma) for w in _TOKEN.findall(item)}
+            # One string an item (100k problems are held at once), split when two lists are compared.
             details.append(
-                tuple(sorted(w for w in words if w and w != found[0] and w not in frame and w not in _PURE_COUNTS))
+                " ".join(sorted(w for w in words if w and w != found[0] and w not in frame and w not in _PURE_COUNTS))
             )
     return tuple(heads), tuple(details)
 
@@ -117,7 +118,7 @@ def heads_conflict(
     words_a: Collection[str],
     words_b: Collection[str],
     alike: Callable[[str, str], bool],
-    details: tuple[Sequence[tuple[str, ...]], Sequence[tuple[str, ...]]] | None = None,
+    details: tuple[Sequence[str], Sequence[str]] | None = None,
 ) -> str | None:
     """Why two requests buy different things, or None.
 
@@ -146,17 +147,20 @@ def heads_conflict(
         return None
     if details is not None:
         mine, theirs = details
-        if any(set(mine[i]) & set(theirs[j]) for i in only_a for j in only_b):
+        if any(set(mine[i].split()) & set(theirs[j].split()) for i in only_a for j in only_b):
             return None
     return f"bought {sorted(a[k] for k in only_a)} / {sorted(b[k] for k in only_b)}"
 
 
 def _bought(head: str, heads: tuple[str, ...], words: Collection[str], alike: Callable[[str, str], bool]) -> bool:
+    # The cheap tests first (equal, a compound, a word said as is); word vectors only then.
     for other in heads:
-        if head == other or alike(head, other):
-            return True
         short, long = sorted((head, other), key=len)
-        if len(short) >= 3 and short in long:  # "mousepad" / "pad", "paintbrush" / "brush"
+        if head == other or (len(short) >= 3 and short in long):  # "mousepad" / "pad"
             return True
+    if head in words:
+        return True
+    if any(alike(head, other) for other in heads):
+        return True
     # Said by the other request in another role ("trail runners" / "trail running shoes").
-    return any(w == head or alike(head, w) for w in words if w.isalpha())
+    return any(alike(head, w) for w in words if w.isalpha())

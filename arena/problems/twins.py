@@ -205,7 +205,7 @@ class Reading:
     ruled_out: tuple[str, ...] = ()  # words the request rules out ("not leather"), lemmatised
     capitals: tuple[str, ...] = ()  # words capitalised inside a sentence (a brand: "from Bose"), lower-cased
     heads: tuple[str, ...] = ()  # the head noun of each noun phrase: what is bought (heads.py)
-    details: tuple[tuple[str, ...], ...] = ()  # a shop list's items' other words, one per head
+    details: tuple[str, ...] = ()  # a list's items' other words, one string per head
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,9 +245,15 @@ def read_request(problem: Problem) -> Request:
         units,
     )
     whole = _merge(per_unit)
+    # Held for 100k problems at once: a product request buys its first head, and a list's details
+    # matter only beside two heads or more; the item readings compare their words, not their heads.
+    if problem.intent is Intent.product:
+        whole = replace(whole, heads=whole.heads[:1])
+    elif len(whole.heads) < 2:
+        whole = replace(whole, details=())
     items: tuple[Reading, ...] = ()
     if problem.intent is Intent.shop and len(per_unit) > 1:
-        items = tuple(r for r in per_unit if r.words)
+        items = tuple(replace(r, heads=(), details=(), capitals=()) for r in per_unit if r.words)
     fact = None
     if problem.knowledge is not None:
         fact = problem.knowledge.knowledge_attribute
@@ -871,7 +877,7 @@ def conflict(a: Request, b: Request) -> str | None:
             return found
         # Two products: neither side's purchase is said anywhere in the other (a purchase read
         # wrongly, "shopping for my friends", is still said by the other side's words).
-        said_a, said_b = set(a.whole.words) | a.clue.words, set(b.whole.words) | b.clue.words
+        said_a, said_b = {*a.whole.words, *a.clue.words}, {*b.whole.words, *b.clue.words}
         if a.purchase and b.purchase and not _pairs_alike(a.purchase, said_b) and not _pairs_alike(b.purchase, said_a):
             return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
     if a.fact is not None and a.fact == b.fact:
@@ -1211,11 +1217,16 @@ def _pairs_alike(a: Iterable[str], b: Iterable[str]) -> bool:
 
 @lru_cache(maxsize=4096)
 def _word_cosine(a: str, b: str) -> float:
+    return float(_word_vector(a) @ _word_vector(b))
+
+
+@lru_cache(maxsize=8192)
+def _word_vector(word: str):
+    """One word's meaning vector (512 bytes; a word is embedded once, not once per pair it is in)."""
     from arena.problems.meaning import static_embedder
 
     # The clustering's default dims: the same cached embedder, not a second copy of the table.
-    vectors = static_embedder(128).embed([a, b])
-    return float(vectors[0] @ vectors[1])
+    return static_embedder(128).embed([word])[0]
 
 
 def _units_conflict(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]], substituted: float) -> str | None:
