@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Literal
 
@@ -230,6 +231,9 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
     del asks  # read one after the other, never both held: the peak is the problems and one reading
     requests = [read_request(p) for p in ordered]
     vectors = embedder.embed([r.text for r in requests])
+    # The texts are embedded: the veto never reads them, and 100k of them are ~70 MB held to the end.
+    for k, request in enumerate(requests):
+        requests[k] = replace(request, text="")
     # The meaning candidates stay numpy arrays (a million pairs at 100k problems would be ~150 MB
     # of tuples), nearest first, ties by ids.
     lo, hi, cos = meaning_links(ordered, vectors, config)

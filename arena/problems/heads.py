@@ -16,6 +16,7 @@ per listed item.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Collection, Sequence
 
 # Words that end a noun phrase: prepositions, conjunctions, relative pronouns, price words.
@@ -96,7 +97,11 @@ def item_heads(
             words = {_detail(w, lemma) for w in _TOKEN.findall(item)}
             # One string an item (100k problems are held at once), split when two lists are compared.
             details.append(
-                " ".join(sorted(w for w in words if w and w != found[0] and w not in frame and w not in _PURE_COUNTS))
+                sys.intern(
+                    " ".join(
+                        sorted(w for w in words if w and w != found[0] and w not in frame and w not in _PURE_COUNTS)
+                    )
+                )
             )
     return tuple(heads), tuple(details)
 

@@ -224,7 +224,7 @@ class Request:
     intent: str = ""
     text: str = ""  # the request sentences, for the embedding
     mentions_price: bool = False  # any word of price or money in the text, read or not
-    purchase: frozenset[str] = frozenset()  # a riddle's product: the words of the thing it buys
+    purchase: tuple[str, ...] = ()  # a riddle's product: the words of the thing it buys (a tuple: 100k are held)
     clue: Clue | None = None  # a riddle's clue: the fact it asks, read from its words
 
 
@@ -274,7 +274,7 @@ def read_request(problem: Problem) -> Request:
         intent=problem.intent.value,
         text=_meaning_text(whole, request, problem.query, voucher_units),
         mentions_price=_PRICEY.search(problem.query.lower()) is not None,
-        purchase=_purchase(problem.query) if problem.intent is Intent.knowledge else frozenset(),
+        purchase=tuple(sorted(_purchase(problem.query))) if problem.intent is Intent.knowledge else (),
         clue=read_clue(request, _lemma, _known, _FRAME) if problem.intent is Intent.knowledge else None,
     )
 
@@ -872,7 +872,7 @@ def conflict(a: Request, b: Request) -> str | None:
     if a.clue is not None and b.clue is not None and not (a.fact is not None and a.fact == b.fact):
         # Answers not known to be one (a query-only riddle states none): the clue names the fact
         # and the purchase the product; either one changed is another ask.
-        found = clue_conflict(a.clue, b.clue, a.purchase | b.purchase, _alike)
+        found = clue_conflict(a.clue, b.clue, frozenset((*a.purchase, *b.purchase)), _alike)
         if found:
             return found
         # Two products: neither side's purchase is said anywhere in the other (a purchase read
@@ -888,9 +888,9 @@ def conflict(a: Request, b: Request) -> str | None:
         if (
             a.purchase
             and b.purchase
-            and not a.purchase & b.purchase
-            and not a.purchase & set(b.whole.words)
-            and not b.purchase & set(a.whole.words)
+            and not set(a.purchase) & set(b.purchase)
+            and not set(a.purchase) & set(b.whole.words)
+            and not set(b.purchase) & set(a.whole.words)
         ):
             return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
         # The clue's words are any words ("the town of" / "was used to build"): no bag of words.
@@ -1220,7 +1220,7 @@ def _word_cosine(a: str, b: str) -> float:
     return float(_word_vector(a) @ _word_vector(b))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def _word_vector(word: str):
     """One word's meaning vector (512 bytes; a word is embedded once, not once per pair it is in)."""
     from arena.problems.meaning import static_embedder
