@@ -39,8 +39,10 @@ def phrase_heads(
     text: str,
     lemma: Callable[[str], str],
     not_a_head: Callable[[str, str], bool],
+    first: bool = False,
 ) -> tuple[str, ...]:
-    """The head (a lemma) of each noun phrase of ``text``, in order; phrases without one left out.
+    """The head (a lemma) of each noun phrase of ``text``, in order; phrases without one left out
+    (with ``first``, only the first: what a product request buys).
 
     ``text`` has its numbers as digits (``asks._digits``). ``not_a_head(word, lemma)`` says whether a word cannot be the thing bought (a frame word, a
     closed-class value, a unit, a name)."""
@@ -53,13 +55,12 @@ def phrase_heads(
         if word == "of" and head in _COUNTS:  # "a pack of gel pens": the phrase goes on
             head = None
             continue
-        if ends:
-            if head is not None:
+        # A phrase ends at a break, or at a number after its thing ("water fountain 2.5L").
+        if ends or (word[0].isdigit() and head is not None):
+            if head is not None and head not in _PURE_COUNTS:
                 heads.append(head)
-            head = None
-            continue
-        if word[0].isdigit() and head is not None:
-            heads.append(head)  # "water fountain 2.5L": a number after the thing begins its details
+                if first:
+                    return tuple(heads)
             head = None
             continue
         if word[0].isdigit() or len(word) < 3 or not word.replace("-", "").isalpha():

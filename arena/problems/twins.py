@@ -410,7 +410,7 @@ def _heads(unit: str, intent: Intent) -> dict[str, tuple]:
     if intent is not Intent.product:
         heads, details = item_heads(text, _lemma, _not_a_head, _FRAME)
         return {"heads": heads, "details": details}
-    return {"heads": phrase_heads(text, _lemma, _not_a_head)}
+    return {"heads": phrase_heads(text, _lemma, _not_a_head, first=True)}
 
 
 def _not_a_head(word: str, lemma: str) -> bool:
@@ -967,15 +967,13 @@ def _one_sided(a: Reading, b: Reading) -> str | None:
     # unknown word in a reworded request is as often a compound or an abbreviation ("rainboots", "hp").
     # A long unknown word one letter from a dictionary word is a typo in a chatty request ("posible",
     # "advnce"), not a brand, unless it is capitalised or a known brand ("Philips" / "philip").
-    added = {
-        n
-        for n in _unpaired(set(a.names) - set(b.names), b.words)
-        if n in _BRAND_WORDS or n in a.capitals or not _misspelt(n)
-    }
+    added = _unpaired(set(a.names) - set(b.names), b.words)
     # What ``b`` rules out counts as said: "no scent" is how "unscented" (an unknown word) is reworded.
     mine, theirs = set(a.words), set(b.words) | set(b.ruled_out)
     if added and len(theirs) >= 2 and theirs <= mine and mine - theirs <= added | {_lemma(n) for n in added}:
-        return f"name {sorted(added)} / none"
+        # The typo test last: it looks up a few hundred spellings.
+        if all(n in _BRAND_WORDS or n in a.capitals or not _misspelt(n) for n in sorted(added)):
+            return f"name {sorted(added)} / none"
     return None
 
 
