@@ -147,8 +147,11 @@ def heads_conflict(
         rest_b = set(words_b) - set(words_a) - set(b) - _PURE_COUNTS
         if len(rest_a) > 1 or len(rest_b) > 1:
             return None
-    only_a = [k for k, h in enumerate(a) if not _bought(h, b, words_b, alike)]
-    only_b = [k for k, h in enumerate(b) if not _bought(h, a, words_a, alike)]
+    # The cheap tests on both sides first: most pairs buy the same things word for word.
+    only_a = [k for k, h in enumerate(a) if not _said(h, b, words_b)]
+    only_b = [k for k, h in enumerate(b) if not _said(h, a, words_a)] if only_a else []
+    only_a = [k for k in only_a if not _alike_any(a[k], b, words_b, alike)] if only_b else []
+    only_b = [k for k in only_b if not _alike_any(b[k], a, words_a, alike)] if only_a else []
     if not only_a or not only_b:
         return None
     if details is not None:
@@ -158,15 +161,16 @@ def heads_conflict(
     return f"bought {sorted(a[k] for k in only_a)} / {sorted(b[k] for k in only_b)}"
 
 
-def _bought(head: str, heads: tuple[str, ...], words: Collection[str], alike: Callable[[str, str], bool]) -> bool:
-    # The cheap tests first (equal, a compound, a word said as is); word vectors only then.
+def _said(head: str, heads: tuple[str, ...], words: Collection[str]) -> bool:
+    """Bought by the other side as is: the same head, a compound of it ("mousepad" / "pad"), or the
+    word said in another role ("trail runners" / "trail running shoes" is the next test's)."""
     for other in heads:
         short, long = sorted((head, other), key=len)
-        if head == other or (len(short) >= 3 and short in long):  # "mousepad" / "pad"
+        if head == other or (len(short) >= 3 and short in long):
             return True
-    if head in words:
-        return True
-    if any(alike(head, other) for other in heads):
-        return True
-    # Said by the other request in another role ("trail runners" / "trail running shoes").
-    return any(alike(head, w) for w in words if w.isalpha())
+    return head in words
+
+
+def _alike_any(head: str, heads: tuple[str, ...], words: Collection[str], alike: Callable[[str, str], bool]) -> bool:
+    """Bought by the other side in other words: a head or a word reading alike ("runner" / "running")."""
+    return any(alike(head, other) for other in heads) or any(alike(head, w) for w in words if w.isalpha())

@@ -1209,8 +1209,10 @@ def _alike(a: str, b: str) -> bool:
 
 def _pairs_alike(a: Iterable[str], b: Iterable[str]) -> bool:
     """Whether some word of ``a`` is some word of ``b``, said the same or another way."""
-    theirs = sorted(b)
-    return any(_alike(x, y) for x in sorted(a) for y in theirs)
+    mine, theirs = sorted(a), sorted(b)
+    if set(mine) & set(theirs):  # the cheap test first
+        return True
+    return any(_alike(x, y) for x in mine for y in theirs)
 
 
 @lru_cache(maxsize=4096)
