@@ -40,6 +40,8 @@ from arena.problems.asks import (
     _JOINED,
     _PRICE_PHRASES,
     _STOP,
+    _TERM_WORDS,
+    _VOUCHER_CUE,
     _digits,
     _lemma,
     _normalised,
@@ -906,7 +908,11 @@ def conflict(a: Request, b: Request) -> str | None:
             if found:
                 return found
         # A riddle names its answer's thing twice ("the year ... a mug with that year on it"): no subset rule.
-        found = _subset_conflict(a.whole, b.whole) if "knowledge" not in (a.intent, b.intent) else None
+        found = (
+            _subset_conflict(a.whole, b.whole, voucher="voucher" in (a.intent, b.intent))
+            if "knowledge" not in (a.intent, b.intent)
+            else None
+        )
         if found:
             return found
     if a.intent == b.intent and a.intent in ("product", "shop", "voucher"):
@@ -998,14 +1004,22 @@ _COUNTS = frozenset({"kit", "set", "pair", "pack", "piece", "bundle"})
 _ADDS = frozenset({"with", "plus", "has", "have", "having", "and", "also", "including", "include", "includes"})
 
 
-def _subset_conflict(a: Reading, b: Reading) -> str | None:
+def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | None:
     """Every content word of one request in the other, which attaches one more feature or item
     ("with pockets", "plus a litter box"): the shorter asks less. A word that is only how the
-    longer one was worded ("cleaner", "a pair of") attaches nothing and does not count."""
+    longer one was worded ("cleaner", "a pair of") attaches nothing and does not count; nor, in a
+    voucher request, a word of its terms that a sentence kept as a request ("with ₱50 off")."""
     # As sets: a reworded request may name a shared word twice ("16 inch wheels ... training wheels").
     wa, wb = set(a.words), set(b.words)
     for small, large, seq in ((wa, wb, _sequence(b)), (wb, wa, _sequence(a))):
-        extra = {w for w in large - small if w.isalpha() and w not in _FRAME and len(w) > 2}
+        extra = {
+            w
+            for w in large - small
+            if w.isalpha()
+            and w not in _FRAME
+            and len(w) > 2
+            and not (voucher and (_TERM_WORDS.search(w) or _VOUCHER_CUE.search(w)))
+        }
         # More than two words added is a life story told beside the request (chit-chat), not a feature.
         if not extra or len(extra) > 2 or small - large or len(small) < 2:
             continue
