@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Literal
 
@@ -69,6 +70,8 @@ _SOFT_RANK: dict[str, int] = {"near_duplicate_text": 0, "same_constraints": 1, "
 LSH_WEIGHTS = (0.2, 0.8)
 # Candidate pairs verified per numpy block: bounds the (pairs x num_perm) compare arrays.
 _PAIR_BLOCK = 65_536
+# Problems read for the veto and embedded per block.
+_READ_BLOCK = 4096
 
 
 class ClusterConfig(BaseModel):
@@ -228,8 +231,14 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         candidates.append((_SOFT_RANK["same_constraints"], i, j, "same_constraints", detail))
     candidates.sort(key=lambda c: c[:3])
     del asks  # read one after the other, never both held: the peak is the problems and one reading
-    requests = [read_request(p) for p in ordered]
-    vectors = embedder.embed([r.text for r in requests])
+    # Read and embedded a block at a time: the veto never reads the texts, so 100k of them are never
+    # held at once (each row's vector is its own text's, whatever the block).
+    requests = []
+    vectors = np.empty((len(ordered), embedder.table.shape[1]), dtype=np.float32)
+    for start in range(0, len(ordered), _READ_BLOCK):
+        block = [read_request(p) for p in ordered[start : start + _READ_BLOCK]]
+        vectors[start : start + len(block)] = embedder.embed([r.text for r in block])
+        requests.extend(replace(r, text="") for r in block)
     # The meaning candidates stay numpy arrays (a million pairs at 100k problems would be ~150 MB
     # of tuples), nearest first, ties by ids.
     lo, hi, cos = meaning_links(ordered, vectors, config)

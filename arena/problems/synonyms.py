@@ -48,6 +48,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("transparent", "clear", "see-through"),
     ("jewelry", "jewellery"),
     ("aluminum", "aluminium"),
+    ("wood", "wooden"),
     ("tire", "tyre"),
     ("organizer", "organiser"),
     ("kit", "set", "bundle", "pack", "package", "packet"),

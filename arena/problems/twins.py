@@ -40,12 +40,17 @@ from arena.problems.asks import (
     _JOINED,
     _PRICE_PHRASES,
     _STOP,
+    _TERM_WORDS,
+    _VOUCHER_CUE,
+    _digits,
     _lemma,
     _normalised,
     mark_ranges,
     mark_services,
     split_request,
 )
+from arena.problems.clues import Clue, clue_conflict, read_clue
+from arena.problems.heads import heads_conflict, item_heads, phrase_heads
 from arena.problems.model import Intent, Problem, ProductReward
 from arena.problems.signature import price_interval
 
@@ -87,6 +92,7 @@ for _dimension, _entries in {
             _UNITS[_word] = (_dimension, _factor)
 # "pack of 6", "set of 3", "box of 12": the count comes after the unit.
 _COUNT_BEFORE = frozenset({"pack", "set", "box", "bundle", "kit", "pair", "pairs", "dozen", "case", "bag"})
+_SEATS_BEFORE = frozenset({"seats", "seat", "seating", "sits"})
 _DIGIT_LETTER = re.compile(r"(\d)(?!(?:st|nd|rd|th)\b)([a-z])")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
@@ -114,7 +120,8 @@ _FRAME = (
     )
     # The lemmas simplemma gives the frame's constraint labels ("crafted" -> "crafte", "described"
     # -> "describe", "labelled" -> "labell"): the words are compared as lemmas, so the labels must be too.
-    | frozenset("crafte describe labell mark call name preferr".split())
+    | frozenset("crafte describe labell mark call name preferr pl".split())  # "pls" -> "pl"
+    | frozenset("thx tnx ty tysm".split())  # chat shorthand for thanks
     # How a request frames its list and its asks, not what it asks: "I need a few things", "I'm
     # planning to buy", "can one shop supply everything together", "it must allow COD", "I expect
     # to pay", "meant for", "built from", "produced by", "its colour should match", "first find out".
@@ -198,6 +205,9 @@ class Reading:
     sequence: tuple[str, ...] = ()
     units: tuple[tuple[str, ...], ...] = ()  # the sequence cut at sentence ends
     ruled_out: tuple[str, ...] = ()  # words the request rules out ("not leather"), lemmatised
+    capitals: tuple[str, ...] = ()  # words capitalised inside a sentence (a brand: "from Bose"), lower-cased
+    heads: tuple[str, ...] = ()  # the head noun of each noun phrase: what is bought (heads.py)
+    details: tuple[str, ...] = ()  # a list's items' other words, one string per head
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,17 +226,36 @@ class Request:
     intent: str = ""
     text: str = ""  # the request sentences, for the embedding
     mentions_price: bool = False  # any word of price or money in the text, read or not
-    purchase: frozenset[str] = frozenset()  # a riddle's product: the words of the thing it buys
+    purchase: tuple[str, ...] = ()  # a riddle's product: the words of the thing it buys (a tuple: 100k are held)
+    clue: Clue | None = None  # a riddle's clue: the fact it asks, read from its words
 
 
 def read_request(problem: Problem) -> Request:
     request, voucher_units = split_request(problem.query)
     units = _at_corrections(request)
-    per_unit = _corrected([_read_units([_prepare(unit)]) for unit in units], units)
+    # A riddle's capitalised words name its clue's entities, which its clue compares (clues.py).
+    cased = problem.intent is not Intent.knowledge
+    per_unit = _corrected(
+        [
+            replace(
+                _read_units([_prepare(unit)]),
+                capitals=_capitals(unit) if cased else (),
+                **_heads(unit, problem.intent),
+            )
+            for unit in units
+        ],
+        units,
+    )
     whole = _merge(per_unit)
+    # Held for 100k problems at once: a product request buys its first head, and a list's details
+    # matter only beside two heads or more; the item readings compare their words, not their heads.
+    if problem.intent is Intent.product:
+        whole = replace(whole, heads=whole.heads[:1])
+    elif len(whole.heads) < 2:
+        whole = replace(whole, details=())
     items: tuple[Reading, ...] = ()
     if problem.intent is Intent.shop and len(per_unit) > 1:
-        items = tuple(r for r in per_unit if r.words)
+        items = tuple(replace(r, heads=(), details=(), capitals=()) for r in per_unit if r.words)
     fact = None
     if problem.knowledge is not None:
         fact = problem.knowledge.knowledge_attribute
@@ -245,9 +274,10 @@ def read_request(problem: Problem) -> Request:
         gold=_gold(problem),
         rewards=problem.rewards,
         intent=problem.intent.value,
-        text=_meaning_text(whole, request, problem.query),
+        text=_meaning_text(whole, request, problem.query, voucher_units),
         mentions_price=_PRICEY.search(problem.query.lower()) is not None,
-        purchase=_purchase(problem.query) if problem.intent is Intent.knowledge else frozenset(),
+        purchase=tuple(sorted(_purchase(problem.query))) if problem.intent is Intent.knowledge else (),
+        clue=read_clue(request, _lemma, _known, _FRAME) if problem.intent is Intent.knowledge else None,
     )
 
 
@@ -293,14 +323,19 @@ def _purchase(query: str) -> frozenset[str]:
 
 _PRICEY = re.compile(
     r"₱|\$|\bphp\b|\bpesos?\b|\bp ?\d|budget|\bpric|\bspend|\bcost|cheap|afford|expensive|\bpay\b|"
-    r"\bmax\b|\bmin\b|\bunder\b|\bbelow\b|\babove\b|\bover\b|\bless than\b|\bmore than\b|\bhundred|thousand"
+    r"\bmax\b|\bmin\b|\b(?:under|below|above|over)\b(?!-)|\bless than\b|\bmore than\b|\bhundred|thousand"
 )
 
 
-def _meaning_text(whole: Reading, request: Sequence[str], query: str) -> str:
+def _meaning_text(whole: Reading, request: Sequence[str], query: str, voucher_units: Sequence[str] = ()) -> str:
     """What the meaning vector reads: the request's content words (frame words, which every
-    request shares, dropped: with mean pooling they pull any two requests together)."""
+    request shares, dropped: with mean pooling they pull any two requests together). A voucher
+    request said in one sentence ("Buy a gaming headset ... using a ₱200 off platform voucher")
+    has every word in its voucher part: then that part's content words, never the raw query,
+    which reads unlike its own rewording's content words (cosine 0.33 for one split into sentences)."""
     words = [w for w in whole.words if not w[0].isdigit()]
+    if not words and voucher_units:
+        words = [w for w in _read_units([_prepare(u) for u in voucher_units]).words if not w[0].isdigit()]
     return " ".join(words) if words else " ".join(request) or query
 
 
@@ -333,9 +368,67 @@ def _merge(readings: Sequence[Reading]) -> Reading:
         words=tuple(w for r in readings for w in r.words),
         units=tuple(r.sequence for r in readings),  # the whole sequence is their concatenation (_sequence)
         ruled_out=tuple(w for r in readings for w in r.ruled_out),
+        capitals=tuple(sorted({w for r in readings for w in r.capitals})),
+        heads=tuple(h for r in readings for h in r.heads),
+        details=tuple(d for r in readings for d in r.details),
     )
 
 
+_CASED = re.compile(r"[A-Za-z][A-Za-z0-9'’&-]*")
+
+
+def _capitals(unit: str) -> tuple[str, ...]:
+    """The words a sentence capitalises after its first ("Noise cancelling headphones from Bose",
+    "Milo 1kg and Alaska powdered milk"): names, whatever the dictionary says of the word. None
+    where the writer capitalises most words (a title-cased request marks no name)."""
+    tokens = _CASED.findall(unit)
+    upper = [k for k, t in enumerate(tokens) if k > 0 and t[0].isupper() and t.split("'")[0] not in ("I", "I’m")]
+    if not upper or len(upper) * 2 > len(tokens) - 1:
+        return ()
+    found = set()
+    for k in upper:
+        for part in re.split(r"[-'’]", tokens[k].lower().replace("&", "and")):
+            if (
+                len(part) >= 2
+                and part.isalpha()
+                and part not in _FRAME
+                and part not in _CLASS_OF
+                and part not in _UNITS
+            ):
+                found.add(sys.intern(part))
+    return tuple(sorted(found))
+
+
+_SPACED = re.compile(r"([,;:+()!?]|\.(?!\d))")
+
+
+def _heads(unit: str, intent: Intent) -> dict[str, tuple]:
+    """What a sentence buys: a shop list's item heads and details, a product request's phrase heads;
+    a riddle's purchase is read by :func:`_purchase`."""
+    if intent is Intent.knowledge:
+        return {}
+    # Services are no things: "all with free shipping", "cash on delivery".
+    text, _ = mark_services(_SPACED.sub(r" \1 ", f" {_digits(unit.lower())} "))
+    if intent is not Intent.product:
+        heads, details = item_heads(text, _lemma, _not_a_head, _FRAME)
+        return {"heads": heads, "details": details}
+    return {"heads": phrase_heads(text, _lemma, _not_a_head, first=True)}
+
+
+def _not_a_head(word: str, lemma: str) -> bool:
+    """A word that cannot be the thing bought: a frame word, a closed-class value, a unit, a name."""
+    return (
+        lemma in _FRAME
+        or word in _FRAME
+        or lemma in _CLASS_OF
+        or word in _UNITS
+        or word in _SIZE_LETTERS
+        or word in _BRAND_WORDS
+        or not _known(word)
+    )
+
+
+_DIMENSIONS = re.compile(r"(\d)\s*x\s*(?=\d)")
 _AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
 
 
@@ -346,6 +439,8 @@ def _prepare(unit: str) -> str:
     if '"' in text or "”" in text or "''" in text or "-inch" in text:
         text = _INCH_MARK.sub(_inch, text)  # 16" is 16 inch
     padded = _normalised(text)
+    if "x" in padded:  # "140x230cm" is 140 by 230 cm
+        padded = _DIMENSIONS.sub(r"\1 x ", padded)
     padded = _DIGIT_LETTER.sub(r"\1 \2", padded)
     for phrase, canonical in _JOINED:
         if phrase in padded:
@@ -412,6 +507,11 @@ def _read_units(units: Sequence[str]) -> Reading:
                 sequence.append(words[-1])
                 used.add(i + 1)
                 continue
+            if before in _SEATS_BEFORE:  # "a sofa that seats two" is a 2-seater
+                measures.append(("seats", value))
+                words.append(f"{value:g}seats")
+                sequence.append(words[-1])
+                continue
             if before in _COUNT_BEFORE or (before == "of" and i > 1 and tokens[i - 2] in _COUNT_BEFORE):
                 measures.append(("pieces" if before not in ("pair", "pairs") else "pairs", value))
                 words.append(f"{value:g}pieces")
@@ -449,7 +549,10 @@ def _read_units(units: Sequence[str]) -> Reading:
     lemmas = [_lemma(w) if not w[0].isdigit() else sys.intern(w) for w in words]
     lemmatised = [_lemma(w) if w.isalpha() else sys.intern(w) for w in sequence]
     content = [w for w in lemmas if w[:1].isdigit() or (w not in _FRAME and len(w) > 1)]
-    classes = sorted({(_CLASS_OF[w], w) for w in content if w in _CLASS_OF} | {("size", w) for w in size_words})
+    classes = sorted(
+        {(_CLASS_OF[w], w) for k, w in enumerate(content) if w in _CLASS_OF and _a_value(content, k)}
+        | {("size", w) for w in size_words}
+    )
     names = sorted(
         {
             w
@@ -473,6 +576,18 @@ def _read_units(units: Sequence[str]) -> Reading:
         sequence=tuple(lemmatised),
         ruled_out=tuple(_lemma(w) for w in ruled_out if w not in _FRAME),
     )
+
+
+# Colour words that only shade another colour ("light blue", "dark green"); alone they say weight or
+# brightness ("a light, foldable stroller", "warm white light").
+_SHADES = frozenset({"light", "dark"})
+
+
+def _a_value(content: Sequence[str], k: int) -> bool:
+    if content[k] not in _SHADES:
+        return True
+    near = content[max(0, k - 1) : k] + content[k + 1 : k + 2]
+    return any(_CLASS_OF.get(w) == "colour" and w not in _SHADES for w in near)
 
 
 # Words that rule out what follows them ("fabric, not leather", "I don't have a card", "without a
@@ -529,7 +644,8 @@ def _corrected(readings: list[Reading], units: Sequence[str]) -> list[Reading]:
             earlier = out[j]
             out[j] = replace(
                 earlier,
-                names=() if fix.names else earlier.names,
+                names=() if fix.names or fix.capitals else earlier.names,
+                capitals=() if fix.names or fix.capitals else earlier.capitals,
                 classes=tuple(c for c in earlier.classes if c[0] not in stated),
                 measures=tuple(m for m in earlier.measures if m[0] not in dimensions),
                 prices=() if fix.prices else earlier.prices,
@@ -751,11 +867,33 @@ def conflict(a: Request, b: Request) -> str | None:
         found = _voucher_conflict(a.voucher, b.voucher)
         if found:
             return found
+    if a.intent == b.intent == "voucher":
+        found = _amounts_conflict(a, b)
+        if found:
+            return found
+    if a.clue is not None and b.clue is not None and not (a.fact is not None and a.fact == b.fact):
+        # Answers not known to be one (a query-only riddle states none): the clue names the fact
+        # and the purchase the product; either one changed is another ask.
+        found = clue_conflict(a.clue, b.clue, frozenset((*a.purchase, *b.purchase)), _alike)
+        if found:
+            return found
+        # Two products: neither side's purchase is said anywhere in the other (a purchase read
+        # wrongly, "shopping for my friends", is still said by the other side's words).
+        said_a, said_b = {*a.whole.words, *a.clue.words}, {*b.whole.words, *b.clue.words}
+        if a.purchase and b.purchase and not _pairs_alike(a.purchase, said_b) and not _pairs_alike(b.purchase, said_a):
+            return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
     if a.fact is not None and a.fact == b.fact:
         # The same answer: the riddle's clue may be worded any way; only the product asked still
         # separates them: an edited purchase, or two purchases that share no word ("a vintage
         # calendar" / "a commemorative coin"; "a plush toy" / "a stuffed toy" share one).
-        if a.purchase and b.purchase and not a.purchase & b.purchase:
+        # A purchase the other side's words say is one read wrongly ("shopping for my friends").
+        if (
+            a.purchase
+            and b.purchase
+            and not set(a.purchase) & set(b.purchase)
+            and not set(a.purchase) & set(b.whole.words)
+            and not set(b.purchase) & set(a.whole.words)
+        ):
             return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
         # The clue's words are any words ("the town of" / "was used to build"): no bag of words.
         return _reading_conflict(a.whole, b.whole, gaps=False, substituted=SAME_ANSWER, bag=False)
@@ -770,7 +908,19 @@ def conflict(a: Request, b: Request) -> str | None:
             if found:
                 return found
         # A riddle names its answer's thing twice ("the year ... a mug with that year on it"): no subset rule.
-        found = _subset_conflict(a.whole, b.whole) if "knowledge" not in (a.intent, b.intent) else None
+        found = (
+            _subset_conflict(a.whole, b.whole, voucher="voucher" in (a.intent, b.intent))
+            if "knowledge" not in (a.intent, b.intent)
+            else None
+        )
+        if found:
+            return found
+    if a.intent == b.intent and a.intent in ("product", "shop", "voucher"):
+        # What is bought: the head noun of a product request's first phrase ("denim jacket" / "denim
+        # shorts"), the head of each item of a list ("running wheel" / "water bottle").
+        listed = a.intent != "product" and len(a.whole.heads) >= 2 and len(b.whole.heads) >= 2
+        details = (a.whole.details, b.whole.details) if listed else None
+        found = heads_conflict(a.whole.heads, b.whole.heads, a.whole.words, b.whole.words, _alike, details)
         if found:
             return found
     if len(a.items) >= 2 and len(b.items) >= 2:
@@ -821,12 +971,32 @@ def _one_sided(a: Reading, b: Reading) -> str | None:
     # A brand named on one side only, in a request otherwise the other's words ("a Philips electric
     # kettle 1.7L" / "an electric kettle 1.7L"): the brand is a constraint added. Only then: an
     # unknown word in a reworded request is as often a compound or an abbreviation ("rainboots", "hp").
+    # A long unknown word one letter from a dictionary word is a typo in a chatty request ("posible",
+    # "advnce"), not a brand, unless it is capitalised or a known brand ("Philips" / "philip").
     added = _unpaired(set(a.names) - set(b.names), b.words)
     # What ``b`` rules out counts as said: "no scent" is how "unscented" (an unknown word) is reworded.
     mine, theirs = set(a.words), set(b.words) | set(b.ruled_out)
     if added and len(theirs) >= 2 and theirs <= mine and mine - theirs <= added | {_lemma(n) for n in added}:
-        return f"name {sorted(added)} / none"
+        # The typo test last: it looks up a few hundred spellings.
+        if all(n in _BRAND_WORDS or n in a.capitals or not _misspelt(n) for n in sorted(added)):
+            return f"name {sorted(added)} / none"
     return None
+
+
+@lru_cache(maxsize=4096)
+def _misspelt(word: str) -> bool:
+    """One letter dropped, added, replaced or two swapped from a dictionary word, in a word of five
+    letters or more."""
+    if len(word) < 5 or not word.isalpha():
+        return False
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:k], word[k:]) for k in range(len(word) + 1)]
+    candidates = {left + right[1:] for left, right in splits if right}
+    candidates |= {left + right[1] + right[0] + right[2:] for left, right in splits if len(right) > 1}
+    candidates |= {left + c + right[1:] for left, right in splits if right for c in letters}
+    candidates |= {left + c + right for left, right in splits for c in letters}
+    candidates.discard(word)
+    return any(_known(c) for c in sorted(candidates))
 
 
 _COUNTS = frozenset({"kit", "set", "pair", "pack", "piece", "bundle"})
@@ -834,14 +1004,22 @@ _COUNTS = frozenset({"kit", "set", "pair", "pack", "piece", "bundle"})
 _ADDS = frozenset({"with", "plus", "has", "have", "having", "and", "also", "including", "include", "includes"})
 
 
-def _subset_conflict(a: Reading, b: Reading) -> str | None:
+def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | None:
     """Every content word of one request in the other, which attaches one more feature or item
     ("with pockets", "plus a litter box"): the shorter asks less. A word that is only how the
-    longer one was worded ("cleaner", "a pair of") attaches nothing and does not count."""
+    longer one was worded ("cleaner", "a pair of") attaches nothing and does not count; nor, in a
+    voucher request, a word of its terms that a sentence kept as a request ("with ₱50 off")."""
     # As sets: a reworded request may name a shared word twice ("16 inch wheels ... training wheels").
     wa, wb = set(a.words), set(b.words)
     for small, large, seq in ((wa, wb, _sequence(b)), (wb, wa, _sequence(a))):
-        extra = {w for w in large - small if w.isalpha() and w not in _FRAME and len(w) > 2}
+        extra = {
+            w
+            for w in large - small
+            if w.isalpha()
+            and w not in _FRAME
+            and len(w) > 2
+            and not (voucher and (_TERM_WORDS.search(w) or _VOUCHER_CUE.search(w)))
+        }
         # More than two words added is a life story told beside the request (chit-chat), not a feature.
         if not extra or len(extra) > 2 or small - large or len(small) < 2:
             continue
@@ -852,7 +1030,8 @@ def _subset_conflict(a: Reading, b: Reading) -> str | None:
                 word in extra
                 and word not in _COUNTS
                 and not modifier
-                and any(w in _ADDS for w in seq[max(0, k - 4) : k])
+                # "has to stay within 650" is a modal, not a feature attached
+                and any(w in _ADDS and seq[i + 1] != "to" for i, w in enumerate(seq[:k]) if i >= k - 4)
             ):
                 return f"asks more: {word!r} ({sorted(extra)})"
     return None
@@ -866,6 +1045,32 @@ def _unpriced(a: Request, b: Request) -> str | None:
     unpriced, _ = _unmatched(b.whole.others, [*a.whole.others, *(v for _, v in a.whole.measures)])
     if a.whole.prices and not b.whole.prices and not unpriced and not b.mentions_price:
         return f"price bound {a.whole.prices} / none"
+    return None
+
+
+def _amounts(request: Request) -> list[float]:
+    """Every amount a voucher request states, whichever sentence the reader gave it to (the voucher's
+    terms or the request's bounds): "Budget ₱1,000 with ₱80 off min ₱600" names no voucher and
+    reads as bounds, "I can spend up to ₱1,200. Voucher: ₱80 less ..." as terms."""
+    r = request.whole
+    values = [*r.others, *(v for _, v, _ in r.prices), *(w for _, _, w in r.prices if w)]
+    if request.voucher is not None:
+        values += request.voucher[2]
+    return sorted(values)
+
+
+def _amounts_conflict(a: Request, b: Request) -> str | None:
+    """Two voucher requests each stating an amount the other does not: a budget, a threshold or a
+    discount replaced, however each sentence was read ("budget ₱3,200" as a term, "I've got ₱3.5k"
+    as a bound)."""
+    only_a, only_b = _unmatched(_amounts(a), _amounts(b))
+    # Sizes and counts are amounts of the product, compared in their roles.
+    sizes_a = [v for _, v in a.whole.measures]
+    sizes_b = [v for _, v in b.whole.measures]
+    only_a = [v for v in only_a if not any(math.isclose(v, w) for w in sizes_b)]
+    only_b = [v for v in only_b if not any(math.isclose(v, w) for w in sizes_a)]
+    if only_a and only_b:
+        return f"amounts {only_a} / {only_b}"
     return None
 
 
@@ -958,8 +1163,11 @@ def _reading_conflict(
         theirs = {w for c, w in b.classes if c == name}
         if mine - theirs and theirs - mine:
             return f"{name} {sorted(mine)} / {sorted(theirs)}"
-    names_a = _unpaired(set(a.names) - set(b.names), b.words)
-    names_b = _unpaired(set(b.names) - set(a.names), a.words)
+    # A capitalised word is a name too, but only where replaced: one side alone capitalising a
+    # word ("USB", "LED") is how it was written.
+    all_a, all_b = set(a.names) | set(a.capitals), set(b.names) | set(b.capitals)
+    names_a = _unpaired(all_a - all_b, b.words)
+    names_b = _unpaired(all_b - all_a, a.words)
     if names_a and names_b:
         return f"name {sorted(names_a)} / {sorted(names_b)}"
     found = _edit_conflict(_sequence(a), _sequence(b), gaps, substituted) or (
@@ -1004,13 +1212,35 @@ def _synonymous(only_a: Sequence[str], only_b: Sequence[str]) -> bool:
     return _word_cosine(only_a[0], only_b[0]) >= SYNONYMOUS
 
 
+def _alike(a: str, b: str) -> bool:
+    """One word said another way: respelt, or reading alike (never two values of a closed class)."""
+    if a == b or _near(a, [b]):
+        return True
+    if not a.isalpha() or not b.isalpha() or a in _CLASS_OF or b in _CLASS_OF:
+        return False
+    return _word_cosine(a, b) >= SYNONYMOUS
+
+
+def _pairs_alike(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Whether some word of ``a`` is some word of ``b``, said the same or another way."""
+    mine, theirs = sorted(a), sorted(b)
+    if set(mine) & set(theirs):  # the cheap test first
+        return True
+    return any(_alike(x, y) for x in mine for y in theirs)
+
+
 @lru_cache(maxsize=4096)
 def _word_cosine(a: str, b: str) -> float:
+    return float(_word_vector(a) @ _word_vector(b))
+
+
+@lru_cache(maxsize=4096)
+def _word_vector(word: str):
+    """One word's meaning vector (512 bytes; a word is embedded once, not once per pair it is in)."""
     from arena.problems.meaning import static_embedder
 
     # The clustering's default dims: the same cached embedder, not a second copy of the table.
-    vectors = static_embedder(128).embed([a, b])
-    return float(vectors[0] @ vectors[1])
+    return static_embedder(128).embed([word])[0]
 
 
 def _units_conflict(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]], substituted: float) -> str | None:
@@ -1090,7 +1320,9 @@ def _weighty(words: Sequence[str]) -> bool:
     return (
         len(plain) >= 2
         or len(plain) < len(words)
-        or any(w in _CLASS_OF or w in _BRAND_WORDS or (len(w) >= 3 and not _known(w)) for w in plain)
+        or any(
+            (w in _CLASS_OF and w not in _SHADES) or w in _BRAND_WORDS or (len(w) >= 3 and not _known(w)) for w in plain
+        )
     )
 
 

@@ -1,0 +1,204 @@
+"""The fact a knowledge riddle asks, read from its words, for the veto (:mod:`arena.problems.twins`).
+
+A riddle is a purchase ("a jersey", "a poster") and a clue that names a fact ("the number
+LeBron wore as a rookie", "the highest peak in the Philippines"). The meaning signal reads
+both together, so two riddles that buy the same product for another fact read alike; where
+the rows carry no ``Knowledge_Attribute`` (a query-only problem) only the clue tells them
+apart. The clue is what is left of the request once the purchase (both sides' purchase
+words) and the question's scaffolding ("what", "the year", "printed with", "whichever")
+are removed. Two clues ask another fact when
+
+- **a rank** differs: ordinals name which one ("the first president" / "the second
+  president"; "the highest mountain" / "the second highest mountain");
+- **a name** one side states is nowhere in the other, which states something of its own
+  instead ("LeBron's number from his Miami Heat years" / "... in his rookie season"; "the
+  longest river in the Philippines" / "... in the world"); a name is a run of capitalised
+  words (or a word no dictionary knows, for requests typed in lower case), matched by any of
+  its words, a one-letter respelling or its initials ("MJ" for "Michael Jordan"); an
+  acronym alone never conflicts (it hides its expansion: "SEA Games");
+- **the clues share too little**: fewer than ``CLUE_SHARED`` of the shorter clue's words
+  are in the other, counting a pair of words whose meaning vectors reach the veto's
+  ``SYNONYMOUS`` as shared ("strength" / "strong", "season" / "year"): "the year the
+  Titanic sank" / "the year the Berlin Wall fell".
+
+A rewording keeps the fact: its names, its ranks and most of its words, however ordered
+("the first man to walk on the moon" / "the first person who stepped on the moon").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+# Of the shorter clue's words, the share the other clue must hold (the same word, lemma,
+# synonym or a word reading alike): below it the two ask about different things. Chosen on
+# the three hand-written pools' riddles: every rewording there shares half or more.
+CLUE_SHARED = 1 / 3
+
+_ORDINALS = frozenset(
+    "first second third fourth fifth sixth seventh eighth ninth tenth last 1st 2nd 3rd 4th 5th".split()
+)
+# What every riddle says around its fact: question words, the answer's kind ("the year",
+# "the name"), how it is put on the product, and filler a rewording adds.
+_SCAFFOLD = frozenset(
+    """what whats which who whom whose where when how whichever whoever whatever one ones is are was were be
+    been being did does do that this it its there they them their he she his her him the a an of in on to by
+    for from with and or as at into onto year years name names number numbers title date print printed
+    printing prints shape shaped like showing show shows feature featuring cover front design logo image
+    text put has have had then find out figure again lol please pls get me buy want need would i id im
+    famous known call called people nickname nicknamed also still just only very ever currently once some
+    same whole""".split()
+)
+# Lower-case words inside a name.
+_PARTICLES = frozenset("da de del della di van von der den du dos le la bin al".split())
+# The kinds of answer a riddle asks for ("the number of players ..." / "the name of the team ...").
+_KINDS = frozenset("year name number date title".split())
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’.-]*[A-Za-z]|[A-Za-z]|\d+(?:\.\d+)?")
+
+
+@dataclass(frozen=True, slots=True)
+class Clue:
+    """A riddle's clue: its content lemmas, its name runs and its ranks."""
+
+    # Tuples, not sets: 100k problems are read at once (sets are built for the pairs compared).
+    words: tuple[str, ...] = ()
+    names: tuple[tuple[str, ...], ...] = ()  # runs of lower-cased name words, in order
+    acronyms: tuple[str, ...] = ()  # all-capital words, lower-cased ("mj", "sea")
+    ranks: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()  # the kind of answer asked: "the year", "the name", "the number"
+
+
+def read_clue(
+    units: Sequence[str], lemma: Callable[[str], str], known: Callable[[str], bool], frame: frozenset[str]
+) -> Clue:
+    """The clue of a riddle's request sentences (its purchase still in: :func:`clue_conflict`
+    removes both sides' purchase words)."""
+    words: set[str] = set()
+    names: list[tuple[str, ...]] = []
+    acronyms: set[str] = set()
+    ranks: set[str] = set()
+    kinds: set[str] = set()
+    for unit in units:
+        tokens = [t.replace("’", "'") for t in _WORD.findall(unit)]
+        run: list[str] = []
+        for k, token in enumerate(tokens):
+            bare = re.sub(r"'s?$", "", token).rstrip(".")
+            lower = bare.lower()
+            name = _is_name(bare, lower, k, tokens, known)
+            if name:
+                if bare.isupper() and len(bare) >= 2:
+                    acronyms.add(lower)
+                run.append(lower)
+            elif run and lower in _PARTICLES and k + 1 < len(tokens) and tokens[k + 1][:1].isupper():
+                run.append(lower)  # "Leonardo da Vinci", "Ludwig van Beethoven": one name
+                continue
+            elif run:
+                names.append(tuple(run))
+                run = []
+            ordinals = [p for p in lower.split("-") if p in _ORDINALS]  # "first-ever"
+            if ordinals and not (k == 0 and len(tokens) > 1):  # "First, ..." opens a list
+                ranks.update(o.replace("1st", "first").replace("2nd", "second") for o in ordinals)
+                continue
+            if lower.rstrip("s") in _KINDS:
+                kinds.add(lower.rstrip("s"))
+            for part in lower.replace("'", "").split("-"):
+                if part and (part[0].isdigit() or (len(part) > 1 and part not in _SCAFFOLD)):
+                    base = lemma(part) if part.isalpha() else part
+                    if base not in _SCAFFOLD and base not in frame:
+                        words.add(base)
+        if run:
+            names.append(tuple(run))
+    return Clue(tuple(sorted(words)), tuple(names), tuple(sorted(acronyms)), tuple(sorted(ranks)), tuple(sorted(kinds)))
+
+
+def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callable[[str], bool]) -> bool:
+    if not bare or not bare[0].isalpha() or lower in _SCAFFOLD or lower in _ORDINALS or lower.split("'")[0] == "i":
+        return False
+    if bare.isupper() and len(bare) >= 2:
+        return True
+    if bare[0].isupper():
+        # A sentence's first word is capitalised anyway: a name only when the dictionary does
+        # not know it ("Rizal's birth year") or a capitalised word follows ("Manny Pacquiao won").
+        if k > 0:
+            return True
+        follows = k + 1 < len(tokens) and tokens[k + 1][:1].isupper()
+        return follows or not known(lower)
+    # Lower-case requests ("jimi hendrix", "popeye"): a word no dictionary knows.
+    return len(lower) >= 4 and lower.isalpha() and not known(lower)
+
+
+def clue_conflict(
+    a: Clue,
+    b: Clue,
+    purchase: frozenset[str],
+    alike: Callable[[str, str], bool],
+) -> str | None:
+    """Why two riddles (their answers unknown or not known to be one) ask another fact, or None.
+
+    ``purchase`` is both sides' purchase words, left out of the clues; ``alike`` says whether two
+    words are one word said another way (a respelling, a synonym, close meaning vectors)."""
+    if a.ranks and b.ranks and a.ranks != b.ranks:
+        return f"rank {list(a.ranks)} / {list(b.ranks)}"
+    if a.kinds and b.kinds and not set(a.kinds) & set(b.kinds):
+        return f"answer {list(a.kinds)} / {list(b.kinds)}"
+    all_a, all_b = set(a.words), set(b.words)
+    wa, wb = all_a - purchase, all_b - purchase
+    only_a, only_b = _unshared(wa - wb, wb - wa, alike)
+    names_a = [run for run in a.names if not _matched(run, a.acronyms, b, all_b)]
+    names_b = [run for run in b.names if not _matched(run, b.acronyms, a, all_a)]
+    # A name's words are not the clue's other content: those of a name the other side states
+    # ("Michael Jordan" / "MJ") are shared, those of one it does not are the name, compared above.
+    only_a -= {w for run in a.names for w in run}
+    only_b -= {w for run in b.names for w in run}
+    if names_a and (names_b or only_b):
+        return f"clue names {names_a} / {names_b or sorted(only_b)}"
+    if names_b and only_a:
+        return f"clue names {names_b} / {sorted(only_a)}"
+    # What the fact is about besides its names (compared above): "the highest peak" / "the first
+    # president", both "of the Philippines".
+    plain_a = wa - _name_words(a.names)
+    plain_b = wb - _name_words(b.names)
+    smaller = min(len(plain_a), len(plain_b))
+    if smaller >= 1:
+        unshared = len(only_a & plain_a) if len(plain_a) <= len(plain_b) else len(only_b & plain_b)
+        if smaller - unshared < CLUE_SHARED * smaller:
+            return f"clue {sorted(plain_a)} / {sorted(plain_b)}"
+    return None
+
+
+def _name_words(names: Sequence[tuple[str, ...]]) -> set[str]:
+    """A name's words as written and as lemmas ("bulls" and "bull")."""
+    words = {w for run in names for w in run}
+    return words | {w[:-1] for w in words if w.endswith("s")}
+
+
+def _unshared(only_a: set[str], only_b: set[str], alike: Callable[[str, str], bool]) -> tuple[set[str], set[str]]:
+    """The words left on each side once pairs of words said another way are matched (greedy, sorted)."""
+    left_b = set(only_b)
+    left_a: set[str] = set()
+    for word in sorted(only_a):
+        match = next((other for other in sorted(left_b) if alike(word, other)), None)
+        if match is None:
+            left_a.add(word)
+        else:
+            left_b.discard(match)
+    return left_a, left_b
+
+
+def _matched(run: tuple[str, ...], own_acronyms: tuple[str, ...], other: Clue, other_words: set[str]) -> bool:
+    """A name run the other clue states: any of its words (or a one-letter respelling), its
+    initials as the other's acronym, or an acronym itself (whose expansion is not known)."""
+    from rapidfuzz.distance import OSA
+
+    if len(run) == 1 and run[0] in own_acronyms:
+        return True  # an acronym alone: its expansion is not known ("SEA Games" / "Southeast Asian Games")
+    said = other_words | {w for r in other.names for w in r}
+    for word in run:
+        plain = word.replace("'", "").replace("-", "")
+        if word in said or plain in said:
+            return True
+        if any(len(w) >= 5 and len(plain) >= 5 and OSA.distance(plain, w) <= 1 for w in said):
+            return True
+    initials = "".join(w[0] for w in run)
+    return any(len(acr) >= 2 and (acr.startswith(initials) or initials.startswith(acr)) for acr in other.acronyms)

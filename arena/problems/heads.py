@@ -1,0 +1,176 @@
+"""What a request buys: the head noun of each noun phrase, for the veto (:mod:`arena.problems.twins`).
+
+Two requests that share every attribute but the thing bought ("Men's denim jacket size L" /
+"Denim shorts for men, size L"; "memory foam pillow, queen size" / "queen size mattress
+topper, memory foam") read alike to the meaning signal and differ in one word, which is
+also how a rewording says "pouch" for "case". What tells them apart is where the word
+stands: English puts the thing bought last in its noun phrase ("memory foam *pillow*",
+"cotton bath *towel* set"), after its modifiers, before a preposition, a comma or a
+clause. A request's phrases are cut at punctuation and at the words that end a noun
+phrase; each phrase's head is its last word that names a thing: not a frame word, a
+value of a closed class (colour, material, size), a unit, a count ("set", "pack") or a
+name (a brand). A product request buys its first phrase's head; a shop list buys one head
+per listed item.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Collection, Sequence
+
+# Words that end a noun phrase: prepositions, conjunctions, relative pronouns, price words.
+_BREAKS = frozenset(
+    """for with in of from on at to by under below above over within between about around than and or plus
+    but that thats which who whose where when if so because while also then please pls priced costing
+    cost costs is are was be has have having had should must can could would will w whats what is its it
+    ideally preferably same""".split()
+)
+# "a pack of gel pens", "a box of 50 face masks": the count before "of" is not the thing bought.
+_COUNTS = frozenset("pack set box pair bundle kit piece pieces bottle jar tube bag case roll sheet dozen".split())
+# Only counts: never the thing bought ("a bag", "a case", "a bottle" may be).
+_PURE_COUNTS = frozenset("pack set kit piece pieces pair bundle dozen sheet roll".split())
+# Adjective endings: "USB rechargeable", "lightweight foldable" end a phrase with a quality, not a thing.
+_ADJECTIVE = re.compile(r"(?:able|ible|ful|less|ous|ive)$")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9'’.-]*|[,;:+()/!?—–]")
+
+
+def phrase_heads(
+    text: str,
+    lemma: Callable[[str], str],
+    not_a_head: Callable[[str, str], bool],
+    first: bool = False,
+) -> tuple[str, ...]:
+    """The head (a lemma) of each noun phrase of ``text``, in order; phrases without one left out
+    (with ``first``, only the first: what a product request buys).
+
+    ``text`` has its numbers as digits (``asks._digits``). ``not_a_head(word, lemma)`` says whether a word cannot be the thing bought (a frame word, a
+    closed-class value, a unit, a name)."""
+    tokens = _TOKEN.findall(text.lower().replace("w/", "with "))
+    heads: list[str] = []
+    head: str | None = None
+    for k, token in enumerate(tokens):
+        word = token.strip("'’.-").replace("’", "'").removesuffix("'s")
+        ends = not word or not word[0].isalnum() or word in _BREAKS
+        if word == "of" and head in _COUNTS:  # "a pack of gel pens": the phrase goes on
+            head = None
+            continue
+        # A phrase ends at a break, or at a number after its thing ("water fountain 2.5L").
+        if ends or (word[0].isdigit() and head is not None):
+            if head is not None and head not in _PURE_COUNTS:
+                heads.append(head)
+                if first:
+                    return tuple(heads)
+            head = None
+            continue
+        if word[0].isdigit() or len(word) < 3 or not word.replace("-", "").isalpha():
+            continue
+        base = lemma(word.replace("-", "")) if "-" in word else lemma(word)
+        if not not_a_head(word, base) and not _ADJECTIVE.search(base) and base not in _PURE_COUNTS:
+            head = base
+        elif head is not None and base in _COUNTS and k + 1 < len(tokens) and tokens[k + 1] == "of":
+            head = base  # kept only to be dropped by the "of" above
+    if head is not None:
+        heads.append(head)
+    return tuple(h for h in heads if h not in _PURE_COUNTS)
+
+
+# Where a list separates its items: punctuation and the words that join items.
+_ITEM_BREAK = re.compile(r"[,;+&•\n]|\b(?:and|plus|also|then|finally|lastly)\b")
+
+
+def item_heads(
+    text: str,
+    lemma: Callable[[str], str],
+    not_a_head: Callable[[str, str], bool],
+    frame: Collection[str],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A shop list's things: the first head of each item (the text cut where a list separates its
+    items: "a hamster cage, hamster bedding 1kg, and a running wheel"), and each item's other
+    words, its details ("plant" and "tier" of "a 3-tier plant stand", "bamboo" of "bamboo utensils"),
+    as lemmas less ``frame`` words and counts."""
+    heads: list[str] = []
+    details: list[str] = []
+    for item in _ITEM_BREAK.split(text):
+        found = phrase_heads(item, lemma, not_a_head)
+        if found:
+            heads.append(found[0])
+            words = {_detail(w, lemma) for w in _TOKEN.findall(item)}
+            # One string an item (100k problems are held at once), split when two lists are compared.
+            details.append(
+                sys.intern(
+                    " ".join(
+                        sorted(w for w in words if w and w != found[0] and w not in frame and w not in _PURE_COUNTS)
+                    )
+                )
+            )
+    return tuple(heads), tuple(details)
+
+
+def _detail(token: str, lemma: Callable[[str], str]) -> str:
+    word = token.strip("'’.-").replace("’", "'").removesuffix("'s")
+    if not word or word in _BREAKS:
+        return ""
+    # Numbers are compared in their roles (a size, a count); "3-tier" is "tier".
+    word = word.lstrip("0123456789.-")
+    if not word.replace("-", "").isalpha() or len(word) < 3:
+        return ""
+    return lemma(word.replace("-", ""))
+
+
+def heads_conflict(
+    a: tuple[str, ...],
+    b: tuple[str, ...],
+    words_a: Collection[str],
+    words_b: Collection[str],
+    alike: Callable[[str, str], bool],
+    details: tuple[Sequence[str], Sequence[str]] | None = None,
+) -> str | None:
+    """Why two requests buy different things, or None.
+
+    A product request buys its first head: two heads that are not one word said another way
+    (equal, respelt, a compound of the other "mousepad" / "pad", or reading alike) and neither
+    said anywhere in the other request ("trail runners" / "trail running shoes") are two
+    products. A shop list (with its items' ``details``) buys every head: a head on each side the
+    other does not buy, whose items share no detail, is an item replaced ("a running wheel" / "a
+    hamster water bottle"); a rewording renames a thing but keeps what it says of it ("a 3-tier
+    plant stand" / "a plant rack with 3 tiers"). (An item added is not read from heads: a story or a detail split into
+    its own clause reads as one more head as often as an item does.)"""
+    if not a or not b:
+        return None
+    if details is None:
+        a, b = a[:1], b[:1]
+        # Only a swap beside shared attributes: besides the heads, at most one word on each side the
+        # other lacks ("queen size mattress topper" / "... pillow"). A request reworded more freely
+        # names its product more freely too ("running sneakers" / "running shoes").
+        rest_a = set(words_a) - set(words_b) - set(a) - _PURE_COUNTS
+        rest_b = set(words_b) - set(words_a) - set(b) - _PURE_COUNTS
+        if len(rest_a) > 1 or len(rest_b) > 1:
+            return None
+    # The cheap tests on both sides first: most pairs buy the same things word for word.
+    only_a = [k for k, h in enumerate(a) if not _said(h, b, words_b)]
+    only_b = [k for k, h in enumerate(b) if not _said(h, a, words_a)] if only_a else []
+    only_a = [k for k in only_a if not _alike_any(a[k], b, words_b, alike)] if only_b else []
+    only_b = [k for k in only_b if not _alike_any(b[k], a, words_a, alike)] if only_a else []
+    if not only_a or not only_b:
+        return None
+    if details is not None:
+        mine, theirs = details
+        if any(set(mine[i].split()) & set(theirs[j].split()) for i in only_a for j in only_b):
+            return None
+    return f"bought {sorted(a[k] for k in only_a)} / {sorted(b[k] for k in only_b)}"
+
+
+def _said(head: str, heads: tuple[str, ...], words: Collection[str]) -> bool:
+    """Bought by the other side as is: the same head, a compound of it ("mousepad" / "pad"), or the
+    word said in another role ("trail runners" / "trail running shoes" is the next test's)."""
+    for other in heads:
+        short, long = sorted((head, other), key=len)
+        if head == other or (len(short) >= 3 and short in long):
+            return True
+    return head in words
+
+
+def _alike_any(head: str, heads: tuple[str, ...], words: Collection[str], alike: Callable[[str, str], bool]) -> bool:
+    """Bought by the other side in other words: a head or a word reading alike ("runner" / "running")."""
+    return any(alike(head, other) for other in heads) or any(alike(head, w) for w in words if w.isalpha())
