@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from arena.problems.asks import Ask, asks_agree, concepts_match, read_ask
 from arena.problems.model import Intent, Problem
 from arena.problems.signature import minhash_matrix, problem_signature, shingle_hashes
-from arena.problems.twins import conflict, read_request
+from arena.problems.twins import Request, conflict, read_request
 
 MergeReason = Literal["signature", "near_duplicate_text", "same_constraints", "gold_overlap", "same_meaning"]
 REASONS: tuple[MergeReason, ...] = (
@@ -233,7 +233,7 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
     del asks  # read one after the other, never both held: the peak is the problems and one reading
     # Read and embedded a block at a time: the veto never reads the texts, so 100k of them are never
     # held at once (each row's vector is its own text's, whatever the block).
-    requests = []
+    requests: list[Request] = []
     vectors = np.empty((len(ordered), embedder.table.shape[1]), dtype=np.float32)
     for start in range(0, len(ordered), _READ_BLOCK):
         block = [read_request(p) for p in ordered[start : start + _READ_BLOCK]]

@@ -586,7 +586,7 @@ _SHADES = frozenset({"light", "dark"})
 def _a_value(content: Sequence[str], k: int) -> bool:
     if content[k] not in _SHADES:
         return True
-    near = content[max(0, k - 1) : k] + content[k + 1 : k + 2]
+    near = [*content[max(0, k - 1) : k], *content[k + 1 : k + 2]]
     return any(_CLASS_OF.get(w) == "colour" and w not in _SHADES for w in near)
 
 
