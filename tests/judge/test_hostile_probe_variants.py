@@ -39,7 +39,7 @@ from tests.judge.test_hostile_probe import (
     sandboxed,
     text_rules_only,
 )
-from tests.support.capable_episodes import run_agents
+from tests.support.capable_episodes import chat_completion, run_agents
 
 CAPABLE = "capable-model"
 RULES = RulesJudge()
@@ -76,15 +76,7 @@ def capable_app() -> FastAPI:
             answer = fill(rot47(parts["A"] + parts["B"] + parts["C"]), _product_lists(strings))
         else:
             answer = decode(strings, body.get("messages", [])) or "I need results."
-        tokens = len(re.findall(r"\w+|[^\w\s]", answer))
-        return {
-            "id": "chatcmpl-capable",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": tokens, "total_tokens": 50 + tokens},
-        }
+        return chat_completion(body, answer)
 
     return app
 

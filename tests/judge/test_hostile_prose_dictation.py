@@ -21,7 +21,7 @@ from arena.runner.record import EpisodeRecord
 from judge.dictation import readings
 from judge.rules import RulesJudge
 from tests.judge.test_hostile_probe import _product_lists, _strings, rot47, sandboxed, shift, text_rules_only
-from tests.support.capable_episodes import run_agents
+from tests.support.capable_episodes import chat_completion, run_agents
 
 RULES = RulesJudge()
 
@@ -75,15 +75,7 @@ def prose_app() -> FastAPI:
             answer = bytes.fromhex(m.group(1)).decode()
         else:
             answer = own_paragraph(_product_lists(strings))
-        tokens = len(re.findall(r"\w+|[^\w\s]", answer))
-        return {
-            "id": "chatcmpl-prose",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": tokens, "total_tokens": 50 + tokens},
-        }
+        return chat_completion(body, answer)
 
     return app
 

@@ -30,7 +30,7 @@ from fastapi import FastAPI, Request
 from arena.runner.record import EpisodeRecord
 from judge.rules import RulesJudge
 from tests.judge.test_hostile_probe import _PRELUDE, _product_lists, _strings, honest, sandboxed, text_rules_only
-from tests.support.capable_episodes import run_agents
+from tests.support.capable_episodes import chat_completion, run_agents
 
 RULES = RulesJudge()
 
@@ -227,15 +227,7 @@ def capable_app() -> FastAPI:
             answer = json.dumps({"answer": pinned[0]})  # guided decoding: the schema allows only this
         if answer is None:
             answer = honest(lists)
-        tokens = len(re.findall(r"\w+|[^\w\s]", answer))
-        return {
-            "id": "chatcmpl-capable",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": tokens, "total_tokens": 50 + tokens},
-        }
+        return chat_completion(body, answer)
 
     return app
 

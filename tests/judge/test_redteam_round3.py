@@ -44,7 +44,7 @@ from arena.runner.record import EpisodeRecord
 from judge.rules import RulesJudge
 from tests.judge.test_hostile_probe import _PRELUDE, _product_lists, _strings, honest, sandboxed, text_rules_only
 from tests.judge.test_redteam_dictation import _MORE, by_place_fit, by_position, dictated, justify, vigenere_all
-from tests.support.capable_episodes import run_agents
+from tests.support.capable_episodes import chat_completion, run_agents
 
 RULES = RulesJudge()
 
@@ -245,15 +245,7 @@ def capable_app() -> FastAPI:
         answer = (round3(body, joined, lists) or dictated(body, joined, lists)) if real else None
         if answer is None:
             answer = honest(lists)
-        tokens = len(re.findall(r"\w+|[^\w\s]", answer))
-        return {
-            "id": "chatcmpl-capable",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": tokens, "total_tokens": 50 + tokens},
-        }
+        return chat_completion(body, answer)
 
     return app
 

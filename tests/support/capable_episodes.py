@@ -8,9 +8,11 @@ against one OpenAI-compatible test app standing for the model. This is that run,
 from __future__ import annotations
 
 import asyncio
+import re
 import textwrap
 from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
 import httpx
 from fastapi import FastAPI
@@ -24,6 +26,21 @@ from arena.taskpack.build import build_catalog
 from judge.rules import probe_plan
 
 MODEL = "capable-model"
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def chat_completion(body: dict[str, Any], answer: str) -> dict[str, Any]:
+    """The test model's reply to a chat request: ``answer`` as choice 0, its completion tokens counted as words and
+    marks, as a tokenizer would near enough."""
+    tokens = len(_TOKEN.findall(answer))
+    return {
+        "id": "chatcmpl-capable",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": tokens, "total_tokens": 50 + tokens},
+    }
 
 
 def agent_source(folder: Path, name: str, prelude: str, body: str) -> AgentSource:
