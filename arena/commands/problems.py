@@ -41,10 +41,12 @@ def problems_show(
 def problems_guard_model() -> None:
     """Build the leak-cluster guard's meaning table now (once per machine, about 3 minutes on 2 cores) and
     print where it is cached; later clusterings load it in seconds."""
+    from arena.problems import lexicon
     from arena.problems.meaning import MeaningModelUnavailable, static_embedder, table_path
 
     try:
         static_embedder()
+        lexicon.available()  # the guard's other set-up need: WordNet's database (a Debian package)
         path = table_path()
     except MeaningModelUnavailable as exc:
         fail(str(exc))

@@ -334,10 +334,26 @@ def _american(word: str) -> str:
     return word
 
 
+_SMALL_NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+_AND_A_HALF = re.compile(r"\b(\d+|" + "|".join(_SMALL_NUMBERS) + r") and a half (thousand|hundred|k)\b")
+_FRACTIONS = {"quarter": "25", "half": "50"}
+_FRACTION_OFF = re.compile(r"\b(?:a |one )?(quarter|half)[\s-]+off\b")
+
+
+def _and_a_half(m: re.Match[str]) -> str:
+    whole = _SMALL_NUMBERS.get(m.group(1))
+    whole = int(m.group(1)) if whole is None else whole
+    return _format((whole + 0.5) * (100 if m.group(2) == "hundred" else 1000))
+
+
 def _digits(text: str) -> str:
     """Numbers written as words become digits; "1,500" -> "1500", "112.00" -> "112", "1.5k" -> "1500"."""
     from text_to_num import alpha2digit
 
+    if " and a half " in text:  # "three and a half thousand" is 3500, not 3, a half and 1000
+        text = _AND_A_HALF.sub(_and_a_half, text)
+    if "quarter" in text or "half" in text:  # "a quarter-off voucher" is 25 percent off
+        text = _FRACTION_OFF.sub(lambda m: f"{_FRACTIONS[m.group(1)]} percent off", text)
     if "thousand" in text:  # before text2num, which would read "1.5 thousand" as "1.5 1000"
         text = _THOUSAND.sub(lambda m: _format(float(m.group(1)) * 1000), text)
     if not _NUMBER_WORDS.isdisjoint(text.translate(_SPLIT).split()):  # text is lower-cased
@@ -427,6 +443,10 @@ class Ask:
         return hashlib.sha256(orjson.dumps(parts)).hexdigest()
 
 
+_WITH_SLASH = re.compile(r"\bw/(?!o)\s*")
+_USED = re.compile(r"\b(?:pre[- ]?owned|second[- ]?hand)\b")
+
+
 def _split_units(text: str) -> list[str]:
     text = _BULLET.sub("\n", text)
     return [unit.strip() for unit in _UNITS.split(text) if unit and unit.strip()]
@@ -435,6 +455,10 @@ def _split_units(text: str) -> list[str]:
 def _normalised(unit: str) -> str:
     """Lower case, numbers as digits, "5-10" as "5 to 10", punctuation split off (a decimal point kept)."""
     text = _digits(unit.lower()).replace("%", " percent ")
+    if "w/" in text:  # "cap w/ embroidery": "with", whose slash the split below would strand
+        text = _WITH_SLASH.sub("with ", text)
+    if "owned" in text or "hand" in text:  # one word for a used item, which the split would cut in two
+        text = _USED.sub("used", text)
     if "-" in text or "–" in text or "—" in text:
         text = _DASH_RANGE.sub(r"\1 to ", text)
     if "'" in text or "’" in text:
@@ -472,9 +496,65 @@ def _unit_kind(unit: str, voucher_possible: bool) -> str:
     """voucher, context or request: what one sentence of a paragraph does."""
     if voucher_possible and _VOUCHER_CUE.search(unit):
         return "voucher"
-    if _NARRATIVE.match(unit) and not _asks(unit) and not _service_in(_normalised(unit)):
+    if (_NARRATIVE.match(unit) or _small_talk(unit)) and not _asks(unit) and not _service_in(_normalised(unit)):
         return "context"
     return "request"
+
+
+# Small talk, in English or Taglish: a greeting, thanks, an exclamation, a word to the reader, or a
+# sentence built on Tagalog's function words. A request fragment ("Stainless steel.", "Cotton lang.",
+# "For my dad.") has none of these, or states a number; a Tagalog request ("Hanap ako ng ...",
+# "Kailangan ko ng ...") asks, and asking wins.
+_SMALL_TALK = re.compile(
+    r"\b(?:hi|hello|hey|good (?:morning|afternoon|evening|day)|thanks|thank you|thx|salamat|haha\w*|hehe\w*|lol|"
+    r"wow|yay|omg|ugh|grabe|sana|cheers|appreciate|lifesaver|wish me luck|hope|excited|exciting|can'?t wait|"
+    r"merry christmas|happy (?:birthday|holidays|new year|fiesta)|congrat\w*|god bless|take care|"
+    r"you|you'?re|your|yours)\b",
+    re.IGNORECASE,
+)
+_TAGALOG_FUNCTION = frozenset(
+    "ang ng sa po opo ako ko mo namin natin kami tayo kayo siya sila yung mga kasi naman talaga din rin ba nga "
+    "ngayon na pa lang daw raw ito iyan yan dito diyan doon sobra sobrang".split()
+)
+_TAGALOG_ASKS = re.compile(
+    r"\b(?:hanap\w*|hinahanap|naghahanap|kailangan|gusto|bili|bibili|bumili|pabili|paki\w*|meron ba|may .* ba)\b",
+    re.IGNORECASE,
+)
+_STATES_A_NUMBER = re.compile(
+    r"\d|\b(?:"
+    + "|".join(
+        "one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand".split()
+    )
+    + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _small_talk(unit: str) -> bool:
+    if _STATES_A_NUMBER.search(unit) or _TAGALOG_ASKS.search(unit):
+        return False
+    if _SMALL_TALK.search(unit):
+        return True
+    return sum(word in _TAGALOG_FUNCTION for word in re.findall(r"[a-z]+", unit.lower())) >= 2
+
+
+# A story told in the asking sentence's first clause ("My cat keeps destroying the sofa so please
+# show me ..."): the clause before "so" is context when it would be one as a sentence.
+_STORY_SO = re.compile(
+    r",?\s+so\s+(?=(?:please|pls|can you|could you|i need|i want|i'?m looking|i am looking|show|find|help|get|look)\b)",
+    re.IGNORECASE,
+)
+
+
+def _story_cut(unit: str) -> tuple[str | None, str]:
+    """(the story clause, the rest) of a sentence that opens with a story before its request."""
+    found = _STORY_SO.search(unit)
+    if found is None:
+        return None, unit
+    head, tail = unit[: found.start()], unit[found.end() :]
+    if _unit_kind(head, False) == "context":
+        return head, tail
+    return None, unit
 
 
 # Within a sentence that names the voucher: a clause stating a term ("cap 350", "7 percent off",
@@ -549,7 +629,10 @@ def _split_request(query: str) -> tuple[list[str], list[str]]:
         # own paragraph, "a snapback cap" elsewhere is an item, not the voucher's cap.
         voucher_possible = len(paragraphs) == 1 and _VOUCHER_PARAGRAPH.search(query) is not None
         context: list[str] = []
-        for unit in _split_units(paragraph):
+        for whole_unit in _split_units(paragraph):
+            story, unit = _story_cut(whole_unit)
+            if story is not None:
+                context.append(story)
             kind = _unit_kind(unit, voucher_possible)
             if kind == "voucher":
                 # "skincare set with toner and serum, budget 900, shop voucher 15% off": a sentence

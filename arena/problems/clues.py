@@ -31,6 +31,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from arena.problems import lexicon
+from arena.problems.lexicon import kinds_of_one, thing
+
 # Of the shorter clue's words, the share the other clue must hold (the same word, lemma,
 # synonym or a word reading alike): below it the two ask about different things. Chosen on
 # the three hand-written pools' riddles: every rewording there shares half or more.
@@ -155,6 +158,12 @@ def clue_conflict(
         return f"clue names {names_a} / {names_b or sorted(only_b)}"
     if names_b and only_a:
         return f"clue names {names_b} / {sorted(only_a)}"
+    # A thing the clue is about replaced by another thing ("the speed of light" / "of sound"): one
+    # noun left on each side that the lexicon knows as two things (a unit, "km/s" / "m/s", is not).
+    things_a = sorted(w for w in only_a if thing(w))
+    things_b = sorted(w for w in only_b if thing(w))
+    if len(things_a) == 1 and len(things_b) == 1 and kinds_of_one(things_a[0], things_b[0]):
+        return f"clue thing {things_a[0]!r} / {things_b[0]!r}"
     # What the fact is about besides its names (compared above): "the highest peak" / "the first
     # president", both "of the Philippines".
     plain_a = wa - _name_words(a.names)
@@ -194,7 +203,13 @@ def _matched(run: tuple[str, ...], own_acronyms: tuple[str, ...], other: Clue, o
     if len(run) == 1 and run[0] in own_acronyms:
         return True  # an acronym alone: its expansion is not known ("SEA Games" / "Southeast Asian Games")
     said = other_words | {w for r in other.names for w in r}
-    for word in run:
+    # A name is said by its own words: "De La Salle University" is not said by "university" alone
+    # ("the University of the Philippines"); a name of common words only is said by any of them.
+    own = [w for w in run if not lexicon.known(w.replace("'", "").replace("-", ""))]
+    common = [w for w in run if w not in own]
+    if len(common) >= 2 and all(w in said for w in common):
+        return True  # "the World Cup" says "the FIFA World Cup": the name with a word left out
+    for word in own or run:
         plain = word.replace("'", "").replace("-", "")
         if word in said or plain in said:
             return True

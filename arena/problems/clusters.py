@@ -203,9 +203,11 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
                 f"problem id {cur!r} appears {len(sources)} times (from {', '.join(sources)}); "
                 "give each problem once (the same file twice?)"
             )
+    from arena.problems import lexicon
     from arena.problems.meaning import static_embedder
 
     embedder = static_embedder(config.meaning_dims)  # first: a missing model fails before any work
+    lexicon.available()  # so does a missing WordNet database, with its install line
     forest = _UnionFind(len(ordered))
     merges: list[ClusterMerge] = []
 

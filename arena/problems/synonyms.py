@@ -23,6 +23,9 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("woman", "lady", "ladies", "female", "women", "womens"),
     ("man", "gentleman", "male", "men", "mens", "gent", "gents"),
     ("unisex", "genderless"),
+    # short forms a shopper types for a name's words
+    ("mount", "mt"),
+    ("philippines", "ph", "pinas"),
     # objects people name two ways
     ("sticker", "decal"),
     ("sofa", "couch", "settee"),

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from arena.problems import lexicon
 from arena.problems.asks import (
     _JOINED,
     _PRICE_PHRASES,
@@ -167,6 +168,10 @@ _CLASSES: dict[str, frozenset[str]] = {
     ),
     "audience": frozenset("man woman kid baby unisex boy girl teen adult senior".split()),
     "size": frozenset("small medium big xs xl xxl xxxl 2xl 3xl 4xl petite plus".split()),
+    # The item's condition ("pre-owned" and "second-hand" are read as "used") and what the seller
+    # adds besides shipping and paying: "free installation" / "a 5-year warranty" are two asks.
+    "condition": frozenset("new used refurbished".split()),
+    "extra": frozenset("installation warranty assembly".split()),
 }
 _CLASS_OF = {word: name for name, words in _CLASSES.items() for word in words}
 
@@ -183,7 +188,10 @@ _BRAND_WORDS = frozenset(
 def _known(word: str) -> bool:
     import simplemma
 
-    return simplemma.is_known(word, lang="en")
+    # "tvs", "pcs": a plural the dictionary lists only as its singular is a word, not a name.
+    return simplemma.is_known(word, lang="en") or (
+        len(word) > 3 and word.endswith("s") and simplemma.is_known(word[:-1], lang="en")
+    )
 
 
 # --- one request read ------------------------------------------------------------------------
@@ -1004,6 +1012,9 @@ _COUNTS = frozenset({"kit", "set", "pair", "pack", "piece", "bundle"})
 _ADDS = frozenset({"with", "plus", "has", "have", "having", "and", "also", "including", "include", "includes"})
 
 
+_MEASURE = re.compile(r"\d[\d.]*[a-z]+")
+
+
 def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | None:
     """Every content word of one request in the other, which attaches one more feature or item
     ("with pockets", "plus a litter box"): the shorter asks less. A word that is only how the
@@ -1026,10 +1037,14 @@ def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | Non
         for k, word in enumerate(seq):
             # "a pair of", "a set of" count, and "charging port" / "port" only qualifies a shared noun.
             modifier = k + 1 < len(seq) and seq[k + 1] in small
+            # "256GB storage", "a 500-sheet ream", "a 1kg bag of": the noun of a measure both sides
+            # state names what is measured, not a feature added.
+            measured = k > 0 and _MEASURE.fullmatch(seq[k - 1]) is not None and seq[k - 1] in small
             if (
                 word in extra
                 and word not in _COUNTS
                 and not modifier
+                and not measured
                 # "has to stay within 650" is a modal, not a feature attached
                 and any(w in _ADDS and seq[i + 1] != "to" for i, w in enumerate(seq[:k]) if i >= k - 4)
             ):
@@ -1209,7 +1224,7 @@ def _synonymous(only_a: Sequence[str], only_b: Sequence[str]) -> bool:
         return False
     if only_a[0] in _CLASS_OF or only_b[0] in _CLASS_OF:
         return False  # "red" / "blue": a value of a closed class replaced, however close they read
-    return _word_cosine(only_a[0], only_b[0]) >= SYNONYMOUS
+    return _read_alike(only_a[0], only_b[0])
 
 
 def _alike(a: str, b: str) -> bool:
@@ -1218,6 +1233,16 @@ def _alike(a: str, b: str) -> bool:
         return True
     if not a.isalpha() or not b.isalpha() or a in _CLASS_OF or b in _CLASS_OF:
         return False
+    return _read_alike(a, b)
+
+
+def _read_alike(a: str, b: str) -> bool:
+    # What the lexicon knows of two words decides ("sneakers" / "shoes" one, "basketball" /
+    # "volleyball" two, however their vectors read); the vectors only where it lacks one of them
+    # (a brand, a compound, Taglish).
+    relation = lexicon.relation(a, b)
+    if relation != "unknown":
+        return relation == "same"
     return _word_cosine(a, b) >= SYNONYMOUS
 
 

@@ -60,7 +60,12 @@ def test_the_heldout_pool_pairwise_over_every_pair_of_problems(capsys):
 # Each blind pool: its file, and the floors (precision, recall) a little under what it measured.
 BLIND_POOLS = {
     3: (0.90, 0.87),
-    4: (0.90, 0.79),
+    4: (0.93, 0.90),
+    # Written in issue 31's fifth session by two writers who saw no code, no pool and no docs;
+    # measured once before and once after the lexicon and small-talk change, never tuned on: these
+    # floors pin the measured figures (0.829 / 0.719, 0.786 / 0.643), far below the issue's 0.95.
+    5: (0.81, 0.70),
+    6: (0.77, 0.62),
 }
 
 
@@ -76,5 +81,5 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
             f"\nblind pool {number}: precision {pool.precision:.3f}, recall {pool.recall:.3f} "
             f"({pool.tp}/{pool.fp}/{pool.fn})"
         )
-    assert len(pairs.problems) == 480 and len(groups) == 5
+    assert len(pairs.problems) == 480 and len(groups) >= 5
     assert pool.precision >= precision_floor and pool.recall >= recall_floor, pool

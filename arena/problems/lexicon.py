@@ -1,0 +1,241 @@
+"""What two English words are to each other, read from WordNet 3.0 (Princeton, the Debian
+``wordnet-base`` package): one meaning, one a kind of the other, or neither.
+
+Why a lexicon and not the meaning vectors alone: a word vector cannot tell a rewording from a
+replacement inside one field. "sneakers" / "shoes" (a sneaker is a shoe: the same ask said
+another way) read further apart (0.37) than "mouse" / "keyboard" (0.47) or "basketball" /
+"volleyball" (0.58), which are two products. WordNet states the relation itself: synonyms share a
+synset, a hyponym reaches its hypernym ("sneaker" -> "gym shoe" -> "shoe"), a verb and its noun are
+derivationally related ("born" / "birth"), and two kinds of one thing (co-hyponyms, "quilt" and
+"sheet" under "bedclothes") are neither, so they stay two asks.
+
+The database is read where Debian puts it (``$ARENA_WORDNET_DIR`` overrides): the index files are
+sorted, so a word is found by binary search over a memory map, and a synset is read at its byte
+offset, as WordNet's own library does. Nothing is loaded whole (the exception lists, ~6,000 lines,
+are), so the clustering's memory budget is not spent on a dictionary of 150,000 lemmas.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from arena.problems.meaning import MeaningModelUnavailable
+
+_POS = ("noun", "verb", "adj", "adv")
+_DATA_POS = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
+# How far up the hypernym chain "a kind of" reaches: "sneaker" -> "gym shoe" -> "shoe" is two;
+# farther up the chain every artefact is a kind of "device" or "container", which says nothing.
+HYPERNYM_DEPTH = 2
+# WordNet's detachment rules (morphy): a surface form's possible base forms.
+_SUFFIXES = {
+    "noun": (
+        ("ses", "s"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("men", "man"),
+        ("ies", "y"),
+        ("s", ""),
+    ),
+    "verb": (("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""), ("s", "")),
+    "adj": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
+    "adv": (),
+}
+INSTALL = "apt-get install wordnet-base  (Debian/Ubuntu: WordNet 3.0's database, read by arena.problems.lexicon)"
+
+
+class LexiconMissing(MeaningModelUnavailable):
+    """WordNet's database is not installed: the guard would be weaker without it, so it says so
+    (a kind of the meaning model missing: every command that reports one reports this too)."""
+
+
+def _root() -> Path:
+    return Path(os.environ.get("ARENA_WORDNET_DIR", "/usr/share/wordnet"))
+
+
+@lru_cache(maxsize=1)
+def _files() -> dict[str, tuple[mmap.mmap, mmap.mmap]]:
+    root = _root()
+    files = {}
+    for pos in _POS:
+        index, data = root / f"index.{pos}", root / f"data.{pos}"
+        if not index.is_file() or not data.is_file():
+            raise LexiconMissing(f"WordNet's database is missing ({index} not found); install it: {INSTALL}")
+        with index.open("rb") as fi, data.open("rb") as fd:
+            files[pos] = (
+                mmap.mmap(fi.fileno(), 0, access=mmap.ACCESS_READ),
+                mmap.mmap(fd.fileno(), 0, access=mmap.ACCESS_READ),
+            )
+    return files
+
+
+def available() -> None:
+    """Raises LexiconMissing with the install line when WordNet's database is not installed."""
+    _files()
+
+
+@lru_cache(maxsize=4)
+def _exceptions(pos: str) -> dict[str, tuple[str, ...]]:
+    path = _root() / f"{pos}.exc"
+    table: dict[str, tuple[str, ...]] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="latin-1").splitlines():
+            fields = line.split()
+            if len(fields) >= 2:
+                table[fields[0]] = tuple(fields[1:])
+    return table
+
+
+def _index_line(pos: str, lemma: str) -> bytes | None:
+    """The index line of ``lemma`` (binary search: the index is sorted by its first field)."""
+    index = _files()[pos][0]
+    key = lemma.encode("latin-1", "replace") + b" "
+    lo, hi = 0, len(index)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        start = index.rfind(b"\n", 0, mid) + 1
+        end = index.find(b"\n", start)
+        end = len(index) if end < 0 else end
+        line = index[start:end]
+        if line.startswith(b"  "):  # the licence header sorts first
+            lo = end + 1
+            continue
+        if line.startswith(key):
+            return line
+        if line < key:
+            lo = end + 1
+        else:
+            hi = start
+    return None
+
+
+@lru_cache(maxsize=65_536)
+def _offsets(pos: str, lemma: str) -> tuple[int, ...]:
+    line = _index_line(pos, lemma)
+    if line is None:
+        return ()
+    fields = line.split()
+    pointers = int(fields[3])
+    senses = int(fields[4 + pointers])
+    return tuple(int(f) for f in fields[6 + pointers : 6 + pointers + senses])
+
+
+@lru_cache(maxsize=65_536)
+def _synset(pos: str, offset: int) -> tuple[frozenset[str], tuple[tuple[str, str, int], ...]]:
+    """A synset's words and its pointers (symbol, pos, offset)."""
+    data = _files()[pos][1]
+    end = data.find(b"\n", offset)
+    fields = data[offset:end].split(b" | ")[0].split()
+    count = int(fields[3], 16)
+    words = frozenset(fields[4 + 2 * i].decode("latin-1").lower().split("(")[0] for i in range(count))
+    at = 4 + 2 * count
+    pointers = []
+    for i in range(int(fields[at])):
+        symbol, target, target_pos = fields[at + 1 + 4 * i : at + 4 + 4 * i]
+        pointers.append((symbol.decode(), _DATA_POS[target_pos.decode()], int(target)))
+    return words, tuple(pointers)
+
+
+@lru_cache(maxsize=65_536)
+def base_forms(word: str) -> tuple[tuple[str, str], ...]:
+    """(pos, lemma) of every reading WordNet has of ``word`` ("sneakers" -> ("noun", "sneaker"))."""
+    word = word.lower().replace(" ", "_").replace("-", "_")
+    found: list[tuple[str, str]] = []
+    for pos in _POS:
+        candidates = [word, *_exceptions(pos).get(word, ())]
+        candidates += [
+            word[: -len(old)] + new for old, new in _SUFFIXES[pos] if word.endswith(old) and len(word) > len(old) + 1
+        ]
+        for lemma in dict.fromkeys(candidates):
+            if _offsets(pos, lemma):  # every base form: "shoes" is a lemma of its own and the plural of "shoe"
+                found.append((pos, lemma))
+    return tuple(found)
+
+
+def known(word: str) -> bool:
+    return bool(base_forms(word))
+
+
+@lru_cache(maxsize=65_536)
+def _senses(word: str) -> frozenset[tuple[str, int]]:
+    return frozenset((pos, offset) for pos, lemma in base_forms(word) for offset in _offsets(pos, lemma))
+
+
+def _up(senses: frozenset[tuple[str, int]], depth: int) -> set[tuple[str, int]]:
+    """The senses and their hypernyms (instance hypernyms too) up to ``depth`` links."""
+    reached, frontier = set(senses), set(senses)
+    for _ in range(depth):
+        frontier = {(pos, off) for s in frontier for sym, pos, off in _synset(*s)[1] if sym in ("@", "@i")} - reached
+        reached |= frontier
+    return reached
+
+
+def _related(senses: frozenset[tuple[str, int]]) -> set[tuple[str, int]]:
+    """The senses a word's derivational, participle and similarity links reach ("born" -> "birth")."""
+    return {(pos, off) for s in senses for sym, pos, off in _synset(*s)[1] if sym in ("+", "<", "\\", "&", "^", "=")}
+
+
+@lru_cache(maxsize=65_536)
+def relation(a: str, b: str) -> str:
+    """``same`` (a synonym, one a kind of the other, or one derived from the other), ``other``
+    (both known, neither relation: two kinds of one thing or unrelated), or ``unknown`` (a word
+    WordNet does not have: a brand, a compound it lacks, another language)."""
+    sa, sb = _senses(a), _senses(b)
+    if not sa or not sb:
+        return "unknown"
+    if sa & sb:
+        return "same"
+    up_a, up_b = _up(sa, HYPERNYM_DEPTH), _up(sb, HYPERNYM_DEPTH)
+    if up_a & sb or up_b & sa:
+        return "same"
+    if _related(sa) & sb or _related(sb) & sa:
+        return "same"
+    return "other"
+
+
+@lru_cache(maxsize=65_536)
+def _tagged(pos: str, lemma: str) -> int:
+    """How often WordNet's tagged corpus saw ``lemma`` as ``pos`` (its index line's tagsense_cnt)."""
+    line = _index_line(pos, lemma)
+    if line is None:
+        return -1
+    fields = line.split()
+    return int(fields[5 + int(fields[3])])
+
+
+@lru_cache(maxsize=65_536)
+def thing(word: str) -> bool:
+    """A word read first as a noun naming a thing, not a measure: "light", "sound", "apron"; not
+    "found" (a verb first), "kilometer" (a unit: WordNet's noun.quantity file)."""
+    forms = base_forms(word)
+    nouns = [lemma for pos, lemma in forms if pos == "noun"]
+    if not nouns:
+        return False
+    noun = max(_tagged("noun", lemma) for lemma in nouns)
+    other = max((_tagged(pos, lemma) for pos, lemma in forms if pos != "noun"), default=-1)
+    if other > noun:
+        return False
+    first = _offsets("noun", nouns[0])[0]
+    return _lexfile("noun", first) != _NOUN_QUANTITY
+
+
+_NOUN_QUANTITY = 23  # WordNet's lexicographer file noun.quantity (lexnames): units and amounts
+
+
+@lru_cache(maxsize=65_536)
+def _lexfile(pos: str, offset: int) -> int:
+    data = _files()[pos][1]
+    return int(data[offset : data.find(b"\n", offset)].split(maxsplit=2)[1])
+
+
+@lru_cache(maxsize=65_536)
+def kinds_of_one(a: str, b: str) -> bool:
+    """Two kinds of one thing (co-hyponyms within two links: "light" / "sound", "moon" / "sun"),
+    neither a kind of the other: one replaced by the other is another thing asked about."""
+    if relation(a, b) != "other":
+        return False
+    return bool(_up(_senses(a), HYPERNYM_DEPTH) & _up(_senses(b), HYPERNYM_DEPTH))
