@@ -11,13 +11,13 @@ derivationally related ("born" / "birth"), and two kinds of one thing (co-hypony
 
 The database is read where Debian puts it (``$ARENA_WORDNET_DIR`` overrides): the index files are
 sorted, so a word is found by binary search over a memory map, and a synset is read at its byte
-offset, as WordNet's own library does. Nothing is loaded whole (the exception lists, ~6,000 lines,
-are), so the clustering's memory budget is not spent on a dictionary of 150,000 lemmas.
+offset with ``pread``, as WordNet's own library does. Nothing is loaded whole or mapped (only the
+exception lists, ~6,000 lines, are read), so the clustering's memory budget is not spent on a
+dictionary of 150,000 lemmas; what a clustering asks is cached per word (a few thousand words).
 """
 
 from __future__ import annotations
 
-import mmap
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -58,19 +58,24 @@ def _root() -> Path:
 
 
 @lru_cache(maxsize=1)
-def _files() -> dict[str, tuple[mmap.mmap, mmap.mmap]]:
+def _files() -> dict[str, tuple[int, int, int]]:
+    """Each part of speech's (index fd, index size, data fd): read with pread, so the database
+    stays in the page cache and never in the process's resident memory."""
     root = _root()
     files = {}
     for pos in _POS:
         index, data = root / f"index.{pos}", root / f"data.{pos}"
         if not index.is_file() or not data.is_file():
             raise LexiconMissing(f"WordNet's database is missing ({index} not found); install it: {INSTALL}")
-        with index.open("rb") as fi, data.open("rb") as fd:
-            files[pos] = (
-                mmap.mmap(fi.fileno(), 0, access=mmap.ACCESS_READ),
-                mmap.mmap(fd.fileno(), 0, access=mmap.ACCESS_READ),
-            )
+        files[pos] = (os.open(index, os.O_RDONLY), index.stat().st_size, os.open(data, os.O_RDONLY))
     return files
+
+
+def _line_at(fd: int, start: int) -> bytes:
+    """The line that starts at byte ``start`` (WordNet's lines are well under 16 KiB)."""
+    chunk = os.pread(fd, 16_384, start)
+    end = chunk.find(b"\n")
+    return chunk if end < 0 else chunk[:end]
 
 
 def available() -> None:
@@ -91,29 +96,36 @@ def _exceptions(pos: str) -> dict[str, tuple[str, ...]]:
 
 
 def _index_line(pos: str, lemma: str) -> bytes | None:
-    """The index line of ``lemma`` (binary search: the index is sorted by its first field)."""
-    index = _files()[pos][0]
+    """The index line of ``lemma``: binary search over byte offsets (the index is sorted by its first
+    field; the licence header, each line opening with two spaces, sorts first)."""
+    fd, size, _ = _files()[pos]
     key = lemma.encode("latin-1", "replace") + b" "
-    lo, hi = 0, len(index)
+    lo, hi = 0, size
     while lo < hi:
         mid = (lo + hi) // 2
-        start = index.rfind(b"\n", 0, mid) + 1
-        end = index.find(b"\n", start)
-        end = len(index) if end < 0 else end
-        line = index[start:end]
-        if line.startswith(b"  "):  # the licence header sorts first
-            lo = end + 1
+        if mid == 0:
+            start = 0
+        else:  # the first line that starts at or after ``mid``
+            before = os.pread(fd, 16_384, mid - 1)
+            newline = before.find(b"\n")
+            if newline < 0:
+                hi = mid
+                continue
+            start = mid + newline
+        if start >= hi:
+            hi = mid
             continue
+        line = _line_at(fd, start)
         if line.startswith(key):
             return line
-        if line < key:
-            lo = end + 1
+        if line.startswith(b"  ") or line < key:
+            lo = start + len(line) + 1
         else:
-            hi = start
+            hi = mid
     return None
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def _offsets(pos: str, lemma: str) -> tuple[int, ...]:
     line = _index_line(pos, lemma)
     if line is None:
@@ -124,12 +136,10 @@ def _offsets(pos: str, lemma: str) -> tuple[int, ...]:
     return tuple(int(f) for f in fields[6 + pointers : 6 + pointers + senses])
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def _synset(pos: str, offset: int) -> tuple[frozenset[str], tuple[tuple[str, str, int], ...]]:
     """A synset's words and its pointers (symbol, pos, offset)."""
-    data = _files()[pos][1]
-    end = data.find(b"\n", offset)
-    fields = data[offset:end].split(b" | ")[0].split()
+    fields = _line_at(_files()[pos][2], offset).split(b" | ")[0].split()
     count = int(fields[3], 16)
     words = frozenset(fields[4 + 2 * i].decode("latin-1").lower().split("(")[0] for i in range(count))
     at = 4 + 2 * count
@@ -140,7 +150,7 @@ def _synset(pos: str, offset: int) -> tuple[frozenset[str], tuple[tuple[str, str
     return words, tuple(pointers)
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def base_forms(word: str) -> tuple[tuple[str, str], ...]:
     """(pos, lemma) of every reading WordNet has of ``word`` ("sneakers" -> ("noun", "sneaker"))."""
     word = word.lower().replace(" ", "_").replace("-", "_")
@@ -160,7 +170,7 @@ def known(word: str) -> bool:
     return bool(base_forms(word))
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=16_384)
 def _senses(word: str) -> frozenset[tuple[str, int]]:
     return frozenset((pos, offset) for pos, lemma in base_forms(word) for offset in _offsets(pos, lemma))
 
@@ -179,7 +189,7 @@ def _related(senses: frozenset[tuple[str, int]]) -> set[tuple[str, int]]:
     return {(pos, off) for s in senses for sym, pos, off in _synset(*s)[1] if sym in ("+", "<", "\\", "&", "^", "=")}
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def relation(a: str, b: str) -> str:
     """``same`` (a synonym, one a kind of the other, or one derived from the other), ``other``
     (both known, neither relation: two kinds of one thing or unrelated), or ``unknown`` (a word
@@ -189,15 +199,26 @@ def relation(a: str, b: str) -> str:
         return "unknown"
     if sa & sb:
         return "same"
-    up_a, up_b = _up(sa, HYPERNYM_DEPTH), _up(sb, HYPERNYM_DEPTH)
-    if up_a & sb or up_b & sa:
+    if not _reach(a).isdisjoint(sb) or not _reach(b).isdisjoint(sa):
         return "same"
-    if _related(sa) & sb or _related(sb) & sa:
+    if not _derived(a).isdisjoint(sb) or not _derived(b).isdisjoint(sa):
         return "same"
     return "other"
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=16_384)
+def _reach(word: str) -> frozenset[tuple[str, int]]:
+    """A word's senses and their hypernyms within ``HYPERNYM_DEPTH`` (per word: a clustering compares
+    a few thousand words in hundreds of thousands of pairs)."""
+    return frozenset(_up(_senses(word), HYPERNYM_DEPTH))
+
+
+@lru_cache(maxsize=16_384)
+def _derived(word: str) -> frozenset[tuple[str, int]]:
+    return frozenset(_related(_senses(word)))
+
+
+@lru_cache(maxsize=8_192)
 def _tagged(pos: str, lemma: str) -> int:
     """How often WordNet's tagged corpus saw ``lemma`` as ``pos`` (its index line's tagsense_cnt)."""
     line = _index_line(pos, lemma)
@@ -207,7 +228,7 @@ def _tagged(pos: str, lemma: str) -> int:
     return int(fields[5 + int(fields[3])])
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def thing(word: str) -> bool:
     """A word read first as a noun naming a thing, not a measure: "light", "sound", "apron"; not
     "found" (a verb first), "kilometer" (a unit: WordNet's noun.quantity file)."""
@@ -226,16 +247,15 @@ def thing(word: str) -> bool:
 _NOUN_QUANTITY = 23  # WordNet's lexicographer file noun.quantity (lexnames): units and amounts
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def _lexfile(pos: str, offset: int) -> int:
-    data = _files()[pos][1]
-    return int(data[offset : data.find(b"\n", offset)].split(maxsplit=2)[1])
+    return int(_line_at(_files()[pos][2], offset).split(maxsplit=2)[1])
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def kinds_of_one(a: str, b: str) -> bool:
     """Two kinds of one thing (co-hyponyms within two links: "light" / "sound", "moon" / "sun"),
     neither a kind of the other: one replaced by the other is another thing asked about."""
     if relation(a, b) != "other":
         return False
-    return bool(_up(_senses(a), HYPERNYM_DEPTH) & _up(_senses(b), HYPERNYM_DEPTH))
+    return not _reach(a).isdisjoint(_reach(b))
