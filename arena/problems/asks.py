@@ -279,6 +279,17 @@ _POSSESSIVE = re.compile(r"['’]s\b")
 # Words every request uses and that name no constraint: function words, request and shop
 # verbs, question frames, generic nouns ("options", "products"), currency, constraint labels
 # ("made of", "in the colour ...": the value is the constraint, the label is not).
+# Tagalog's function words (Taglish requests are common on Philippine marketplaces: "Hanap ako ng
+# powerbank na 20,000 mAh"): small talk is built on them, and in a request they frame the ask as
+# English's do. Its asking words too ("hanap", "kailangan", "gusto", "pabili").
+_TAGALOG_FUNCTION = frozenset(
+    "ang ng sa po opo ako ko mo namin natin kami tayo kayo siya sila yung mga kasi naman talaga din rin ba nga "
+    "ngayon na pa lang daw raw ito iyan yan dito diyan doon sobra sobrang".split()
+)
+_TAGALOG_FRAME = _TAGALOG_FUNCTION | frozenset(
+    "isang para basta dapat gusto kailangan hanap hanapin hinahanap naghahanap bili bibili bumili pabili paki "
+    "pakihanap meron may pero kung ni si kay nang yun iyon ung".split()
+)
 FRAME_WORDS = frozenset(
     """a an the and or nor of for with without in on at to by from as into onto that which who whose whom what
     where when how why is are am be been being was were it its this these those some any all each every both
@@ -306,7 +317,7 @@ FRAME_WORDS = frozenset(
     pick happen know anyone someone somebody got wonder wondering searching mind appreciate appreciated
     thanks pls plz kindly hoping interested currently possibly maybe perhaps ideally actually
     first second third fourth fifth sixth between so well anyway oh btw""".split()
-)
+) | _TAGALOG_FRAME
 # Words kept as constraints although frame-like: "fit" in "baggy fit" is a value with its adjective;
 # these are the few labels official attribute values end with.
 _KEEP = frozenset({"fit"})
@@ -511,10 +522,6 @@ _SMALL_TALK = re.compile(
     r"merry christmas|happy (?:birthday|holidays|new year|fiesta)|congrat\w*|god bless|take care|"
     r"you|you'?re|your|yours)\b",
     re.IGNORECASE,
-)
-_TAGALOG_FUNCTION = frozenset(
-    "ang ng sa po opo ako ko mo namin natin kami tayo kayo siya sila yung mga kasi naman talaga din rin ba nga "
-    "ngayon na pa lang daw raw ito iyan yan dito diyan doon sobra sobrang".split()
 )
 _TAGALOG_ASKS = re.compile(
     r"\b(?:hanap\w*|hinahanap|naghahanap|kailangan|gusto|bili|bibili|bumili|pabili|paki\w*|meron ba|may .* ba)\b",

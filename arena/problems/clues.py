@@ -154,10 +154,16 @@ def clue_conflict(
     # ("Michael Jordan" / "MJ") are shared, those of one it does not are the name, compared above.
     only_a -= {w for run in a.names for w in run}
     only_b -= {w for run in b.names for w in run}
-    if names_a and (names_b or only_b):
-        return f"clue names {names_a} / {names_b or sorted(only_b)}"
-    if names_b and only_a:
-        return f"clue names {names_b} / {sorted(only_a)}"
+    # A name replaced by another name ("the University of the Philippines" / "De La Salle
+    # University") or by a thing ("the longest river in the Philippines" / "in the world"). A name
+    # beside only descriptive words ("of the Philippines" / "our national flower, the small white
+    # fragrant one") is the same thing described.
+    things_a = {w for w in only_a if thing(w)}
+    things_b = {w for w in only_b if thing(w)}
+    if names_a and (names_b or things_b):
+        return f"clue names {names_a} / {names_b or sorted(things_b)}"
+    if names_b and things_a:
+        return f"clue names {names_b} / {sorted(things_a)}"
     # A thing the clue is about replaced by another thing ("the speed of light" / "of sound"): one
     # noun left on each side that the lexicon knows as two things (a unit, "km/s" / "m/s", is not).
     things_a = sorted(w for w in only_a if thing(w))

@@ -194,6 +194,22 @@ def _known(word: str) -> bool:
     )
 
 
+@lru_cache(maxsize=65_536)
+def _a_word(word: str) -> bool:
+    """A word of the shopper's languages, not a name: English, Tagalog, or a short form WordNet lists
+    as a common word ("tv", "cod", "led", "pcs"; longer words WordNet knows include brands: "nike")."""
+    return _known(word) or _tagalog(word) or (len(word) <= 3 and lexicon.known(word))
+
+
+@lru_cache(maxsize=65_536)
+def _tagalog(word: str) -> bool:
+    """A Tagalog word ("bundok", "kahoy", "pangalan"): a Taglish request's own words, not a brand's
+    (a name written in lower case is a name only where no dictionary of the shopper's languages has it)."""
+    import simplemma
+
+    return simplemma.is_known(word, lang="tl")
+
+
 # --- one request read ------------------------------------------------------------------------
 
 Bound = tuple[str, float, float]  # (direction, value, second value): ("lt", 300, 0), ("btw", 5, 10)
@@ -285,7 +301,7 @@ def read_request(problem: Problem) -> Request:
         text=_meaning_text(whole, request, problem.query, voucher_units),
         mentions_price=_PRICEY.search(problem.query.lower()) is not None,
         purchase=tuple(sorted(_purchase(problem.query))) if problem.intent is Intent.knowledge else (),
-        clue=read_clue(request, _lemma, _known, _FRAME) if problem.intent is Intent.knowledge else None,
+        clue=read_clue(request, _lemma, _a_word, _FRAME) if problem.intent is Intent.knowledge else None,
     )
 
 
@@ -570,7 +586,7 @@ def _read_units(units: Sequence[str]) -> Reading:
             and lemma not in _FRAME
             and lemma not in _CLASS_OF
             and w not in _UNITS
-            and (w in _BRAND_WORDS or not _known(w))
+            and (w in _BRAND_WORDS or not _a_word(w))
         }
     )
     return Reading(
@@ -1346,7 +1362,10 @@ def _weighty(words: Sequence[str]) -> bool:
         len(plain) >= 2
         or len(plain) < len(words)
         or any(
-            (w in _CLASS_OF and w not in _SHADES) or w in _BRAND_WORDS or (len(w) >= 3 and not _known(w)) for w in plain
+            (w in _CLASS_OF and w not in _SHADES)
+            or w in _BRAND_WORDS
+            or (len(w) >= 3 and not _a_word(w))
+            for w in plain
         )
     )
 
