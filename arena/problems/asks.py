@@ -290,8 +290,9 @@ _TAGALOG_FRAME = _TAGALOG_FUNCTION | frozenset(
     "isang para basta dapat gusto kailangan hanap hanapin hinahanap naghahanap bili bibili bumili pabili paki "
     "pakihanap meron may pero kung ni si kay nang yun iyon ung".split()
 )
-FRAME_WORDS = frozenset(
-    """a an the and or nor of for with without in on at to by from as into onto that which who whose whom what
+FRAME_WORDS = (
+    frozenset(
+        """a an the and or nor of for with without in on at to by from as into onto that which who whose whom what
     where when how why is are am be been being was were it its this these those some any all each every both
     either me i im my mine we us our you your yours he she her his they them their there here one ones
     show find look looking search searching seek seeking want wanted need needed like would could can will
@@ -317,7 +318,9 @@ FRAME_WORDS = frozenset(
     pick happen know anyone someone somebody got wonder wondering searching mind appreciate appreciated
     thanks pls plz kindly hoping interested currently possibly maybe perhaps ideally actually
     first second third fourth fifth sixth between so well anyway oh btw""".split()
-) | _TAGALOG_FRAME
+    )
+    | _TAGALOG_FRAME
+)
 # Words kept as constraints although frame-like: "fit" in "baggy fit" is a value with its adjective;
 # these are the few labels official attribute values end with.
 _KEEP = frozenset({"fit"})
@@ -659,7 +662,10 @@ def _split_request(query: str) -> tuple[list[str], list[str]]:
                 context.append(unit)
             else:
                 request.append(unit)
-        if not request and context:  # "my son wants a plush toy of ...": a lone sentence asks, whatever its opening
+        if not request and context and not voucher:
+            # "my son wants a plush toy of ...": a lone sentence asks, whatever its opening. Beside a
+            # voucher sentence that holds the ask ("I would like to buy LG appliances using a ₱500-off
+            # voucher ..."), the greeting and the thanks still ask nothing.
             request.extend(context)
     return request, voucher
 

@@ -19,6 +19,8 @@ import re
 import sys
 from collections.abc import Callable, Collection, Sequence
 
+from arena.problems.lexicon import goods, kinds_of_one, thing
+
 # Words that end a noun phrase: prepositions, conjunctions, relative pronouns, price words.
 _BREAKS = frozenset(
     """for with in of from on at to by under below above over within between about around than and or plus
@@ -125,6 +127,7 @@ def heads_conflict(
     words_b: Collection[str],
     alike: Callable[[str, str], bool],
     details: tuple[Sequence[str], Sequence[str]] | None = None,
+    added: bool = False,
 ) -> str | None:
     """Why two requests buy different things, or None.
 
@@ -146,7 +149,31 @@ def heads_conflict(
         rest_a = set(words_a) - set(words_b) - set(a) - _PURE_COUNTS
         rest_b = set(words_b) - set(words_a) - set(b) - _PURE_COUNTS
         if len(rest_a) > 1 or len(rest_b) > 1:
+            # Reworded freely: only two kinds of one thing that WordNet knows ("mug" / "bowl",
+            # "mouse" / "keyboard", both a kind of the same thing, neither a kind of the other),
+            # neither said on the other side, are two products.
+            if (
+                a[0] != b[0]
+                and a[0] not in words_b
+                and b[0] not in words_a
+                and kinds_of_one(a[0], b[0])
+                and not any(alike(a[0], w) for w in words_b if w.isalpha())
+                and not any(alike(b[0], w) for w in words_a if w.isalpha())
+            ):
+                return f"bought {a[0]!r} / {b[0]!r}"
             return None
+    if added and details is not None and len(a) != len(b):
+        # A list that buys every thing of the other and one thing more ("a laptop stand and a USB
+        # hub" / "a 1m HDMI cable, a USB hub and a laptop stand"): another ask, whatever the wording.
+        # Only goods count as the thing more (a noun WordNet reads first as a thing a shop sells: not
+        # "save" of "would save me on shipping" or "trip" of "Camping trip:"), and only where the other
+        # list buys nothing the first does not.
+        left_a = [h for h in a if not _said(h, b, words_b) and not _alike_any(h, b, words_b, alike)]
+        left_b = [h for h in b if not _said(h, a, words_a) and not _alike_any(h, a, words_a, alike)]
+        more = left_a if not left_b else left_b if not left_a else []
+        goods_more = [h for h in more if thing(h) and goods(h)]
+        if goods_more:
+            return f"bought more: {sorted(goods_more)}"
     # The cheap tests on both sides first: most pairs buy the same things word for word.
     only_a = [k for k, h in enumerate(a) if not _said(h, b, words_b)]
     only_b = [k for k, h in enumerate(b) if not _said(h, a, words_a)] if only_a else []

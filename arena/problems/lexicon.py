@@ -259,3 +259,18 @@ def kinds_of_one(a: str, b: str) -> bool:
     if relation(a, b) != "other":
         return False
     return not _reach(a).isdisjoint(_reach(b))
+
+
+# WordNet's lexicographer files of things a shop sells (lexnames): artifacts, food, substances,
+# natural objects, plants and animals; not acts, times, events or groups ("trip", "weekend",
+# "business", "surprise"), which a story or a label beside a list names.
+_GOODS = frozenset({5, 6, 13, 17, 20, 27})
+
+
+@lru_cache(maxsize=16_384)
+def goods(word: str) -> bool:
+    """A noun whose first reading (or second) is a thing a shop sells."""
+    for pos, lemma in base_forms(word):
+        if pos == "noun":
+            return any(_lexfile("noun", offset) in _GOODS for offset in _offsets("noun", lemma)[:2])
+    return False

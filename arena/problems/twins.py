@@ -240,7 +240,7 @@ class Request:
 
     whole: Reading
     items: tuple[Reading, ...] = ()  # shop tasks: one per sub-request sentence with content
-    voucher: tuple[str | None, str | None, tuple[float, ...]] | None = None  # (scope, kind, numbers) from text
+    voucher: Voucher | None = None  # (scope, kind, benefit, amounts) from the text
     voucher_terms: tuple | None = None  # from the row's voucher object
     fact: str | None = None
     gold: bytes | None = None  # digests of the rewards' constraints by key (gold ids and titles left out)
@@ -271,6 +271,10 @@ def read_request(problem: Problem) -> Request:
         units,
     )
     whole = _merge(per_unit)
+    if cased and voucher_units:  # "buy LG appliances using a ₱500-off voucher": the name is in the voucher's sentence
+        voucher_capitals = {c for unit in voucher_units for c in _capitals(unit)}
+        if voucher_capitals - set(whole.capitals):
+            whole = replace(whole, capitals=tuple(sorted(voucher_capitals | set(whole.capitals))))
     # Held for 100k problems at once: a product request buys its first head, and a list's details
     # matter only beside two heads or more; the item readings compare their words, not their heads.
     if problem.intent is Intent.product:
@@ -774,13 +778,36 @@ _PERCENT = re.compile(r"\b(?:percent|per cent|percentage)\b")
 _FIXED = re.compile(r"\b(?:fixed|flat|off)\b")
 
 
-def _read_voucher(units: Sequence[str]) -> tuple[str | None, str | None, tuple[float, ...]]:
+# What the voucher gives: coins or cash back after paying, free shipping, or money off the order.
+_CASHBACK = re.compile(r" (?:cash ?back|coins?) ")
+_SHIPPING_VOUCHER = re.compile(
+    r" (?:free )?(?:shipping|delivery) (?:voucher|coupon|promo)s? | fsv | voucher for free (?:shipping|delivery) "
+)
+_MONEY_OFF = re.compile(r" (?:off|discount|less|minus) ")
+# "no minimum", "walang minimum spend": a threshold of zero, against another's stated minimum.
+_NO_MINIMUM = re.compile(r" (?:no|walang|without a|without) min(?:imum)?(?: spend| order| purchase)? ")
+
+Voucher = tuple[str | None, str | None, str | None, tuple[float, ...]]  # scope, type, benefit, amounts
+
+
+def _read_voucher(units: Sequence[str]) -> Voucher:
     text = _normalised(" \n ".join(u.replace("₱", " php ") for u in units))
     text = _DIGIT_LETTER.sub(r"\1 \2", text)
     scope = "shop" if _SHOP_SCOPE.search(text) else "all" if _ALL_SCOPE.search(text) else None
     kind = "percent" if _PERCENT.search(text) else "fixed" if _FIXED.search(text) else None
-    numbers = tuple(sorted(float(w) for w in text.split() if w[0].isdigit() and _NUMBER.fullmatch(w) and w != "1"))
-    return scope, kind, numbers
+    benefit = (
+        "cashback"
+        if _CASHBACK.search(text)
+        else "shipping"
+        if _SHIPPING_VOUCHER.search(text)
+        else "off"
+        if _MONEY_OFF.search(text)
+        else None
+    )
+    numbers = [float(w) for w in text.split() if w[0].isdigit() and _NUMBER.fullmatch(w) and w != "1"]
+    if _NO_MINIMUM.search(text):
+        numbers.append(0.0)
+    return scope, kind, benefit, tuple(sorted(numbers))
 
 
 def _gold_values(rewards: Sequence[ProductReward]) -> dict[str, set[str]]:
@@ -944,7 +971,9 @@ def conflict(a: Request, b: Request) -> str | None:
         # shorts"), the head of each item of a list ("running wheel" / "water bottle").
         listed = a.intent != "product" and len(a.whole.heads) >= 2 and len(b.whole.heads) >= 2
         details = (a.whole.details, b.whole.details) if listed else None
-        found = heads_conflict(a.whole.heads, b.whole.heads, a.whole.words, b.whole.words, _alike, details)
+        found = heads_conflict(
+            a.whole.heads, b.whole.heads, a.whole.words, b.whole.words, _alike, details, added=a.intent == "shop"
+        )
         if found:
             return found
     if len(a.items) >= 2 and len(b.items) >= 2:
@@ -1086,7 +1115,7 @@ def _amounts(request: Request) -> list[float]:
     r = request.whole
     values = [*r.others, *(v for _, v, _ in r.prices), *(w for _, _, w in r.prices if w)]
     if request.voucher is not None:
-        values += request.voucher[2]
+        values += request.voucher[3]
     return sorted(values)
 
 
@@ -1105,14 +1134,14 @@ def _amounts_conflict(a: Request, b: Request) -> str | None:
     return None
 
 
-def _voucher_conflict(
-    a: tuple[str | None, str | None, tuple[float, ...]], b: tuple[str | None, str | None, tuple[float, ...]]
-) -> str | None:
+def _voucher_conflict(a: Voucher, b: Voucher) -> str | None:
     if a[0] and b[0] and a[0] != b[0]:
         return f"voucher scope {a[0]} / {b[0]}"
     if a[1] and b[1] and a[1] != b[1]:
         return f"voucher type {a[1]} / {b[1]}"
-    only_a, only_b = _unmatched(a[2], b[2])
+    if a[2] and b[2] and a[2] != b[2]:
+        return f"voucher gives {a[2]} / {b[2]}"
+    only_a, only_b = _unmatched(a[3], b[3])
     if only_a and only_b:
         return f"voucher terms {only_a} / {only_b}"
     return None
@@ -1362,9 +1391,7 @@ def _weighty(words: Sequence[str]) -> bool:
         len(plain) >= 2
         or len(plain) < len(words)
         or any(
-            (w in _CLASS_OF and w not in _SHADES)
-            or w in _BRAND_WORDS
-            or (len(w) >= 3 and not _a_word(w))
+            (w in _CLASS_OF and w not in _SHADES) or w in _BRAND_WORDS or (len(w) >= 3 and not _a_word(w))
             for w in plain
         )
     )
