@@ -29,6 +29,8 @@ _DATA_POS = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
 # How far up the hypernym chain "a kind of" reaches: "sneaker" -> "gym shoe" -> "shoe" is two;
 # farther up the chain every artefact is a kind of "device" or "container", which says nothing.
 HYPERNYM_DEPTH = 2
+# How many of a lemma's senses (most frequent first) are read.
+COMMON_SENSES = 2
 # WordNet's detachment rules (morphy): a surface form's possible base forms.
 _SUFFIXES = {
     "noun": (
@@ -175,6 +177,13 @@ def _senses(word: str) -> frozenset[tuple[str, int]]:
     return frozenset((pos, offset) for pos, lemma in base_forms(word) for offset in _offsets(pos, lemma))
 
 
+@lru_cache(maxsize=16_384)
+def _common_senses(word: str) -> frozenset[tuple[str, int]]:
+    return frozenset(
+        (pos, offset) for pos, lemma in base_forms(word) for offset in _offsets(pos, lemma)[:COMMON_SENSES]
+    )
+
+
 def _up(senses: frozenset[tuple[str, int]], depth: int) -> set[tuple[str, int]]:
     """The senses and their hypernyms (instance hypernyms too) up to ``depth`` links."""
     reached, frontier = set(senses), set(senses)
@@ -187,6 +196,23 @@ def _up(senses: frozenset[tuple[str, int]], depth: int) -> set[tuple[str, int]]:
 def _related(senses: frozenset[tuple[str, int]]) -> set[tuple[str, int]]:
     """The senses a word's derivational, participle and similarity links reach ("born" -> "birth")."""
     return {(pos, off) for s in senses for sym, pos, off in _synset(*s)[1] if sym in ("+", "<", "\\", "&", "^", "=")}
+
+
+@lru_cache(maxsize=8_192)
+def same_common_reading(a: str, b: str) -> bool:
+    """One meaning in the words' common readings (each lemma's first senses, WordNet's most frequent):
+    "sneakers" / "shoes", "finished" / "completed"; not "king" / "queen", which share a synset
+    ("world-beater") and "leash" / "collar" (to restrain) only in readings no shopper means."""
+    sa, sb = _common_senses(a), _common_senses(b)
+    if not sa or not sb:
+        return False
+    return bool(
+        sa & sb
+        or _up(sa, HYPERNYM_DEPTH) & sb
+        or _up(sb, HYPERNYM_DEPTH) & sa
+        or _related(sa) & sb
+        or _related(sb) & sa
+    )
 
 
 @lru_cache(maxsize=8_192)

@@ -1376,11 +1376,40 @@ def _edit_conflict(
         only_a = [w for w in only_a if w.isalpha() and not w.startswith("svc")]
         only_b = [w for w in only_b if w.isalpha() and not w.startswith("svc")]
     only_a, only_b = _unspelt(only_a, only_b, a, b)
+    only_a, only_b = _one_meaning_dropped(only_a, only_b)
     if only_a and only_b and ratio >= substituted:
         return f"edited ({ratio:.2f}): {only_a} / {only_b}"
     if gaps and ratio >= EDITED and (_weighty(only_a) or _weighty(only_b)):
         return f"edited ({ratio:.2f}): {only_a} / {only_b}"
     return None
+
+
+def _one_meaning_dropped(only_a: list[str], only_b: list[str]) -> tuple[list[str], list[str]]:
+    """Less each pair of words, one a side, that WordNet reads as one meaning in their common readings
+    ("sneakers" / "shoes", "finished" / "completed"): a rewording, not a replacement. Never a closed
+    class's values."""
+    if not only_a or not only_b:
+        return only_a, only_b
+    left_b = list(only_b)
+    left_a = []
+    for word in only_a:
+        match = next(
+            (
+                other
+                for other in left_b
+                if word.isalpha()
+                and other.isalpha()
+                and word not in _CLASS_OF
+                and other not in _CLASS_OF
+                and lexicon.same_common_reading(word, other)
+            ),
+            None,
+        )
+        if match is None:
+            left_a.append(word)
+        else:
+            left_b.remove(match)
+    return left_a, left_b
 
 
 def _weighty(words: Sequence[str]) -> bool:
