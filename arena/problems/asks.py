@@ -37,6 +37,7 @@ from functools import lru_cache
 
 import orjson
 
+from arena.problems import tagalog
 from arena.problems.model import Intent, Problem
 from arena.problems.signature import canonical_reward
 from arena.problems.synonyms import CANONICAL
@@ -279,17 +280,7 @@ _POSSESSIVE = re.compile(r"['’]s\b")
 # Words every request uses and that name no constraint: function words, request and shop
 # verbs, question frames, generic nouns ("options", "products"), currency, constraint labels
 # ("made of", "in the colour ...": the value is the constraint, the label is not).
-# Tagalog's function words (Taglish requests are common on Philippine marketplaces: "Hanap ako ng
-# powerbank na 20,000 mAh"): small talk is built on them, and in a request they frame the ask as
-# English's do. Its asking words too ("hanap", "kailangan", "gusto", "pabili").
-_TAGALOG_FUNCTION = frozenset(
-    "ang ng sa po opo ako ko mo namin natin kami tayo kayo siya sila yung mga kasi naman talaga din rin ba nga "
-    "ngayon na pa lang daw raw ito iyan yan dito diyan doon sobra sobrang".split()
-)
-_TAGALOG_FRAME = _TAGALOG_FUNCTION | frozenset(
-    "isang para basta dapat gusto kailangan hanap hanapin hinahanap naghahanap bili bibili bumili pabili paki "
-    "pakihanap meron may pero kung ni si kay nang yun iyon ung".split()
-)
+# Tagalog's frame words too (arena/problems/tagalog.py): Taglish requests frame their ask with them.
 FRAME_WORDS = (
     frozenset(
         """a an the and or nor of for with without in on at to by from as into onto that which who whose whom what
@@ -319,7 +310,7 @@ FRAME_WORDS = (
     thanks pls plz kindly hoping interested currently possibly maybe perhaps ideally actually
     first second third fourth fifth sixth between so well anyway oh btw""".split()
     )
-    | _TAGALOG_FRAME
+    | tagalog.FRAME
 )
 # Words kept as constraints although frame-like: "fit" in "baggy fit" is a value with its adjective;
 # these are the few labels official attribute values end with.
@@ -526,10 +517,6 @@ _SMALL_TALK = re.compile(
     r"you|you'?re|your|yours)\b",
     re.IGNORECASE,
 )
-_TAGALOG_ASKS = re.compile(
-    r"\b(?:hanap\w*|hinahanap|naghahanap|kailangan|gusto|bili|bibili|bumili|pabili|paki\w*|meron ba|may .* ba)\b",
-    re.IGNORECASE,
-)
 _STATES_A_NUMBER = re.compile(
     r"\d|\b(?:"
     + "|".join(
@@ -541,17 +528,18 @@ _STATES_A_NUMBER = re.compile(
 
 
 def _small_talk(unit: str) -> bool:
-    if _STATES_A_NUMBER.search(unit) or _TAGALOG_ASKS.search(unit):
+    if _STATES_A_NUMBER.search(unit) or tagalog.ASKS.search(unit):
         return False
     if _SMALL_TALK.search(unit):
         return True
-    return sum(word in _TAGALOG_FUNCTION for word in re.findall(r"[a-z]+", unit.lower())) >= 2
+    return sum(word in tagalog.FUNCTION for word in re.findall(r"[a-z]+", unit.lower())) >= 2
 
 
 # A story told in the asking sentence's first clause ("My cat keeps destroying the sofa so please
 # show me ..."): the clause before "so" is context when it would be one as a sentence.
 _STORY_SO = re.compile(
-    r",?\s+so\s+(?=(?:please|pls|can you|could you|i need|i want|i'?m looking|i am looking|show|find|help|get|look)\b)",
+    r",?\s+(?:so|kaya)\s+(?=(?:please|pls|can you|could you|i need|i want|need|i'?m looking|i am looking|show|find|help|get|"
+    r"look|naghahanap|hanap|gusto|kailangan|bibili|bumili|pa-order)\b)",
     re.IGNORECASE,
 )
 

