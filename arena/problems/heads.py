@@ -19,6 +19,7 @@ import re
 import sys
 from collections.abc import Callable, Collection, Sequence
 
+from arena.problems import lexicon
 from arena.problems.lexicon import goods, kinds_of_one, thing
 
 # Words that end a noun phrase: prepositions, conjunctions, relative pronouns, price words.
@@ -79,7 +80,11 @@ def phrase_heads(
 
 _LABEL = re.compile(r"^\s*[^:,;.!?]{1,40}:\s+(?=\S)")
 # Where a list separates its items: punctuation and the words that join items.
-_ITEM_BREAK = re.compile(r"[,;+&•\n]|\b(?:and|plus|also|then|finally|lastly)\b")
+_ITEM_BREAK = re.compile(
+    # Taglish joins items with "at" (and), "tsaka", "saka", "pati", "tapos"; English "at" opens a bound or a place.
+    r"[,;+&•\n]|\b(?:and|plus|also|then|finally|lastly|tsaka|saka|pati|tapos)\b|"
+    r"\bat\b(?!\s+(?:least|most|the|a|an|home|night|work|school|all|once|\d))"
+)
 
 
 def item_heads(
@@ -175,7 +180,7 @@ def heads_conflict(
         left_a = [h for h in a if not _said(h, b, words_b) and not _alike_any(h, b, words_b, alike)]
         left_b = [h for h in b if not _said(h, a, words_a) and not _alike_any(h, a, words_a, alike)]
         more = left_a if not left_b else left_b if not left_a else []
-        goods_more = [h for h in more if thing(h) and goods(h)]
+        goods_more = [h for h in more if (thing(h) and goods(h)) or not lexicon.known(h)]  # "frother": unlisted
         if goods_more:
             return f"bought more: {sorted(goods_more)}"
     # The cheap tests on both sides first: most pairs buy the same things word for word.

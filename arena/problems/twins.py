@@ -452,7 +452,7 @@ def _not_a_head(word: str, lemma: str) -> bool:
         or word in _UNITS
         or word in _SIZE_LETTERS
         or word in _BRAND_WORDS
-        or not _known(word)
+        or not (_known(word) or _known(lemma))  # "kawali" reads as "pan" (the Tagalog glossary)
     )
 
 

@@ -71,10 +71,32 @@ ONE_ASK = [
         "25% off voucher up to ₱200, min ₱800, budget ₱1,000, a bath towel set",
         "a quarter-off voucher (max ₱200, min ₱800), budget ₱1,000, a bath towel set",
     ),
+    # Taglish: Tagalog's content words read as English, its function words frame the ask
+    (
+        "shop",
+        "isang shop lang: kawali na non-stick, kutsilyo, at tuwalya",
+        "one shop: a non-stick pan, a knife and a towel",
+    ),
+    ("product", "pula na payong, automatic, below ₱400", "red automatic umbrella under ₱400"),
+    (
+        "product",
+        "Grabe ang init dito kaya kailangan ko ng electric fan na 16 inch, below 1k",
+        "16 inch electric fan under ₱1,000",
+    ),
+    # a list's label names its purpose, not a thing bought
+    (
+        "shop",
+        "Picnic day: a cooler bag, a picnic mat and paper plates, same shop",
+        "Same shop: paper plates, a picnic mat, a cooler bag",
+    ),
+]
+TWO_ASKS_TAGLISH = [
+    ("product", "pula na payong, automatic, below ₱400", "itim na payong, automatic, below ₱400"),
+    ("shop", "isang shop lang: kawali at kutsilyo", "isang shop lang: kawali, kutsilyo at tuwalya"),
 ]
 
 
-@pytest.mark.parametrize(("intent", "a", "b"), TWO_ASKS)
+@pytest.mark.parametrize(("intent", "a", "b"), TWO_ASKS + TWO_ASKS_TAGLISH)
 def test_two_asks_stay_apart(intent, a, b):
     assert _conflict(a, b, intent) is not None
     assert _conflict(b, a, intent) is not None
