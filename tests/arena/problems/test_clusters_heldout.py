@@ -60,12 +60,18 @@ def test_the_heldout_pool_pairwise_over_every_pair_of_problems(capsys):
 # Each blind pool: its file, and the floors (precision, recall) a little under what it measured.
 BLIND_POOLS = {
     3: (0.90, 0.87),
-    4: (0.93, 0.90),
-    # Written in issue 31's fifth session by two writers who saw no code, no pool and no docs;
-    # measured once before and once after the lexicon and small-talk change, never tuned on: these
-    # floors pin the measured figures (0.829 / 0.719, 0.786 / 0.643), far below the issue's 0.95.
-    5: (0.81, 0.70),
-    6: (0.77, 0.62),
+    4: (0.95, 0.95),
+    # Pools 5-10 were written in issue 31's fifth session by six writers who saw no code, no pool and
+    # no docs. 5 and 6 were measured once on main and once after the session's first change, then
+    # developed on, as were 7 and 8 after their first measurement; 9 and 10 were measured once on main
+    # and once on the final code, never tuned on (docs/leak-clusters.md, "The fifth session"). These
+    # floors pin the measured figures against regression; the issue's target is 0.95 on every pool.
+    5: (0.88, 0.78),
+    6: (0.82, 0.68),
+    7: (0.75, 0.66),
+    8: (0.83, 0.62),
+    9: (0.83, 0.60),
+    10: (0.85, 0.82),
 }
 
 
