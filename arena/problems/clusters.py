@@ -49,18 +49,30 @@ from pydantic import BaseModel, ConfigDict, Field
 from arena.problems.asks import Ask, asks_agree, concepts_match, read_ask
 from arena.problems.model import Intent, Problem
 from arena.problems.signature import minhash_matrix, problem_signature, shingle_hashes
-from arena.problems.twins import Request, conflict, read_request
+from arena.problems.twins import Request, conflict, read_request, two_things_bought, value_key
 
-MergeReason = Literal["signature", "near_duplicate_text", "same_constraints", "gold_overlap", "same_meaning"]
+MergeReason = Literal[
+    "signature", "near_duplicate_text", "same_constraints", "gold_overlap", "same_meaning", "same_values"
+]
 REASONS: tuple[MergeReason, ...] = (
     "signature",
     "near_duplicate_text",
     "same_constraints",
     "gold_overlap",
     "same_meaning",
+    "same_values",
 )
 # Soft links are tried in this order (then by ids; the meaning links by cosine): the precise rules first.
-_SOFT_RANK: dict[str, int] = {"near_duplicate_text": 0, "same_constraints": 1, "same_meaning": 2}
+_SOFT_RANK: dict[str, int] = {"near_duplicate_text": 0, "same_constraints": 1, "same_meaning": 2, "same_values": 3}
+# A "same values" bucket (every number in its role, class value, service, name and voucher amount
+# equal) proposes its pairs when it states at least this many values and holds at most
+# ``_VALUES_BUCKET`` requests: "Uniqlo linen shirt, white, size L, under ₱1,500" and its Taglish
+# rewording share no words the meaning model reads alike (cosine 0.61) but every value.
+_VALUES_MIN = 3
+_VALUES_BUCKET = 8
+# ... and when their meaning vectors still read somewhat alike (all values equal and the words
+# about something else is two products sharing a size, a colour and a price).
+_VALUES_COSINE = 0.45
 
 # LSH band choice weights (false positive, false negative). Every candidate is verified
 # with its MinHash estimate, so a false positive costs one vector compare while a false
@@ -272,8 +284,25 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         soft_link(i, j, reason, detail)
     for k in order.tolist():
         soft_link(int(lo[k]), int(hi[k]), "same_meaning", f"cosine {float(cos[k]):.3f}")
+    for i, j, detail in _value_links(requests, ordered):
+        if float(vectors[i] @ vectors[j]) >= _VALUES_COSINE and not two_things_bought(requests[i], requests[j]):
+            soft_link(i, j, "same_values", detail)
     cluster_of = {pid: cluster_id_for(ids[forest.find(i)]) for i, pid in enumerate(ids)}
     return Clustering(cluster_of=cluster_of, merges=merges)
+
+
+def _value_links(requests: Sequence[Request], ordered: Sequence[Problem]) -> Iterator[tuple[int, int, str]]:
+    """Pairs of one intent that state the same values (see ``_VALUES_MIN``), in id order."""
+    buckets: dict[tuple, list[int]] = defaultdict(list)
+    for k, request in enumerate(requests):
+        key = value_key(request)
+        if key is not None:
+            buckets[(_FAMILY[ordered[k].intent], key)].append(k)
+    for members in buckets.values():
+        if 2 <= len(members) <= _VALUES_BUCKET:
+            for x, i in enumerate(members):
+                for j in members[x + 1 :]:
+                    yield i, j, f"{len(members)} requests state the same values"
 
 
 def assign_clusters(problems: Sequence[Problem], config: ClusterConfig | None = None) -> list[Problem]:

@@ -78,6 +78,8 @@ def phrase_heads(
     return tuple(h for h in heads if h not in _PURE_COUNTS)
 
 
+# What holds or counts a thing bought ("bread flour, a 1 kilo bag"), never one more thing.
+_CONTAINERS = frozenset("bag bottle box pack packet jar can sack ream roll tub carton pouch bundle".split())
 _LABEL = re.compile(r"^\s*[^:,;.!?]{1,40}:\s+(?=\S)")
 # Where a list separates its items: punctuation and the words that join items.
 _ITEM_BREAK = re.compile(
@@ -180,7 +182,9 @@ def heads_conflict(
         left_a = [h for h in a if not _said(h, b, words_b) and not _alike_any(h, b, words_b, alike)]
         left_b = [h for h in b if not _said(h, a, words_a) and not _alike_any(h, a, words_a, alike)]
         more = left_a if not left_b else left_b if not left_a else []
-        goods_more = [h for h in more if (thing(h) and goods(h)) or not lexicon.known(h)]  # "frother": unlisted
+        goods_more = [
+            h for h in more if h not in _CONTAINERS and ((thing(h) and goods(h)) or not lexicon.known(h))
+        ]  # "frother": unlisted; "a 1 kilo bag" holds the flour named before it
         if goods_more:
             return f"bought more: {sorted(goods_more)}"
     # The cheap tests on both sides first: most pairs buy the same things word for word.

@@ -309,6 +309,32 @@ def read_request(problem: Problem) -> Request:
     )
 
 
+def two_things_bought(a: Request, b: Request) -> bool:
+    """Two product requests whose things bought WordNet knows as two ("bottle" / "tumbler"), or
+    whose thing bought the reader did not find on one side: equal values do not make them one ask."""
+    if a.intent != "product":
+        return False
+    if not a.whole.heads or not b.whole.heads:
+        return True
+    return lexicon.relation(a.whole.heads[0], b.whole.heads[0]) == "other"
+
+
+def value_key(request: Request) -> tuple[str, ...] | None:
+    """Every value the request states (prices and measures in their roles, class values, services,
+    names, the voucher's amounts), as one key; None below three values, which many requests share."""
+    r = request.whole
+    values = {
+        *(f"p{d}{a:g}-{b:g}" for d, a, b in r.prices),
+        *(f"m{d}{v:g}" for d, v in r.measures),
+        *(f"c{c}:{w}" for c, w in r.classes),
+        *(f"s{s}" for s in r.services),
+        *(f"n{n}" for n in r.names),
+    }
+    if request.voucher is not None:
+        values.update(f"v{v:g}" for v in request.voucher[3])
+    return tuple(sorted(values)) if len(values) >= 3 else None
+
+
 # A riddle's purchase: the noun phrase after a buying verb ("I want a vintage calendar from that
 # year", "looking for a strap for the instrument ..."), else the phrase it opens with
 # ("commemorative coin from the year ..."), up to the preposition that ties it to the answer.
