@@ -61,17 +61,18 @@ def test_the_heldout_pool_pairwise_over_every_pair_of_problems(capsys):
 BLIND_POOLS = {
     3: (0.90, 0.87),
     4: (0.95, 0.95),
-    # Pools 5-10 were written in issue 31's fifth session by six writers who saw no code, no pool and
-    # no docs. 5 and 6 were measured once on main and once after the session's first change, then
-    # developed on, as were 7 and 8 after their first measurement; 9 and 10 were measured once on main
-    # and once on the final code, never tuned on (docs/leak-clusters.md, "The fifth session"). These
-    # floors pin the measured figures against regression; the issue's target is 0.95 on every pool.
+    # Pools 5-12 were written in issue 31's fifth session by eight writers who saw no code, no pool
+    # and no docs, two at a time. Each pair was measured once on main and once on the guard as it
+    # stood, then developed on; 11 and 12 only measured (docs/leak-clusters.md, "The fifth
+    # session"). These floors pin the final figures against regression; the issue asks 0.95.
     5: (0.88, 0.78),
     6: (0.82, 0.68),
-    7: (0.75, 0.66),
-    8: (0.83, 0.62),
+    7: (0.76, 0.70),
+    8: (0.83, 0.64),
     9: (0.83, 0.60),
     10: (0.85, 0.82),
+    11: (0.89, 0.74),
+    12: (0.85, 0.75),
 }
 
 
