@@ -156,3 +156,6 @@ def test_dockerfiles_exist_copy_real_paths_and_sandbox_the_worker(config):
     worker = (DOCKER / "Dockerfile.worker").read_text()
     assert re.search(r"apt-get install [^\n]*bubblewrap", worker)
     assert "bubblewrap" not in (DOCKER / "Dockerfile.validator").read_text().split("RUN", 1)[-1].split("\n")[0]
+    # The setup service (the validator's image) builds the suite and a worker may cluster: the guard reads WordNet.
+    for name in ("Dockerfile.validator", "Dockerfile.worker"):
+        assert re.search(r"apt-get install [^\n]*wordnet-base", (DOCKER / name).read_text()), name

