@@ -161,16 +161,14 @@ def clue_conflict(
     # University") or by a thing ("the longest river in the Philippines" / "in the world"). A name
     # beside only descriptive words ("of the Philippines" / "our national flower, the small white
     # fragrant one") is the same thing described.
-    things_a = {w for w in only_a if thing(w)}
-    things_b = {w for w in only_b if thing(w)}
-    if names_a and (names_b or things_b):
-        return f"clue names {names_a} / {names_b or sorted(things_b)}"
-    if names_b and things_a:
-        return f"clue names {names_b} / {sorted(things_a)}"
-    # A thing the clue is about replaced by another thing ("the speed of light" / "of sound"): one
-    # noun left on each side that the lexicon knows as two things (a unit, "km/s" / "m/s", is not).
     things_a = sorted(w for w in only_a if thing(w))
     things_b = sorted(w for w in only_b if thing(w))
+    if names_a and (names_b or things_b):
+        return f"clue names {names_a} / {names_b or things_b}"
+    if names_b and things_a:
+        return f"clue names {names_b} / {things_a}"
+    # A thing the clue is about replaced by another thing ("the speed of light" / "of sound"): one
+    # noun left on each side that the lexicon knows as two things (a unit, "km/s" / "m/s", is not).
     if len(things_a) == 1 and len(things_b) == 1 and kinds_of_one(things_a[0], things_b[0]):
         return f"clue thing {things_a[0]!r} / {things_b[0]!r}"
     # What the fact is about besides its names (compared above): "the highest peak" / "the first
