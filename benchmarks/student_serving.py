@@ -3,6 +3,7 @@ continuous batching and the greedy LM head.
 
     .venv/bin/python benchmarks/student_serving.py                 # 8 episodes of 2-7 turns, 4 at once
     .venv/bin/python benchmarks/student_serving.py --episodes 16 --concurrency 8 --max-batch 8
+    .venv/bin/python benchmarks/student_serving.py --episodes 16 --modes before@2,greedy@2,greedy@8,greedy@16
 
 Loads the materialised Gemma 3 270M (``arena student materialise``) at fp32 and plays ``--episodes``
 episodes, ``--concurrency`` at a time (a new one starts as one ends, as the evaluation's
@@ -16,7 +17,9 @@ again. The dialogues grow turn by turn, so a server that re-prefills every promp
 dialogue at every turn; a server with the prefix cache pays for the new tokens only.
 
 The servers (``--modes``) run in this one process, one after the other, ``--rounds`` times
-interleaved, with the same ``max_batch``: ``before`` is the server as it was (every prompt
+interleaved, with the same ``max_batch``, unless a mode names its own width: ``greedy@8`` plays
+8 episodes at a time against a server of ``max_batch`` 8 (so one run compares the evaluation's
+concurrency with a wider one). ``before`` is the server as it was (every prompt
 prefilled whole, static batches), ``prefix`` keeps each episode's keys and values across its turns,
 ``continuous`` adds continuous batching (rows join and leave the running decode between steps),
 ``greedy`` the greedy LM head (a bf16 copy proposes, a rounding-error bound proves the fp32 head's
@@ -26,7 +29,8 @@ with the first run; the dialogues depend on the answers, so the same prompts in 
 mean the same answers at every earlier turn. Printed: per run the wall seconds, prompt tokens
 computed and taken from the cache, completion tokens, rows per decode step, episodes per minute
 and the load average; for a continuous run, its seconds prefilling joining rows and in decode
-steps; and the median speed-up of each server over the first.
+steps; the peak resident memory of the process during each run; and the median speed-up of each
+server over the first.
 """
 
 from __future__ import annotations
@@ -34,8 +38,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import statistics
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -67,6 +74,21 @@ def tool_result(episode: int, turn: int) -> str:
     return json.dumps(products)[:600]
 
 
+def parse_mode(spec: str, concurrency: int, max_batch: int) -> tuple[str, int, int]:
+    """``greedy@8`` -> ("greedy@8", 8, 8): its own width; ``greedy`` -> the command's width."""
+    mode, _, width = spec.partition("@")
+    if mode not in ("before", "prefix", "continuous", "greedy"):
+        raise SystemExit(f"unknown server {mode!r} in --modes")
+    if not width:
+        return mode, concurrency, max_batch
+    return spec, int(width), int(width)
+
+
+def rss_bytes() -> int:
+    """This process's resident memory now (Linux)."""
+    return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=8)
@@ -77,7 +99,8 @@ def main() -> None:
     parser.add_argument("--max-batch", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=1, help="before/after pairs, interleaved")
     parser.add_argument("--modes", default="before,continuous,greedy",
-                        help="servers to play, in order: before (every prompt prefilled whole, static batches), "
+                        help="servers to play, in order, each optionally MODE@N (N episodes at a time, max_batch "
+                             "N; otherwise --concurrency and --max-batch): before (every prompt prefilled whole, static batches), "
                              "prefix (the prefix cache, static batches), continuous (the prefix cache, continuous "
                              "batching: rows join and leave the running decode between steps; the fp32 LM head), "
                              "greedy (continuous, and greedy steps take their token from the bf16 head proven "
@@ -120,9 +143,9 @@ def main() -> None:
             messages.append({"role": "assistant", "content": answer["content"], "tool_calls": [call]})
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": tool_result(index, turn)})
 
-    def play(mode: str) -> tuple[float, dict, dict[tuple, list[int]]]:
+    def play(mode: str, concurrency: int, max_batch: int) -> tuple[float, dict, dict[tuple, list[int]]]:
         app = create_model_app(model, tokenizer, "student", max_new_tokens=args.max_tokens,
-                               max_batch=args.max_batch, prefix_cache=mode != "before",
+                               max_batch=max_batch, prefix_cache=mode != "before",
                                continuous=mode in ("continuous", "greedy"), greedy_head=mode == "greedy")  # fmt: skip
         backend = app.state.backend
         answers: dict[tuple, list[int]] = {}
@@ -146,19 +169,31 @@ def main() -> None:
         backend.generate, backend.step = recording, stepping
 
         async def go() -> None:
-            gate = asyncio.Semaphore(args.concurrency)
+            gate = asyncio.Semaphore(concurrency)
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://student", timeout=None) as client:
                 await asyncio.gather(*(episode(client, i, gate) for i in range(args.episodes)))
 
+        peak = [rss_bytes()]
+        done = threading.Event()
+
+        def watch() -> None:  # the process's resident memory, sampled through the run
+            while not done.wait(0.2):
+                peak[0] = max(peak[0], rss_bytes())
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
         started = time.perf_counter()
         asyncio.run(go())
         wall = time.perf_counter() - started
+        done.set()
+        watcher.join()
+        peak[0] = max(peak[0], rss_bytes())
         counts = {"prefilled": backend.prefilled, "reused": backend.reused,
                   "completion": sum(len(row) for row in answers.values()),
                   "rows/step": statistics.mean(rows_per_step) if rows_per_step else None,
                   "prefill_s": backend.prefill_s, "decode_s": backend.decode_s, "steps": backend.steps,
-                  "head": backend.head}  # fmt: skip
+                  "head": backend.head, "rss": peak[0]}  # fmt: skip
         return wall, counts, answers
 
     # One short request first: the first forward pays for lazy initialisation, on neither side's clock.
@@ -170,42 +205,56 @@ def main() -> None:
     )
     print(f"machine: {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch threads, "
           f"loadavg before: {Path('/proc/loadavg').read_text().split()[:3]}")  # fmt: skip
-    print(f"{args.episodes} episodes, {args.concurrency} at a time, {'' if args.uniform else '2 to '}{args.turns} turns each, up to {args.max_tokens} new tokens a "
-          f"turn, greedy, fp32, transformers, max_batch {args.max_batch}")  # fmt: skip
-    print("| run | server | wall s | prompt tokens computed | from cache | completion tokens "
-          "| rows per decode step | episodes/min | same tokens as the first run | loadavg |")  # fmt: skip
-    print("|---|---|---:|---:|---:|---:|---:|---:|---|---|")
-    modes = args.modes.split(",")
+    modes = [parse_mode(spec, args.concurrency, args.max_batch) for spec in args.modes.split(",")]
+    widths = sorted({(concurrency, max_batch) for _, concurrency, max_batch in modes})
+    width = ", ".join(f"{c} at a time, max_batch {b}" for c, b in widths)
+    print(f"{args.episodes} episodes ({width}), {'' if args.uniform else '2 to '}{args.turns} turns each, up to {args.max_tokens} new tokens a "
+          f"turn, greedy, fp32, transformers")  # fmt: skip
+    print("| run | server | episodes at once | wall s | prompt tokens computed | from cache | completion tokens "
+          "| rows per decode step | episodes/min | same tokens as the first run | peak RSS GiB | loadavg |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|")
+    labels = [label for label, _, _ in modes]
+    if len(set(labels)) != len(labels):
+        parser.error(f"--modes names a server twice: {args.modes}")
     reference: dict[tuple, list[int]] | None = None
-    walls: dict[str, list[float]] = {mode: [] for mode in modes}
+    walls: dict[str, list[float]] = {label: [] for label in labels}
     identical = True
     timing: list[str] = []  # where a continuous run's wall time went
+    shown = 0
     for round_ in range(args.rounds):
-        for mode in modes:
-            wall, counts, answers = play(mode)
+        for label, concurrency, max_batch in modes:
+            mode = label.split("@")[0]
+            wall, counts, answers = play(mode, concurrency, max_batch)
             reference = answers if reference is None else reference
             same = answers == reference
             identical = identical and same
-            walls[mode].append(wall)
+            walls[label].append(wall)
             per_step = "-" if counts["rows/step"] is None else f"{counts['rows/step']:.2f}"
-            print(f"| {round_ + 1} | {mode} | {wall:.1f} | "
+            if not same:  # which turns: a changed answer also changes every later prompt of its episode
+                changed = sum(1 for key, row in answers.items() if key in reference and reference[key] != row)
+                same = (f"False: {changed} of {len(answers)} turns answered otherwise, "
+                        f"{len(answers.keys() - reference.keys())} prompts unseen in the first run")  # fmt: skip
+            print(f"| {round_ + 1} | {label} | {concurrency} | {wall:.1f} | "
                   f"{counts['prefilled']} | {counts['reused']} | {counts['completion']} | {per_step} | "
-                  f"{args.episodes / wall * 60:.2f} | {same} | {Path('/proc/loadavg').read_text().split()[0]} |",
-                  flush=True)  # fmt: skip
+                  f"{args.episodes / wall * 60:.2f} | {same} | {counts['rss'] / 2**30:.2f} | "
+                  f"{Path('/proc/loadavg').read_text().split()[0]} |", flush=True)  # fmt: skip
             if counts["steps"]:
-                timing.append(f"{mode}: prefilling joining rows {counts['prefill_s']:.1f} s, "
+                timing.append(f"{label}: prefilling joining rows {counts['prefill_s']:.1f} s, "
                               f"{counts['steps']} decode steps {counts['decode_s']:.1f} s "
                               f"({counts['decode_s'] / counts['steps'] * 1000:.0f} ms a step), "
                               f"the rest {wall - counts['prefill_s'] - counts['decode_s']:.1f} s")  # fmt: skip
             if counts["head"] is not None:
                 head = counts["head"]
-                timing.append(f"{mode}: greedy head proved {head.proven} row tokens; {head.fallback_steps} of "
+                timing.append(f"{label}: greedy head proved {head.proven} row tokens; {head.fallback_steps} of "
                               f"{counts['steps']} steps ({head.fallback_steps / max(1, counts['steps']):.1%}, "
                               f"{head.fallback_rows} rows) fell back to the fp32 head")  # fmt: skip
+            for line in timing[shown:]:  # at once too (stderr), so a run stopped early keeps them
+                print(line, file=sys.stderr, flush=True)
+            shown = len(timing)
     print(*timing, sep="\n")
-    for mode in modes[1:]:
-        speedup = statistics.median(walls[modes[0]]) / statistics.median(walls[mode])
-        print(f"median speed-up of {mode} over {modes[0]}, episodes per minute: {speedup:.2f}x")
+    for label in labels[1:]:
+        speedup = statistics.median(walls[labels[0]]) / statistics.median(walls[label])
+        print(f"median speed-up of {label} over {labels[0]}, episodes per minute: {speedup:.2f}x")
     print(f"every turn's tokens identical in every run: {identical}; "
           f"loadavg after: {Path('/proc/loadavg').read_text().split()[:3]}")  # fmt: skip
 

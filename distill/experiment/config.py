@@ -75,11 +75,17 @@ class SampledPlan(_Strict):
 
 class EvalPlan(_Strict):
     mode: Literal["strict", "official"] = "strict"
+    # 16, not 8: a decode step of the 270M student on 2 cores is bound by reading its weights, so the
+    # server's continuous batch (max_batch = this) decodes 16 rows for little more than 8. Measured with
+    # benchmarks/student_serving.py (--episodes 16 --modes before@8,greedy@8,greedy@16,...), one process,
+    # 2 cores, load 3.1-3.5: the old server at 8 1.30 episodes/min, today's at 8 4.99, at 16 6.56 (5.06x
+    # over the old server, 1.32x over 8; 1.42x over 8 in a second round), every greedy token identical at
+    # 2, 8 and 16 (a quiet machine's 4x over the old server is not shown); docs/results/student-serving.md.
     concurrency: int = Field(
-        8,
+        16,
         ge=1,
-        description="Episodes in flight at once; the in-process server generates their turns as one batch "
-        "(on CPU a batch of 8 decodes about 4.5x the tokens per second of one row).",
+        description="Episodes in flight at once; the in-process server decodes their turns in one continuous "
+        "batch of up to this many rows (on CPU a decode step of 16 rows costs little more than one of 8).",
     )
     llm_calls: int = Field(8, ge=1, description="Turns an episode may take.")
     wall_s: float = Field(1800.0, gt=0, description="Generous: a loaded CPU must not turn into failures.")
