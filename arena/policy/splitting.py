@@ -136,7 +136,8 @@ def _add_free_text(chunks: list[str], part: str, shared: list[str], several_part
         reference = _REFERENCE.match(sentence)
         # "Second, the same fan in brown" opens an item; a later "The perfume should be oil-based" refers back.
         if reference and chunks and not (position == 0 and several_parts):
-            _attach(chunks, sentence, reference.group(1).lower(), shared)
+            # "They." alone names no noun: the optional group is None.
+            _attach(chunks, sentence, (reference.group(1) or "").lower(), shared)
             continue
         for piece in _ARTICLE_SPLIT.split(sentence):
             piece = re.sub(r"^(?:and|also|plus)\s+", "", piece.strip(" .;:,"), flags=re.I)
