@@ -297,7 +297,7 @@ def _value_links(requests: Sequence[Request], ordered: Sequence[Problem]) -> Ite
     clustering's 1 GiB); requests with equal digests are the bucket."""
     digests = np.zeros(len(requests), dtype=np.uint64)
     for k, request in enumerate(requests):
-        key = value_key(request)
+        key = value_key(request, _VALUES_MIN)
         if key is not None:
             text = f"{_FAMILY[ordered[k].intent]}|" + "|".join(key)
             digests[k] = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") | 1

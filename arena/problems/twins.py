@@ -319,9 +319,9 @@ def two_things_bought(a: Request, b: Request) -> bool:
     return lexicon.relation(a.whole.heads[0], b.whole.heads[0]) == "other"
 
 
-def value_key(request: Request) -> tuple[str, ...] | None:
+def value_key(request: Request, least: int = 3) -> tuple[str, ...] | None:
     """Every value the request states (prices and measures in their roles, class values, services,
-    names, the voucher's amounts), as one key; None below three values, which many requests share."""
+    names, the voucher's amounts), as one key; None below ``least`` values, which many requests share."""
     r = request.whole
     values = {
         *(f"p{d}{a:g}-{b:g}" for d, a, b in r.prices),
@@ -332,7 +332,7 @@ def value_key(request: Request) -> tuple[str, ...] | None:
     }
     if request.voucher is not None:
         values.update(f"v{v:g}" for v in request.voucher[3])
-    return tuple(sorted(values)) if len(values) >= 3 else None
+    return tuple(sorted(values)) if len(values) >= least else None
 
 
 # A riddle's purchase: the noun phrase after a buying verb ("I want a vintage calendar from that
