@@ -1,12 +1,16 @@
 """SFT tokens/s of the real student (Gemma 3 270M) on long trajectories: cut at 2,048 tokens (the old
-limit) against whole (6,144), and what step-level rows would cost instead.
+limit) against whole (6,144), each with transformers' sdpa attention (the whole masked square) and the
+windowed sliding attention training uses (distill/windowed_attention.py), and what step-level rows
+would cost instead.
 
     .venv/bin/python benchmarks/train_long.py CORPUS_DIR [--steps 1] [--rounds 1] [--rows 1]
+        [--lengths 2048,6144] [--attention sdpa,sdpa_windowed]
 
 CORPUS_DIR is an export (an experiment's ``steps/export/corpus``). The benchmark trains on its longest
-rows (train.jsonl and rejected.jsonl), one row a step, LoRA as the experiment configs set it, at
-max_length 2048 and 6144. Each length runs in its own process (its peak RSS is its own), the two
-interleaved round by round. It also counts, with the student's tokenizer and template, the tokens one
+rows (train.jsonl and rejected.jsonl), one row a step, LoRA as the experiment configs set it, at each
+max_length and attention. Each run is its own process (its peak RSS is its own), all of them
+interleaved round by round; the first step's loss of each run is printed, so the attentions can be
+seen to train the same model. It also counts, with the student's tokenizer and template, the tokens one
 epoch processes as whole rows (every assistant turn in the loss of one pass) and as step-level rows
 (each assistant turn a row with its whole context, as ShoppingBench's SFT builds them). Prints one JSON
 line per run, then the medians with the load average, on stdout."""
@@ -25,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def one(corpus: Path, rows: int, steps: int, max_length: int) -> dict:
+def one(corpus: Path, rows: int, steps: int, max_length: int, attention: str) -> dict:
     import contextlib
 
     from distill.experiment.controls import read_rows
@@ -46,12 +50,14 @@ def one(corpus: Path, rows: int, steps: int, max_length: int) -> dict:
             {"model": str(student), "data": data, "output": Path(tmp) / "out", "max_steps": steps,
              "learning_rate": 1e-3, "per_device_train_batch_size": 1, "max_length": max_length, "use_cpu": True,
              "save_strategy": "no", "packing": False,
-             "dtype": "float32", "lora": {"r": 16, "alpha": 32, "dropout": 0.05}, "report_to": "none"},
+             "dtype": "float32", "lora": {"r": 16, "alpha": 32, "dropout": 0.05}, "report_to": "none",
+             "attention": attention},
         )  # fmt: skip
         with contextlib.redirect_stdout(sys.stderr):
             report = run_sft(config)
     return {
-        "max_length": max_length, "steps": report.steps, "tokens": report.tokens,
+        "max_length": max_length, "attention": attention, "steps": report.steps, "tokens": report.tokens,
+        "first_loss": report.first_loss,
         "seconds": report.seconds, "tokens_per_s": report.tokens_per_s, "peak_rss_mb": report.peak_memory_mb,
     }  # fmt: skip
 
@@ -87,29 +93,34 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--rows", type=int, default=1)
+    parser.add_argument("--lengths", default="2048,6144")
+    parser.add_argument("--attention", default="sdpa,sdpa_windowed")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--one-attention", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one(args.corpus, args.rows, args.steps, args.one)))
+        print(json.dumps(one(args.corpus, args.rows, args.steps, args.one, args.one_attention)))
         return
     print(json.dumps(step_level_count(args.corpus)), flush=True)
-    runs: dict[int, list[dict]] = {2048: [], 6144: []}
+    runs: dict[tuple[int, str], list[dict]] = {
+        (int(length), attention): [] for length in args.lengths.split(",") for attention in args.attention.split(",")
+    }
     for _ in range(args.rounds):
-        for length in runs:
+        for length, attention in runs:
             done = subprocess.run(
                 [sys.executable, __file__, str(args.corpus), "--steps", str(args.steps), "--rows", str(args.rows),
-                 "--one", str(length)],
+                 "--one", str(length), "--one-attention", attention],
                 check=True, capture_output=True, text=True,
             )  # fmt: skip
             result = json.loads(done.stdout.strip().splitlines()[-1])
             print(json.dumps(result), flush=True)
-            runs[length].append(result)
+            runs[length, attention].append(result)
     summary: dict = {
-        str(length): {
+        f"{length} {attention}": {
             "tokens_per_s": statistics.median(r["tokens_per_s"] for r in results),
             "peak_rss_mb": statistics.median(r["peak_rss_mb"] for r in results),
         }
-        for length, results in runs.items()
+        for (length, attention), results in runs.items()
     }
     summary["loadavg"] = Path("/proc/loadavg").read_text().split()[:3]
     print(json.dumps(summary))

@@ -108,9 +108,13 @@ def load_model(config: StageConfig):
     import torch
     from transformers import AutoModelForCausalLM
 
+    import distill.windowed_attention  # noqa: F401  (registers "sdpa_windowed")
+
     score_only_labelled_positions()
     dtype = "auto" if config.dtype == "auto" else getattr(torch, config.dtype)
-    return AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype)
+    # Windowed by default: a long row's sliding layers cost its window, not its square (the module's
+    # docstring); models without sliding layers run sdpa either way.
+    return AutoModelForCausalLM.from_pretrained(config.model, dtype=dtype, attn_implementation=config.attention)
 
 
 def peft_config(lora: LoraSettings | None):
@@ -176,6 +180,7 @@ def precision_path(args, model) -> dict[str, Any]:
         "device": "cuda" if torch.cuda.is_available() and not getattr(args, "use_cpu", False) else "cpu",
         "cpu": cpu_name(),
         "native_bf16": native_bf16_on_cpu(),
+        "attention": str(getattr(model.config, "_attn_implementation", None)),
     }
 
 

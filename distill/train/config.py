@@ -79,6 +79,11 @@ class StageConfig(BaseModel):
     output: Path = Field(description="Where this stage writes its checkpoints and final model.")
     resume: bool = False
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    attention: Literal["sdpa_windowed", "sdpa"] = Field(
+        "sdpa_windowed",
+        description="sdpa_windowed: sliding layers computed window by window (distill/windowed_attention.py); "
+        "sdpa: transformers' whole masked square, the reference.",
+    )
     cpu_threads: int | None = Field(
         None, ge=1, description="torch's CPU threads for the stage (default: torch's own, one per core)."
     )
