@@ -339,6 +339,11 @@ def _american(word: str) -> str:
     return word
 
 
+# A cheap test before reading Tagalog numbers: one of their stems, or the currency or count word.
+_TAGALOG_NUMBER = re.compile(
+    r"\b(?:isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam|sampu|labin|sandaan|sanlibo|daan|raan|libo|"
+    r"piso|piraso)"
+)
 _SMALL_NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 _AND_A_HALF = re.compile(r"\b(\d+|" + "|".join(_SMALL_NUMBERS) + r") and a half (thousand|hundred|k)\b")
 _FRACTIONS = {"quarter": "25", "half": "50"}
@@ -355,6 +360,8 @@ def _digits(text: str) -> str:
     """Numbers written as words become digits; "1,500" -> "1500", "112.00" -> "112", "1.5k" -> "1500"."""
     from text_to_num import alpha2digit
 
+    if _TAGALOG_NUMBER.search(text):  # "siyam na raang piso" is 900 pesos
+        text = tagalog.numerals(text)
     if " and a half " in text:  # "three and a half thousand" is 3500, not 3, a half and 1000
         text = _AND_A_HALF.sub(_and_a_half, text)
     if "quarter" in text or "half" in text:  # "a quarter-off voucher" is 25 percent off

@@ -258,16 +258,26 @@ def _tagged(pos: str, lemma: str) -> int:
 def thing(word: str) -> bool:
     """A word read first as a noun naming a thing, not a measure: "light", "sound", "apron"; not
     "found" (a verb first), "kilometer" (a unit: WordNet's noun.quantity file)."""
+    noun = _noun_first(word)
+    return noun is not None and _lexfile("noun", _offsets("noun", noun)[0]) != _NOUN_QUANTITY
+
+
+def ware(word: str) -> bool:
+    """A word read first as a noun, one of whose first two readings is a thing a shop sells:
+    "teaspoon" (first a measure, then the spoon), "fork"; not "wear" or "lock" (verbs first)."""
+    return _noun_first(word) is not None and goods(word)
+
+
+def _noun_first(word: str) -> str | None:
+    """The noun lemma of ``word`` when WordNet's tagged corpus reads it as a noun at least as often
+    as anything else, else None."""
     forms = base_forms(word)
     nouns = [lemma for pos, lemma in forms if pos == "noun"]
     if not nouns:
-        return False
+        return None
     noun = max(_tagged("noun", lemma) for lemma in nouns)
     other = max((_tagged(pos, lemma) for pos, lemma in forms if pos != "noun"), default=-1)
-    if other > noun:
-        return False
-    first = _offsets("noun", nouns[0])[0]
-    return _lexfile("noun", first) != _NOUN_QUANTITY
+    return None if other > noun else nouns[0]
 
 
 _NOUN_QUANTITY = 23  # WordNet's lexicographer file noun.quantity (lexnames): units and amounts

@@ -22,7 +22,7 @@ FUNCTION = frozenset(
 )
 # Besides those, the words that frame an ask, as English's "find", "please", "a", "for" do.
 FRAME = FUNCTION | frozenset(
-    "isang para basta dapat gusto kailangan hanap hanapin hinahanap naghahanap bili bibili bumili bilhin pabili "
+    "isang iisang iisa para basta dapat gusto kailangan hanap hanapin hinahanap naghahanap bili bibili bumili bilhin pabili "
     "bilhan paki pakihanap meron may pero kung ni si kay nang yun iyon ung nung niya nila tsaka saka tapos "
     "muna lahat bawat yun ganun ganoon pang pa-order order mag-order".split()
 )
@@ -49,6 +49,8 @@ GLOSSARY: dict[str, str] = {
     "pabango": "perfume", "sabon": "soap", "suklay": "comb", "tuwalya": "towel", "walis": "broom",
     "timba": "bucket", "kurtina": "curtain", "salamin": "glass", "susi": "key", "pitaka": "wallet",
     "bag": "bag", "kuwintas": "necklace", "singsing": "ring", "hikaw": "earring", "larawan": "picture",
+    # animals (what pet supplies are for)
+    "pusa": "cat", "aso": "dog", "kuneho": "rabbit",
     # food
     "bigas": "rice", "kanin": "rice", "asukal": "sugar", "asin": "salt", "suka": "vinegar", "toyo": "soy",
     "mantika": "oil", "itlog": "egg", "gatas": "milk", "tinapay": "bread", "kape": "coffee", "tubig": "water",
@@ -72,3 +74,93 @@ GLOSSARY: dict[str, str] = {
     # buying
     "presyo": "price", "libre": "free", "regalo": "gift", "tindahan": "shop",
 }  # fmt: skip
+
+
+# Tagalog numerals, as Taglish writes prices and counts: "siyam na raang piso" (900 pesos), "apat na
+# raan at limampung piso" (450), "isang libo" (1,000), "dalawampu't lima" (25), "labing-dalawa" (12).
+# A number word takes the linker "-ng" or "na" before what it counts or multiplies; "at" ("'t") joins
+# the parts of one number.
+_UNITS = {"isa": 1, "dalawa": 2, "tatlo": 3, "apat": 4, "lima": 5, "anim": 6, "pito": 7, "walo": 8, "siyam": 9}
+_TENS = {
+    "sampu": 10, "dalawampu": 20, "tatlumpu": 30, "apatnapu": 40, "limampu": 50, "animnapu": 60,
+    "pitumpu": 70, "walumpu": 80, "siyamnapu": 90,
+}  # fmt: skip
+_WHOLE = {"sandaan": 100, "sanlibo": 1000}  # one hundred, one thousand: multipliers of an implied one
+_TEEN = re.compile(r"^labin[g-]?-?(isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam)$")
+_NUMERAL_TOKEN = re.compile(r"[a-z][a-z'-]*|[^a-z]+")
+# The currency and the count's unit, in the English words the readers know.
+_UNIT_WORDS = re.compile(r"\b(?:(piso)|(pirasong|piraso))\b")
+
+
+def _numeral(token: str) -> tuple[str, int] | None:
+    """(kind, value) of one token: a number ("num"), a multiplier ("mul"), or None."""
+    word = token.removesuffix("'t")  # "dalawampu't": "dalawampu at"
+    for form in (word, word.removesuffix("ng"), word.removesuffix("g")):
+        if form in _UNITS or form in _TENS:
+            return "num", _UNITS.get(form) or _TENS[form]
+        if form in _WHOLE:
+            return "mul", _WHOLE[form]
+        if form in ("daan", "raan"):
+            return "mul", 100
+        if form == "libo":
+            return "mul", 1000
+        teen = _TEEN.match(form)
+        if teen:
+            return "num", 10 + _UNITS[teen.group(1)]
+    return None
+
+
+def numerals(text: str) -> str:
+    """``text`` (lower-cased) with its Tagalog numbers as digits and "piso" as "pesos". A lone "isa" /
+    "isang" is left as it is ("isang shop" is "one shop", no count), as English's "one" is."""
+    if "piso" in text or "piraso" in text:
+        text = _UNIT_WORDS.sub(lambda m: "pesos" if m.group(1) else "pieces", text)
+    tokens = _NUMERAL_TOKEN.findall(text)
+    taglish = any(token in FUNCTION for token in tokens)
+    out: list[str] = []
+    k = 0
+    while k < len(tokens):
+        found = _numeral(tokens[k])
+        if found is None:
+            out.append(tokens[k])
+            k += 1
+            continue
+        total, current, parts, end = 0, 0, 0, k
+        j = k
+        while j < len(tokens):
+            token = tokens[j]
+            if token.isspace():
+                j += 1
+                continue
+            read = _numeral(token)
+            if read is None:
+                # "na" and "at" link the parts of one number only when a number part follows.
+                if token in ("na", "at") and parts:
+                    following = next((t for t in tokens[j + 1 :] if not t.isspace()), "")
+                    if _numeral(following) is not None:
+                        j += 1
+                        continue
+                break
+            kind, value = read
+            if kind == "mul":
+                if value == 1000:
+                    total += (current or 1) * 1000
+                    current = 0
+                else:
+                    current = (current or 1) * 100
+            else:
+                current += value
+            parts += 1
+            end = j + 1
+            j += 1
+        value = total + current
+        single_one = parts == 1 and _numeral(tokens[k]) == ("num", 1)
+        # A bare word alone reads as a number only in a Tagalog sentence: "lima beans" is a bean.
+        bare = parts == 1 and tokens[k] in _UNITS and not taglish
+        if parts == 0 or single_one or bare:
+            out.append(tokens[k])
+            k += 1
+            continue
+        out.append(str(value))
+        k = end
+    return "".join(out)

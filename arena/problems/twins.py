@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from arena.problems import lexicon
+from arena.problems import lexicon, tagalog
 from arena.problems.asks import (
     _JOINED,
     _PRICE_PHRASES,
@@ -1278,9 +1278,28 @@ def _bag_conflict(a: Sequence[str], b: Sequence[str], floor: int = BAG_COMMON) -
     if common < floor or common < BAG_SHARE * max(len(a), len(b)):
         return None
     only_a, only_b = _unspelt(sorted((wa - wb).elements()), sorted((wb - wa).elements()), a, b)
-    if only_a and only_b and not _synonymous(only_a, only_b):
+    if only_a and only_b and _replaced_value(only_a, only_b):
         return f"replaced in a reordered request: {only_a} / {only_b}"
     return None
+
+
+def _replaced_value(only_a: Sequence[str], only_b: Sequence[str]) -> bool:
+    """One word for one word, and the two are two values: names or things ("bosch" / "makita", "chair" /
+    "ikea"), two things WordNet knows as two ("spoon" / "fork"). What a reordered rewording leaves over is mostly neither: a
+    count written with its unit ("4" / "x4", "10" / "10pieces"), a word said once more or once less
+    ("bag" of food, "uniform"), an adjective or verb ("new", "clean", "fry"), a Tagalog word."""
+    if len(only_a) != 1 or len(only_b) != 1 or _synonymous(only_a, only_b):
+        return False
+    a, b = only_a[0], only_b[0]
+    if not a.isalpha() or not b.isalpha():
+        return False
+    if not all(_a_name(w) or lexicon.thing(w) or lexicon.ware(w) for w in (a, b)):
+        return False
+    return _a_name(a) or _a_name(b) or lexicon.relation(a, b) == "other"
+
+
+def _a_name(word: str) -> bool:
+    return not lexicon.known(word) and word not in tagalog.GLOSSARY and word not in tagalog.FRAME
 
 
 # Two words whose meaning vectors (the meaning signal's table, one word each) are this close are

@@ -53,6 +53,13 @@ def test_kinds_of_one_thing_and_measures():
     assert lexicon.thing("apron") and not lexicon.thing("kilometer") and not lexicon.thing("found")
 
 
+def test_wares_are_nouns_first_whose_early_readings_a_shop_sells():
+    # "teaspoon" is first a measure, then the spoon; "wear" and "lock" are verbs first.
+    assert lexicon.ware("teaspoon") and not lexicon.thing("teaspoon")
+    assert lexicon.ware("fork") and lexicon.ware("apron")
+    assert not lexicon.ware("wear") and not lexicon.ware("lock") and not lexicon.ware("clean")
+
+
 def test_clustering_without_wordnet_fails_loudly_with_the_install_line(tmp_path, monkeypatch):
     monkeypatch.setenv("ARENA_WORDNET_DIR", str(tmp_path))
     lexicon._files.cache_clear()
