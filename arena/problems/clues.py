@@ -115,9 +115,14 @@ def read_clue(
     return Clue(tuple(sorted(words)), tuple(names), tuple(sorted(acronyms)), tuple(sorted(ranks)), tuple(sorted(kinds)))
 
 
+_SIZE_LETTERS = frozenset({"xs", "xxs", "xl", "xxl", "xxxl", "2xl", "3xl", "4xl"})
+
+
 def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callable[[str], bool]) -> bool:
     if not bare or not bare[0].isalpha() or lower in _SCAFFOLD or lower in _ORDINALS or lower.split("'")[0] == "i":
         return False
+    if len(bare) == 1 or lower in _SIZE_LETTERS:
+        return False  # "size M", "an XL shirt": a size, not a name
     if bare.isupper() and len(bare) >= 2:
         return True
     if bare[0].isupper():
@@ -125,7 +130,8 @@ def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callab
         # not know it ("Rizal's birth year") or a capitalised word follows ("Manny Pacquiao won").
         if k > 0:
             return True
-        follows = k + 1 < len(tokens) and tokens[k + 1][:1].isupper()
+        following = tokens[k + 1] if k + 1 < len(tokens) else ""
+        follows = following[:1].isupper() and len(following) > 1 and following.lower() not in _SIZE_LETTERS
         return follows or not known(lower)
     # Lower-case requests ("jimi hendrix", "popeye"): a word no dictionary knows; not in Taglish,
     # whose inflected Tagalog words no dictionary lists ("dineklara", "tinatawag", "ipaprint").
@@ -221,6 +227,13 @@ def _matched(run: tuple[str, ...], own_acronyms: tuple[str, ...], other: Clue, o
         if word in said or plain in said:
             return True
         if any(len(w) >= 5 and len(plain) >= 5 and OSA.distance(plain, w) <= 1 for w in said):
+            return True
+    # A one-word name said by a form derived from it: "Filipino" / "the Philippines", "Spanish" /
+    # "Spain", "the Americans" / "America" (WordNet's pertainym and derivation links; a people's plural
+    # is read as its adjective, which the links tie to the place).
+    if len(run) == 1 and lexicon.known(run[0]):
+        forms = {f for w in said if w.isalpha() for f in (w, w[:-1] if w.endswith("s") else w)}
+        if any(lexicon.relation(run[0], f) == "same" for f in forms):
             return True
     initials = "".join(w[0] for w in run)
     return any(len(acr) >= 2 and (acr.startswith(initials) or initials.startswith(acr)) for acr in other.acronyms)

@@ -1,0 +1,55 @@
+"""A riddle's clue names (arena/problems/clues.py): a size letter is no name, a name is said by the
+form derived from it ("Spain" / "the Spanish"), and a name replaced by another is still another ask.
+Hand-written, none from a labelled pool."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.problems.official import parse_row
+from arena.problems.twins import conflict, read_request
+
+
+def _conflict(a: str, b: str) -> str | None:
+    read = [
+        read_request(parse_row({"id": f"p{k}", "query": q, "intent": "knowledge"}, query_only=True))
+        for k, q in enumerate((a, b))
+    ]
+    return conflict(read[0], read[1])
+
+
+ONE_ASK = [
+    (
+        "A cap, size L, embroidered with the number of rings on the Olympic flag.",
+        "L-size cap embroidered with how many rings the Olympic flag has",
+    ),
+    (
+        "Shirt printed with the number of planets in the solar system, size M, white",
+        "white tshirt, medium, print the number of planets in our solar system",
+    ),
+    (
+        "A mug with the year Spain sold the Philippines to America.",
+        "Mug printed with the year the Spanish sold the Philippines to the Americans.",
+    ),
+]
+
+TWO_ASKS = [
+    (
+        "A flag of the country that colonized Indonesia.",
+        "A flag of the country that colonized Vietnam.",
+    ),
+    (
+        "A hoodie, size M, printed with the year the Berlin Wall fell.",
+        "A hoodie, size M, printed with the year the Titanic sank.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), ONE_ASK)
+def test_a_reworded_clue_is_one_ask(a, b):
+    assert _conflict(a, b) is None
+
+
+@pytest.mark.parametrize(("a", "b"), TWO_ASKS)
+def test_a_replaced_name_is_another_ask(a, b):
+    assert _conflict(a, b) is not None
