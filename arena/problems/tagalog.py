@@ -24,7 +24,10 @@ FUNCTION = frozenset(
 FRAME = FUNCTION | frozenset(
     "isang iisang iisa para basta dapat gusto kailangan hanap hanapin hinahanap naghahanap bili bibili bumili bilhin pabili "
     "bilhan paki pakihanap meron may pero kung ni si kay nang yun iyon ung nung niya nila tsaka saka tapos "
-    "muna lahat bawat yun ganun ganoon pang pa-order order mag-order".split()
+    "muna lahat bawat yun ganun ganoon pang pa-order order mag-order "
+    # asking, using and buying in their other forms, places and times of the story, labels
+    "pano paano magagamit gamitin gagamitin bibilhin pataas saan nung nun dun hindi sana kayong tas galing "
+    "kulay pera pwede puwede sabay ano anong ilan ilang kasama lamang naka".split()
 )
 # A Tagalog sentence that asks ("Hanap ako ng ...", "Kailangan ko ng ...", "Meron ba ...").
 ASKS = re.compile(

@@ -387,10 +387,32 @@ def _meaning_text(whole: Reading, request: Sequence[str], query: str, voucher_un
     request said in one sentence ("Buy a gaming headset ... using a ₱200 off platform voucher")
     has every word in its voucher part: then that part's content words, never the raw query,
     which reads unlike its own rewording's content words (cosine 0.33 for one split into sentences)."""
+    words = [w for w in whole.words if not w[0].isdigit() and w not in _VOUCHER_VOCABULARY]
+    if voucher_units:
+        # The voucher's sentence often names what it buys ("Lucky Me noodles from one store, voucher
+        # less thirty pesos ..."): its content words are the request's too. Its terms' vocabulary is
+        # every voucher request's, so it is no part of what one means.
+        said = set(words)
+        words += [
+            w
+            for w in _read_units([_prepare(u) for u in voucher_units]).words
+            if not w[0].isdigit() and w not in _VOUCHER_VOCABULARY and w not in said
+        ]
+    if words:
+        return " ".join(words)
+    # Nothing but a voucher's terms: its words are all there is to compare.
     words = [w for w in whole.words if not w[0].isdigit()]
     if not words and voucher_units:
         words = [w for w in _read_units([_prepare(u) for u in voucher_units]).words if not w[0].isdigit()]
     return " ".join(words) if words else " ".join(request) or query
+
+
+# The words of a voucher's terms, lemmatised as the readings hold them ("cap" is not one of them: a
+# cap is also a thing bought).
+_VOUCHER_VOCABULARY = frozenset(
+    "voucher coupon off percent percentage discount min minimum spend max maximum use budget less cashback "
+    "threshold order total valid promo code deduct apply exceed rule fixe fixed platform".split()
+)
 
 
 _INCH_MARK = re.compile(r"(?<=\d)\s*(?:\"|”|''|-inch\b)")
