@@ -52,6 +52,7 @@ def phrase_heads(
     tokens = _TOKEN.findall(text.lower().replace("w/", "with "))
     heads: list[str] = []
     head: str | None = None
+    before: str | None = None  # the word before the current one in the phrase, for compounds
     for k, token in enumerate(tokens):
         word = token.strip("'’.-").replace("’", "'").removesuffix("'s")
         ends = not word or not word[0].isalnum() or word in _BREAKS
@@ -64,18 +65,33 @@ def phrase_heads(
                 heads.append(head)
                 if first:
                     return tuple(heads)
-            head = None
+            head = before = None
             continue
         if word[0].isdigit() or len(word) < 3 or not word.replace("-", "").isalpha():
+            before = None
             continue
         base = lemma(word.replace("-", "")) if "-" in word else lemma(word)
         if not not_a_head(word, base) and not _ADJECTIVE.search(base) and base not in _PURE_COUNTS:
-            head = base
+            # A thing WordNet names with two words is that thing ("frying pan", "bath towel"): a
+            # "wok" is another pan, but not another "pan" said one word shorter.
+            head = _compound(before, base)
         elif head is not None and base in _COUNTS and k + 1 < len(tokens) and tokens[k + 1] == "of":
             head = base  # kept only to be dropped by the "of" above
+        before = word
     if head is not None:
         heads.append(head)
     return tuple(h for h in heads if h not in _PURE_COUNTS)
+
+
+def _in_compound(word: str, head: str) -> bool:
+    """``word`` is one of the words of a compound head (as read: "fry" of "frying_pan")."""
+    return "_" in head and any(part.startswith(word) for part in head.split("_"))
+
+
+def _compound(before: str | None, base: str) -> str:
+    if before is None or not before.isalpha():
+        return base
+    return sys.intern(f"{before}_{base}") if lexicon.compound(before, base) else base
 
 
 # What holds or counts a thing bought ("bread flour, a 1 kilo bag"), never one more thing.
@@ -157,6 +173,9 @@ def heads_conflict(
         # Only a swap beside shared attributes: besides the heads, at most one word on each side the
         # other lacks ("queen size mattress topper" / "... pillow"). A request reworded more freely
         # names its product more freely too ("running sneakers" / "running shoes").
+        # A compound head's words are the head, not words beside it ("frying pan").
+        words_a = [w for w in words_a if not _in_compound(w, a[0])]
+        words_b = [w for w in words_b if not _in_compound(w, b[0])]
         rest_a = set(words_a) - set(words_b) - set(a) - _PURE_COUNTS
         rest_b = set(words_b) - set(words_a) - set(b) - _PURE_COUNTS
         if len(rest_a) > 1 or len(rest_b) > 1:

@@ -18,9 +18,12 @@ dictionary of 150,000 lemmas; what a clustering asks is cached per word (a few t
 
 from __future__ import annotations
 
+import hashlib
 import os
 from functools import lru_cache
 from pathlib import Path
+
+import numpy as np
 
 from arena.problems.meaning import MeaningModelUnavailable
 
@@ -170,6 +173,35 @@ def base_forms(word: str) -> tuple[tuple[str, str], ...]:
 
 def known(word: str) -> bool:
     return bool(base_forms(word))
+
+
+def compound(first: str, second: str) -> bool:
+    """Whether WordNet names a thing with the two words ``first second`` ("frying pan", "bath towel").
+    Asked for every word pair a request's phrases end with, so it is a lookup in a sorted array of
+    8-byte digests of WordNet's two-word nouns (~49k, 0.4 MB), not a search of the index file."""
+    digests = _compounds()
+    key = _digest(f"{first}_{second}")
+    at = int(np.searchsorted(digests, key))
+    return at < len(digests) and int(digests[at]) == key
+
+
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+@lru_cache(maxsize=1)
+def _compounds() -> np.ndarray:
+    fd, size, _ = _files()["noun"]
+    keys = []
+    with os.fdopen(os.dup(fd), "rb") as handle:
+        handle.seek(0)
+        for line in handle:
+            lemma = line.split(b" ", 1)[0]
+            if lemma.count(b"_") == 1 and not line.startswith(b" "):
+                first, second = lemma.split(b"_")
+                if first.isalpha() and second.isalpha():
+                    keys.append(_digest(lemma.decode()))
+    return np.unique(np.array(keys, dtype=np.uint64))
 
 
 @lru_cache(maxsize=16_384)

@@ -1343,7 +1343,8 @@ def _alike(a: str, b: str) -> bool:
     """One word said another way: respelt, or reading alike (never two values of a closed class)."""
     if a == b or _near(a, [b]):
         return True
-    if not a.isalpha() or not b.isalpha() or a in _CLASS_OF or b in _CLASS_OF:
+    # Words, or WordNet's compounds of words ("hair_dryer", heads.py)
+    if not a.replace("_", "").isalpha() or not b.replace("_", "").isalpha() or a in _CLASS_OF or b in _CLASS_OF:
         return False
     return _read_alike(a, b)
 

@@ -1,0 +1,48 @@
+"""What a request buys, read as WordNet's two-word things (arena/problems/heads.py, ``_compound``): a
+"hand towel" is not a "bath towel", a "wok" is not a "frying pan", and a "blow dryer" is a "hair dryer".
+Hand-written, none from a labelled pool."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.problems.official import parse_row
+from arena.problems.twins import conflict, read_request
+
+
+def _conflict(a: str, b: str, intent: str = "product") -> str | None:
+    read = [
+        read_request(parse_row({"id": f"p{k}", "query": q, "intent": intent}, query_only=True))
+        for k, q in enumerate((a, b))
+    ]
+    return conflict(read[0], read[1])
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Cotton bath towel, white, under ₱300", "Cotton hand towel, white, under ₱300"),
+        (
+            "Stainless steel saucepan with lid, 18 cm, below ₱900",
+            "Stainless steel frying pan with lid, 18 cm, below ₱900",
+        ),
+        (
+            "A cast iron wok for a gas stove, 32 cm, under ₱1,500",
+            "A cast iron frying pan for a gas stove, 32 cm, under ₱1,500",
+        ),
+    ],
+)
+def test_two_things_named_by_compounds_are_two_asks(a, b):
+    assert _conflict(a, b) is not None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Wooden chopping board, large, under ₱500", "large wooden cutting board below ₱500"),
+        ("Blow dryer 1800W under ₱1,000", "1800 watt hair dryer, below 1,000 pesos"),
+        ("Cotton bath towel, white, under ₱300", "White towel for the bath, cotton, below 300 pesos"),
+    ],
+)
+def test_one_thing_named_by_a_compound_or_its_synonym_is_one_ask(a, b):
+    assert _conflict(a, b) is None
