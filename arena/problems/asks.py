@@ -198,6 +198,21 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "official brand store", "flagship store",
     ),
     "flashsale": ("lazflash", "laz flash", "flash sale", "flash deal", "flash deals", "flash sales"),
+    # What the seller adds besides shipping and paying: a request that asks one asks more than one
+    # that does not ("with 7-day free returns", "gift-wrapped", "express delivery").
+    "returns": ("free returns", "free return", "easy returns", "day returns", "day free returns", "return policy"),
+    "giftWrap": ("gift wrap", "gift wrapped", "gift wrapping", "giftwrap", "giftwrapped", "gift-wrapped"),
+    "installment": ("installment", "installments", "instalment", "instalments", "installment plan"),
+    "fastDelivery": (
+        "express delivery", "express shipping", "same day delivery", "same-day delivery", "sameday delivery",
+        "next day delivery", "next-day delivery", "rush delivery", "priority shipping",
+    ),
+    "liveArrival": ("live arrival", "live arrival guarantee", "doa guarantee"),
+    "installation": (
+        "installation", "free installation", "installation included", "installation service", "with install",
+        "no installation fee", "no installation fees", "no installation charge", "installation fee waived",
+    ),
+    "assembly": ("assembly", "free assembly", "assembly service", "assembly included", "no assembly fee"),
 }  # fmt: skip
 _SERVICE_LOOKUP = sorted(
     ((f" {p} ", s) for s, phrases in _SERVICE_PHRASES.items() for p in phrases), key=lambda pair: -len(pair[0])
@@ -244,9 +259,25 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
 _SERVICE_CUE = re.compile(r"ship|deliver|postage|arriv|receipt|door|cash")
 
 
+# A service or seller extra the shopper declines is none asked ("no installation needed", "I'll
+# install it myself", "no COD", "kahit hindi LazMall"): removed before any is read. A fee declined
+# ("no installation fee", "no shipping fee") is the service asked free, so a fee word ends no match.
+_DECLINED = re.compile(
+    r" (?:no|without|not|hindi|walang|kahit hindi|dont need|do not need|no need for)(?: \w+)?"
+    r" (?:installation|assembly|cod|lazmall|official store|gift wrap|gift wrapping)"
+    r"(?: (?:needed|required|necessary|ok|okay|is fine|please))?(?= )(?! fees?| costs?| charges?)"
+    r"| (?:installation|assembly|cod) (?:is |are )?(?:not|no longer) (?:needed|required|necessary)(?= )"
+    r"| (?:ill|i will|well|we will|we can|i can) (?:install|assemble|set up) (?:it|them|this)"
+    r"(?: by)? (?:myself|ourselves)(?= )"
+)
+_DECLINE_CUE = re.compile(r" (?:no|without|not|hindi|walang|dont|do not|myself|ourselves) ")
+
+
 def mark_services(padded: str, mark: str | None = None) -> tuple[str, set[str]]:
     """The services a normalised text states, fixed phrases and sentences alike, and the text
     with each replaced: by ``" svc<service> "`` (lower case), or by a space when ``mark`` is None."""
+    if _DECLINE_CUE.search(padded):
+        padded = _DECLINED.sub(" ", padded)
     found: set[str] = set()
     for phrase, service in _SERVICE_LOOKUP:
         if phrase in padded:
