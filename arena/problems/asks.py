@@ -54,7 +54,7 @@ _CLAUSES = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s*\.\s+")
 _VOUCHER_PARAGRAPH = re.compile(r"\b(?:vouchers?|coupons?)\b", re.IGNORECASE)
 _VOUCHER_CUE = re.compile(
     r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
-    r"cap of|capped|a cap of|cap at|applies|apply|rules?|promo code)\b|%",
+    r"cap of|capped|a cap of|cap at|applies|apply|rules?|promo code|no cap|uncapped|(?:no|walang) max(?:imum)?)\b|%",
     re.IGNORECASE,
 )
 # A sentence that asks: request verbs in their asking forms, wishes, questions, prices.

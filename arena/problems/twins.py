@@ -833,6 +833,7 @@ _SHIPPING_VOUCHER = re.compile(
 )
 _MONEY_OFF = re.compile(r" (?:off|discount|less|minus) ")
 # "no minimum", "walang minimum spend": a threshold of zero, against another's stated minimum.
+_NO_CAP = re.compile(r" (?:no|walang|without a|without) (?:cap|max|maximum|limit)(?: on the discount)? | uncapped ")
 _NO_MINIMUM = re.compile(r" (?:no|walang|without a|without) min(?:imum)?(?: spend| order| purchase)? ")
 
 Voucher = tuple[str | None, str | None, str | None, tuple[float, ...]]  # scope, type, benefit, amounts
@@ -855,6 +856,8 @@ def _read_voucher(units: Sequence[str]) -> Voucher:
     numbers = [float(w) for w in text.split() if w[0].isdigit() and _NUMBER.fullmatch(w) and w != "1"]
     if _NO_MINIMUM.search(text):
         numbers.append(0.0)
+    if _NO_CAP.search(text):
+        numbers.append(-1.0)  # "no cap" is a term: beside "capped at ₱150" it is another voucher
     return scope, kind, benefit, tuple(sorted(numbers))
 
 
