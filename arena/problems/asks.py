@@ -370,6 +370,9 @@ def _american(word: str) -> str:
     return word
 
 
+# A bound written as a sign before an amount.
+_SIGN_WORDS = {"<=": "at most", "≤": "at most", "<": "under", ">=": "at least", "≥": "at least", ">": "over"}
+_BOUND_SIGNS = re.compile(r"(<=|>=|≤|≥|<|>)\s*(?=(?:₱|php|p)?\s*\d)")
 # A cheap test before reading Tagalog numbers: one of their stems, or the currency or count word.
 _TAGALOG_NUMBER = re.compile(
     r"\b(?:isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam|sampu|labin|sandaan|sanlibo|daan|raan|libo|"
@@ -393,6 +396,10 @@ def _digits(text: str) -> str:
 
     if _TAGALOG_NUMBER.search(text):  # "siyam na raang piso" is 900 pesos
         text = tagalog.numerals(text)
+    if tagalog.BOUND_CUE.search(text):  # "hanggang 250" is up to 250
+        text = tagalog.bounds(text)
+    if "<" in text or ">" in text or "≤" in text or "≥" in text:  # "(<₱600)", "total ≤ ₱1,200"
+        text = _BOUND_SIGNS.sub(lambda m: f" {_SIGN_WORDS[m.group(1)]} ", text)
     if " and a half " in text:  # "three and a half thousand" is 3500, not 3, a half and 1000
         text = _AND_A_HALF.sub(_and_a_half, text)
     if "quarter" in text or "half" in text:  # "a quarter-off voucher" is 25 percent off
@@ -495,11 +502,16 @@ def _split_units(text: str) -> list[str]:
     return [unit.strip() for unit in _UNITS.split(text) if unit and unit.strip()]
 
 
+_SZ = re.compile(r"\bsz\b")
+
+
 def _normalised(unit: str) -> str:
     """Lower case, numbers as digits, "5-10" as "5 to 10", punctuation split off (a decimal point kept)."""
     text = _digits(unit.lower()).replace("%", " percent ")
     if "w/" in text:  # "cap w/ embroidery": "with", whose slash the split below would strand
         text = _WITH_SLASH.sub("with ", text)
+    if "sz" in text:  # "sz L": "size", before the size letter is read
+        text = _SZ.sub("size", text)
     if "owned" in text or "hand" in text:  # one word for a used item, which the split would cut in two
         text = _USED.sub("used", text)
     if "-" in text or "–" in text or "—" in text:

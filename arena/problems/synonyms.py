@@ -27,6 +27,14 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     # short forms a shopper types for a name's words
     ("mount", "mt"),
     ("philippines", "ph", "pinas"),
+    # short forms typed on a phone for a value or a thing
+    ("black", "blk"),
+    ("white", "wht"),
+    ("size", "sz"),
+    ("calculator", "calcu"),
+    ("vacuum", "vac"),
+    ("bluetooth", "bt"),
+    ("restaurant", "resto"),
     # objects people name two ways
     ("sticker", "decal"),
     ("sofa", "couch", "settee"),

@@ -167,3 +167,28 @@ def numerals(text: str) -> str:
         out.append(str(value))
         k = end
     return "".join(out)
+
+
+# Tagalog price bounds, as English words the price reader knows: "hanggang 250" (up to), "mas mababa
+# sa ₱1,800" (less than), "hindi lalagpas ng 900" (not over), "500 pataas" (or more).
+_BOUNDS = (
+    (re.compile(r"\b(?:hanggang|hangang)\b"), "up to"),
+    (
+        re.compile(
+            r"\b(?:mas mababa|mas mura|kulang|hindi hihigit|di hihigit|hindi lalagpas|di lalagpas|"
+            r"hindi lalampas|di lalampas|hindi aabot|di aabot)(?: pa)? (?:sa|ng|nang)\b"
+        ),
+        "under",
+    ),
+    (re.compile(r"\b(?:hindi aabot|di aabot)\b"), "under"),
+    (re.compile(r"\bpababa\b"), "or less"),
+    (re.compile(r"\bpataas\b"), "or more"),
+)
+BOUND_CUE = re.compile(r"\b(?:hanggang|hangang|mababa|mura|kulang|hihigit|lalagpas|lalampas|aabot|pababa|pataas)\b")
+
+
+def bounds(text: str) -> str:
+    """``text`` (lower-cased) with its Tagalog price bounds in English words."""
+    for pattern, english in _BOUNDS:
+        text = pattern.sub(english, text)
+    return text

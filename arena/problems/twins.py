@@ -54,6 +54,7 @@ from arena.problems.clues import Clue, clue_conflict, read_clue
 from arena.problems.heads import heads_conflict, item_heads, phrase_heads
 from arena.problems.model import Intent, Problem, ProductReward
 from arena.problems.signature import price_interval
+from arena.problems.synonyms import CANONICAL
 
 # --- units -----------------------------------------------------------------------------------
 
@@ -639,6 +640,7 @@ def _read_units(units: Sequence[str]) -> Reading:
             and lemma not in _CLASS_OF
             and w not in _UNITS
             and (w in _BRAND_WORDS or not _a_word(w))
+            and w not in CANONICAL  # a short form the synonyms spell out ("bt", "blk") is that word, no name
         }
     )
     return Reading(
