@@ -188,6 +188,8 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "no shipping fee", "no shipping fees", "no delivery fee", "without shipping fees", "shipping is free",
         "delivery is free", "free ship", "free postage", "ship free", "ships free", "shipped free",
         "free of charge", "shipped free of charge", "ships free of charge", "delivered free of charge",
+        "libre ang shipping", "libreng shipping", "libre shipping", "libre ang delivery", "libreng delivery",
+        "libre ang sf", "libreng sf", "free sf",
     ),
     "COD": (
         "cash on delivery", "cash-on-delivery", "pay on delivery", "payable on delivery", "payment on delivery",
@@ -211,6 +213,7 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
     "installation": (
         "installation", "free installation", "installation included", "installation service", "with install",
         "no installation fee", "no installation fees", "no installation charge", "installation fee waived",
+        "free install", "install included", "with free install",
     ),
     "assembly": ("assembly", "free assembly", "assembly service", "assembly included", "no assembly fee"),
 }  # fmt: skip

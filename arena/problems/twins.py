@@ -272,6 +272,12 @@ def read_request(problem: Problem) -> Request:
         units,
     )
     whole = _merge(per_unit)
+    if voucher_units:
+        # "LazMall stores only" said beside the voucher's terms is the request's service all the same;
+        # free shipping there is what a free-shipping voucher gives, compared with the voucher.
+        said = mark_services(_normalised(" \n ".join(voucher_units)))[1] - {"freeShipping"}
+        if said - set(whole.services):
+            whole = replace(whole, services=tuple(sorted(said | set(whole.services))))
     if cased and voucher_units:  # "buy LG appliances using a ₱500-off voucher": the name is in the voucher's sentence
         voucher_capitals = {c for unit in voucher_units for c in _capitals(unit)}
         if voucher_capitals - set(whole.capitals):

@@ -29,6 +29,11 @@ TWO_ASKS = [
 ]
 
 ONE_ASK = [
+    (
+        "Inverter aircon 1HP with free installation, under ₱28,000",
+        "1hp inverter aircon, free install included, below 28k",
+    ),
+    ("Casio calculator, free shipping, under ₱1,300", "casio calculator, yung libre ang shipping, below 1300"),
     ("Aircon 1.5HP under ₱30,000, no installation needed", "1.5 HP aircon below 30k"),
     ("Air purifier with no installation fee, below ₱8,000", "Air purifier below ₱8,000 with free installation"),
     ("Bookshelf, 5 tiers, under ₱2,500; I'll assemble it myself", "5-tier bookshelf under ₱2,500"),
@@ -44,3 +49,17 @@ def test_an_extra_asked_on_one_side_only_is_another_ask(a, b):
 @pytest.mark.parametrize(("a", "b"), ONE_ASK)
 def test_a_declined_extra_is_none_asked_and_an_extra_reworded_is_one(a, b):
     assert _conflict(a, b) is None
+
+
+def test_a_service_said_beside_the_vouchers_terms_is_the_requests():
+    lazmall_in_request = "A stand mixer from LazMall stores, ₱300 off voucher on min ₱3,000, budget ₱4,000."
+    lazmall_in_voucher = "Stand mixer please. Budget ₱4,000. Voucher: ₱300 off, min spend ₱3,000, LazMall stores only."
+    assert _conflict(lazmall_in_request, lazmall_in_voucher, "voucher") is None
+    anywhere = "Stand mixer please. Budget ₱4,000. Voucher: ₱300 off, min spend ₱3,000."
+    assert _conflict(lazmall_in_request, anywhere, "voucher") is not None
+
+
+def test_a_free_shipping_voucher_is_not_the_free_shipping_service():
+    a = "free shipping voucher min spend ₱499, a skincare set, total max ₱900"
+    b = "skincare set, FS voucher na 499 minimum, hanggang 900 pesos lang total"
+    assert _conflict(a, b, "voucher") is None
