@@ -27,11 +27,11 @@ FRAME = FUNCTION | frozenset(
     "muna lahat bawat yun ganun ganoon pang pa-order order mag-order "
     # asking, using and buying in their other forms, places and times of the story, labels
     "pano paano magagamit gamitin gagamitin bibilhin pataas saan nung nun dun hindi sana kayong tas galing "
-    "kulay pera pwede puwede sabay ano anong ilan ilang kasama lamang naka".split()
+    "kulay pera pwede puwede sabay ano anong ilan ilang kasama kasamang lamang naka sanang inyo akoy".split()
 )
 # A Tagalog sentence that asks ("Hanap ako ng ...", "Kailangan ko ng ...", "Meron ba ...").
 ASKS = re.compile(
-    r"\b(?:hanap\w*|hinahanap|naghahanap|kailangan|gusto|bili|bibili|bumili|bilhin|bilhan|pabili|pa-order|"
+    r"\b(?:hanap\w*|hinahanap|naghahanap|kailangan|gusto|bili|bibili|bumili|bilhin|bibilhin|bilhan|pabili|pa-order|"
     r"paki\w*|meron ba|may .* ba)\b",
     re.IGNORECASE,
 )

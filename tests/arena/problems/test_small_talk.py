@@ -35,6 +35,7 @@ FRAGMENTS = [
     "Below ₱500.",
     "Hanap ako ng electric fan.",
     "Kailangan ko ng rice cooker.",
+    "Rice cooker ang bibilhin ko.",
     "Cotton lang.",
     "Wireless.",
     "For my dad.",
