@@ -209,8 +209,12 @@ def heads_conflict(
     # The cheap tests on both sides first: most pairs buy the same things word for word.
     only_a = [k for k, h in enumerate(a) if not _said(h, b, words_b)]
     only_b = [k for k, h in enumerate(b) if not _said(h, a, words_a)] if only_a else []
-    only_a = [k for k in only_a if not _alike_any(a[k], b, words_b, alike)] if only_b else []
-    only_b = [k for k in only_b if not _alike_any(b[k], a, words_a, alike)] if only_a else []
+    # A word both sides say is a modifier they share ("bluetooth speaker" / "bluetooth earphones"), not
+    # the other side's name for the thing: only the other side's own words can rename it.
+    own_b = [w for w in words_b if w not in set(words_a)]
+    own_a = [w for w in words_a if w not in set(words_b)]
+    only_a = [k for k in only_a if not _alike_any(a[k], b, own_b, alike)] if only_b else []
+    only_b = [k for k in only_b if not _alike_any(b[k], a, own_a, alike)] if only_a else []
     if not only_a or not only_b:
         return None
     if details is not None:

@@ -507,6 +507,7 @@ def _not_a_head(word: str, lemma: str) -> bool:
         or word in _UNITS
         or word in _SIZE_LETTERS
         or word in _BRAND_WORDS
+        or lemma in _VOUCHER_VOCABULARY  # "₱180 off": a voucher's term, whatever sentence holds it
         or not (_known(word) or _known(lemma))  # "kawali" reads as "pan" (the Tagalog glossary)
     )
 

@@ -1,0 +1,40 @@
+"""A word both requests say is a modifier they share, never the other side's name for the thing bought
+(heads.py, ``heads_conflict``): "bluetooth speaker" / "bluetooth earphones" are two products however
+close "bluetooth" reads to "earphone". Hand-written, none from a labelled pool."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.problems.official import parse_row
+from arena.problems.twins import conflict, read_request
+
+
+def _conflict(a: str, b: str, intent: str = "product") -> str | None:
+    read = [
+        read_request(parse_row({"id": f"p{k}", "query": q, "intent": intent}, query_only=True))
+        for k, q in enumerate((a, b))
+    ]
+    return conflict(read[0], read[1])
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Sony waterproof bluetooth speaker, under ₱4,000.", "Sony na bluetooth earphones, waterproof, below 4k"),
+        ("USB-C fast charging power bank, 10000mAh, under ₱1,200", "USB-C fast charging cable, 1 meter, under ₱1,200"),
+    ],
+)
+def test_a_thing_replaced_beside_a_shared_modifier_is_another_ask(a, b):
+    assert _conflict(a, b) is not None
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Sony waterproof bluetooth speaker, under ₱4,000.", "waterproof Sony bluetooth speaker na below 4k"),
+        ("white wireless earbuds under ₱1,500", "earbuds, wireless, white, below 1.5k"),
+    ],
+)
+def test_the_same_thing_beside_shared_modifiers_is_one_ask(a, b):
+    assert _conflict(a, b) is None
