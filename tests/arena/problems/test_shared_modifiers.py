@@ -38,3 +38,11 @@ def test_a_thing_replaced_beside_a_shared_modifier_is_another_ask(a, b):
 )
 def test_the_same_thing_beside_shared_modifiers_is_one_ask(a, b):
     assert _conflict(a, b) is None
+
+
+def test_a_thing_named_only_in_the_vouchers_sentence_is_compared():
+    a = "use a ₱200 off voucher (min ₱2,000) on a Hanabishi electric fan, budget ₱3k"
+    assert (
+        _conflict(a, "use a ₱200 off voucher (min ₱2,000) on a Hanabishi flat iron, budget ₱3k", "voucher") is not None
+    )
+    assert _conflict(a, "Hanabishi electric fan, with my ₱200 off voucher on min ₱2,000, budget 3k", "voucher") is None
