@@ -71,7 +71,11 @@ def phrase_heads(
             before = None
             continue
         base = lemma(word.replace("-", "")) if "-" in word else lemma(word)
-        if not not_a_head(word, base) and not _ADJECTIVE.search(base) and base not in _PURE_COUNTS:
+        # An adjective's ending ("rechargeable", "wireless"), but "-able" ends things too: "cable",
+        # "table", "vegetable" (WordNet reads them first as things).
+        ending = _ADJECTIVE.search(base)
+        adjective = ending is not None and not (ending.group(0) in ("able", "ible") and thing(base))
+        if not not_a_head(word, base) and not adjective and base not in _PURE_COUNTS:
             # A thing WordNet names with two words is that thing ("frying pan", "bath towel"): a
             # "wok" is another pan, but not another "pan" said one word shorter.
             head = _compound(before, base)
@@ -198,8 +202,9 @@ def heads_conflict(
         # Only goods count as the thing more (a noun WordNet reads first as a thing a shop sells: not
         # "save" of "would save me on shipping" or "trip" of "Camping trip:"), and only where the other
         # list buys nothing the first does not.
-        left_a = [h for h in a if not _said(h, b, words_b) and not _alike_any(h, b, words_b, alike)]
-        left_b = [h for h in b if not _said(h, a, words_a) and not _alike_any(h, a, words_a, alike)]
+        own_a, own_b = _own(words_a, words_b), _own(words_b, words_a)
+        left_a = [h for h in a if not _said(h, b, words_b) and not _alike_any(h, b, own_b, alike)]
+        left_b = [h for h in b if not _said(h, a, words_a) and not _alike_any(h, a, own_a, alike)]
         more = left_a if not left_b else left_b if not left_a else []
         goods_more = [
             h for h in more if h not in _CONTAINERS and ((thing(h) and goods(h)) or not lexicon.known(h))
@@ -209,10 +214,7 @@ def heads_conflict(
     # The cheap tests on both sides first: most pairs buy the same things word for word.
     only_a = [k for k, h in enumerate(a) if not _said(h, b, words_b)]
     only_b = [k for k, h in enumerate(b) if not _said(h, a, words_a)] if only_a else []
-    # A word both sides say is a modifier they share ("bluetooth speaker" / "bluetooth earphones"), not
-    # the other side's name for the thing: only the other side's own words can rename it.
-    own_b = [w for w in words_b if w not in set(words_a)]
-    own_a = [w for w in words_a if w not in set(words_b)]
+    own_a, own_b = _own(words_a, words_b), _own(words_b, words_a)
     only_a = [k for k in only_a if not _alike_any(a[k], b, own_b, alike)] if only_b else []
     only_b = [k for k in only_b if not _alike_any(b[k], a, own_a, alike)] if only_a else []
     if not only_a or not only_b:
@@ -222,6 +224,14 @@ def heads_conflict(
         if any(set(mine[i].split()) & set(theirs[j].split()) for i in only_a for j in only_b):
             return None
     return f"bought {sorted(a[k] for k in only_a)} / {sorted(b[k] for k in only_b)}"
+
+
+def _own(mine: Collection[str], theirs: Collection[str]) -> list[str]:
+    """The words only ``mine`` says. A word both sides say is a modifier they share ("bluetooth speaker"
+    / "bluetooth earphones", "HDMI cable, USB hub" / "USB hub"), never the other side's name for a
+    thing: only a side's own words can rename what the other buys."""
+    shared = set(theirs)
+    return [w for w in mine if w not in shared]
 
 
 def _said(head: str, heads: tuple[str, ...], words: Collection[str]) -> bool:

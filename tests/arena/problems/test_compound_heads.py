@@ -46,3 +46,12 @@ def test_two_things_named_by_compounds_are_two_asks(a, b):
 )
 def test_one_thing_named_by_a_compound_or_its_synonym_is_one_ask(a, b):
     assert _conflict(a, b) is None
+
+
+def test_a_thing_whose_name_ends_like_an_adjective_is_still_bought():
+    # "cable" and "table" end in "-able" as "rechargeable" does; WordNet reads them first as things.
+    assert _conflict(
+        "One shop: an HDMI cable, a USB hub and a laptop stand.", "USB hub plus laptop stand, same shop.", "shop"
+    )
+    assert _conflict("Foldable study table, white, under ₱1,500", "Foldable study chair, white, under ₱1,500")
+    assert _conflict("USB rechargeable desk fan under ₱600", "desk fan, rechargeable via USB, below 600 pesos") is None
