@@ -59,20 +59,23 @@ def test_the_heldout_pool_pairwise_over_every_pair_of_problems(capsys):
 # carry over in part (precision), the recall of chit-chat (0.556) and deep paraphrases (0.667) does not.
 # Each blind pool: its file, and the floors (precision, recall) a little under what it measured.
 BLIND_POOLS = {
-    3: (0.90, 0.87),
-    4: (0.95, 0.95),
+    3: (0.92, 0.88),
+    4: (0.95, 0.97),
     # Pools 5-12 were written in issue 31's fifth session by eight writers who saw no code, no pool
     # and no docs, two at a time. Each pair was measured once on main and once on the guard as it
     # stood, then developed on; 11 and 12 only measured (docs/leak-clusters.md, "The fifth
-    # session"). These floors pin the final figures against regression; the issue asks 0.95.
-    5: (0.88, 0.78),
-    6: (0.82, 0.68),
-    7: (0.76, 0.70),
-    8: (0.83, 0.64),
-    9: (0.83, 0.60),
-    10: (0.84, 0.86),
-    11: (0.89, 0.74),
-    12: (0.85, 0.75),
+    # session"). Pools 13 and 14 were written in the sixth session, before any of its changes, and
+    # only measured. These floors pin the final figures against regression; the issue asks 0.95.
+    5: (0.93, 0.89),
+    6: (0.86, 0.78),
+    7: (0.80, 0.85),
+    8: (0.90, 0.74),
+    9: (0.91, 0.80),
+    10: (0.90, 0.90),
+    11: (0.92, 0.84),
+    12: (0.90, 0.86),
+    13: (0.92, 0.78),
+    14: (0.95, 0.75),
 }
 
 
