@@ -172,6 +172,8 @@ def numerals(text: str) -> str:
 # Tagalog price bounds, as English words the price reader knows: "hanggang 250" (up to), "mas mababa
 # sa ₱1,800" (less than), "hindi lalagpas ng 900" (not over), "500 pataas" (or more).
 _BOUNDS = (
+    # "hindi bababa sa 2k": not lower than, so at least (before "mababa" below, another stem)
+    (re.compile(r"\b(?:hindi|di) (?:bababa|baba) (?:sa|ng|nang)\b"), "at least"),
     (re.compile(r"\b(?:hanggang|hangang)\b"), "up to"),
     (
         re.compile(
@@ -184,7 +186,9 @@ _BOUNDS = (
     (re.compile(r"\bpababa\b"), "or less"),
     (re.compile(r"\bpataas\b"), "or more"),
 )
-BOUND_CUE = re.compile(r"\b(?:hanggang|hangang|mababa|mura|kulang|hihigit|lalagpas|lalampas|aabot|pababa|pataas)\b")
+BOUND_CUE = re.compile(
+    r"\b(?:hanggang|hangang|mababa|bababa|baba|mura|kulang|hihigit|lalagpas|lalampas|aabot|pababa|pataas)\b"
+)
 
 
 def bounds(text: str) -> str:

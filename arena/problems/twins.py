@@ -275,7 +275,8 @@ def read_request(problem: Problem) -> Request:
     if voucher_units and not whole.heads and problem.intent is not Intent.knowledge:
         # "use a ₱150 off voucher on a Philips air fryer": the only sentence naming the thing bought is
         # the voucher's; what it buys is read there (its terms are no heads).
-        whole = replace(whole, **_heads(" ".join(voucher_units), problem.intent))
+        terms_said = " ".join(voucher_units)
+        whole = replace(whole, **_heads(_NO_CAP.sub(" ", f" {terms_said.lower()} "), problem.intent))
     if voucher_units:
         # "LazMall stores only" said beside the voucher's terms is the request's service all the same;
         # free shipping there is what a free-shipping voucher gives, compared with the voucher.

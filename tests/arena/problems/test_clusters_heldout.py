@@ -93,3 +93,16 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         )
     assert len(pairs.problems) == 480 and len(groups) >= 5
     assert pool.precision >= precision_floor and pool.recall >= recall_floor, pool
+
+
+def test_the_attack_pool_on_the_sixth_sessions_rules():
+    """60 pairs a helper with a fresh context wrote to fool this session's reading fixes (seller extras
+    and declined ones, Tagalog numbers and bounds, phone short forms, two-word things, a product named
+    only in the voucher's sentence). Measured before anyone looked: 0.781 / 0.833 (session start: 0.441 /
+    0.500); two of its misses were then fixed ("hindi bababa sa" is at least; "no cap" is no head)."""
+    pairs = read_pairs(DATA / "cluster_pairs_attack15.jsonl")
+    groups = read_groups(DATA / "cluster_pairs_attack15.groups.json", pairs)
+    _, clustering = score_pairs(pairs, ClusterConfig(), groups)
+    pool = score_pool(pairs, clustering, groups)
+    assert len(pairs.pairs) == 60
+    assert pool.precision >= 0.81 and pool.recall >= 0.86, pool

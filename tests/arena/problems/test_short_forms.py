@@ -47,3 +47,8 @@ def test_a_bound_sign_and_a_tagalog_bound_are_price_bounds():
     assert [p[:2] for p in _read("desk lamp (<₱600)").whole.prices] == [("lt", 600.0)]
     assert [p[:2] for p in _read("desk lamp 500 pataas").whole.prices] == [("gt", 500.0)]
     assert _read("bt speaker").whole.names == ()
+
+
+def test_not_lower_than_in_tagalog_is_at_least():
+    assert [p[:2] for p in _read("power bank, hindi bababa sa 2k").whole.prices] == [("gt", 2000.0)]
+    assert _conflict("power bank, hindi lalagpas ng 2k", "power bank, hindi bababa sa 2k") is not None

@@ -33,3 +33,12 @@ def test_no_cap_said_two_ways_is_one_voucher():
         )
         is None
     )
+
+
+def test_no_cap_in_the_sentence_naming_the_product_is_no_head():
+    assert (
+        _conflict(
+            "12% off voucher with no cap for a Dyson V8 vacuum", "Dyson V8 vacuum, 12% discount voucher walang maximum"
+        )
+        is None
+    )
