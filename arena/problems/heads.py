@@ -202,9 +202,8 @@ def heads_conflict(
         # Only goods count as the thing more (a noun WordNet reads first as a thing a shop sells: not
         # "save" of "would save me on shipping" or "trip" of "Camping trip:"), and only where the other
         # list buys nothing the first does not.
-        own_a, own_b = _own(words_a, words_b), _own(words_b, words_a)
-        left_a = [h for h in a if not _said(h, b, words_b) and not _alike_any(h, b, own_b, alike)]
-        left_b = [h for h in b if not _said(h, a, words_a) and not _alike_any(h, a, own_a, alike)]
+        left_a = [h for h in a if not _said(h, b, words_b) and not _alike_any(h, b, words_b, alike)]
+        left_b = [h for h in b if not _said(h, a, words_a) and not _alike_any(h, a, words_a, alike)]
         more = left_a if not left_b else left_b if not left_a else []
         goods_more = [
             h for h in more if h not in _CONTAINERS and ((thing(h) and goods(h)) or not lexicon.known(h))
