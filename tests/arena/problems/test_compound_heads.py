@@ -6,16 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from arena.problems.official import parse_row
-from arena.problems.twins import conflict, read_request
+from tests.support.veto_cases import read_query, veto
 
 
 def _conflict(a: str, b: str, intent: str = "product") -> str | None:
-    read = [
-        read_request(parse_row({"id": f"p{k}", "query": q, "intent": intent}, query_only=True))
-        for k, q in enumerate((a, b))
-    ]
-    return conflict(read[0], read[1])
+    return veto(a, b, intent)
 
 
 @pytest.mark.parametrize(
@@ -50,12 +45,7 @@ def test_one_thing_named_by_a_compound_or_its_synonym_is_one_ask(a, b):
 
 def test_a_thing_whose_name_ends_like_an_adjective_is_still_bought():
     # "cable" and "table" end in "-able" as "rechargeable" does; WordNet reads them first as things.
-    heads = read_request(
-        parse_row(
-            {"id": "p", "query": "One shop: an HDMI cable, a USB hub and a laptop stand.", "intent": "shop"},
-            query_only=True,
-        )
-    ).whole.heads
+    heads = read_query("One shop: an HDMI cable, a USB hub and a laptop stand.", "shop").whole.heads
     assert heads == ("cable", "hub", "stand")
     assert _conflict("Foldable study table, white, under ₱1,500", "Foldable study chair, white, under ₱1,500")
     assert _conflict("USB rechargeable desk fan under ₱600", "desk fan, rechargeable via USB, below 600 pesos") is None

@@ -6,16 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from arena.problems.official import parse_row
-from arena.problems.twins import conflict, read_request
+from tests.support.veto_cases import veto
 
 
 def _conflict(a: str, b: str, intent: str = "product") -> str | None:
-    read = [
-        read_request(parse_row({"id": f"p{k}", "query": q, "intent": intent}, query_only=True))
-        for k, q in enumerate((a, b))
-    ]
-    return conflict(read[0], read[1])
+    return veto(a, b, intent)
 
 
 TWO_ASKS = [

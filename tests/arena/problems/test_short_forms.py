@@ -6,16 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from arena.problems.official import parse_row
-from arena.problems.twins import conflict, read_request
+from tests.support.veto_cases import read_query, veto
 
-
-def _read(query: str):
-    return read_request(parse_row({"id": "p", "query": query, "intent": "product"}, query_only=True))
-
-
-def _conflict(a: str, b: str) -> str | None:
-    return conflict(_read(a), _read(b))
+_read = read_query
+_conflict = veto
 
 
 ONE_ASK = [

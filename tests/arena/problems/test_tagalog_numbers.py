@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.problems.official import parse_row
 from arena.problems.tagalog import numerals
-from arena.problems.twins import conflict, read_request
+from tests.support.veto_cases import veto
 
 
 @pytest.mark.parametrize(
@@ -34,11 +33,7 @@ def test_tagalog_numbers_read_as_digits(text, read):
 
 
 def _conflict(a: str, b: str, intent: str = "product") -> str | None:
-    read = [
-        read_request(parse_row({"id": f"p{k}", "query": q, "intent": intent}, query_only=True))
-        for k, q in enumerate((a, b))
-    ]
-    return conflict(read[0], read[1])
+    return veto(a, b, intent)
 
 
 def test_a_price_said_in_tagalog_is_the_price_in_digits():

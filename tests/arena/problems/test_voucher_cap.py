@@ -3,16 +3,11 @@ is another voucher, and "no cap" is never the thing bought. Hand-written, none f
 
 from __future__ import annotations
 
-from arena.problems.official import parse_row
-from arena.problems.twins import conflict, read_request
+from tests.support.veto_cases import veto
 
 
 def _conflict(a: str, b: str) -> str | None:
-    read = [
-        read_request(parse_row({"id": f"p{k}", "query": q, "intent": "voucher"}, query_only=True))
-        for k, q in enumerate((a, b))
-    ]
-    return conflict(read[0], read[1])
+    return veto(a, b, "voucher")
 
 
 def test_no_cap_beside_a_cap_is_another_voucher():
