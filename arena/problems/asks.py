@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import re
 import string
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -54,7 +55,8 @@ _CLAUSES = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s*\.\s+")
 _VOUCHER_PARAGRAPH = re.compile(r"\b(?:vouchers?|coupons?)\b", re.IGNORECASE)
 _VOUCHER_CUE = re.compile(
     r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
-    r"cap of|capped|a cap of|cap at|applies|apply|rules?|promo code|no cap|uncapped|(?:no|walang) max(?:imum)?)\b|%",
+    r"cap of|capped|a cap of|cap at|applies|apply|rules?|promo code|no cap|uncapped|(?:no|walang) max(?:imum)?|"
+    r"stack|stacked|stackable)\b|%",
     re.IGNORECASE,
 )
 # A sentence that asks: request verbs in their asking forms, wishes, questions, prices.
@@ -189,11 +191,13 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "delivery is free", "free ship", "free postage", "ship free", "ships free", "shipped free",
         "free of charge", "shipped free of charge", "ships free of charge", "delivered free of charge",
         "libre ang shipping", "libreng shipping", "libre shipping", "libre ang delivery", "libreng delivery",
-        "libre ang sf", "libreng sf", "free sf",
+        "libre ang sf", "libreng sf", "free sf", "without sf", "no sf", "zero sf",
     ),
     "COD": (
         "cash on delivery", "cash-on-delivery", "pay on delivery", "payable on delivery", "payment on delivery",
         "pay upon delivery", "pay when it arrives", "cod", "c.o.d",
+        # Cebuano: pay on arrival
+        "bayad pag abot", "bayad pagabot", "bayad inig abot", "bayad sa pag abot",
     ),
     "official": (
         "official lazmall store", "official lazmall", "lazmall store", "lazmall", "laz mall", "official store", "official shop", "official seller", "official stores",
@@ -213,9 +217,12 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
     "installation": (
         "installation", "free installation", "installation included", "installation service", "with install",
         "no installation fee", "no installation fees", "no installation charge", "installation fee waived",
-        "free install", "install included", "with free install",
+        "free install", "install included", "with free install", "free installation included",
     ),
-    "assembly": ("assembly", "free assembly", "assembly service", "assembly included", "no assembly fee"),
+    "assembly": (
+        "assembly", "free assembly", "assembly service", "assembly included", "no assembly fee",
+        "free assembly included",
+    ),
 }  # fmt: skip
 _SERVICE_LOOKUP = sorted(
     ((f" {p} ", s) for s, phrases in _SERVICE_PHRASES.items() for p in phrases), key=lambda pair: -len(pair[0])
@@ -337,7 +344,8 @@ FRAME_WORDS = (
     go going went come coming see seeing know tell list listing listed following include including
     contain containing containers additionally lastly finally firstly secondly moreover besides while
     interest interested chance philippine through within deal deals promo service services perk perks
-    benefit benefits option via goal hope hoping wish id ive ill im dont cant wont next lastly several
+    important priority priorities most many degree degrees haha hehe lol
+    benefit benefits option via goal target hope hoping wish id ive ill im dont cant wont next lastly several
     specifically support supports supported supporting compatible
     after hunt hunting lookout love trying try require required requires obtain acquire locate spot grab
     pick happen know anyone someone somebody got wonder wondering searching mind appreciate appreciated
@@ -359,7 +367,11 @@ def _lemma(word: str) -> str:
 
     lemma = simplemma.lemmatize(word, lang="en").lower()
     lemma = _american(lemma)
-    return CANONICAL.get(lemma, CANONICAL.get(word, lemma))
+    found = CANONICAL.get(lemma, CANONICAL.get(word))
+    if found is None and word.endswith("ng") and word[:-2] in tagalog.GLOSSARY:
+        # Tagalog's linker glued to its word: "pinakamalaking planeta" is "pinakamalaki" + "-ng".
+        found = CANONICAL.get(word[:-2])
+    return lemma if found is None else found
 
 
 def _american(word: str) -> str:
@@ -379,7 +391,9 @@ _BOUND_SIGNS = re.compile(r"(<=|>=|≤|≥|<|>)\s*(?=(?:₱|php|p)?\s*\d)")
 # A cheap test before reading Tagalog numbers: one of their stems, or the currency or count word.
 _TAGALOG_NUMBER = re.compile(
     r"\b(?:isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam|sampu|labin|sandaan|sanlibo|daan|raan|libo|"
-    r"piso|piraso)"
+    r"piso|piraso)|\b(?:usa|duha|tulo|upat|unom|napulo|gatos|uno|dos|tres|kwatro|kuwatro|singko|sais|sayis|siyete|"
+    r"syete|otso|nuybe|nuwebe|diyes|beynte|baynte|trenta|traynta|kwarenta|singkwenta|sisenta|setenta|otsenta|"
+    r"nobenta|kinyentos|siyentos|syentos|mil)\b"
 )
 _SMALL_NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 _AND_A_HALF = re.compile(r"\b(\d+|" + "|".join(_SMALL_NUMBERS) + r") and a half (thousand|hundred|k)\b")
@@ -497,6 +511,8 @@ class Ask:
 
 
 _WITH_SLASH = re.compile(r"\bw/(?!o)\s*")
+_WITHOUT_SLASH = re.compile(r"\bw/o\b\s*")
+_DEGREES = re.compile(r"\s?(?:°\s?|\bdegrees? )([fc])\b|\s?[℉℃]")
 _USED = re.compile(r"\b(?:pre[- ]?owned|second[- ]?hand)\b")
 
 
@@ -512,7 +528,11 @@ def _normalised(unit: str) -> str:
     """Lower case, numbers as digits, "5-10" as "5 to 10", punctuation split off (a decimal point kept)."""
     text = _digits(unit.lower()).replace("%", " percent ")
     if "w/" in text:  # "cap w/ embroidery": "with", whose slash the split below would strand
-        text = _WITH_SLASH.sub("with ", text)
+        text = _WITHOUT_SLASH.sub("without ", _WITH_SLASH.sub("with ", text))
+    if "°" in text or "℉" in text or "℃" in text or " degrees " in text:  # "in °F" is "in fahrenheit"
+        text = _DEGREES.sub(
+            lambda m: " fahrenheit " if m.group(1) == "f" or m.group(0).endswith("℉") else " celsius ", text
+        )
     if "sz" in text:  # "sz L": "size", before the size letter is read
         text = _SZ.sub("size", text)
     if "owned" in text or "hand" in text:  # one word for a used item, which the split would cut in two
@@ -529,7 +549,7 @@ def _normalised(unit: str) -> str:
 
 def read_ask(problem: Problem) -> Ask:
     """The problem's :class:`Ask` (see the module docstring for what is read from where)."""
-    text_part = _read_text(problem.query, itemised=problem.intent is Intent.shop)
+    text_part = _read_text(problem.query, problem.intent)
     reward = voucher = fact = None
     if problem.knowledge is not None:
         fact = " ".join(problem.knowledge.knowledge_attribute.lower().split())
@@ -653,14 +673,71 @@ def _service_in(padded: str) -> bool:
 _UNIT_MARK = "zqunitqz"
 
 
+def plain(query: str) -> str:
+    """``query`` without emoji and pictographs: "🎧", "🇵🇭", "✨", "🙏🏽" say nothing a request asks,
+    and read as words they would stand in for words the other side changed. Each becomes a space (a
+    glued "dryer💇" stays "dryer"); its joiners and variation selectors go ("1️⃣" is "1"). Letters of
+    any script, currency signs, bound signs and degrees stay."""
+    if query.isascii():
+        return query
+    return "".join(_symbol(ch) if not ch.isascii() else ch for ch in query)
+
+
+# Invisible parts of an emoji sequence: zero-width joiner, variation selectors, the keycap mark.
+_EMOJI_GLUE = frozenset("\u200d\ufe0e\ufe0f\u20e3")
+_KEPT_SYMBOLS = frozenset("°℃℉")
+
+
+@lru_cache(maxsize=4096)
+def _symbol(ch: str) -> str:
+    if ch in _EMOJI_GLUE:
+        return ""
+    if ch not in _KEPT_SYMBOLS and unicodedata.category(ch) in ("So", "Sk", "Co", "Cs"):
+        return " "
+    return ch
+
+
+# A list's title before its colon, named by a word for a collection: "bathroom refresh, same shop:
+# shower curtain, bath mat, ...", "camping gear from 1 store: ...". A title without one ("Havaianas
+# tsinelas for the whole family from one shop: men's 41-42, ...", "For my bakery: ...") may say what
+# the items are or are for, and is read as written.
+_LIST_TITLE = re.compile(r"^([^:\n]{1,80}):\s*(?=\S)")
+_COLLECTION = re.compile(
+    r"\b(?:gear|stuff|supplies|haul|refresh|essentials|accessories|set-?up|things|items|needs|must-?haves|"
+    r"kit|bundle|list|shopping|run|restock|upgrade|makeover)\b",
+    re.IGNORECASE,
+)
+_LIST_SEPARATORS = re.compile(r",|\+|;|\band\b|\bat\b|\bug\b")
+
+
+def _untitled(unit: str) -> str:
+    """A shop list's first sentence without its title's words ("camping gear", "bathroom refresh"),
+    which name no item; what the title says of the shop ("one official store") stays."""
+    found = _LIST_TITLE.match(unit)
+    if (
+        found is None
+        or not _COLLECTION.search(found.group(1))
+        or len(_LIST_SEPARATORS.findall(unit[found.end() :])) < 2
+    ):
+        return unit
+    services = mark_services(_normalised(found.group(1)))[1]
+    kept = " ".join(_SERVICE_PHRASES[service][0] for service in sorted(services))
+    return f"{kept}: {unit[found.end() :]}" if kept else unit[found.end() :]
+
+
 @lru_cache(maxsize=8)  # a query is often read twice in a row (its ask, then its sentences' values)
-def split_request(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The query's request sentences and its voucher sentences; context (life story, thanks) left out."""
-    request, voucher = _split_request(query)
+def split_request(query: str, intent: Intent | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The query's request sentences and its voucher sentences; context (life story, thanks) left out.
+    A voucher problem may state its terms without the word "voucher" ("laptop, budget 25k, ₱1,000 off
+    min spend ₱20k"); a shop list's title ("camping gear from 1 store: tent, ...") says only its scope
+    and services, which are kept."""
+    request, voucher = _split_request(plain(query), intent is Intent.voucher)
+    if intent is Intent.shop and request:
+        request[0] = _untitled(request[0])
     return tuple(request), tuple(voucher)
 
 
-def _split_request(query: str) -> tuple[list[str], list[str]]:
+def _split_request(query: str, voucher_intent: bool) -> tuple[list[str], list[str]]:
     request: list[str] = []
     voucher: list[str] = []
     paragraphs = [p for p in _PARAGRAPHS.split(query) if p.strip()]
@@ -678,7 +755,7 @@ def _split_request(query: str) -> tuple[list[str], list[str]]:
             continue  # a paragraph that asks for nothing (life story, thanks) beside one that asks is context
         # Sentence by sentence only in a one-paragraph query: when the voucher has its
         # own paragraph, "a snapback cap" elsewhere is an item, not the voucher's cap.
-        voucher_possible = len(paragraphs) == 1 and _VOUCHER_PARAGRAPH.search(query) is not None
+        voucher_possible = len(paragraphs) == 1 and (voucher_intent or _VOUCHER_PARAGRAPH.search(query) is not None)
         context: list[str] = []
         for whole_unit in _split_units(paragraph):
             story, unit = _story_cut(whole_unit)
@@ -711,9 +788,10 @@ def _split_request(query: str) -> tuple[list[str], list[str]]:
     return request, voucher
 
 
-def _read_text(query: str, itemised: bool = False) -> Ask:
-    """The text part of an ask; ``itemised`` (shop tasks) also keeps what each sentence asks."""
-    request, voucher = split_request(query)
+def _read_text(query: str, intent: Intent | None = None) -> Ask:
+    """The text part of an ask; a shop task's also keeps what each sentence asks."""
+    itemised = intent is Intent.shop
+    request, voucher = split_request(query, intent)
     # Units are normalised together (one number-word pass), kept apart by a line break each.
     padded = _normalised(f" {_UNIT_MARK} ".join(request))
     for word in _CURRENCY_WORDS:

@@ -9,30 +9,42 @@ WordNet reads Tagalog: "kawali" and "frying pan" are unrelated to both. The glos
 words from general knowledge of the language, not from any labelled pool; a word missing from it is
 read as it is written (the guard then compares it as an unknown word, never as a brand: see
 ``twins._a_word``, which asks simplemma's Tagalog dictionary).
+
+Cebuano (Bisaya), the other language shoppers mix in, has its tables in :mod:`arena.problems.cebuano`;
+every table exported here holds both, so each reader of Taglish reads Bisaya English too.
 """
 
 from __future__ import annotations
 
 import re
 
+from arena.problems import cebuano
+
 # Function words: articles, case markers, pronouns, particles, linkers.
-FUNCTION = frozenset(
-    "ang ng sa po opo ako ko mo namin natin kami tayo kayo siya sila yung mga kasi naman talaga din rin ba nga "
-    "ngayon na pa lang daw raw ito iyan yan dito diyan doon sobra sobrang".split()
+FUNCTION = (
+    frozenset(
+        "ang ng sa po opo ako ko mo namin natin kami tayo kayo siya sila yung mga kasi naman talaga din rin ba nga "
+        "ngayon na pa lang daw raw ito iyan yan dito diyan doon sobra sobrang".split()
+    )
+    | cebuano.FUNCTION
 )
 # Besides those, the words that frame an ask, as English's "find", "please", "a", "for" do.
-FRAME = FUNCTION | frozenset(
-    "isang iisang iisa para basta dapat gusto kailangan hanap hanapin hinahanap naghahanap bili bibili bumili bilhin pabili "
-    "bilhan paki pakihanap meron may pero kung ni si kay nang yun iyon ung nung niya nila tsaka saka tapos "
-    "muna lahat bawat yun ganun ganoon pang pa-order order mag-order "
-    # asking, using and buying in their other forms, places and times of the story, labels
-    "pano paano magagamit gamitin gagamitin bibilhin pataas saan nung nun dun hindi sana kayong tas galing "
-    "kulay pera pwede puwede sabay ano anong ilan ilang kasama kasamang lamang naka sanang inyo akoy".split()
+FRAME = (
+    FUNCTION
+    | frozenset(
+        "isa isang iisang iisa para basta dapat gusto kailangan hanap hanapin hinahanap naghahanap bili bibili bumili bilhin pabili "
+        "bilhan paki pakihanap meron may pero kung ni si kay nang yun iyon ung nung niya nila tsaka saka tapos "
+        "muna lahat bawat yun ganun ganoon pang pa-order order mag-order "
+        # asking, using and buying in their other forms, places and times of the story, labels
+        "pano paano magagamit gamitin gagamitin bibilhin pataas saan nung nun dun hindi sana kayong tas galing "
+        "kulay pera pwede puwede sabay ano anong ilan ilang kasama kasamang lamang naka sanang inyo akoy".split()
+    )
+    | cebuano.FRAME
 )
 # A Tagalog sentence that asks ("Hanap ako ng ...", "Kailangan ko ng ...", "Meron ba ...").
 ASKS = re.compile(
     r"\b(?:hanap\w*|hinahanap|naghahanap|kailangan|gusto|bili|bibili|bumili|bilhin|bibilhin|bilhan|pabili|pa-order|"
-    r"paki\w*|meron ba|may .* ba)\b",
+    rf"paki\w*|meron ba|may .* ba|{cebuano.ASKS})\b",
     re.IGNORECASE,
 )
 # Words that join a story to the ask in one sentence: "..., kaya naghahanap ako ng blender".
@@ -72,11 +84,12 @@ GLOSSARY: dict[str, str] = {
     "presidente": "president", "pangalan": "name", "sumulat": "write", "isinulat": "write", "sinulat": "write",
     "manunulat": "author", "nanalo": "win", "bilang": "number", "hayop": "animal", "ibon": "bird",
     "bulaklak": "flower", "puno": "tree", "watawat": "flag", "bandila": "flag", "pinakamataas": "highest",
-    "pinakamalaki": "biggest", "pinakamahaba": "longest", "pambansang": "national", "pambansa": "national",
-    "pilipinas": "philippines", "pinas": "philippines", "unang": "first", "una": "first",
+    "pinakamalaki": "biggest", "pinakamahaba": "longest", "karagatan": "ocean", "pambansang": "national", "pambansa": "national",
+    "pilipinas": "philippines", "pinas": "philippines", "buwan": "month", "anak": "kid", "tao": "person", "unang": "first", "una": "first",
     # buying
     "presyo": "price", "libre": "free", "regalo": "gift", "tindahan": "shop",
 }  # fmt: skip
+GLOSSARY.update(cebuano.GLOSSARY)
 
 
 # Tagalog numerals, as Taglish writes prices and counts: "siyam na raang piso" (900 pesos), "apat na
@@ -84,11 +97,16 @@ GLOSSARY: dict[str, str] = {
 # A number word takes the linker "-ng" or "na" before what it counts or multiplies; "at" ("'t") joins
 # the parts of one number.
 _UNITS = {"isa": 1, "dalawa": 2, "tatlo": 3, "apat": 4, "lima": 5, "anim": 6, "pito": 7, "walo": 8, "siyam": 9}
+_UNITS.update(cebuano.UNITS)
 _TENS = {
     "sampu": 10, "dalawampu": 20, "tatlumpu": 30, "apatnapu": 40, "limampu": 50, "animnapu": 60,
     "pitumpu": 70, "walumpu": 80, "siyamnapu": 90,
 }  # fmt: skip
+_TENS.update(cebuano.TENS)
 _WHOLE = {"sandaan": 100, "sanlibo": 1000}  # one hundred, one thousand: multipliers of an implied one
+_HUNDRED = ("daan", "raan", *cebuano.HUNDRED)
+# What links the parts of one number when a number part follows: Tagalog "na", "at"; Cebuano "ka", "ug".
+_LINKERS = ("na", "at", *cebuano.LINKERS)
 _TEEN = re.compile(r"^labin[g-]?-?(isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam)$")
 _NUMERAL_TOKEN = re.compile(r"[a-z][a-z'-]*|[^a-z]+")
 # The currency and the count's unit, in the English words the readers know.
@@ -103,9 +121,11 @@ def _numeral(token: str) -> tuple[str, int] | None:
             return "num", _UNITS.get(form) or _TENS[form]
         if form in _WHOLE:
             return "mul", _WHOLE[form]
-        if form in ("daan", "raan"):
+        if form in cebuano.WHOLE:
+            return "num", cebuano.WHOLE[form]
+        if form in _HUNDRED:
             return "mul", 100
-        if form == "libo":
+        if form == "libo" or form in cebuano.THOUSAND_AFTER:
             return "mul", 1000
         teen = _TEEN.match(form)
         if teen:
@@ -124,7 +144,7 @@ def numerals(text: str) -> str:
     k = 0
     while k < len(tokens):
         found = _numeral(tokens[k])
-        if found is None:
+        if found is None or tokens[k] in cebuano.THOUSAND_AFTER:
             out.append(tokens[k])
             k += 1
             continue
@@ -137,8 +157,8 @@ def numerals(text: str) -> str:
                 continue
             read = _numeral(token)
             if read is None:
-                # "na" and "at" link the parts of one number only when a number part follows.
-                if token in ("na", "at") and parts:
+                # A linker joins the parts of one number only when a number part follows.
+                if token in _LINKERS and parts:
                     following = next((t for t in tokens[j + 1 :] if not t.isspace()), "")
                     if _numeral(following) is not None:
                         j += 1
@@ -171,7 +191,7 @@ def numerals(text: str) -> str:
 
 # Tagalog price bounds, as English words the price reader knows: "hanggang 250" (up to), "mas mababa
 # sa ₱1,800" (less than), "hindi lalagpas ng 900" (not over), "500 pataas" (or more).
-_BOUNDS = (
+_BOUNDS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "hindi bababa sa 2k": not lower than, so at least (before "mababa" below, another stem)
     (re.compile(r"\b(?:hindi|di) (?:bababa|baba) (?:sa|ng|nang)\b"), "at least"),
     (re.compile(r"\b(?:hanggang|hangang)\b"), "up to"),
@@ -186,8 +206,10 @@ _BOUNDS = (
     (re.compile(r"\bpababa\b"), "or less"),
     (re.compile(r"\bpataas\b"), "or more"),
 )
+_BOUNDS += cebuano.BOUNDS
 BOUND_CUE = re.compile(
-    r"\b(?:hanggang|hangang|mababa|bababa|baba|mura|kulang|hihigit|lalagpas|lalampas|aabot|pababa|pataas)\b"
+    r"\b(?:hanggang|hangang|mababa|bababa|baba|mura|kulang|hihigit|lalagpas|lalampas|aabot|pababa|pataas|"
+    rf"{cebuano.BOUND_CUE})\b"
 )
 
 

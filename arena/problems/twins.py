@@ -48,6 +48,7 @@ from arena.problems.asks import (
     _normalised,
     mark_ranges,
     mark_services,
+    plain,
     split_request,
 )
 from arena.problems.clues import Clue, clue_conflict, read_clue
@@ -256,7 +257,8 @@ class Request:
 
 
 def read_request(problem: Problem) -> Request:
-    request, voucher_units = split_request(problem.query)
+    query = plain(problem.query)
+    request, voucher_units = split_request(query, problem.intent)
     units = _at_corrections(request)
     # A riddle's capitalised words name its clue's entities, which its clue compares (clues.py).
     cased = problem.intent is not Intent.knowledge
@@ -277,6 +279,13 @@ def read_request(problem: Problem) -> Request:
         # the voucher's; what it buys is read there (its terms are no heads).
         terms_said = " ".join(voucher_units)
         whole = replace(whole, **_heads(_NO_CAP.sub(" ", f" {terms_said.lower()} "), problem.intent))
+    if voucher_units and not whole.words and problem.intent is not Intent.knowledge:
+        # "Nivea skincare from the same shop with ₱100 off on min ₱1,000, budget ₱1,300": every word is
+        # in the voucher's sentence, so what it buys (its brand, its kind) is compared there, less the
+        # terms' vocabulary; its amounts stay the voucher's.
+        in_terms = _read_units([_prepare(u) for u in voucher_units])
+        kept = tuple(w for w in in_terms.words if not w[0].isdigit() and w not in _VOUCHER_VOCABULARY)
+        whole = replace(whole, words=kept, sequence=kept, classes=in_terms.classes, names=in_terms.names)
     if voucher_units:
         # "LazMall stores only" said beside the voucher's terms is the request's service all the same;
         # free shipping there is what a free-shipping voucher gives, compared with the voucher.
@@ -314,9 +323,9 @@ def read_request(problem: Problem) -> Request:
         gold=_gold(problem),
         rewards=problem.rewards,
         intent=problem.intent.value,
-        text=_meaning_text(whole, request, problem.query, voucher_units),
-        mentions_price=_PRICEY.search(problem.query.lower()) is not None,
-        purchase=tuple(sorted(_purchase(problem.query))) if problem.intent is Intent.knowledge else (),
+        text=_meaning_text(whole, request, query, voucher_units),
+        mentions_price=_PRICEY.search(query.lower()) is not None,
+        purchase=tuple(sorted(_purchase(query))) if problem.intent is Intent.knowledge else (),
         clue=read_clue(request, _lemma, _a_word, _FRAME) if problem.intent is Intent.knowledge else None,
     )
 
@@ -518,6 +527,8 @@ def _not_a_head(word: str, lemma: str) -> bool:
 
 
 _DIMENSIONS = re.compile(r"(\d)\s*x\s*(?=\d)")
+_GLUED_INCH = re.compile(r"(?<=\d)in(?= )")
+_TIMES_COUNT = re.compile(r"(?<![\w.]) ?x(\d+)(?= )")
 _AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
 
 
@@ -528,8 +539,10 @@ def _prepare(unit: str) -> str:
     if '"' in text or "”" in text or "''" in text or "-inch" in text:
         text = _INCH_MARK.sub(_inch, text)  # 16" is 16 inch
     padded = _normalised(text)
-    if "x" in padded:  # "140x230cm" is 140 by 230 cm
-        padded = _DIMENSIONS.sub(r"\1 x ", padded)
+    if "in " in padded:  # "16in stand fan" is 16 inch
+        padded = _GLUED_INCH.sub(" inch ", padded)
+    if "x" in padded:  # "140x230cm" is 140 by 230 cm; "bulb x4" is 4 pieces
+        padded = _TIMES_COUNT.sub(r" \1 pieces ", _DIMENSIONS.sub(r"\1 x ", padded))
     padded = _DIGIT_LETTER.sub(r"\1 \2", padded)
     for phrase, canonical in _JOINED:
         if phrase in padded:
@@ -846,6 +859,8 @@ _SHIPPING_VOUCHER = re.compile(
     r" (?:free )?(?:shipping|delivery) (?:voucher|coupon|promo)s? | fsv | voucher for free (?:shipping|delivery) "
 )
 _MONEY_OFF = re.compile(r" (?:off|discount|less|minus) ")
+_FREE_SHIPPING_SAID = re.compile(r" free (?:ship|shipping|delivery|sf) ")
+_OFF_SHIPPING = re.compile(r" off (?:the |on |on the )?(?:shipping|delivery|sf) ")
 # "no minimum", "walang minimum spend": a threshold of zero, against another's stated minimum.
 _NO_CAP = re.compile(r" (?:no|walang|without a|without) (?:cap|max|maximum|limit)(?: on the discount)? | uncapped ")
 _NO_MINIMUM = re.compile(r" (?:no|walang|without a|without) min(?:imum)?(?: spend| order| purchase)? ")
@@ -858,13 +873,20 @@ def _read_voucher(units: Sequence[str]) -> Voucher:
     text = _DIGIT_LETTER.sub(r"\1 \2", text)
     scope = "shop" if _SHOP_SCOPE.search(text) else "all" if _ALL_SCOPE.search(text) else None
     kind = "percent" if _PERCENT.search(text) else "fixed" if _FIXED.search(text) else None
+    # Free shipping said among the voucher's terms is a voucher's benefit; beside money off ("₱150 off
+    # min ₱999, stacked with free ship", "two vouchers: free shipping and ₱50 off") both are given,
+    # unless the money off is the shipping's ("₱40 off shipping").
+    shipping = _SHIPPING_VOUCHER.search(text) is not None or _FREE_SHIPPING_SAID.search(text) is not None
+    off = _MONEY_OFF.search(text) is not None and not (shipping and _OFF_SHIPPING.search(text))
     benefit = (
         "cashback"
         if _CASHBACK.search(text)
+        else "off and shipping"
+        if shipping and off
         else "shipping"
-        if _SHIPPING_VOUCHER.search(text)
+        if shipping
         else "off"
-        if _MONEY_OFF.search(text)
+        if off
         else None
     )
     numbers = [float(w) for w in text.split() if w[0].isdigit() and _NUMBER.fullmatch(w) and w != "1"]
