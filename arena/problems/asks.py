@@ -318,6 +318,7 @@ _JOINED = sorted(
 )
 # "women's" -> "women", "LazMall's" -> "lazmall": a possessive is its noun.
 _POSSESSIVE = re.compile(r"['’]s\b")
+_CONTRACTION = re.compile(r"(?<=[a-z])['’](?:ll|re|ve|d)\b")
 # Words every request uses and that name no constraint: function words, request and shop
 # verbs, question frames, generic nouns ("options", "products"), currency, constraint labels
 # ("made of", "in the colour ...": the value is the constraint, the label is not).
@@ -540,7 +541,7 @@ def _normalised(unit: str) -> str:
     if "-" in text or "–" in text or "—" in text:
         text = _DASH_RANGE.sub(r"\1 to ", text)
     if "'" in text or "’" in text:
-        text = _POSSESSIVE.sub("", text)
+        text = _CONTRACTION.sub("", _POSSESSIVE.sub("", text))  # "he'll" is "he", never "hell"
     if "." in text:
         text = _DECIMAL_POINT.sub("\x00", text)
     text = text.translate(_SPLIT).replace("\x00", ".")
@@ -677,10 +678,12 @@ def plain(query: str) -> str:
     """``query`` without emoji and pictographs: "🎧", "🇵🇭", "✨", "🙏🏽" say nothing a request asks,
     and read as words they would stand in for words the other side changed. Each becomes a space (a
     glued "dryer💇" stays "dryer"); its joiners and variation selectors go ("1️⃣" is "1"). Letters of
-    any script, currency signs, bound signs and degrees stay."""
+    any script (their accents dropped), currency signs, bound signs and degrees stay."""
     if query.isascii():
         return query
-    return "".join(_symbol(ch) if not ch.isascii() else ch for ch in query)
+    # Accents are typed or not ("Noli Me Tángere" / "Tangere", "L'Oréal" / "L'Oreal"): letters are
+    # decomposed and their marks dropped.
+    return "".join(_symbol(ch) if not ch.isascii() else ch for ch in unicodedata.normalize("NFD", query))
 
 
 # Invisible parts of an emoji sequence: zero-width joiner, variation selectors, the keycap mark.
@@ -690,7 +693,7 @@ _KEPT_SYMBOLS = frozenset("°℃℉")
 
 @lru_cache(maxsize=4096)
 def _symbol(ch: str) -> str:
-    if ch in _EMOJI_GLUE:
+    if ch in _EMOJI_GLUE or unicodedata.category(ch) == "Mn":
         return ""
     if ch not in _KEPT_SYMBOLS and unicodedata.category(ch) in ("So", "Sk", "Co", "Cs"):
         return " "

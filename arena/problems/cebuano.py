@@ -23,6 +23,8 @@ FRAME = FUNCTION | frozenset(
     "gusto palihug pls kinahanglan nangita mangita pangita pangitaa pangitaon gipangita palit mopalit mamalit "
     "paliton palita gipalit bay tanan usa ka basin tungod alang tabang tabangi salamat daghang kolor gidak-on "
     "kwarta kuwarta bayad gamiton gamit magamit ipa-print pa-print ipa-engrave pareha parehas sama "
+    # "naa koy" (I have), "mag-"/"ma-" (verb prefixes split off), "sulod sa" (within), "maayo" (good)
+    "koy ko mag ma sulod maayo "
     # story words of a chat's small talk ("guba na akong electric fan": my fan broke)
     "guba init".split()
 )
@@ -40,7 +42,7 @@ GLOSSARY: dict[str, str] = {
     "kandila": "candle", "kalan": "stove", "panaksan": "bowl", "botelya": "bottle", "silhig": "broom",
     "balde": "bucket", "tualya": "towel", "kwaderno": "notebook", "kwintas": "necklace", "ariyos": "earring",
     "dulaan": "toy", "iro": "dog", "iring": "cat", "bugas": "rice", "kan-on": "rice", "asukar": "sugar",
-    "utanon": "vegetable", "sudlanan": "container", "tawo": "person", "bulan": "month",
+    "utanon": "vegetable", "sudlanan": "container", "tawo": "person", "bulan": "month", "bestida": "dress", "panlaba": "laundry",
     # qualities and values
     "itom": "black", "lunhaw": "green", "dalag": "yellow", "abohon": "gray", "gamay": "small",
     "dako": "big", "barato": "cheap", "bag-o": "new", "babaye": "woman", "pang-bata": "kid",

@@ -116,11 +116,16 @@ def read_clue(
 
 
 _SIZE_LETTERS = frozenset({"xs", "xxs", "xl", "xxl", "xxxl", "2xl", "3xl", "4xl"})
+_CONTRACTED = frozenset({"ll", "re", "ve", "d", "m", "t"})
 
 
 def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callable[[str], bool]) -> bool:
     if not bare or not bare[0].isalpha() or lower in _SCAFFOLD or lower in _ORDINALS or lower.split("'")[0] == "i":
         return False
+    if "'" in lower and lower.rsplit("'", 1)[1] in _CONTRACTED:
+        return False  # "He'll love it!", "They're"
+    if lower in tagalog.FRAME or lower in tagalog.GLOSSARY:
+        return False  # Taglish or Bisaya opening a sentence ("Itom. XL.", "Pinas"): a word, read as one
     if len(bare) == 1 or lower in _SIZE_LETTERS:
         return False  # "size M", "an XL shirt": a size, not a name
     if bare.isupper() and len(bare) >= 2:
@@ -224,6 +229,7 @@ def _matched(run: tuple[str, ...], own_acronyms: tuple[str, ...], other: Clue, o
         return True  # "the World Cup" says "the FIFA World Cup": the name with a word left out
     for word in own or run:
         plain = word.replace("'", "").replace("-", "")
+        plain = tagalog.GLOSSARY.get(plain, plain)  # "Pilipinas" is "the Philippines"
         if word in said or plain in said:
             return True
         if any(len(w) >= 5 and len(plain) >= 5 and OSA.distance(plain, w) <= 1 for w in said):
@@ -231,9 +237,10 @@ def _matched(run: tuple[str, ...], own_acronyms: tuple[str, ...], other: Clue, o
     # A one-word name said by a form derived from it: "Filipino" / "the Philippines", "Spanish" /
     # "Spain", "the Americans" / "America" (WordNet's pertainym and derivation links; a people's plural
     # is read as its adjective, which the links tie to the place).
-    if len(run) == 1 and lexicon.known(run[0]):
+    one = tagalog.GLOSSARY.get(run[0], run[0]) if len(run) == 1 else ""
+    if one and lexicon.known(one):
         forms = {f for w in said if w.isalpha() for f in (w, w[:-1] if w.endswith("s") else w)}
-        if any(lexicon.relation(run[0], f) == "same" for f in forms):
+        if any(lexicon.relation(one, f) == "same" for f in forms):
             return True
     initials = "".join(w[0] for w in run)
     return any(len(acr) >= 2 and (acr.startswith(initials) or initials.startswith(acr)) for acr in other.acronyms)

@@ -37,7 +37,8 @@ FRAME = (
         "muna lahat bawat yun ganun ganoon pang pa-order order mag-order "
         # asking, using and buying in their other forms, places and times of the story, labels
         "pano paano magagamit gamitin gagamitin bibilhin pataas saan nung nun dun hindi sana kayong tas galing "
-        "kulay pera pwede puwede sabay ano anong ilan ilang kasama kasamang lamang naka sanang inyo akoy".split()
+        "kulay pera pwede puwede sabay ano anong ilan ilang kasama kasamang lamang naka sanang inyo akoy walang "
+        "kaya mag ma".split()
     )
     | cebuano.FRAME
 )
@@ -85,7 +86,7 @@ GLOSSARY: dict[str, str] = {
     "manunulat": "author", "nanalo": "win", "bilang": "number", "hayop": "animal", "ibon": "bird",
     "bulaklak": "flower", "puno": "tree", "watawat": "flag", "bandila": "flag", "pinakamataas": "highest",
     "pinakamalaki": "biggest", "pinakamahaba": "longest", "karagatan": "ocean", "pambansang": "national", "pambansa": "national",
-    "pilipinas": "philippines", "pinas": "philippines", "buwan": "month", "anak": "kid", "tao": "person", "unang": "first", "una": "first",
+    "pilipinas": "philippines", "pinas": "philippines", "buwan": "month", "anak": "kid", "tao": "person", "hugis": "shape", "unang": "first", "una": "first",
     # buying
     "presyo": "price", "libre": "free", "regalo": "gift", "tindahan": "shop",
 }  # fmt: skip

@@ -361,7 +361,9 @@ def value_key(request: Request, least: int = 3) -> tuple[str, ...] | None:
 # ("commemorative coin from the year ..."), up to the preposition that ties it to the answer.
 _PHRASE_END = (
     r"(?=\s+(?:for|from|of|with|printed|that|which|featuring|showing|on|in|to|inspired|related|about|"
-    r"celebrating|commemorating|representing|depicting|like|"
+    r"celebrating|commemorating|representing|depicting|like|shaped|"
+    # Taglish and Bisaya linkers: "keychain na hugis ...", "mug nga naay ...", "tote bag may print"
+    r"na|nga|ng|may|naay|hugis|"
     # a relative clause or a participle that attaches a constraint: "a speaker having ...", "jeans
     # whose season is ...", "a caster sized 6 inch", "a tee listed as petite"
     r"having|whose|where|sized|listed|marked|labelled|labeled|described|sold|made|crafted|built|available)\b|"
@@ -648,7 +650,8 @@ def _read_units(units: Sequence[str]) -> Reading:
             prices.append((direction, value, 0.0))
             sequence.append(f"{value:g}")
     # Interned: 100k requests share a few thousand words, held once (a token is a pointer, not a string).
-    lemmas = [_lemma(w) if not w[0].isdigit() else sys.intern(w) for w in words]
+    # A frame word stays itself: its lemma may be another word ("og", Bisaya's "a", lemmatises to "oganesson").
+    lemmas = [_lemma(w) if not w[0].isdigit() and w not in _FRAME else sys.intern(w) for w in words]
     lemmatised = [_lemma(w) if w.isalpha() else sys.intern(w) for w in sequence]
     content = [w for w in lemmas if w[:1].isdigit() or (w not in _FRAME and len(w) > 1)]
     classes = sorted(
@@ -1018,7 +1021,13 @@ def conflict(a: Request, b: Request) -> str | None:
         # Two products: neither side's purchase is said anywhere in the other (a purchase read
         # wrongly, "shopping for my friends", is still said by the other side's words).
         said_a, said_b = {*a.whole.words, *a.clue.words}, {*b.whole.words, *b.clue.words}
-        if a.purchase and b.purchase and not _pairs_alike(a.purchase, said_b) and not _pairs_alike(b.purchase, said_a):
+        if (
+            a.purchase
+            and b.purchase
+            and not _pairs_alike(a.purchase, b.purchase)
+            and not _said(a.purchase, said_b)
+            and not _said(b.purchase, said_a)
+        ):
             return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
     if a.fact is not None and a.fact == b.fact:
         # The same answer: the riddle's clue may be worded any way; only the product asked still
@@ -1396,6 +1405,13 @@ def _read_alike(a: str, b: str) -> bool:
     if relation != "unknown":
         return relation == "same"
     return _word_cosine(a, b) >= SYNONYMOUS
+
+
+def _said(purchase: Iterable[str], words: set[str]) -> bool:
+    """Whether a word of a riddle's purchase is among ``words``, as written, respelt or as its synonym.
+    Only the two purchases are compared through WordNet: against every word of a request its other
+    senses say too much ("throw", of a throw pillow, is a verb of "shape")."""
+    return any(w in words or _near(w, list(words)) or CANONICAL.get(w, w) in words for w in purchase)
 
 
 def _pairs_alike(a: Iterable[str], b: Iterable[str]) -> bool:
