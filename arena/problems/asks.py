@@ -575,7 +575,11 @@ def _unit_kind(unit: str, voucher_possible: bool) -> str:
     """voucher, context or request: what one sentence of a paragraph does."""
     if voucher_possible and _VOUCHER_CUE.search(unit):
         return "voucher"
-    if (_NARRATIVE.match(unit) or _small_talk(unit)) and not _asks(unit) and not _service_in(_normalised(unit)):
+    if (
+        (_NARRATIVE.match(unit) or _small_talk(unit) or _exclaimed(unit))
+        and not _asks(unit)
+        and not _service_in(_normalised(unit))
+    ):
         return "context"
     return "request"
 
@@ -599,6 +603,12 @@ _STATES_A_NUMBER = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
+
+
+def _exclaimed(unit: str) -> bool:
+    """An exclamation that states no number: "Movie marathon with my barkada this weekend!", "Summer
+    na!" (a request fragment said with "!" names a value or asks: "Size M please!")."""
+    return unit.rstrip().endswith("!") and not _STATES_A_NUMBER.search(unit) and len(unit.split()) >= 3
 
 
 def _small_talk(unit: str) -> bool:

@@ -52,7 +52,7 @@ GLOSSARY: dict[str, str] = {
     "bukid": "mountain", "suba": "river", "lanaw": "lake", "tuig": "year", "ngalan": "name",
     "misulat": "write", "nagsulat": "write", "gisulat": "write", "magsusulat": "author", "numero": "number",
     "kadaghan": "number", "mananap": "animal", "bulak": "flower", "bandera": "flag",
-    "pinakataas": "highest", "pinakadako": "biggest", "nasudnong": "national", "natawo": "born",
+    "pinakataas": "high", "pinakadako": "big", "nasudnong": "national", "natawo": "born",
     "pagkatawo": "born", "planeta": "planet", "kanta": "song",
     # buying
     "tindahan": "shop", "mahal": "expensive",

@@ -72,20 +72,21 @@ GLOSSARY: dict[str, str] = {
     "mantika": "oil", "itlog": "egg", "gatas": "milk", "tinapay": "bread", "kape": "coffee", "tubig": "water",
     "prutas": "fruit", "gulay": "vegetable", "isda": "fish", "manok": "chicken", "baboy": "pork", "karne": "meat",
     "tsokolate": "chocolate", "pulot": "honey", "harina": "flour", "mani": "peanut", "mangga": "mango",
+    "sardinas": "sardine", "lata": "can",
     # qualities and values
     "pula": "red", "puti": "white", "itim": "black", "asul": "blue", "berde": "green", "dilaw": "yellow",
     "kahel": "orange", "lila": "purple", "kahoy": "wood", "bakal": "steel", "plastik": "plastic",
     "tela": "fabric", "katad": "leather", "maliit": "small", "malaki": "big", "mura": "cheap",
     "bago": "new", "luma": "old", "lalaki": "man", "panlalaki": "man", "babae": "woman", "pambabae": "woman",
     "bata": "kid", "pambata": "kid", "sanggol": "baby", "pang-baby": "baby", "mabango": "fragrant",
-    # what riddles ask about
+    # what riddles ask about (a superlative as its English lemma: "largest" reads "big", so "pinakamalaki" does)
     "mundo": "world", "daigdig": "world", "bansa": "country", "lungsod": "city", "lalawigan": "province",
     "probinsya": "province", "bundok": "mountain", "bulkan": "volcano", "ilog": "river", "isla": "island",
     "pulo": "island", "dagat": "sea", "lawa": "lake", "taon": "year", "bayani": "hero", "pangulo": "president",
     "presidente": "president", "pangalan": "name", "sumulat": "write", "isinulat": "write", "sinulat": "write",
     "manunulat": "author", "nanalo": "win", "bilang": "number", "hayop": "animal", "ibon": "bird",
-    "bulaklak": "flower", "puno": "tree", "watawat": "flag", "bandila": "flag", "pinakamataas": "highest",
-    "pinakamalaki": "biggest", "pinakamahaba": "longest", "karagatan": "ocean", "pambansang": "national", "pambansa": "national",
+    "bulaklak": "flower", "puno": "tree", "watawat": "flag", "bandila": "flag", "pinakamataas": "high",
+    "pinakamalaki": "big", "pinakamahaba": "long", "karagatan": "ocean", "pambansang": "national", "pambansa": "national",
     "pilipinas": "philippines", "pinas": "philippines", "buwan": "month", "anak": "kid", "tao": "person", "hugis": "shape", "unang": "first", "una": "first",
     # buying
     "presyo": "price", "libre": "free", "regalo": "gift", "tindahan": "shop",

@@ -147,6 +147,25 @@ ONE_ASK += [
         "voucher",
     ),
 ]
+ONE_ASK += [
+    (
+        "Framed map of the largest island in the Philippines",
+        "yung pinakamalaking isla sa pinas, framed map nun ang gusto ko",
+        "knowledge",
+    ),
+    (
+        "sari-sari store restock, one supplier: 24 cans sardines, 12 pcs pancit canton",
+        "isang supplier: sardinas 24 lata, pancit canton 12 pcs",
+        "shop",
+    ),
+]
+ONE_ASK += [
+    (
+        "From one shop: potato chips, a 1.5L soda and microwave popcorn",
+        "Game night with the whole family this Saturday! From one shop: potato chips, a 1.5L soda and microwave popcorn.",
+        "shop",
+    ),
+]
 TWO_ASKS += [
     (
         "Buy a throw pillow shaped like the national fruit of the Philippines.",
