@@ -345,7 +345,7 @@ FRAME_WORDS = (
     go going went come coming see seeing know tell list listing listed following include including
     contain containing containers additionally lastly finally firstly secondly moreover besides while
     interest interested chance philippine through within deal deals promo service services perk perks
-    important priority priorities most many degree degrees haha hehe lol
+    important most many degree degrees haha hehe lol
     benefit benefits option via goal target hope hoping wish id ive ill im dont cant wont next lastly several
     specifically support supports supported supporting compatible
     after hunt hunting lookout love trying try require required requires obtain acquire locate spot grab
@@ -606,9 +606,26 @@ _STATES_A_NUMBER = re.compile(
 
 
 def _exclaimed(unit: str) -> bool:
-    """An exclamation that states no number: "Movie marathon with my barkada this weekend!", "Summer
-    na!" (a request fragment said with "!" names a value or asks: "Size M please!")."""
-    return unit.rstrip().endswith("!") and not _STATES_A_NUMBER.search(unit) and len(unit.split()) >= 3
+    """An exclamation that states nothing: "Movie marathon with my barkada this weekend!", "Excited
+    na ko!". One that adds or insists ("Must be waterproof!", "Plus a pail!", "Hanabishi sana!") or
+    names something ("From Spain!") is a request: a number, a name or an adding word keeps it."""
+    if not unit.rstrip().endswith("!") or _STATES_A_NUMBER.search(unit) or len(unit.split()) < 3:
+        return False
+    words = re.findall(r"[\w'-]+", unit)
+    if any(w[:1].isupper() and k > 0 and w != "I" and w.lower() not in _CALENDAR for k, w in enumerate(words)):
+        return False
+    return _INSISTS.search(unit) is None
+
+
+_CALENDAR = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+    "august september october november december christmas pasko".split()
+)
+_INSISTS = re.compile(
+    r"\b(?:must|should|need|needs|want|wants|plus|also|only|lang|sana|dapat|gusto|from|with a|and a|make it|"
+    r"no|not|without|prefer\w*|has to|have to)\b",
+    re.IGNORECASE,
+)
 
 
 def _small_talk(unit: str) -> bool:
@@ -733,9 +750,29 @@ def _untitled(unit: str) -> str:
         or len(_LIST_SEPARATORS.findall(unit[found.end() :])) < 2
     ):
         return unit
-    services = mark_services(_normalised(found.group(1)))[1]
-    kept = " ".join(_SERVICE_PHRASES[service][0] for service in sorted(services))
+    title = found.group(1)
+    services = mark_services(_normalised(title))[1]
+    # What the title says of the items stays: a name ("iPhone 15 accessories", "Kit Kat haul"), a
+    # number, a thing a shop sells ("stroller accessories", "rice cooker and kitchen stuff").
+    said = [w for k, w in enumerate(_TITLE_WORD.findall(title)) if _said_in_title(w, k)]
+    kept = " ".join([*said, *(_SERVICE_PHRASES[service][0] for service in sorted(services))])
     return f"{kept}: {unit[found.end() :]}" if kept else unit[found.end() :]
+
+
+_TITLE_WORD = re.compile(r"[\w'-]+")
+
+
+def _said_in_title(word: str, k: int) -> bool:
+    from arena.problems import lexicon
+
+    lower = word.lower()
+    if _COLLECTION.fullmatch(lower) or lower in _STOP:
+        return False
+    if any(ch.isdigit() for ch in word) or any(ch.isupper() for ch in word[1:]):
+        return True  # "15", "iPhone", "PS5"
+    if word[0].isupper() and (k > 0 or not lexicon.known(lower)):
+        return True  # "Kit Kat", "Pocky"
+    return lexicon.ware(lower)
 
 
 @lru_cache(maxsize=8)  # a query is often read twice in a row (its ask, then its sentences' values)

@@ -88,7 +88,9 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("bicycle", "bike"),
     ("sweater", "jumper", "pullover"),
     ("notebook", "notepad"),
-    ("car", "automobile", "auto"),
+    ("car", "automobile"),
+    # "auto shut-off", "auto-clean": in a product's features "auto" is automatic, not a car
+    ("automatic", "auto"),
     # qualities
     ("big", "large", "huge"),
     ("small", "little", "tiny", "mini"),

@@ -530,7 +530,7 @@ def _not_a_head(word: str, lemma: str) -> bool:
 
 _DIMENSIONS = re.compile(r"(\d)\s*x\s*(?=\d)")
 _GLUED_INCH = re.compile(r"(?<=\d)in(?= )")
-_TIMES_COUNT = re.compile(r"(?<![\w.]) ?x(\d+)(?= )")
+_TIMES_COUNT = re.compile(r"(?<![\w.]) ?x(\d+)(?= )(?! (?:packs?|boxe?s|sets?|bundles?|cases?|rolls?|dozens?) )")
 _AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
 
 

@@ -160,9 +160,35 @@ ONE_ASK += [
     ),
 ]
 ONE_ASK += [
+    ("Electric kettle with auto shut-off, 1.7L", "1.7 liter electric kettle, automatic shut-off", "product"),
     (
         "From one shop: potato chips, a 1.5L soda and microwave popcorn",
         "Game night with the whole family this Saturday! From one shop: potato chips, a 1.5L soda and microwave popcorn.",
+        "shop",
+    ),
+]
+ONE_ASK += [
+    (
+        "From one shop: broom, dustpan, mop.",
+        "From one shop: broom, dustpan, mop. Excited to clean the new house!",
+        "shop",
+    ),
+]
+# A list title's names and wares, and an exclamation that adds or insists, are the request's.
+TWO_ASKS += [
+    (
+        "Nintendo Switch accessories, one shop: carrying case, screen protector, grip",
+        "PS5 accessories, one shop: carrying case, screen protector, grip",
+        "shop",
+    ),
+    (
+        "Stroller essentials from one store: rain cover, cup holder, hook",
+        "Bike essentials from one store: rain cover, cup holder, hook",
+        "shop",
+    ),
+    (
+        "From one shop: broom, dustpan, mop. Plus a pail!",
+        "From one shop: broom, dustpan, mop. Excited to clean the new house!",
         "shop",
     ),
 ]

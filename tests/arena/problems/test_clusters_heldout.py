@@ -100,14 +100,25 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
     assert pool.precision >= precision_floor and pool.recall >= recall_floor, pool
 
 
-def test_the_attack_pool_on_the_sixth_sessions_rules():
-    """60 pairs a helper with a fresh context wrote to fool this session's reading fixes (seller extras
-    and declined ones, Tagalog numbers and bounds, phone short forms, two-word things, a product named
-    only in the voucher's sentence). Measured before anyone looked: 0.781 / 0.833 (session start: 0.441 /
-    0.500); two of its misses were then fixed ("hindi bababa sa" is at least; "no cap" is no head)."""
-    pairs = read_pairs(DATA / "cluster_pairs_attack15.jsonl")
-    groups = read_groups(DATA / "cluster_pairs_attack15.groups.json", pairs)
+@pytest.mark.parametrize(
+    ("name", "precision_floor", "recall_floor"),
+    [
+        # 60 pairs a helper with a fresh context wrote to fool the sixth session's reading fixes (seller
+        # extras, Tagalog numbers and bounds, short forms, two-word things, a product named only in the
+        # voucher's sentence). Measured before anyone looked: 0.781 / 0.833 (that session's start: 0.441 /
+        # 0.500); then "hindi bababa sa" is at least and "no cap" no head.
+        ("attack15", 0.81, 0.86),
+        # 60 pairs a helper with a fresh context wrote against the seventh session's rules (emoji,
+        # Bisaya, vouchers without the word, list titles, exclamations, shorthand). Measured before anyone
+        # looked: 0.569 / 0.659 (session start: 0.694 / 0.568); then list titles keep their names, numbers
+        # and wares, an exclamation that adds or names is a request, "x4 packs" is no piece count.
+        ("attack18", 0.67, 0.65),
+    ],
+)
+def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):
+    pairs = read_pairs(DATA / f"cluster_pairs_{name}.jsonl")
+    groups = read_groups(DATA / f"cluster_pairs_{name}.groups.json", pairs)
     _, clustering = score_pairs(pairs, ClusterConfig(), groups)
     pool = score_pool(pairs, clustering, groups)
     assert len(pairs.pairs) == 60
-    assert pool.precision >= 0.81 and pool.recall >= 0.86, pool
+    assert pool.precision >= precision_floor and pool.recall >= recall_floor, pool
