@@ -40,6 +40,7 @@ from arena.problems import lexicon, tagalog
 from arena.problems.asks import (
     _JOINED,
     _PRICE_PHRASES,
+    _SERVICE_PHRASES,
     _STOP,
     _TERM_WORDS,
     _VOUCHER_CUE,
@@ -534,13 +535,46 @@ _TIMES_COUNT = re.compile(r"(?<![\w.]) ?x(\d+)(?= )(?! (?:packs?|boxe?s|sets?|bu
 _AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
 
 
+# Words a typo must not hide: the closed classes' values, the services' words and the synonyms'
+# words ("stainles" is "stainless", "offical store" the official store, "bluetoth" "bluetooth").
+_SPELT = tuple(
+    sorted(
+        {w for w in _CLASS_OF if len(w) >= 5 and w.isalpha()}
+        | {
+            w
+            for phrases in _SERVICE_PHRASES.values()
+            for p in phrases
+            for w in p.split()
+            if len(w) >= 5 and w.isalpha()
+        }
+        | {w for w in CANONICAL if len(w) >= 5 and w.isalpha() and w not in tagalog.GLOSSARY}
+    )
+)
+
+
+@lru_cache(maxsize=16_384)  # bounded: 100k requests hold many distinct long words
+def _respelt(word: str) -> str:
+    """``word`` (seven letters or more), or the one word of :data:`_SPELT` it is a typo of (one edit;
+    two in a word of nine letters or more). A word that is a dictionary lemma itself, or the glossary's, is never respelt
+    (an inflection WordNet's rules would accept, "shiping" from "ship", is)."""
+    if len(word) < 7 or not word.isalpha() or word in _FRAME or word in tagalog.GLOSSARY:
+        return word  # shorter words are one letter from too many others ("seater" / "sweater")
+    if any(lemma == word for _, lemma in lexicon.base_forms(word)):
+        return word
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    found = process.extractOne(word, _SPELT, scorer=OSA.distance, score_cutoff=1 if len(word) < 9 else 2)
+    return word if found is None else found[0]
+
+
 def _prepare(unit: str) -> str:
     text = unit.replace("₱", " php ").replace("$", " php ")
     if "&" in text:
         text = _AMPERSAND.sub("and", text)  # "H&M" is one name, "handm"
     if '"' in text or "”" in text or "''" in text or "-inch" in text:
         text = _INCH_MARK.sub(_inch, text)  # 16" is 16 inch
-    padded = _normalised(text)
+    padded = " " + " ".join(_respelt(w) for w in _normalised(text).split()) + " "
     if "in " in padded:  # "16in stand fan" is 16 inch
         padded = _GLUED_INCH.sub(" inch ", padded)
     if "x" in padded:  # "140x230cm" is 140 by 230 cm; "bulb x4" is 4 pieces

@@ -174,6 +174,20 @@ ONE_ASK += [
         "shop",
     ),
 ]
+# Typos in the words a constraint is read from: a class value, a service's words, a synonym's.
+ONE_ASK += [
+    (
+        "bluetoth speaker, stainles steel, from the offical store",
+        "Bluetooth speaker in stainless steel, official store",
+        "product",
+    ),
+    ("rice cooker with free shiping and warrenty", "rice cooker with warranty and free shipping", "product"),
+    ("electric fan, cash on delivry", "electric fan, cash on delivery", "product"),
+]
+TWO_ASKS += [
+    ("bluetoth speaker from the offical store", "bluetooth speaker with free shipping", "product"),
+    ("3-seater sofa, gray fabric", "gray fabric sweater", "product"),
+]
 # A list title's names and wares, and an exclamation that adds or insists, are the request's.
 TWO_ASKS += [
     (
