@@ -38,7 +38,7 @@ from functools import lru_cache
 
 import orjson
 
-from arena.problems import tagalog
+from arena.problems import cebuano, tagalog
 from arena.problems.model import Intent, Problem
 from arena.problems.signature import canonical_reward
 from arena.problems.synonyms import CANONICAL
@@ -392,9 +392,9 @@ _BOUND_SIGNS = re.compile(r"(<=|>=|≤|≥|<|>)\s*(?=(?:₱|php|p)?\s*\d)")
 # A cheap test before reading Tagalog numbers: one of their stems, or the currency or count word.
 _TAGALOG_NUMBER = re.compile(
     r"\b(?:isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam|sampu|labin|sandaan|sanlibo|daan|raan|libo|"
-    r"piso|piraso)|\b(?:usa|duha|tulo|upat|unom|napulo|gatos|uno|dos|tres|kwatro|kuwatro|singko|sais|sayis|siyete|"
-    r"syete|otso|nuybe|nuwebe|diyes|beynte|baynte|trenta|traynta|kwarenta|singkwenta|sisenta|setenta|otsenta|"
-    r"nobenta|kinyentos|siyentos|syentos|mil)\b"
+    r"piso|piraso)|\b(?:"
+    + "|".join(sorted({*cebuano.UNITS, *cebuano.TENS, *cebuano.WHOLE, *cebuano.HUNDRED, *cebuano.THOUSAND_AFTER}))
+    + r")\b"
 )
 _SMALL_NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 _AND_A_HALF = re.compile(r"\b(\d+|" + "|".join(_SMALL_NUMBERS) + r") and a half (thousand|hundred|k)\b")

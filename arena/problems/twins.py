@@ -555,8 +555,9 @@ _SPELT = tuple(
 @lru_cache(maxsize=16_384)  # bounded: 100k requests hold many distinct long words
 def _respelt(word: str) -> str:
     """``word`` (seven letters or more), or the one word of :data:`_SPELT` it is a typo of (one edit;
-    two in a word of nine letters or more). A word that is a dictionary lemma itself, or the glossary's, is never respelt
-    (an inflection WordNet's rules would accept, "shiping" from "ship", is)."""
+    two in a word of nine letters or more). A word that is a dictionary lemma itself, or the
+    glossary's, is never respelt (an inflection WordNet's rules would accept, "shiping" from "ship",
+    is)."""
     if len(word) < 7 or not word.isalpha() or word in _FRAME or word in tagalog.GLOSSARY:
         return word  # shorter words are one letter from too many others ("seater" / "sweater")
     if any(lemma == word for _, lemma in lexicon.base_forms(word)):
