@@ -560,13 +560,14 @@ def _respelt(word: str) -> str:
     is)."""
     if len(word) < 7 or not word.isalpha() or word in _FRAME or word in tagalog.GLOSSARY:
         return word  # shorter words are one letter from too many others ("seater" / "sweater")
-    if any(lemma == word for _, lemma in lexicon.base_forms(word)):
-        return word
     from rapidfuzz import process
     from rapidfuzz.distance import OSA
 
     found = process.extractOne(word, _SPELT, scorer=OSA.distance, score_cutoff=1 if len(word) < 9 else 2)
-    return word if found is None else found[0]
+    # The dictionary is asked last, for the few words a typo away from one of ours (it reads files).
+    if found is None or found[0] == word or any(lemma == word for _, lemma in lexicon.base_forms(word)):
+        return word
+    return found[0]
 
 
 def _prepare(unit: str) -> str:
