@@ -60,6 +60,14 @@ class StudentPlan(_Strict):
         description="Tokens one generated turn may take (default: the train split's longest assistant turn, in "
         "student tokens, plus 16: a budget below the turns it learned cuts the student off mid-turn).",
     )
+    episode_tokens: int | None = Field(
+        None,
+        ge=8,
+        description="Tokens one evaluated episode may generate, all its turns together (default: the train split's "
+        "longest episode, in student tokens, plus 16). The proxy caps each call at what is left and refuses a call "
+        "once nothing is: a student that never stops (one trained on failures writes every turn to the turn "
+        "budget) costs at most this, the same bound for every row.",
+    )
 
 
 class SampledPlan(_Strict):

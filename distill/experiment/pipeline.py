@@ -71,18 +71,19 @@ def _partitions(config: ExperimentConfig, suite_dir: Path) -> tuple[list[Problem
 TURN_MARGIN = 16  # tokens past the longest trained turn (a turn's JSON can come out a little longer)
 
 
-def assistant_turn_tokens(tokenizer, train_file: Path) -> list[int]:
-    """The length of every assistant turn of ``train_file`` as the student is trained on it: the
-    runs of the template's assistant mask."""
-    lengths: list[int] = []
+def assistant_turn_tokens(tokenizer, train_file: Path) -> list[list[int]]:
+    """The length of every assistant turn of ``train_file``, row by row, as the student is trained on
+    it: the runs of the template's assistant mask."""
+    rows: list[list[int]] = []
     if not train_file.is_file():
-        return lengths
+        return rows
     for line in train_file.open(encoding="utf-8"):
         row = json.loads(line)
         encoded = tokenizer.apply_chat_template(
             row["messages"], tools=row.get("tools") or None, tokenize=True, return_dict=True,
             return_assistant_tokens_mask=True,
         )  # fmt: skip
+        lengths: list[int] = []
         run = 0
         for masked in [*encoded["assistant_masks"], 0]:
             if masked:
@@ -90,7 +91,8 @@ def assistant_turn_tokens(tokenizer, train_file: Path) -> list[int]:
             elif run:
                 lengths.append(run)
                 run = 0
-    return lengths
+        rows.append(lengths)
+    return rows
 
 
 def _file_sha(path: Path) -> str:
@@ -103,9 +105,10 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 def episode_stats(records: list[dict[str, Any]]) -> dict[str, Any]:
     """From evaluation records: tokens per episode and how the student's first turns went."""
-    first_called = first_executed = 0
+    first_called = first_executed = cut = 0
     tokens = []
     for record in records:
+        cut += any(hit.get("limit") == "completion_tokens" for hit in record.get("limits_hit") or [])
         calls = [c for c in record["llm_calls"] if c.get("status_code") == 200 and c.get("response")]
         tokens.append(sum(c["usage"]["prompt_tokens"] + c["usage"]["completion_tokens"] for c in record["llm_calls"]))
         if calls and calls[0]["response"].get("tool_calls"):
@@ -119,6 +122,7 @@ def episode_stats(records: list[dict[str, Any]]) -> dict[str, Any]:
         "tokens_per_episode": sum(tokens) / n if n else 0.0,
         "first_turn_tool_calls": first_called / n if n else 0.0,
         "first_turn_executed": first_executed / n if n else 0.0,
+        "episode_budget_spent": cut,  # episodes refused a call because they had generated the episode's budget
     }
 
 
@@ -131,8 +135,10 @@ class Experiment:
         self.out = out
         self.log = log
         self.steps = Steps(out, log)
-        # Set by ``budget`` (after the export): what the evaluations and rollouts generate per turn.
+        # Set by ``budget`` (after the export): what the evaluations and rollouts generate per turn, and
+        # what an evaluated episode generates in all.
         self.turn_tokens: int = config.student.max_new_tokens or 0
+        self.episode_tokens: int = config.student.episode_tokens or 0
 
     # Each step returns its result; what later steps need is read back from the step directories.
 
@@ -324,23 +330,39 @@ class Experiment:
         return self.steps.run("leak", step_key("leak", suite.key, export.key), work)
 
     def budget(self, export: StepResult, student: Path) -> StepResult:
-        """The tokens a generated turn may take: the config's, or the longest assistant turn the
-        student trains on (train split, student tokens, end of turn included) plus a margin."""
+        """The tokens a generated turn may take, and an evaluated episode with all its turns: the
+        config's, or the longest assistant turn (and episode) the student trains on (train split,
+        student tokens, end of turn included) plus a margin."""
 
         def work(folder: Path) -> dict:
             from transformers import AutoTokenizer
 
             tokenizer = AutoTokenizer.from_pretrained(student)
-            turns = assistant_turn_tokens(tokenizer, self.corpus_dir / "train.jsonl")
-            longest = max(turns, default=0)
-            return {"turns": len(turns), "median": sorted(turns)[len(turns) // 2] if turns else 0, "longest": longest}
+            rows = assistant_turn_tokens(tokenizer, self.corpus_dir / "train.jsonl")
+            turns = sorted(length for row in rows for length in row)
+            return {
+                "turns": len(turns),
+                "median": turns[len(turns) // 2] if turns else 0,
+                "longest": max(turns, default=0),
+                "longest_episode": max((sum(row) for row in rows), default=0),
+            }
 
-        result = self.steps.run("budget", step_key("budget", export.key, _file_sha(self._template())), work)
-        configured = self.config.student.max_new_tokens
-        self.turn_tokens = configured if configured is not None else max(result.result["longest"] + TURN_MARGIN, 64)
+        # "episodes": the result gained the longest episode; a result cached before it lacks the field.
+        result = self.steps.run("budget", step_key("budget", export.key, _file_sha(self._template()), "episodes"), work)
+        found = result.result
+        student_plan = self.config.student
+        configured = student_plan.max_new_tokens
+        self.turn_tokens = configured if configured is not None else max(found["longest"] + TURN_MARGIN, 64)
+        episode = student_plan.episode_tokens
+        # Never below one turn's budget: a first turn must be able to take what any turn may.
+        self.episode_tokens = max(
+            episode if episode is not None else found["longest_episode"] + TURN_MARGIN, self.turn_tokens
+        )
         self.log(
-            f"[budget] {self.turn_tokens} new tokens a turn (train turns: median {result.result['median']}, "
-            f"longest {result.result['longest']}{'' if configured is None else '; set by the config'})"
+            f"[budget] {self.turn_tokens} new tokens a turn (train turns: median {found['median']}, "
+            f"longest {found['longest']}{'' if configured is None else '; set by the config'}), "
+            f"{self.episode_tokens} an episode (longest train episode {found['longest_episode']}"
+            f"{'' if episode is None else '; set by the config'})"
         )
         return result
 
@@ -398,6 +420,7 @@ class Experiment:
                 wall_s=plan.wall_s,
                 call_timeout_s=plan.llm_call_timeout_s,
                 max_new_tokens=self.turn_tokens,
+                episode_tokens=self.episode_tokens,
                 backend=plan.backend,
                 gguf_type=plan.gguf_type,
                 n_ctx=plan.n_ctx,
@@ -417,7 +440,8 @@ class Experiment:
                 "stats": stats,
             }
 
-        return self.steps.run(name, step_key(name, key, plan.model_dump(), self.turn_tokens, chosen), work)
+        budget = (self.turn_tokens, self.episode_tokens)
+        return self.steps.run(name, step_key(name, key, plan.model_dump(), *budget, chosen), work)
 
     def train(self, stage: StagePlan, start: Path, start_key: str, export: StepResult) -> StepResult:
         controlled = self._controlled(stage)
@@ -592,6 +616,7 @@ def serve_and_evaluate(
     wall_s: float,
     call_timeout_s: float,
     max_new_tokens: int,
+    episode_tokens: int | None = None,
     backend: str = "transformers",
     gguf_type: Precision = "f32",
     n_ctx: int = 8192,
@@ -604,7 +629,6 @@ def serve_and_evaluate(
     import httpx
     from transformers import AutoTokenizer
 
-    from arena.runner.record import EpisodeLimits
     from arena.runner.upstreams import Upstream, UpstreamRegistry
     from arena.shop.index import CatalogIndex
     from distill.serve import create_model_app
@@ -632,7 +656,9 @@ def serve_and_evaluate(
         [Upstream(name=STUDENT_SERVED, base_url=f"http://{STUDENT_SERVED}/v1", models=[served])],
         transports={STUDENT_SERVED: httpx.ASGITransport(app=app)},
     )
-    limits = EpisodeLimits(wall_s=wall_s, llm_calls=llm_calls, cpu_s=int(wall_s), llm_call_timeout_s=call_timeout_s)
+    limits = eval_limits(
+        llm_calls=llm_calls, wall_s=wall_s, call_timeout_s=call_timeout_s, episode_tokens=episode_tokens
+    )
 
     async def go():
         try:
@@ -654,6 +680,17 @@ def serve_and_evaluate(
     finally:
         if exported is not None:
             exported.unlink(missing_ok=True)
+
+
+def eval_limits(*, llm_calls: int, wall_s: float, call_timeout_s: float, episode_tokens: int | None):
+    """The bounds of one evaluated episode: its turns, its clock (generous, see EvalPlan) and, when
+    given, the tokens it may generate in all (the proxy caps each call at what is left of them)."""
+    from arena.runner.record import EpisodeLimits
+
+    return EpisodeLimits(
+        wall_s=wall_s, llm_calls=llm_calls, cpu_s=int(wall_s), llm_call_timeout_s=call_timeout_s,
+        **({"completion_tokens": episode_tokens} if episode_tokens else {}),
+    )  # fmt: skip
 
 
 def episode_progress(log: Log, name: str, total: int) -> Callable[[Any], None]:
@@ -844,6 +881,7 @@ def _write(out, report, config, run, evaluations, skipped, best, render_markdown
         "episodes": {name: step.result["stats"] for name, step in evaluations.items()},
         "skipped": skipped,
         "best": best,
+        "budget": {"turn": run.turn_tokens, "episode": run.episode_tokens},
         "steps": {name: (step.seconds, step.cached) for name, step in run.steps.done.items()},
     }
     (out / "report.md").write_text(render_markdown(report, extra))

@@ -196,12 +196,26 @@ def render_markdown(report: Report, extra: dict[str, Any]) -> str:
     lines += ["", "| stage | " + " | ".join(intents) + " |", "|---|" + "---:|" * len(intents)]
     for row in report.rows:
         lines.append(f"| {row.stage} | " + " | ".join(_pct(row.by_intent.get(i)) for i in intents) + " |")
-    lines += ["", "| row | episodes | tokens per episode | first turns calling a tool | of which executed |"]
-    lines.append("|---|---:|---:|---:|---:|")
+    budget = extra.get("budget")
+    if budget:
+        lines += [
+            "",
+            f"Every row generates at most {budget['turn']} tokens a turn and {budget['episode']} an episode (the "
+            "train split's longest turn and longest episode, plus 16, unless the config sets them); an episode "
+            "that spent its budget is refused its next call and scored as it stands.",
+        ]
+    lines += [
+        "",
+        "| row | episodes | tokens per episode | first turns calling a tool | of which executed | spent the episode budget |",
+    ]
+    lines.append("|---|---:|---:|---:|---:|---:|")
     for stage, stats in extra["episodes"].items():
+        # Results cached before the episode budget existed lack its count.
+        spent = stats.get("episode_budget_spent")
         lines.append(
             f"| {stage} | {stats['episodes']} | {stats['tokens_per_episode']:.0f} | "
-            f"{stats['first_turn_tool_calls']:.0%} | {stats['first_turn_executed']:.0%} |"
+            f"{stats['first_turn_tool_calls']:.0%} | {stats['first_turn_executed']:.0%} | "
+            f"{'-' if spent is None else spent} |"
         )
     lines += _extra_entries(report)
     if extra.get("skipped"):

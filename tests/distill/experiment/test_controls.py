@@ -185,6 +185,9 @@ def test_the_controls_run_end_to_end_on_the_tiny_model(catalog_dir, tmp_path):
     assert official["n"] == 4 and official["by_intent"] == {"knowledge": 1, "product": 1, "shop": 1, "voucher": 1}
     assert [row["stage"] for row in official["rows"]] == ["base", "sft"]
     assert official["rows"][0]["asr_gain_ci"] == [0.0, 0.0]
-    assert report.format_control is not None and "Format control" in (out / "report.md").read_text()
+    markdown = (out / "report.md").read_text()
+    assert report.format_control is not None and "Format control" in markdown
+    # The turn and episode budgets every row ran under, and the episodes that spent the latter, per row.
+    assert "at most 16 tokens a turn and" in markdown and "spent the episode budget" in markdown
     precision = payload["precision"]  # both trained rows took one path, recorded
     assert precision["train_deterministic_algorithms"] is True and "train_differs_in" not in precision
