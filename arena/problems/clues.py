@@ -70,6 +70,7 @@ class Clue:
     acronyms: tuple[str, ...] = ()  # all-capital words, lower-cased ("mj", "sea")
     ranks: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()  # the kind of answer asked: "the year", "the name", "the number"
+    order: tuple[str, ...] = ()  # the content words (those of ``words``) in the order said, repeats dropped
 
 
 def read_clue(
@@ -78,6 +79,7 @@ def read_clue(
     """The clue of a riddle's request sentences (its purchase still in: :func:`clue_conflict`
     removes both sides' purchase words)."""
     words: set[str] = set()
+    order: list[str] = []
     names: list[tuple[str, ...]] = []
     acronyms: set[str] = set()
     ranks: set[str] = set()
@@ -109,10 +111,19 @@ def read_clue(
                 if part and (part[0].isdigit() or (len(part) > 1 and part not in _SCAFFOLD)):
                     base = lemma(part) if part.isalpha() else part
                     if base not in _SCAFFOLD and base not in frame:
+                        if base not in words:
+                            order.append(base)
                         words.add(base)
         if run:
             names.append(tuple(run))
-    return Clue(tuple(sorted(words)), tuple(names), tuple(sorted(acronyms)), tuple(sorted(ranks)), tuple(sorted(kinds)))
+    return Clue(
+        tuple(sorted(words)),
+        tuple(names),
+        tuple(sorted(acronyms)),
+        tuple(sorted(ranks)),
+        tuple(sorted(kinds)),
+        tuple(order),
+    )
 
 
 _SIZE_LETTERS = frozenset({"xs", "xxs", "xl", "xxl", "xxxl", "2xl", "3xl", "4xl"})
@@ -128,6 +139,8 @@ def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callab
         return False  # Taglish or Bisaya opening a sentence ("Itom. XL.", "Pinas"): a word, read as one
     if len(bare) == 1 or lower in _SIZE_LETTERS:
         return False  # "size M", "an XL shirt": a size, not a name
+    if re.fullmatch(r"[A-Z]-[a-z]+", bare):
+        return False  # "T-shirt", "V-neck", "X-ray": a letter for a shape, a word
     if bare.isupper() and len(bare) >= 2:
         return True
     if bare[0].isupper():
@@ -150,11 +163,13 @@ def clue_conflict(
     b: Clue,
     purchase: frozenset[str],
     alike: Callable[[str, str], bool],
+    distinct: Callable[[str, str], bool],
 ) -> str | None:
     """Why two riddles (their answers unknown or not known to be one) ask another fact, or None.
 
     ``purchase`` is both sides' purchase words, left out of the clues; ``alike`` says whether two
-    words are one word said another way (a respelling, a synonym, close meaning vectors)."""
+    words are one word said another way (a respelling, a synonym, close meaning vectors);
+    ``distinct`` whether two are two things even where one is a kind of the other."""
     if a.ranks and b.ranks and a.ranks != b.ranks:
         return f"rank {list(a.ranks)} / {list(b.ranks)}"
     if a.kinds and b.kinds and not set(a.kinds) & set(b.kinds):
@@ -182,6 +197,9 @@ def clue_conflict(
     # noun left on each side that the lexicon knows as two things (a unit, "km/s" / "m/s", is not).
     if len(things_a) == 1 and len(things_b) == 1 and kinds_of_one(things_a[0], things_b[0]):
         return f"clue thing {things_a[0]!r} / {things_b[0]!r}"
+    swapped = _swapped(a, b, purchase, alike, distinct)
+    if swapped is not None:
+        return f"clue swaps {swapped[0]} / {swapped[1]}"
     # What the fact is about besides its names (compared above): "the highest peak" / "the first
     # president", both "of the Philippines".
     plain_a = wa - _name_words(a.names)
@@ -192,6 +210,54 @@ def clue_conflict(
         if smaller - unshared < CLUE_SHARED * smaller:
             return f"clue {sorted(plain_a)} / {sorted(plain_b)}"
     return None
+
+
+# The most words on a side of a swap: "regular guitar" / "ukulele", "rays the sun" / "stars".
+_SWAP_SPAN = 2
+# Words of the purchase's terms and count, not of the fact: a riddle's clue as read_clue keeps it
+# still holds them ("COD, below ₱150" / "cash on delivery, less than ₱150"; "a pack of pens" /
+# "quantity = ..."), and the swap compares the fact alone (prices, being numbers, are left out too).
+_TERMS = frozenset(
+    """cod cash delivery deliver shipping ship free below under less over above max maximum min minimum budget
+    price cost peso pesos php piso within than up kit pack set piece pcs pc quantity qty total only""".split()
+)
+
+
+def _swapped(
+    a: Clue,
+    b: Clue,
+    purchase: frozenset[str],
+    alike: Callable[[str, str], bool],
+    distinct: Callable[[str, str], bool],
+) -> tuple[list[str], list[str]] | None:
+    """The spans two clues said alike around, when one thing is swapped for another: the same words
+    before and after (two at least), and between them at most two words a side, a thing on each,
+    none of one side a word of the other said another way ("the number of bones of an adult human" /
+    "of teeth of an adult human"; "strings of a regular guitar" / "of a ukulele").
+
+    A rewording reshapes the clue, so its words do not line up around one swap; a twin written from
+    its source changes the one thing asked about. The things are compared as words, not as kinds
+    (a tooth is a bone to WordNet, a ukulele a guitar): ``distinct`` says when two are two."""
+    sa = [w for w in a.order if w not in purchase and w not in _TERMS and not w[0].isdigit()]
+    sb = [w for w in b.order if w not in purchase and w not in _TERMS and not w[0].isdigit()]
+    head = 0
+    while head < min(len(sa), len(sb)) and sa[head] == sb[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(sa), len(sb)) - head and sa[-1 - tail] == sb[-1 - tail]:
+        tail += 1
+    span_a, span_b = sa[head : len(sa) - tail], sb[head : len(sb) - tail]
+    # Two words around, not one: "the first man to walk on the moon" / "the first person who stepped
+    # on the moon" line up around one word only, and are one fact.
+    if head + tail < 2 or not (1 <= len(span_a) <= _SWAP_SPAN and 1 <= len(span_b) <= _SWAP_SPAN):
+        return None
+    if set(span_a + span_b) & set(a.acronyms + b.acronyms):
+        return None  # "Southeast Asian" / "SEA": an acronym said out
+    if any(alike(x, y) and not distinct(x, y) for x in span_a for y in span_b):
+        return None
+    if not any(distinct(x, y) for x in span_a for y in span_b):
+        return None
+    return span_a, span_b
 
 
 def _name_words(names: Sequence[tuple[str, ...]]) -> set[str]:

@@ -248,6 +248,13 @@ def same_common_reading(a: str, b: str) -> bool:
 
 
 @lru_cache(maxsize=8_192)
+def synonyms(a: str, b: str) -> bool:
+    """One meaning in the words' common readings themselves ("country" / "nation"), not through a
+    kind ("tooth" / "bone", which :func:`same_common_reading` joins)."""
+    return bool(_common_senses(a) & _common_senses(b))
+
+
+@lru_cache(maxsize=8_192)
 def relation(a: str, b: str) -> str:
     """``same`` (a synonym, one a kind of the other, or one derived from the other), ``other``
     (both known, neither relation: two kinds of one thing or unrelated), or ``unknown`` (a word
@@ -313,6 +320,14 @@ def _noun_first(word: str) -> str | None:
 
 
 _NOUN_QUANTITY = 23  # WordNet's lexicographer file noun.quantity (lexnames): units and amounts
+_NOUN_PERSON = 18  # noun.person: "man", "person", "woman", "player"
+
+
+@lru_cache(maxsize=8_192)
+def person(word: str) -> bool:
+    """A noun whose first reading names people ("man", "person", "athlete")."""
+    noun = _noun_first(word)
+    return noun is not None and _lexfile("noun", _offsets("noun", noun)[0]) == _NOUN_PERSON
 
 
 @lru_cache(maxsize=8_192)

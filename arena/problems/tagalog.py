@@ -88,6 +88,17 @@ GLOSSARY: dict[str, str] = {
     "bulaklak": "flower", "puno": "tree", "watawat": "flag", "bandila": "flag", "pinakamataas": "high",
     "pinakamalaki": "big", "pinakamahaba": "long", "karagatan": "ocean", "pambansang": "national", "pambansa": "national",
     "pilipinas": "philippines", "pinas": "philippines", "buwan": "month", "anak": "kid", "tao": "person", "hugis": "shape", "unang": "first", "una": "first",
+    # what riddles count (the number of strings, days, rays, cards, letters, bones)
+    "kwerdas": "string", "gitara": "guitar", "araw": "day", "linggo": "week", "oras": "hour", "minuto": "minute",
+    "sinag": "ray", "bituin": "star", "planeta": "planet", "baraha": "card", "letra": "letter", "titik": "letter",
+    "alpabeto": "alphabet", "kapanganakan": "birth", "ipinanganak": "born", "buto": "bone", "ngipin": "tooth",
+    "daliri": "finger", "paa": "foot", "binti": "leg", "manlalaro": "player", "koponan": "team", "liga": "league",
+    "ordinaryo": "ordinary", "burda": "embroider", "nakaburda": "embroider",
+    # a small business's supplies (stalls, eateries, salons, tricycles)
+    "gulong": "tire", "busina": "horn", "timbangan": "scale", "kuryente": "electric", "kapa": "cape",
+    "pwesto": "stall", "puwesto": "stall", "takip": "lid", "buhok": "hair", "gupit": "haircut", "kahon": "box",
+    "pintura": "paint", "karinderya": "eatery", "panaderya": "bakery", "kalan": "stove", "hurno": "oven",
+    "gunting": "scissors", "lubid": "rope", "pako": "nail", "martilyo": "hammer", "pader": "wall",
     # buying
     "presyo": "price", "libre": "free", "regalo": "gift", "tindahan": "shop",
 }  # fmt: skip

@@ -1051,7 +1051,7 @@ def conflict(a: Request, b: Request) -> str | None:
     if a.clue is not None and b.clue is not None and not (a.fact is not None and a.fact == b.fact):
         # Answers not known to be one (a query-only riddle states none): the clue names the fact
         # and the purchase the product; either one changed is another ask.
-        found = clue_conflict(a.clue, b.clue, frozenset((*a.purchase, *b.purchase)), _alike)
+        found = clue_conflict(a.clue, b.clue, frozenset((*a.purchase, *b.purchase)), _alike, _distinct_things)
         if found:
             return found
         # Two products: neither side's purchase is said anywhere in the other (a purchase read
@@ -1433,6 +1433,18 @@ def _alike(a: str, b: str) -> bool:
     return _read_alike(a, b)
 
 
+def _distinct_things(a: str, b: str) -> bool:
+    """Two things, not one said another way: nouns naming things first, with no common reading
+    shared (a synonym) and meaning vectors apart. One may be a kind of the other: a riddle's "guitar"
+    and "ukulele" have their own number of strings (clues.py, the swap)."""
+    if a == b or _near(a, [b]) or not (lexicon.thing(a) and lexicon.thing(b)) or lexicon.synonyms(a, b):
+        return False
+    # People said more or less precisely are one: "the first man" / "the first person" on the moon.
+    if (lexicon.person(a) or lexicon.person(b)) and lexicon.relation(a, b) == "same":
+        return False
+    return _word_cosine(a, b) < SYNONYMOUS
+
+
 def _read_alike(a: str, b: str) -> bool:
     # What the lexicon knows of two words decides ("sneakers" / "shoes" one, "basketball" /
     # "volleyball" two, however their vectors read); the vectors only where it lacks one of them
@@ -1536,11 +1548,28 @@ def _edit_conflict(
         only_b = [w for w in only_b if w.isalpha() and not w.startswith("svc")]
     only_a, only_b = _unspelt(only_a, only_b, a, b)
     only_a, only_b = _one_meaning_dropped(only_a, only_b)
+    if _said_out(only_a, only_b, b) or _said_out(only_b, only_a, a):
+        only_a, only_b = [], []
     if only_a and only_b and ratio >= substituted:
         return f"edited ({ratio:.2f}): {only_a} / {only_b}"
     if gaps and ratio >= EDITED and (_weighty(only_a) or _weighty(only_b)):
         return f"edited ({ratio:.2f}): {only_a} / {only_b}"
     return None
+
+
+def _said_out(short: Sequence[str], words: Sequence[str], sequence: Sequence[str]) -> bool:
+    """Whether ``short`` is one acronym and ``words`` its words said out ("sea" / "Southeast Asian",
+    "ofw" / "overseas Filipino workers"): its letters in order through the words as said, from the
+    first word's first letter, every word's first letter among them."""
+    if len(short) != 1 or len(words) < 2 or not 2 <= len(short[0]) <= 6:
+        return False
+    acronym = short[0]
+    said = sorted(words, key=lambda w: sequence.index(w) if w in sequence else len(sequence))
+    joined = "".join(said)
+    if joined[:1] != acronym[:1] or any(w[:1] not in acronym for w in said):
+        return False
+    letters = iter(joined)
+    return all(letter in letters for letter in acronym)
 
 
 def _one_meaning_dropped(only_a: list[str], only_b: list[str]) -> tuple[list[str], list[str]]:

@@ -66,23 +66,27 @@ BLIND_POOLS = {
     # stood, then developed on; 11 and 12 only measured (docs/leak-clusters.md, "The fifth
     # session"). Pools 13 and 14 were written in the sixth session, before any of its changes, and
     # only measured. These floors pin the final figures against regression; the issue asks 0.95.
-    5: (0.93, 0.90),
+    5: (0.94, 0.90),
     6: (0.87, 0.82),
-    7: (0.80, 0.89),
+    7: (0.82, 0.89),
     8: (0.92, 0.76),
     9: (0.93, 0.85),
     10: (0.90, 0.90),
     # 11 and 14 lost one and three false positives to the seventh session's reading (Bisaya, titles,
     # vouchers without the word), never looked at; their recall rose.
-    11: (0.91, 0.88),
+    11: (0.91, 0.89),
     12: (0.90, 0.88),
-    13: (0.93, 0.79),
-    14: (0.94, 0.77),
+    13: (0.94, 0.79),
+    14: (0.95, 0.77),
     # Pools 16 and 17 were written at the start of the seventh session and measured before any change:
     # 16 (older shoppers, typos, listing titles) 0.922 / 0.767, only measured, never read; 17 (Bisaya
     # chat, emoji, deal forums) 0.899 / 0.545, then developed on.
-    16: (0.92, 0.80),
-    17: (0.93, 0.85),
+    16: (0.94, 0.80),
+    17: (0.94, 0.86),
+    # Pool 19 was written at the start of the eighth session (small-business owners, Tagalog speech to
+    # text: spelled numbers, fillers, self-corrections), measured before any change, 0.899 / 0.641, then
+    # developed on. The eighth session's clue swaps lifted 5, 7, 13, 14, 16 and 17's precision.
+    19: (0.91, 0.69),
 }
 
 
