@@ -702,10 +702,12 @@ _UNIT_MARK = "zqunitqz"
 
 
 def plain(query: str) -> str:
-    """``query`` without emoji and pictographs: "🎧", "🇵🇭", "✨", "🙏🏽" say nothing a request asks,
+    """``query`` without hesitations ("uhm", "hmm"), emoji and pictographs: "🎧", "🇵🇭", "✨", "🙏🏽" say nothing a request asks,
     and read as words they would stand in for words the other side changed. Each becomes a space (a
     glued "dryer💇" stays "dryer"); its joiners and variation selectors go ("1️⃣" is "1"). Letters of
     any script (their accents dropped), currency signs, bound signs and degrees stay."""
+    if _FILLER.search(query):
+        query = _FILLER.sub(" ", query)
     if query.isascii():
         return query
     # Accents are typed or not ("Noli Me Tángere" / "Tangere", "L'Oréal" / "L'Oreal"): letters are
@@ -713,6 +715,9 @@ def plain(query: str) -> str:
     return "".join(_symbol(ch) if not ch.isascii() else ch for ch in unicodedata.normalize("NFD", query))
 
 
+# Hesitations a speech-to-text request keeps ("uhm gloves na disposable", "hmm, the bigger one"): they ask
+# nothing, and an unknown lower-case word would read as a name.
+_FILLER = re.compile(r"(?<![\w'-])(?:u+h*m+|u+h+|h+m+|e+r+m+|a+h+|e+h+)(?![\w'-])", re.IGNORECASE)
 # Invisible parts of an emoji sequence: zero-width joiner, variation selectors, the keycap mark.
 _EMOJI_GLUE = frozenset("\u200d\ufe0e\ufe0f\u20e3")
 _KEPT_SYMBOLS = frozenset("°℃℉")

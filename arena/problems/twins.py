@@ -293,6 +293,14 @@ def read_request(problem: Problem) -> Request:
         said = mark_services(_normalised(" \n ".join(voucher_units)))[1] - {"freeShipping"}
         if said - set(whole.services):
             whole = replace(whole, services=tuple(sorted(said | set(whole.services))))
+    if voucher_units:
+        # "uhm gloves isang box one hundred pieces twenty five pesos off voucher ...": one run-on sentence
+        # holds the voucher and the sizes; a size is never a voucher's term (those are money and
+        # percents), so the dimensions the request did not state elsewhere are read there.
+        stated = {d for d, _ in whole.measures}
+        extra = tuple(m for m in _read_units([_prepare(u) for u in voucher_units]).measures if m[0] not in stated)
+        if extra:
+            whole = replace(whole, measures=tuple(sorted({*whole.measures, *extra})))
     if cased and voucher_units:  # "buy LG appliances using a ₱500-off voucher": the name is in the voucher's sentence
         voucher_capitals = {c for unit in voucher_units for c in _capitals(unit)}
         if voucher_capitals - set(whole.capitals):
