@@ -701,6 +701,7 @@ def _service_in(padded: str) -> bool:
 _UNIT_MARK = "zqunitqz"
 
 
+@lru_cache(maxsize=1024)  # a request is read twice, split then read (the recent ones suffice)
 def plain(query: str) -> str:
     """``query`` without hesitations ("uhm", "hmm"), emoji and pictographs: "🎧", "🇵🇭", "✨", "🙏🏽" say nothing a request asks,
     and read as words they would stand in for words the other side changed. Each becomes a space (a

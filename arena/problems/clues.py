@@ -141,6 +141,8 @@ def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callab
         return False  # "size M", "an XL shirt": a size, not a name
     if re.fullmatch(r"[A-Z]-[a-z]+", bare):
         return False  # "T-shirt", "V-neck", "X-ray": a letter for a shape, a word
+    if "-" in lower and all(known(part) or part in tagalog.AFFIXES for part in lower.split("-") if part):
+        return False  # "Iron-on", "Pa-search", "Naka-print": words joined, no name
     if bare.isupper() and len(bare) >= 2:
         return True
     if bare[0].isupper():

@@ -60,6 +60,7 @@ from arena.problems.synonyms import CANONICAL
 
 # --- units -----------------------------------------------------------------------------------
 
+_LETTER_RUNS = re.compile(r"[a-z]+")
 # unit word -> (dimension, factor to the dimension's base unit)
 _UNITS: dict[str, tuple[str, float]] = {}
 for _dimension, _entries in {
@@ -293,14 +294,14 @@ def read_request(problem: Problem) -> Request:
         said = mark_services(_normalised(" \n ".join(voucher_units)))[1] - {"freeShipping"}
         if said - set(whole.services):
             whole = replace(whole, services=tuple(sorted(said | set(whole.services))))
-    if voucher_units:
+    if voucher_units and not whole.measures and _UNITS.keys() & _LETTER_RUNS.findall(" ".join(voucher_units).lower()):
         # "uhm gloves isang box one hundred pieces twenty five pesos off voucher ...": one run-on sentence
         # holds the voucher and the sizes; a size is never a voucher's term (those are money and
-        # percents), so the dimensions the request did not state elsewhere are read there.
-        stated = {d for d, _ in whole.measures}
-        extra = tuple(m for m in _read_units([_prepare(u) for u in voucher_units]).measures if m[0] not in stated)
-        if extra:
-            whole = replace(whole, measures=tuple(sorted({*whole.measures, *extra})))
+        # percents), so when the rest states no size they are read there (only where a unit is written:
+        # reading a sentence costs, and most vouchers' sentences hold none).
+        sized = _read_units([_prepare(u) for u in voucher_units]).measures
+        if sized:
+            whole = replace(whole, measures=tuple(sorted(set(sized))))
     if cased and voucher_units:  # "buy LG appliances using a ₱500-off voucher": the name is in the voucher's sentence
         voucher_capitals = {c for unit in voucher_units for c in _capitals(unit)}
         if voucher_capitals - set(whole.capitals):

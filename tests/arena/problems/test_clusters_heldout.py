@@ -76,7 +76,7 @@ BLIND_POOLS = {
     # vouchers without the word), never looked at; their recall rose.
     11: (0.91, 0.89),
     12: (0.90, 0.88),
-    13: (0.94, 0.79),
+    13: (0.94, 0.80),
     14: (0.95, 0.77),
     # Pools 16 and 17 were written at the start of the seventh session and measured before any change:
     # 16 (older shoppers, typos, listing titles) 0.922 / 0.767, only measured, never read; 17 (Bisaya
@@ -119,6 +119,11 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # looked: 0.569 / 0.659 (session start: 0.694 / 0.568); then list titles keep their names, numbers
         # and wares, an exclamation that adds or names is a request, "x4 packs" is no piece count.
         ("attack18", 0.67, 0.65),
+        # 60 pairs a helper with a fresh context wrote against the eighth session's rules (clue swaps,
+        # acronyms said out, "T-shirt", the new Tagalog words). Measured before anyone looked: 0.771 /
+        # 0.519 (session start: 0.731 / 0.365); then words of two meanings left out of the glossary (paa,
+        # letra, gulong), hyphenated words ("Pa-search", "Iron-on") no names.
+        ("attack20", 0.77, 0.53),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):

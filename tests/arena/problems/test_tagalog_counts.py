@@ -64,3 +64,27 @@ def test_a_request_in_tagalog_words_joins_its_english_wording(intent, a, b):
 @pytest.mark.parametrize(("intent", "a", "b"), TWO_ASKS)
 def test_one_tagalog_thing_swapped_for_another_is_another_ask(intent, a, b):
     assert veto(a, b, intent) is not None
+
+
+def test_a_word_of_two_common_meanings_is_not_glossed_as_one():
+    from arena.problems.tagalog import GLOSSARY
+
+    # paa: foot or leg; letra: letter or lyrics; gulong: wheel or tire.
+    assert not {"paa", "letra", "gulong"} & set(GLOSSARY)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "Pa-search naman ng white mug na naka-print yung number of bones in the adult human body, below ₱350",
+            "White mug printed with the number of bones in the adult human body, under ₱350",
+        ),
+        (
+            "Iron-on patch printed with the year the Philippine flag was first raised, under ₱150",
+            "Patch na iron-on, below ₱150, printed with the year the Philippine flag was first raised",
+        ),
+    ],
+)
+def test_words_joined_by_a_hyphen_open_a_riddle_without_naming_anything(a, b):
+    assert veto(a, b, "knowledge") is None
