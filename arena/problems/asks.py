@@ -51,12 +51,16 @@ _UNITS = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|\(\d{1,2}\)|(?<=[\s;:.])\d{1,2}\)\s
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.MULTILINE)
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
-_CLAUSES = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s*\.\s+")
+# A voucher sentence's clauses; "using" / "gamit" opens the voucher's part of "Buy a gaming headset
+# with 7.1 surround using a ₱200 off voucher", whose first part is the request's.
+_CLAUSES = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s*\.\s+|\s+(?=(?:using|gamit|gagamitin|applying)\s)")
 _VOUCHER_PARAGRAPH = re.compile(r"\b(?:vouchers?|coupons?)\b", re.IGNORECASE)
 _VOUCHER_CUE = re.compile(
     r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
     r"cap of|capped|a cap of|cap at|applies|apply|rules?|promo code|no cap|uncapped|(?:no|walang) max(?:imum)?|"
-    r"stack|stacked|stackable)\b|%",
+    r"stack|stacked|stackable)\b|%|"
+    # money off said without a voucher word ("thirty-five pesos off when the order is ...", "₱60 less")
+    r"(?:\d|\bpesos?|\bphp)\s*(?:off|less)\b(?! than)|\bminus\s*(?:₱|php|\d)",
     re.IGNORECASE,
 )
 # A sentence that asks: request verbs in their asking forms, wishes, questions, prices.
@@ -590,7 +594,7 @@ def _unit_kind(unit: str, voucher_possible: bool) -> str:
 # "Kailangan ko ng ...") asks, and asking wins.
 _SMALL_TALK = re.compile(
     r"\b(?:hi|hello|hey|good (?:morning|afternoon|evening|day)|thanks|thank you|thx|salamat|haha\w*|hehe\w*|lol|"
-    r"wow|yay|omg|ugh|grabe|sana|cheers|appreciate|lifesaver|wish me luck|hope|excited|exciting|can'?t wait|"
+    r"wow|yay|omg|ugh|grabe|cheers|appreciate|lifesaver|wish me luck|hope|excited|exciting|can'?t wait|"
     r"merry christmas|happy (?:birthday|holidays|new year|fiesta)|congrat\w*|god bless|take care|"
     r"you|you'?re|your|yours)\b",
     re.IGNORECASE,
@@ -709,6 +713,8 @@ def plain(query: str) -> str:
     any script (their accents dropped), currency signs, bound signs and degrees stay."""
     if _FILLER.search(query):
         query = _FILLER.sub(" ", query)
+    if _RELAYED.search(query):
+        query = _RELAYED.sub(" ", query)
     if query.isascii():
         return query
     # Accents are typed or not ("Noli Me Tángere" / "Tangere", "L'Oréal" / "L'Oreal"): letters are
@@ -719,6 +725,16 @@ def plain(query: str) -> str:
 # Hesitations a speech-to-text request keeps ("uhm gloves na disposable", "hmm, the bigger one"): they ask
 # nothing, and an unknown lower-case word would read as a name.
 _FILLER = re.compile(r"(?<![\w'-])(?:u+h*m+|u+h+|h+m+|e+r+m+|a+h+|e+h+)(?![\w'-])", re.IGNORECASE)
+# Who a request is relayed for, said by a personal shopper or a shop's agent ("My client wants ...",
+# "Customer is asking for ...", "Order for Ma'am Liza: ..."): the one who buys, not what is bought. A
+# person's name after a title ("Ma'am Joy", "Tita Nena") would read as a brand ("Joy" is one). Not
+# "Sir" or "Miss": a riddle's "Sir Isaac Newton" and "Miss Universe" are its clue.
+_RELAYED = re.compile(
+    r"\b(?:(?:my|our|the|a|this|another|your)\s+)?(?:client|customer|buyer)(?:'s|s'|s)?\b(?:\s+(?:is|was)\s+"
+    r"(?:asking|looking)\s+for\b|\s+(?:asks|asked)\s+for\b|\s+request(?:s|ed)?\b)?|"
+    r"\b(?:ma'?am|mam|madam|tita|tito|ate|kuya)\.?\s+(?-i:[A-Z][a-z'-]+)(?:'s)?(?!\w)",
+    re.IGNORECASE,
+)
 # Invisible parts of an emoji sequence: zero-width joiner, variation selectors, the keycap mark.
 _EMOJI_GLUE = frozenset("\u200d\ufe0e\ufe0f\u20e3")
 _KEPT_SYMBOLS = frozenset("°℃℉")

@@ -101,7 +101,8 @@ def read_clue(
             elif run:
                 names.append(tuple(run))
                 run = []
-            ordinals = [p for p in lower.split("-") if p in _ORDINALS]  # "first-ever"
+            # "first-ever"; Tagalog's "ikalawang" is "second"
+            ordinals = [p for p in tagalog.GLOSSARY.get(lower, lower).split("-") if p in _ORDINALS]
             if ordinals and not (k == 0 and len(tokens) > 1):  # "First, ..." opens a list
                 ranks.update(o.replace("1st", "first").replace("2nd", "second") for o in ordinals)
                 continue
@@ -173,6 +174,11 @@ def clue_conflict(
     words are one word said another way (a respelling, a synonym, close meaning vectors);
     ``distinct`` whether two are two things even where one is a kind of the other."""
     if a.ranks and b.ranks and a.ranks != b.ranks:
+        return f"rank {list(a.ranks)} / {list(b.ranks)}"
+    # "the second largest planet" beside "the largest planet": a rank one side adds, other than the
+    # first (which a rewording may leave to the superlative), is another place in the order. Not
+    # "last": a story's "last month" is no rank.
+    if bool(a.ranks) != bool(b.ranks) and set(a.ranks or b.ranks) - {"first", "last"}:
         return f"rank {list(a.ranks)} / {list(b.ranks)}"
     if a.kinds and b.kinds and not set(a.kinds) & set(b.kinds):
         return f"answer {list(a.kinds)} / {list(b.kinds)}"

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from typing import Literal
@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from arena.problems.asks import Ask, asks_agree, concepts_match, read_ask
 from arena.problems.model import Intent, Problem
 from arena.problems.signature import minhash_matrix, problem_signature, shingle_hashes
-from arena.problems.twins import Request, conflict, read_request, two_things_bought, value_key
+from arena.problems.twins import Request, conflict, read_request, two_things_bought, value_key, voucher_key
 
 MergeReason = Literal[
     "signature", "near_duplicate_text", "same_constraints", "gold_overlap", "same_meaning", "same_values"
@@ -295,9 +295,16 @@ def _value_links(requests: Sequence[Request], ordered: Sequence[Problem]) -> Ite
     """Pairs of one intent that state the same values (see ``_VALUES_MIN``), in id order. Each key is
     held as 8 bytes of its BLAKE2 digest (100k tuples of strings held at once cost ~30 MB of the
     clustering's 1 GiB); requests with equal digests are the bucket."""
+    for keyed in (lambda r: value_key(r, _VALUES_MIN), voucher_key):
+        yield from _bucket_links(requests, ordered, keyed)
+
+
+def _bucket_links(
+    requests: Sequence[Request], ordered: Sequence[Problem], keyed: Callable[[Request], tuple[str, ...] | None]
+) -> Iterator[tuple[int, int, str]]:
     digests = np.zeros(len(requests), dtype=np.uint64)
     for k, request in enumerate(requests):
-        key = value_key(request, _VALUES_MIN)
+        key = keyed(request)
         if key is not None:
             text = f"{_FAMILY[ordered[k].intent]}|" + "|".join(key)
             digests[k] = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") | 1

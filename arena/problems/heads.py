@@ -22,12 +22,14 @@ from collections.abc import Callable, Collection, Sequence
 from arena.problems import lexicon
 from arena.problems.lexicon import goods, kinds_of_one, thing
 
-# Words that end a noun phrase: prepositions, conjunctions, relative pronouns, price words.
+# Words that end a noun phrase: prepositions, conjunctions, pronouns, price words.
 _BREAKS = frozenset(
     """for with in of from on at to by under below above over within between about around than and or plus
     but that thats which who whose where when if so because while also then please pls priced costing
     cost costs is are was be has have having had should must can could would will w whats what is its it
-    ideally preferably same""".split()
+    ideally preferably same
+    itself himself herself themselves myself ourselves everyone everybody someone somebody anyone anybody
+    everything something anything nothing""".split()
 )
 # "a pack of gel pens", "a box of 50 face masks": the count before "of" is not the thing bought.
 _COUNTS = frozenset("pack set box pair bundle kit piece pieces bottle jar tube bag case roll sheet dozen".split())

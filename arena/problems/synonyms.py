@@ -46,7 +46,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("tv", "television"),
     ("fridge", "refrigerator", "ref"),
     ("aircon", "ac", "air conditioner", "air con", "airconditioner"),
-    ("bag", "pouch", "sack"),
+    ("bag", "sack"),
     ("case", "cover", "casing"),
     ("bottle", "flask"),
     ("mug", "cup"),

@@ -50,6 +50,38 @@ ASKS = re.compile(
 )
 # Prefixes a hyphen joins to a word ("pa-search", "naka-print", "pang-laptop", "mag-order").
 AFFIXES = frozenset("pa naka pang pam pan mag nag ipa i ika ka maka makapag pag".split())
+# Verb and adjective prefixes, longest first: "tinatawag" is t-in-a-tawag, "napapatong" na-pa-patong.
+_PREFIXES = tuple(
+    sorted(
+        "nakaka naka napa nagpa magpa pinaka ipina ipa ika maka makapag nag mag pag na ma pa ka i".split(),
+        key=len,
+        reverse=True,
+    )
+)
+_VOWELS = frozenset("aeiou")
+
+
+def roots(word: str) -> set[str]:
+    """The forms ``word`` may be an inflection of: prefixes, the infixes -in- and -um- after the first
+    consonant, a repeated first syllable ("tatawag": the aspect's reduplication) and the suffixes -in,
+    -an, -hin, -han taken off in turn (up to three), none shorter than four letters. Where simplemma's
+    Tagalog list lacks an inflected verb ("tinatawag", "napapatong"), its root is there."""
+    found = {word}
+    frontier = {word}
+    for _ in range(3):
+        step: set[str] = set()
+        for w in frontier:
+            step.update(w[len(p) :] for p in _PREFIXES if w.startswith(p))
+            if len(w) > 3 and w[0] not in _VOWELS and w[1:3] in ("in", "um"):
+                step.add(w[0] + w[3:])
+            if len(w) > 4 and w[:2] == w[2:4] and w[1] in _VOWELS:
+                step.add(w[2:])
+            step.update(w[: -len(x)] for x in ("hin", "han", "in", "an") if w.endswith(x))
+        frontier = {w for w in step if len(w) >= 4} - found
+        found |= frontier
+    return found - {word}
+
+
 # Words that join a story to the ask in one sentence: "..., kaya naghahanap ako ng blender".
 STORY_JOINS = ("kaya", "so")
 
@@ -90,6 +122,8 @@ GLOSSARY: dict[str, str] = {
     "bulaklak": "flower", "puno": "tree", "watawat": "flag", "bandila": "flag", "pinakamataas": "high",
     "pinakamalaki": "big", "pinakamahaba": "long", "karagatan": "ocean", "pambansang": "national", "pambansa": "national",
     "pilipinas": "philippines", "pinas": "philippines", "buwan": "month", "anak": "kid", "tao": "person", "hugis": "shape", "unang": "first", "una": "first",
+    "ikalawa": "second", "ikalawang": "second", "ikatlo": "third", "ikatlong": "third", "ikaapat": "fourth",
+    "ikalima": "fifth", "ikalimang": "fifth",
     # what riddles count (the number of strings, days, rays, cards, letters, bones)
     # (Words of two common meanings are left out: paa, foot or leg; letra, letter or lyrics; gulong, wheel
     # or tire; read as one, they would veto the other. "araw" (day; also the sun) and "oras" (hour; also
@@ -109,6 +143,16 @@ GLOSSARY: dict[str, str] = {
     # buying
     "presyo": "price", "libre": "free", "regalo": "gift", "tindahan": "shop",
 }  # fmt: skip
+# Adjectives riddles rank by, and their superlatives ("pinakamaliit na planeta", "pinakamalaking isla"):
+# the superlative reads as its adjective, as "largest" reads as "large".
+_RANKED = {
+    "maliit": "small", "malaki": "big", "mataas": "high", "mababa": "low", "mahaba": "long", "maikli": "short",
+    "malalim": "deep", "malapit": "near", "malayo": "far", "matanda": "old", "mabilis": "fast",
+    "mabagal": "slow", "mainit": "hot", "malamig": "cold", "mabigat": "heavy", "malawak": "wide",
+}  # fmt: skip
+for _root, _english in _RANKED.items():
+    for _form in (_root, f"pinaka{_root}", f"pinaka{_root}ng"):
+        GLOSSARY.setdefault(_form, _english)
 GLOSSARY.update(cebuano.GLOSSARY)
 
 

@@ -211,7 +211,11 @@ def _tagalog(word: str) -> bool:
     (a name written in lower case is a name only where no dictionary of the shopper's languages has it)."""
     import simplemma
 
-    return simplemma.is_known(word, lang="tl")
+    if simplemma.is_known(word, lang="tl"):
+        return True
+    # An inflected verb the list lacks ("tinatawag", "napapatong"): its root is there. Long words
+    # only: a short English name ("mango", "makita") is not taken apart.
+    return len(word) >= 7 and any(simplemma.is_known(root, lang="tl") for root in tagalog.roots(word))
 
 
 # --- one request read ------------------------------------------------------------------------
@@ -327,7 +331,7 @@ def read_request(problem: Problem) -> Request:
     return Request(
         whole=whole,
         items=items,
-        voucher=_read_voucher(voucher_units) if voucher_units else None,
+        voucher=_read_voucher(voucher_units, request) if voucher_units else None,
         voucher_terms=terms,
         fact=" ".join(fact.lower().split()) if fact else None,
         gold=_gold(problem),
@@ -364,6 +368,18 @@ def value_key(request: Request, least: int = 3) -> tuple[str, ...] | None:
     if request.voucher is not None:
         values.update(f"v{v:g}" for v in request.voucher[3])
     return tuple(sorted(values)) if len(values) >= least else None
+
+
+def voucher_key(request: Request) -> tuple[str, ...] | None:
+    """The voucher's amounts alone (its discount, threshold, cap) and the budget, when three or more:
+    a rewording may say more or less about the product ("Furniture" / "furniture for our new condo")
+    while the terms are copied number for number. The budget may be read as the request's price bound
+    ("I won't go past 2,600 pesos"): in a voucher request both are the most the shopper pays. None
+    below two of the voucher's own amounts."""
+    if request.voucher is None or len(request.voucher[3]) < 2:
+        return None
+    amounts = {*request.voucher[3], *(value for direction, value, _ in request.whole.prices if direction != "gt")}
+    return tuple(f"v{v:g}" for v in sorted(amounts)) if len(amounts) >= 3 else None
 
 
 # A riddle's purchase: the noun phrase after a buying verb ("I want a vintage calendar from that
@@ -541,6 +557,16 @@ def _not_a_head(word: str, lemma: str) -> bool:
 _DIMENSIONS = re.compile(r"(\d)\s*x\s*(?=\d)")
 _GLUED_INCH = re.compile(r"(?<=\d)in(?= )")
 _TIMES_COUNT = re.compile(r"(?<![\w.]) ?x(\d+)(?= )(?! (?:packs?|boxe?s|sets?|bundles?|cases?|rolls?|dozens?) )")
+_LENGTH_UNIT = "|".join(sorted((w for w, (d, _) in _UNITS.items() if d == "length"), key=len, reverse=True))
+_SIDES = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)((?: (?:x|by) \d+(?:\.\d+)?){1,2}) (" + _LENGTH_UNIT + r"|in)(?= )")
+
+
+def _each_side(found: re.Match[str]) -> str:
+    unit = "inch" if found.group(3) == "in" else found.group(3)  # after sides, "in" is inches
+    sides = [found.group(1), *re.findall(r"\d+(?:\.\d+)?", found.group(2))]
+    return " x ".join(f"{side} {unit}" for side in sides)
+
+
 _AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
 
 
@@ -591,6 +617,8 @@ def _prepare(unit: str) -> str:
     if "x" in padded:  # "140x230cm" is 140 by 230 cm; "bulb x4" is 4 pieces
         padded = _TIMES_COUNT.sub(r" \1 pieces ", _DIMENSIONS.sub(r"\1 x ", padded))
     padded = _DIGIT_LETTER.sub(r"\1 \2", padded)
+    if " x " in padded or " by " in padded:  # "60 x 75 inches", "10 by 10 by 5 cm": each side is in the unit
+        padded = _SIDES.sub(_each_side, padded)
     for phrase, canonical in _JOINED:
         if phrase in padded:
             padded = padded.replace(phrase, canonical)
@@ -745,12 +773,18 @@ def _a_value(content: Sequence[str], k: int) -> bool:
 # lid"): the words ruled out are not asked for. Up to three words, to a number or a bound. Not "no":
 # "no warranty" and "No Brand" are values a request asks for.
 _EXCLUDING = frozenset("not dont doesnt without except excluding never".split())
+# Tagalog's "not" ("basta hindi black", "wag pink") rules out the value right after it; before other
+# words it says more ("hindi na kailangan ng COD": no longer needed), which the services read.
+_EXCLUDING_VALUE = frozenset("hindi wag huwag ayaw ayoko".split())
+_ANY = frozenset("anything any everything kahit".split())  # "anything but pink"
 
 
 def _excluded(tokens: list[str]) -> set[int]:
     out: set[int] = set()
     for i, token in enumerate(tokens):
-        if token in _EXCLUDING:
+        if token in _EXCLUDING_VALUE and i + 1 < len(tokens) and tokens[i + 1] in _CLASS_OF:
+            out.add(i + 1)
+        elif token in _EXCLUDING or (token == "but" and i > 0 and tokens[i - 1] in _ANY):
             for k in range(i + 1, min(len(tokens), i + 4)):
                 word = tokens[k]
                 if word[0].isdigit() or word in ("lt", "gt", "btw", "but") or word.startswith("svc"):
@@ -895,8 +929,16 @@ _SHOP_SCOPE = re.compile(
 )
 _ALL_SCOPE = re.compile(
     r"\b(?:all|every|any|each) (?:products?|items?|shops?|stores?|sellers?|purchases?|orders?)\b|"
-    r"\bplatform\b|\bsitewide\b|\bstorewide\b|\banything\b|\beverything\b"
+    r"\bplatform\b|\bsitewide\b|\bstorewide\b|\banything\b|\beverything\b|"
+    r"\b(?:different|multiple|several|various|separate|other) (?:shops|stores|sellers)\b|"
+    r"\bkahit (?:anong|saang|saan|ano) (?:shop|store|tindahan|seller)\b"
 )
+
+
+def _scope(text: str) -> str | None:
+    return "shop" if _SHOP_SCOPE.search(text) else "all" if _ALL_SCOPE.search(text) else None
+
+
 _PERCENT = re.compile(r"\b(?:percent|per cent|percentage)\b")
 _FIXED = re.compile(r"\b(?:fixed|flat|off)\b")
 
@@ -916,10 +958,14 @@ _NO_MINIMUM = re.compile(r" (?:no|walang|without a|without) min(?:imum)?(?: spen
 Voucher = tuple[str | None, str | None, str | None, tuple[float, ...]]  # scope, type, benefit, amounts
 
 
-def _read_voucher(units: Sequence[str]) -> Voucher:
+def _read_voucher(units: Sequence[str], request: Sequence[str] = ()) -> Voucher:
     text = _normalised(" \n ".join(u.replace("₱", " php ") for u in units))
     text = _DIGIT_LETTER.sub(r"\1 \2", text)
-    scope = "shop" if _SHOP_SCOPE.search(text) else "all" if _ALL_SCOPE.search(text) else None
+    scope = _scope(text)
+    if scope is None and request:
+        # Where the voucher's sentences say nothing of the shops, the request's may ("okay to combine
+        # different shops, ₱60 off on ₱600 min"): the voucher must hold for the shops the request buys from.
+        scope = _scope(_normalised(" \n ".join(request)))
     kind = "percent" if _PERCENT.search(text) else "fixed" if _FIXED.search(text) else None
     # Free shipping said among the voucher's terms is a voucher's benefit; beside money off ("₱150 off
     # min ₱999, stacked with free ship", "two vouchers: free shipping and ₱50 off") both are given,
@@ -1074,6 +1120,9 @@ def conflict(a: Request, b: Request) -> str | None:
             and not _said(b.purchase, said_a)
         ):
             return f"purchase {sorted(a.purchase)} / {sorted(b.purchase)}"
+        found = _sibling_purchase(a.purchase, b.purchase, said_a, said_b)
+        if found:
+            return found
     if a.fact is not None and a.fact == b.fact:
         # The same answer: the riddle's clue may be worded any way; only the product asked still
         # separates them: an edited purchase, or two purchases that share no word ("a vintage
@@ -1288,16 +1337,44 @@ def _voucher_conflict(a: Voucher, b: Voucher) -> str | None:
     return None
 
 
-def _unmatched(a: Iterable[float], b: Iterable[float]) -> tuple[list[float], list[float]]:
+def _unmatched(
+    a: Iterable[float], b: Iterable[float], imperial: Sequence[float] = ()
+) -> tuple[list[float], list[float]]:
+    """The values of each side the other does not state; with the dimension's ``imperial`` factors, a
+    size converted and rounded ("15.6-inch" / "39.6 cm") is the size it was converted from."""
     rest = list(b)
     left = []
     for value in a:
-        match = next((k for k, other in enumerate(rest) if math.isclose(other, value, rel_tol=1e-6)), None)
+        match = next((k for k, other in enumerate(rest) if _same_size(value, other, imperial)), None)
         if match is None:
             left.append(value)
         else:
             rest.pop(match)
     return left, rest
+
+
+# A size in inches, feet, pounds, ounces or gallons said again in metric is rounded ("8 in" / "20 cm",
+# 1.6% apart; "60 x 75 in" / "152 x 190 cm"): within this of each other, with exactly one side a whole
+# tenth of an imperial unit, the two are one size. Two metric sizes, or two imperial ones, still
+# differ by any amount (a twin's 14-inch beside 15.6-inch is 10% apart).
+CONVERTED = 0.025
+_IMPERIAL = {
+    dimension: tuple(sorted({f for d, f in _UNITS.values() if d == dimension and not math.log10(f).is_integer()}))
+    for dimension in ("length", "mass", "volume")
+}
+
+
+def _same_size(value: float, other: float, imperial: Sequence[float]) -> bool:
+    if math.isclose(other, value, rel_tol=1e-6):
+        return True
+    if not imperial or not math.isclose(other, value, rel_tol=CONVERTED):
+        return False
+    return _in_tenths(value, imperial) != _in_tenths(other, imperial)
+
+
+def _in_tenths(value: float, factors: Sequence[float]) -> bool:
+    """Whether ``value`` (in the base unit) is a whole tenth of one of ``factors``' units."""
+    return any(abs(value / f * 10 - round(value / f * 10)) < 1e-6 for f in factors)
 
 
 def _halves(bounds: Sequence[Bound]) -> list[Bound]:
@@ -1343,7 +1420,9 @@ def _reading_conflict(
     dimensions = {d for d, _ in a.measures} & {d for d, _ in b.measures}
     for dimension in sorted(dimensions):
         only_a, only_b = _unmatched(
-            [v for d, v in a.measures if d == dimension], [v for d, v in b.measures if d == dimension]
+            [v for d, v in a.measures if d == dimension],
+            [v for d, v in b.measures if d == dimension],
+            _IMPERIAL.get(dimension, ()),
         )
         if only_a and only_b:
             return f"{dimension} {only_a} / {only_b}"
@@ -1371,12 +1450,36 @@ def _reading_conflict(
     names_b = _unpaired(all_b - all_a, a.words)
     if names_a and names_b:
         return f"name {sorted(names_a)} / {sorted(names_b)}"
-    found = _edit_conflict(_sequence(a), _sequence(b), gaps, substituted) or (
-        _bag_conflict(a.words, b.words, common or BAG_COMMON) if bag else None
+    found = _name_for_word(a.sequence, b.sequence, names_b, b.words) or _name_for_word(
+        b.sequence, a.sequence, names_a, a.words
+    )
+    if found:
+        return found
+    converted = _converted_tokens(a.measures, b.measures)
+    sequence_b, words_b = _sequence(b), b.words
+    if converted:  # the other side's token for a size it states in other units
+        sequence_b = tuple(converted.get(w, w) for w in sequence_b)
+        words_b = tuple(converted.get(w, w) for w in words_b)
+    found = _edit_conflict(_sequence(a), sequence_b, gaps, substituted) or (
+        _bag_conflict(a.words, words_b, common or BAG_COMMON) if bag else None
     )
     if found or len(a.units) < 2 and len(b.units) < 2:
         return found
     return _units_conflict(a.units, b.units, substituted)
+
+
+def _converted_tokens(a: Sequence[tuple[str, float]], b: Sequence[tuple[str, float]]) -> dict[str, str]:
+    """``b``'s size tokens ("2300mass") that are ``a``'s sizes converted and rounded, each mapped to
+    ``a``'s token ("2267.96mass"), so the word-level rules see one size."""
+    out: dict[str, str] = {}
+    for dimension, value in b:
+        imperial = _IMPERIAL.get(dimension, ())
+        if not imperial or (dimension, value) in a:
+            continue
+        mine = next((v for d, v in a if d == dimension and _same_size(v, value, imperial)), None)
+        if mine is not None:
+            out[f"{value:g}{dimension}"] = f"{mine:g}{dimension}"
+    return out
 
 
 # A long request whose content words are all the same but one replaced, in any order: clauses
@@ -1464,6 +1567,18 @@ def _read_alike(a: str, b: str) -> bool:
     return _word_cosine(a, b) >= SYNONYMOUS
 
 
+def _sibling_purchase(a: Sequence[str], b: Sequence[str], said_a: set[str], said_b: set[str]) -> str | None:
+    """Two kinds of one thing bought, each unsaid by the other side ("a canvas tote" / "a canvas
+    pouch": both bags, neither the other), whatever words the two purchases share ("canvas")."""
+    for x in a:
+        if x in said_b:
+            continue
+        for y in b:
+            if y not in said_a and lexicon.kinds_of_one(x, y):
+                return f"purchase {x!r} / {y!r}"
+    return None
+
+
 def _said(purchase: Iterable[str], words: set[str]) -> bool:
     """Whether a word of a riddle's purchase is among ``words``, as written, respelt or as its synonym.
     Only the two purchases are compared through WordNet: against every word of a request its other
@@ -1520,6 +1635,24 @@ def _units_conflict(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]], subs
         found = _edit_conflict(x, y, gaps=False, substituted=substituted)
         if found:
             return f"sentence {i + 1}/{j + 1}: {found}"
+    return None
+
+
+def _name_for_word(
+    mine: Sequence[str], theirs: Sequence[str], names: set[str], their_words: Sequence[str]
+) -> str | None:
+    """``theirs`` is ``mine`` with one word replaced by a name ("Quick na gulong" / "Michelin na
+    gulong": a brand that is also an English word reads as a word, not a name): another brand, or a
+    brand where the other side asked a quality. Either way another ask; only a request otherwise word
+    for word the other's, so a rewording (which moves more than one word) never reaches it."""
+    if not names or len(mine) < 2 or len(mine) != len(theirs):
+        return None
+    changed = [(m, t) for m, t in zip(mine, theirs, strict=True) if m != t]
+    if len(changed) != 1:
+        return None
+    word, name = changed[0]
+    if name in names and word.isalpha() and word not in _FRAME and word not in their_words:
+        return f"name {name!r} for the word {word!r}"
     return None
 
 

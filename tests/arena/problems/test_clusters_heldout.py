@@ -67,26 +67,33 @@ BLIND_POOLS = {
     # session"). Pools 13 and 14 were written in the sixth session, before any of its changes, and
     # only measured. These floors pin the final figures against regression; the issue asks 0.95.
     5: (0.94, 0.90),
-    6: (0.87, 0.82),
-    7: (0.82, 0.89),
-    8: (0.92, 0.76),
+    6: (0.89, 0.84),
+    7: (0.84, 0.89),
+    # 8 lost a true pair to a rank one side adds ("the fourth planet from the sun" / "the Red Planet").
+    8: (0.92, 0.75),
     9: (0.93, 0.85),
-    10: (0.90, 0.90),
+    10: (0.92, 0.91),
     # 11 and 14 lost one and three false positives to the seventh session's reading (Bisaya, titles,
     # vouchers without the word), never looked at; their recall rose.
-    11: (0.91, 0.89),
+    11: (0.93, 0.90),
     12: (0.90, 0.88),
     13: (0.94, 0.80),
     14: (0.95, 0.77),
     # Pools 16 and 17 were written at the start of the seventh session and measured before any change:
     # 16 (older shoppers, typos, listing titles) 0.922 / 0.767, only measured, never read; 17 (Bisaya
     # chat, emoji, deal forums) 0.899 / 0.545, then developed on.
-    16: (0.94, 0.80),
+    16: (0.95, 0.79),
     17: (0.94, 0.86),
     # Pool 19 was written at the start of the eighth session (small-business owners, Tagalog speech to
     # text: spelled numbers, fillers, self-corrections), measured before any change, 0.899 / 0.641, then
     # developed on. The eighth session's clue swaps lifted 5, 7, 13, 14, 16 and 17's precision.
-    19: (0.94, 0.76),
+    19: (0.95, 0.77),
+    # Pool 21 was written at the start of the ninth session (personal shoppers relaying a client's
+    # request, spec-sheet readers converting units, teenagers texting), measured on main before any
+    # change, 0.946 / 0.759, and on the session's rules before anyone read it, 0.941 / 0.767; then
+    # developed on. The ninth session lifted 6, 7, 10, 11 and 19's precision; 16 lost two true pairs to
+    # vouchers said without the word and gained four twins kept apart (a tote is no pouch).
+    21: (0.95, 0.84),
 }
 
 
@@ -118,12 +125,15 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # Bisaya, vouchers without the word, list titles, exclamations, shorthand). Measured before anyone
         # looked: 0.569 / 0.659 (session start: 0.694 / 0.568); then list titles keep their names, numbers
         # and wares, an exclamation that adds or names is a request, "x4 packs" is no piece count.
-        ("attack18", 0.67, 0.65),
+        # The ninth session's readings merged one more pair into a cluster that already held a false
+        # positive (the pool counts its pairs twice over): 0.667 / 0.682.
+        ("attack18", 0.66, 0.68),
         # 60 pairs a helper with a fresh context wrote against the eighth session's rules (clue swaps,
         # acronyms said out, "T-shirt", the new Tagalog words). Measured before anyone looked: 0.771 /
         # 0.519 (session start: 0.731 / 0.365); then words of two meanings left out of the glossary (paa,
-        # letra, gulong), hyphenated words ("Pa-search", "Iron-on") no names.
-        ("attack20", 0.77, 0.53),
+        # letra, gulong), hyphenated words ("Pa-search", "Iron-on") no names: 0.778 / 0.538; the ninth
+        # session's "using a voucher" split, 0.789 / 0.577.
+        ("attack20", 0.78, 0.57),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):
