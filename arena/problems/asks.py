@@ -53,7 +53,10 @@ _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.MULTILINE)
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 # A voucher sentence's clauses; "using" / "gamit" opens the voucher's part of "Buy a gaming headset
 # with 7.1 surround using a ₱200 off voucher", whose first part is the request's.
-_CLAUSES = re.compile(r"[,;:]\s+|\s+[-–—]\s+|\s*\.\s+|\s+(?=(?:using|gamit|gagamitin|applying)\s)")
+_CLAUSES = re.compile(
+    r"[,;:]\s+|\s+[-–—]\s+|\s*\.\s+|"
+    r"\s+(?=(?:using|gamit|gagamitin|applying)\s+(?:[\w₱%.,'-]+\s+){0,4}?(?:vouchers?|coupons?|promo|code|discount)\b)"
+)
 _VOUCHER_PARAGRAPH = re.compile(r"\b(?:vouchers?|coupons?)\b", re.IGNORECASE)
 _VOUCHER_CUE = re.compile(
     r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
@@ -277,14 +280,17 @@ _SERVICE_CUE = re.compile(r"ship|deliver|postage|arriv|receipt|door|cash")
 # install it myself", "no COD", "kahit hindi LazMall"): removed before any is read. A fee declined
 # ("no installation fee", "no shipping fee") is the service asked free, so a fee word ends no match.
 _DECLINED = re.compile(
-    r" (?:no|without|not|hindi|walang|kahit hindi|dont need|do not need|no need for)(?: \w+)?"
-    r" (?:installation|assembly|cod|lazmall|official store|gift wrap|gift wrapping)"
+    r" (?:no|without|not|hindi|walang|kahit hindi|dont need|do not need|no need for|"
+    r"(?:hindi|di) (?:na )?(?:kailangan|need)(?: ng| na| ang)?)(?: \w+)?"
+    r" (?:installation|assembly|cod|cash on delivery|lazmall|official store|gift wrap|gift wrapping)"
     r"(?: (?:needed|required|necessary|ok|okay|is fine|please))?(?= )(?! fees?| costs?| charges?)"
     r"| (?:installation|assembly|cod) (?:is |are )?(?:not|no longer) (?:needed|required|necessary)(?= )"
+    # Paying online is COD declined: "no need for cash on delivery, will pay online".
+    r"| (?:(?:i )?will |ill )?pay (?:online|via gcash|through gcash|by card|with a card)(?= )"
     r"| (?:ill|i will|well|we will|we can|i can) (?:install|assemble|set up) (?:it|them|this)"
     r"(?: by)? (?:myself|ourselves)(?= )"
 )
-_DECLINE_CUE = re.compile(r" (?:no|without|not|hindi|walang|dont|do not|myself|ourselves) ")
+_DECLINE_CUE = re.compile(r" (?:no|without|not|hindi|di|walang|dont|do not|myself|ourselves|pay) ")
 
 
 def mark_services(padded: str, mark: str | None = None) -> tuple[str, set[str]]:
@@ -403,6 +409,10 @@ _TAGALOG_NUMBER = re.compile(
 _SMALL_NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 _AND_A_HALF = re.compile(r"\b(\d+|" + "|".join(_SMALL_NUMBERS) + r") and a half (thousand|hundred|k)\b")
 _FRACTIONS = {"quarter": "25", "half": "50"}
+_HALF_UNIT = re.compile(
+    r"\b(?:half an?|half|kalahating|kalahati ng)\s+(kilos?|kg|kilograms?|liters?|litres?|litro|gallons?|pounds?|lbs?|"
+    r"meters?|metres?|metro|inch|inches|feet|foot)\b"
+)
 _FRACTION_OFF = re.compile(r"\b(?:a |one )?(quarter|half)[\s-]+off\b")
 
 
@@ -426,6 +436,8 @@ def _digits(text: str) -> str:
         text = _AND_A_HALF.sub(_and_a_half, text)
     if "quarter" in text or "half" in text:  # "a quarter-off voucher" is 25 percent off
         text = _FRACTION_OFF.sub(lambda m: f"{_FRACTIONS[m.group(1)]} percent off", text)
+    if "half" in text or "kalahati" in text:  # "half a kilo", "kalahating litro": 0.5 of the unit
+        text = _HALF_UNIT.sub(r"0.5 \1", text)
     if "thousand" in text:  # before text2num, which would read "1.5 thousand" as "1.5 1000"
         text = _THOUSAND.sub(lambda m: _format(float(m.group(1)) * 1000), text)
     if not _NUMBER_WORDS.isdisjoint(text.translate(_SPLIT).split()):  # text is lower-cased
@@ -713,7 +725,7 @@ def plain(query: str) -> str:
     any script (their accents dropped), currency signs, bound signs and degrees stay."""
     if _FILLER.search(query):
         query = _FILLER.sub(" ", query)
-    if _RELAYED.search(query):
+    if _relayed(query):
         query = _RELAYED.sub(" ", query)
     if query.isascii():
         return query
@@ -727,14 +739,30 @@ def plain(query: str) -> str:
 _FILLER = re.compile(r"(?<![\w'-])(?:u+h*m+|u+h+|h+m+|e+r+m+|a+h+|e+h+)(?![\w'-])", re.IGNORECASE)
 # Who a request is relayed for, said by a personal shopper or a shop's agent ("My client wants ...",
 # "Customer is asking for ...", "Order for Ma'am Liza: ..."): the one who buys, not what is bought. A
-# person's name after a title ("Ma'am Joy", "Tita Nena") would read as a brand ("Joy" is one). Not
-# "Sir" or "Miss": a riddle's "Sir Isaac Newton" and "Miss Universe" are its clue.
+# person's name after a title ("Ma'am Joy", "for Tita Nena") would read as a brand ("Joy" is one). A
+# shop's agent says "Ma'am" to a customer; "Tita", "Ate" and "Kuya" also name home brands ("Tita Beng's
+# ube halaya") and a riddle's nicknames ("Ate Vi"), so those only where the request is relayed ("for
+# Tita Nena", "Kuya Ben wants ...", "For Sir Mark: ..."), as "Sir" and "Miss", which a riddle also says
+# ("Sir Isaac Newton", "Miss Universe").
 _RELAYED = re.compile(
     r"\b(?:(?:my|our|the|a|this|another|your)\s+)?(?:client|customer|buyer)(?:'s|s'|s)?\b(?:\s+(?:is|was)\s+"
     r"(?:asking|looking)\s+for\b|\s+(?:asks|asked)\s+for\b|\s+request(?:s|ed)?\b)?|"
-    r"\b(?:ma'?am|mam|madam|tita|tito|ate|kuya)\.?\s+(?-i:[A-Z][a-z'-]+)(?:'s)?(?!\w)",
+    r"(?<![\w'\"‘“])(?:ma'?am|mam|madam)\.?\s+(?-i:[A-Z][a-z-]+)(?:'s)?(?!['\w])|"
+    r"(?<=\bfor\s)(?:tita|tito|ate|kuya|sir|mr|mrs|ms|miss)\.?\s+(?-i:[A-Z][a-z-]+)(?:'s)?(?!['\w])|"
+    r"(?<![\w'\"‘“])(?:tita|tito|ate|kuya|sir|mr|mrs|ms|miss)\.?\s+(?-i:[A-Z][a-z-]+)(?=:|\s+(?:wants|needs|asked|asks|"
+    r"is asking|is looking|messaged|said|ordered|would like)\b)",
     re.IGNORECASE,
 )
+# The words without which ``_RELAYED`` cannot match: a substring test is a tenth of its search.
+_RELAY_WORDS = ("client", "customer", "buyer", "ma'am", "mam ", "madam", "tita ", "tito ", " ate ", "kuya ",
+                "sir ", " mr", " ms", "miss ")  # fmt: skip
+
+
+def _relayed(query: str) -> bool:
+    lower = f" {query.lower()}"
+    return any(word in lower for word in _RELAY_WORDS) and _RELAYED.search(query) is not None
+
+
 # Invisible parts of an emoji sequence: zero-width joiner, variation selectors, the keycap mark.
 _EMOJI_GLUE = frozenset("\u200d\ufe0e\ufe0f\u20e3")
 _KEPT_SYMBOLS = frozenset("°℃℉")

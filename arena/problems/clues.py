@@ -39,6 +39,7 @@ from arena.problems.lexicon import kinds_of_one, thing
 # the three hand-written pools' riddles: every rewording there shares half or more.
 CLUE_SHARED = 1 / 3
 
+_STORY_AFTER_ORDINAL = frozenset("grade grader birthday anniversary child baby son daughter kid time".split())
 _ORDINALS = frozenset(
     "first second third fourth fifth sixth seventh eighth ninth tenth last 1st 2nd 3rd 4th 5th".split()
 )
@@ -103,7 +104,9 @@ def read_clue(
                 run = []
             # "first-ever"; Tagalog's "ikalawang" is "second"
             ordinals = [p for p in tagalog.GLOSSARY.get(lower, lower).split("-") if p in _ORDINALS]
-            if ordinals and not (k == 0 and len(tokens) > 1):  # "First, ..." opens a list
+            # "First, ..." opens a list; "in second grade", "her third birthday" tell a story.
+            story = k + 1 < len(tokens) and tokens[k + 1].lower() in _STORY_AFTER_ORDINAL
+            if ordinals and not (k == 0 and len(tokens) > 1) and not story:
                 ranks.update(o.replace("1st", "first").replace("2nd", "second") for o in ordinals)
                 continue
             if lower.rstrip("s") in _KINDS:

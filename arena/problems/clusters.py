@@ -294,7 +294,9 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
 def _value_links(requests: Sequence[Request], ordered: Sequence[Problem]) -> Iterator[tuple[int, int, str]]:
     """Pairs of one intent that state the same values (see ``_VALUES_MIN``), in id order. Each key is
     held as 8 bytes of its BLAKE2 digest (100k tuples of strings held at once cost ~30 MB of the
-    clustering's 1 GiB); requests with equal digests are the bucket."""
+    clustering's 1 GiB); requests with equal digests are the bucket. Two keys, each its own buckets:
+    every value, and a voucher request's terms and budget alone (``twins.voucher_key``: the rest of
+    a voucher request is often its product said in a word or a story)."""
     for keyed in (lambda r: value_key(r, _VALUES_MIN), voucher_key):
         yield from _bucket_links(requests, ordered, keyed)
 

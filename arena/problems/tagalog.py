@@ -123,7 +123,8 @@ GLOSSARY: dict[str, str] = {
     "pinakamalaki": "big", "pinakamahaba": "long", "karagatan": "ocean", "pambansang": "national", "pambansa": "national",
     "pilipinas": "philippines", "pinas": "philippines", "buwan": "month", "anak": "kid", "tao": "person", "hugis": "shape", "unang": "first", "una": "first",
     "ikalawa": "second", "ikalawang": "second", "ikatlo": "third", "ikatlong": "third", "ikaapat": "fourth",
-    "ikalima": "fifth", "ikalimang": "fifth",
+    "ikalima": "fifth", "ikalimang": "fifth", "pangalawa": "second", "pangalawang": "second", "pangatlo": "third",
+    "pangatlong": "third",
     # what riddles count (the number of strings, days, rays, cards, letters, bones)
     # (Words of two common meanings are left out: paa, foot or leg; letra, letter or lyrics; gulong, wheel
     # or tire; read as one, they would veto the other. "araw" (day; also the sun) and "oras" (hour; also
@@ -138,7 +139,7 @@ GLOSSARY: dict[str, str] = {
     # a small business's supplies (stalls, eateries, salons, tricycles)
     "busina": "horn", "timbangan": "scale", "kuryente": "electric", "kapa": "cape",
     "pwesto": "stall", "puwesto": "stall", "takip": "lid", "buhok": "hair", "gupit": "haircut", "kahon": "box",
-    "pintura": "paint", "karinderya": "eatery", "panaderya": "bakery", "kalan": "stove", "hurno": "oven",
+    "pintura": "paint", "karinderya": "eatery", "carinderia": "eatery", "karinderia": "eatery", "panaderya": "bakery", "kalan": "stove", "hurno": "oven",
     "gunting": "scissors", "lubid": "rope", "pako": "nail", "martilyo": "hammer", "pader": "wall",
     # buying
     "presyo": "price", "libre": "free", "regalo": "gift", "tindahan": "shop",

@@ -773,16 +773,20 @@ def _a_value(content: Sequence[str], k: int) -> bool:
 # lid"): the words ruled out are not asked for. Up to three words, to a number or a bound. Not "no":
 # "no warranty" and "No Brand" are values a request asks for.
 _EXCLUDING = frozenset("not dont doesnt without except excluding never".split())
-# Tagalog's "not" ("basta hindi black", "wag pink") rules out the value right after it; before other
+# "no pink" and Tagalog's "not" ("basta hindi black", "wag pink") rule out the value right after it; before other
 # words it says more ("hindi na kailangan ng COD": no longer needed), which the services read.
-_EXCLUDING_VALUE = frozenset("hindi wag huwag ayaw ayoko".split())
+_EXCLUDING_VALUE = frozenset("no hindi wag huwag ayaw ayoko".split())
 _ANY = frozenset("anything any everything kahit".split())  # "anything but pink"
 
 
 def _excluded(tokens: list[str]) -> set[int]:
     out: set[int] = set()
     for i, token in enumerate(tokens):
-        if token in _EXCLUDING_VALUE and i + 1 < len(tokens) and tokens[i + 1] in _CLASS_OF:
+        if (
+            token in _EXCLUDING_VALUE
+            and i + 1 < len(tokens)
+            and CANONICAL.get(tokens[i + 1], tokens[i + 1]) in _CLASS_OF
+        ):
             out.add(i + 1)
         elif token in _EXCLUDING or (token == "but" and i > 0 and tokens[i - 1] in _ANY):
             for k in range(i + 1, min(len(tokens), i + 4)):
@@ -790,6 +794,8 @@ def _excluded(tokens: list[str]) -> set[int]:
                 if word[0].isdigit() or word in ("lt", "gt", "btw", "but") or word.startswith("svc"):
                     break
                 out.add(k)
+                if CANONICAL.get(word, word) in _CLASS_OF:  # "don't want plastic, stainless ...": one value
+                    break
     return out
 
 
@@ -925,7 +931,8 @@ def _next_number(tokens: list[str], i: int) -> int | None:
 
 _SHOP_SCOPE = re.compile(
     r"\b(?:same|one|1|single|a|particular|specific|that|this) (?:shop|store|seller)\b|\bshop voucher\b|"
-    r"\bshop specific\b|\bstore specific\b|\bfrom (?:that|this|the) (?:shop|store|seller)\b"
+    r"\bshop specific\b|\bstore specific\b|\bfrom (?:that|this|the) (?:shop|store|seller)\b|"
+    r"\b(?:iisang|isang) (?:shop|store|seller|tindahan)\b"
 )
 _ALL_SCOPE = re.compile(
     r"\b(?:all|every|any|each) (?:products?|items?|shops?|stores?|sellers?|purchases?|orders?)\b|"
@@ -950,12 +957,30 @@ _SHIPPING_VOUCHER = re.compile(
 )
 _MONEY_OFF = re.compile(r" (?:off|discount|less|minus) ")
 _FREE_SHIPPING_SAID = re.compile(r" free (?:ship|shipping|delivery|sf) ")
-_OFF_SHIPPING = re.compile(r" off (?:the |on |on the )?(?:shipping|delivery|sf) ")
+_OFF_SHIPPING = re.compile(r" off (?:the |on |on the |sa )?(?:shipping|delivery|sf) ")
 # "no minimum", "walang minimum spend": a threshold of zero, against another's stated minimum.
 _NO_CAP = re.compile(r" (?:no|walang|without a|without) (?:cap|max|maximum|limit)(?: on the discount)? | uncapped ")
 _NO_MINIMUM = re.compile(r" (?:no|walang|without a|without) min(?:imum)?(?: spend| order| purchase)? ")
 
-Voucher = tuple[str | None, str | None, str | None, tuple[float, ...]]  # scope, type, benefit, amounts
+# scope, type, benefit, amounts, and the amounts whose role the text says: ("cap", 150.0), ("min", 500.0)
+Voucher = tuple[str | None, str | None, str | None, tuple[float, ...], tuple[tuple[str, float], ...]]
+# "capped at ₱150", "max discount ₱150"; "min spend ₱500", "minimum of ₱500" (normalised: "php 150"). A
+# number's role is read only where a role word stands right before it ("up to ₱800" is as often the budget),
+# and never a number the budget follows: punctuation gone, "(₱300 minimum), ₱500 budget" reads "minimum 500 budget".
+_ROLES = (
+    (
+        "cap",
+        re.compile(
+            r" (?:capped at|cap(?: of| at)?|max(?:imum)? discount(?: of)?) (?:php )?(\d+(?:\.\d+)?) (?!(?:\w+ )?budget)"
+        ),
+    ),
+    (
+        "min",
+        re.compile(
+            r" (?:min(?:imum)?(?: spend| order| purchase)?(?: of)?) (?:php )?(\d+(?:\.\d+)?) (?!(?:\w+ )?budget)"
+        ),
+    ),
+)
 
 
 def _read_voucher(units: Sequence[str], request: Sequence[str] = ()) -> Voucher:
@@ -970,8 +995,12 @@ def _read_voucher(units: Sequence[str], request: Sequence[str] = ()) -> Voucher:
     # Free shipping said among the voucher's terms is a voucher's benefit; beside money off ("₱150 off
     # min ₱999, stacked with free ship", "two vouchers: free shipping and ₱50 off") both are given,
     # unless the money off is the shipping's ("₱40 off shipping").
-    shipping = _SHIPPING_VOUCHER.search(text) is not None or _FREE_SHIPPING_SAID.search(text) is not None
-    off = _MONEY_OFF.search(text) is not None and not (shipping and _OFF_SHIPPING.search(text))
+    # Money off the shipping fee ("₱50 off shipping") is a shipping voucher, whatever else it says.
+    off_shipping = _OFF_SHIPPING.search(text) is not None
+    shipping = (
+        off_shipping or _SHIPPING_VOUCHER.search(text) is not None or _FREE_SHIPPING_SAID.search(text) is not None
+    )
+    off = _MONEY_OFF.search(text) is not None and not off_shipping
     benefit = (
         "cashback"
         if _CASHBACK.search(text)
@@ -988,7 +1017,8 @@ def _read_voucher(units: Sequence[str], request: Sequence[str] = ()) -> Voucher:
         numbers.append(0.0)
     if _NO_CAP.search(text):
         numbers.append(-1.0)  # "no cap" is a term: beside "capped at ₱150" it is another voucher
-    return scope, kind, benefit, tuple(sorted(numbers))
+    roles = tuple(sorted({(role, float(m.group(1))) for role, found in _ROLES for m in found.finditer(text)}))
+    return scope, kind, benefit, tuple(sorted(numbers)), roles
 
 
 def _gold_values(rewards: Sequence[ProductReward]) -> dict[str, set[str]]:
@@ -1173,7 +1203,23 @@ def conflict(a: Request, b: Request) -> str | None:
     # A shop list names its things once each: a thing replaced in a short list is as telling as a
     # word replaced in a long request.
     floor = BAG_COMMON_LIST if a.intent == b.intent == "shop" else BAG_COMMON
+    if a.voucher is not None and b.voucher is not None:
+        # The budget and the terms, compared above, are said in the request's sentence on one side and
+        # in the voucher's on the other ("up to 6k, voucher 8% off" / "budget ₱6,000, voucher 8% off"):
+        # as words they are no edit.
+        amounts = {f"{v:g}" for v in (*a.voucher[3], *b.voucher[3], *_amounts(a), *_amounts(b))}
+        return _reading_conflict(_without(a.whole, amounts), _without(b.whole, amounts), common=floor)
     return _reading_conflict(a.whole, b.whole, common=floor)
+
+
+def _without(reading: Reading, tokens: set[str]) -> Reading:
+    """``reading`` less the word-level tokens in ``tokens`` (its values by role stay)."""
+    return replace(
+        reading,
+        words=tuple(w for w in reading.words if w not in tokens),
+        sequence=tuple(w for w in reading.sequence if w not in tokens),
+        units=tuple(tuple(w for w in unit if w not in tokens) for unit in reading.units),
+    )
 
 
 def _slots(r: Reading) -> set[str]:
@@ -1211,6 +1257,12 @@ def _one_sided(a: Reading, b: Reading) -> str | None:
     for name in _STATED_CLASSES:
         if any(c == name for c, _ in a.classes) and not any(c == name for c, _ in b.classes):
             return f"{name} {[w for c, w in a.classes if c == name]} / none"
+    # A value ruled out ("any colour basta hindi black") is a constraint too: beside a request that
+    # says nothing of it, another ask.
+    # Colours only: a material ruled out goes with the one asked ("fabric, not leather").
+    ruled = {w for w in a.ruled_out if _CLASS_OF.get(w) == "colour"} - set(b.ruled_out)
+    if ruled and not any(c == "colour" for c, _ in (*a.classes, *b.classes)):
+        return f"rules out {sorted(ruled)} / none"
     # A brand named on one side only, in a request otherwise the other's words ("a Philips electric
     # kettle 1.7L" / "an electric kettle 1.7L"): the brand is a constraint added. Only then: an
     # unknown word in a reworded request is as often a compound or an abbreviation ("rainboots", "hp").
@@ -1334,6 +1386,12 @@ def _voucher_conflict(a: Voucher, b: Voucher) -> str | None:
     only_a, only_b = _unmatched(a[3], b[3])
     if only_a and only_b:
         return f"voucher terms {only_a} / {only_b}"
+    # The same numbers in other roles: "capped at ₱150, min ₱500" / "capped at ₱500, min ₱150".
+    for role in ("cap", "min"):
+        mine = {v for r, v in a[4] if r == role}
+        theirs = {v for r, v in b[4] if r == role}
+        if len(mine) == len(theirs) == 1 and mine != theirs:
+            return f"voucher {role} {sorted(mine)} / {sorted(theirs)}"
     return None
 
 
@@ -1571,10 +1629,10 @@ def _sibling_purchase(a: Sequence[str], b: Sequence[str], said_a: set[str], said
     """Two kinds of one thing bought, each unsaid by the other side ("a canvas tote" / "a canvas
     pouch": both bags, neither the other), whatever words the two purchases share ("canvas")."""
     for x in a:
-        if x in said_b:
+        if x in said_b or x in _CLASS_OF:  # "rubber shoes": a material, not a kind of shoe
             continue
         for y in b:
-            if y not in said_a and lexicon.kinds_of_one(x, y):
+            if y not in said_a and y not in _CLASS_OF and lexicon.kinds_of_one(x, y):
                 return f"purchase {x!r} / {y!r}"
     return None
 

@@ -134,6 +134,13 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # letra, gulong), hyphenated words ("Pa-search", "Iron-on") no names: 0.778 / 0.538; the ninth
         # session's "using a voucher" split, 0.789 / 0.577.
         ("attack20", 0.78, 0.57),
+        # 60 pairs a helper with a fresh context wrote against the ninth session's rules (voucher terms
+        # as a channel, relayed requests, converted sizes, values ruled out, Tagalog inflections and
+        # ranks). Measured before anyone looked: 0.556 / 0.455 (session start: 0.625 / 0.455); then
+        # home brands and engravings keep their titled names, "using" splits only before a voucher,
+        # money off the shipping is a shipping voucher, a voucher's cap and minimum keep their roles,
+        # "no pink" and "di na kailangan ng COD" rule out, a story's "third grade" is no rank.
+        ("attack22", 0.76, 0.59),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):

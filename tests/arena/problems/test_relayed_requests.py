@@ -42,6 +42,20 @@ ONE_ASK = [
         "Automatic umbrella, any colour except red, under ₱400",
         "automatic umbrella basta hindi red, below ₱400",
     ),
+    ("product", "For Sir Paolo: Xiaomi power bank 20000 mAh under ₱1,500", "Xiaomi power bank 20000mAh below ₱1,500"),
+    (
+        "product",
+        "Gym bag, any colour, no green please, under ₱900",
+        "gym bag, kahit anong kulay basta hindi green, below ₱900",
+    ),
+    ("product", "Arabica coffee beans, half a kilo, under ₱600", "500 g arabica coffee beans below ₱600"),
+    ("product", "kalahating litro na fish sauce, under ₱90", "fish sauce 500 ml below ₱90"),
+    (
+        "product",
+        "Bluetooth speaker, waterproof, hindi na kailangan ng COD",
+        "waterproof Bluetooth speaker, no need for cash on delivery",
+    ),
+    ("product", "Keychron K2 mechanical keyboard, will pay online", "Keychron K2 mechanical keyboard, no COD"),
 ]
 
 TWO_ASKS = [
@@ -63,6 +77,15 @@ TWO_ASKS = [
         "product",
         "Order for Ma'am Joy: Kyowa rice cooker 1 L under ₱1,000",
         "Order for Ma'am Joy: Hanabishi rice cooker 1 L under ₱1,000",
+    ),
+    # A title and a name that are a home brand or an engraving, not who the request is for.
+    ("product", "Tito Jun's longganisa 1 kg under ₱350", "Ate Lorna's longganisa 1 kg under ₱350"),
+    ("product", "Keychain engraved 'Ate Mel', brass, under ₱150", "Keychain engraved 'Kuya Mel', brass, under ₱150"),
+    ("product", "Gym bag, any colour basta hindi green, under ₱900", "Gym bag, any colour, under ₱900"),
+    (
+        "product",
+        "Bluetooth speaker, waterproof, di na kailangan ng COD",
+        "Bluetooth speaker, waterproof, kailangan ng COD",
     ),
     (
         "knowledge",

@@ -29,6 +29,12 @@ ONE_ASK = [
         "mug printed with the name of the city called the City of Pines",
     ),
     ("poster ng pinakamalaking planeta sa solar system", "poster of the largest planet in the solar system"),
+    ("poster ng pangalawang pinakamahabang ilog sa mundo", "poster of the second longest river in the world"),
+    # An ordinal of the story is no rank of the fact.
+    (
+        "My daughter is in third grade and loves maps, so: a poster of the largest ocean on Earth",
+        "poster of the largest ocean on Earth",
+    ),
 ]
 
 TWO_ASKS = [

@@ -57,6 +57,17 @@ ONE_ASK = [
         "pataas. Budget ₱1,500.",
         "Hanabishi rice cooker 1.8L, ₱100 off voucher with ₱1,000 min spend, budget ₱1,500",
     ),
+    (
+        "voucher",
+        "Free-shipping voucher (₱250 minimum), ₱450 budget, buying a phone tripod.",
+        "Phone tripod, free shipping voucher with min ₱250, budget ₱450.",
+    ),
+    # The budget in the request's sentence on one side, in the voucher's on the other.
+    (
+        "voucher",
+        "Electric kettle, budget ₱1,500, voucher 10% off capped at ₱120.",
+        "electric kettle, up to 1.5k, voucher 10% off max 120",
+    ),
 ]
 
 TWO_ASKS = [
@@ -69,6 +80,33 @@ TWO_ASKS = [
         "voucher",
         "Fifty pesos off once the cart hits six hundred. Eight hundred pesos total. A yoga mat.",
         "Fifty pesos off once the cart hits seven hundred. Eight hundred pesos total. A yoga mat.",
+    ),
+    # "using" opens the voucher's part only before the voucher: here it is the request's.
+    (
+        "voucher",
+        "Buy a bike light for using on my scooter, with a ₱40 off voucher, min spend ₱400, budget ₱500",
+        "Buy a bike light for using on my skateboard, with a ₱40 off voucher, min spend ₱400, budget ₱500",
+    ),
+    # Money off the shipping is a shipping voucher; the same numbers in other roles are another voucher.
+    (
+        "voucher",
+        "Bath towel, budget ₱600, voucher ₱40 off shipping, min spend ₱400",
+        "Bath towel, budget ₱600, voucher ₱40 off, min spend ₱400",
+    ),
+    (
+        "voucher",
+        "15% off voucher capped at ₱300, min spend ₱1,000, for a rice cooker, budget ₱2,500",
+        "15% off voucher capped at ₱1,000, min spend ₱300, for a rice cooker, budget ₱2,500",
+    ),
+    (
+        "voucher",
+        "May ₱80 off voucher, min spend ₱800, isang tindahan lang; shampoo at conditioner, budget ₱1,000",
+        "May ₱80 off voucher, min spend ₱800, kahit saang tindahan; shampoo at conditioner, budget ₱1,000",
+    ),
+    (
+        "voucher",
+        "Electric kettle, budget ₱1,500, voucher 10% off capped at ₱120.",
+        "electric kettle, up to 1.8k, voucher 10% off max 120",
     ),
     # The shops the voucher holds for, said in the request's sentence, not the voucher's.
     (
