@@ -268,12 +268,16 @@ _BOUNDS: tuple[tuple[re.Pattern[str], str], ...] = (
         "under",
     ),
     (re.compile(r"\b(?:hindi aabot|di aabot)\b"), "under"),
+    # "wag lalagpas ng isang libo", "huwag lalampas 500": do not go past; "wala pang ₱400": not yet ₱400
+    (re.compile(r"\b(?:wag|huwag) (?:lalagpas|lalampas|lumagpas|lumampas)(?: (?:sa|ng|nang))?\b"), "under"),
+    (re.compile(r"\bwala pa(?:ng| sa)\b"), "under"),
     (re.compile(r"\bpababa\b"), "or less"),
     (re.compile(r"\bpataas\b"), "or more"),
 )
 _BOUNDS += cebuano.BOUNDS
 BOUND_CUE = re.compile(
-    r"\b(?:hanggang|hangang|mababa|bababa|baba|mura|kulang|hihigit|lalagpas|lalampas|aabot|pababa|pataas|"
+    r"\b(?:hanggang|hangang|mababa|bababa|baba|mura|kulang|hihigit|lalagpas|lalampas|lumagpas|lumampas|aabot|"
+    r"pababa|pataas|wala pang|wala pa sa|"
     rf"{cebuano.BOUND_CUE})\b"
 )
 

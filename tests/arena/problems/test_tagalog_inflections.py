@@ -52,3 +52,16 @@ def test_one_riddle_in_tagalog_and_english(a, b):
 @pytest.mark.parametrize(("a", "b"), TWO_ASKS)
 def test_another_adjective_or_rank_is_another_fact(a, b):
     assert veto(a, b, "knowledge") is not None
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["kape na ground, isang kilo, wala pang ₱400", "ground coffee 1 kilo, wag lalagpas ng four hundred pesos"],
+)
+def test_a_tagalog_bound_not_to_pass_is_an_upper_bound(query):
+    assert read_query(query).whole.prices == (("lt", 400.0, 0.0),)
+
+
+def test_another_tagalog_bound_is_another_ask():
+    assert veto("ground coffee 1 kilo, wala pang ₱400", "ground coffee 1 kilo, wala pang ₱500") is not None
+    assert veto("ground coffee 1 kilo, wala pang ₱400", "ground coffee 1 kilo, under ₱400") is None
