@@ -1207,7 +1207,7 @@ def conflict(a: Request, b: Request) -> str | None:
         # The budget and the terms, compared above, are said in the request's sentence on one side and
         # in the voucher's on the other ("up to 6k, voucher 8% off" / "budget ₱6,000, voucher 8% off"):
         # as words they are no edit.
-        amounts = {f"{v:g}" for v in (*a.voucher[3], *b.voucher[3], *_amounts(a), *_amounts(b))}
+        amounts = {f"{v:g}" for v in (*_amounts(a), *_amounts(b))}  # each side's terms and bounds
         return _reading_conflict(_without(a.whole, amounts), _without(b.whole, amounts), common=floor)
     return _reading_conflict(a.whole, b.whole, common=floor)
 
@@ -1257,9 +1257,9 @@ def _one_sided(a: Reading, b: Reading) -> str | None:
     for name in _STATED_CLASSES:
         if any(c == name for c, _ in a.classes) and not any(c == name for c, _ in b.classes):
             return f"{name} {[w for c, w in a.classes if c == name]} / none"
-    # A value ruled out ("any colour basta hindi black") is a constraint too: beside a request that
-    # says nothing of it, another ask.
-    # Colours only: a material ruled out goes with the one asked ("fabric, not leather").
+    # A colour ruled out ("any colour basta hindi black") is a constraint too: beside a request that
+    # states no colour, another ask. Not a material: one ruled out goes with the one asked ("fabric,
+    # not leather").
     ruled = {w for w in a.ruled_out if _CLASS_OF.get(w) == "colour"} - set(b.ruled_out)
     if ruled and not any(c == "colour" for c, _ in (*a.classes, *b.classes)):
         return f"rules out {sorted(ruled)} / none"
