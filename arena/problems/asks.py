@@ -592,7 +592,7 @@ def _unit_kind(unit: str, voucher_possible: bool) -> str:
     if voucher_possible and _VOUCHER_CUE.search(unit):
         return "voucher"
     if (
-        (_NARRATIVE.match(unit) or _small_talk(unit) or _exclaimed(unit))
+        (_NARRATIVE.match(unit) or _small_talk(unit) or _exclaimed(unit) or _earlier_order(unit))
         and not _asks(unit)
         and not _service_in(_normalised(unit))
     ):
@@ -661,8 +661,46 @@ _STORY_SO = re.compile(
 )
 
 
+# An earlier order told before the new one ("The seller sent the red one.", "Size M was too tight last
+# order.", "Reorder, size M was too tight: ...", "(they sent black before)"): the value it names is what
+# went wrong, not what is asked. "I wanted yellow" is not one: it states the ask.
+_EARLIER_ORDER = re.compile(
+    r"\b(?:(?:seller|shop|store|they|courier|rider)\s+(?:sent|shipped|delivered|gave)|"
+    r"(?:last|previous|first|earlier|old|past)\s+(?:order|seller|purchase|parcel|delivery)|"
+    r"re-?order(?:ed|ing)?|(?:I|we)\s+(?:had\s+to\s+)?returned?|returned\s+it|"
+    r"(?:was|were)\s+(?:too\s+\w+|wrong|defective|broken|damaged|expired|fake|missing|the wrong)|"
+    r"(?:came|arrived)\s+(?:already\s+)?(?:broken|damaged|wrong|late|expired|defective|with\s+a|from\s+a|"
+    r"in\s+\w+\s+parcels)|last\s+time|the\s+(?:last|previous|first|old)\s+one|wrong\s+item|"
+    r"(?:overheated|leaked|peeled\s+off|faded)|sent\s+(?:the\s+)?(?:wrong|\w+\s+\w+\s+)?instead)\b",
+    re.IGNORECASE,
+)
+# A word every one of those tells has: a substring test before the search.
+_EARLIER_CUES = ("sent", "ship", "deliver", "gave", "last", "previous", "first", "earlier", "old", "past", "order",
+                 "return", "came", "arrived", "time", "wrong", "overheat", "leak", "peel", "fade", "too", "instead")  # fmt: skip
+
+
+@lru_cache(maxsize=4096)  # a sentence is asked of twice: is it context, where does its story end
+def _earlier_order(text: str) -> bool:
+    lower = text.lower()
+    return any(cue in lower for cue in _EARLIER_CUES) and _EARLIER_ORDER.search(text) is not None
+
+
+# Where a sentence's story ends and its request begins: a colon or a dash.
+_STORY_END = re.compile(r"\s*(?::|\s[—–-])\s+")
+
+
 def _story_cut(unit: str) -> tuple[str | None, str]:
     """(the story clause, the rest) of a sentence that opens with a story before its request."""
+    ended = _STORY_END.search(unit) if _earlier_order(unit) else None
+    if ended is not None and _earlier_order(unit[: ended.start()]) and not _asks(unit[: ended.start()]):
+        return unit[: ended.start()], unit[ended.end() :]
+    # ... or told after it ("... one shop only pls, the previous cleanser came expired").
+    last = next(reversed(list(_STORY_END.finditer(unit))), None) if ended is not None else None
+    if last is not None:
+        tail = unit[last.end() :]
+        clause = tail.rsplit(",", 1)[-1] if _earlier_order(tail.rsplit(",", 1)[-1]) else tail
+        if _earlier_order(clause) and not _asks(clause):
+            return clause, unit[: len(unit) - len(clause)].rstrip(" ,")
     found = _STORY_SO.search(unit)
     if found is None:
         return None, unit
@@ -727,6 +765,9 @@ def plain(query: str) -> str:
         query = _FILLER.sub(" ", query)
     if _relayed(query):
         query = _RELAYED.sub(" ", query)
+    query = _sent_home(query)
+    if "(" in query:
+        query = _EARLIER_ASIDE.sub(lambda found: " " if _earlier_order(found.group(0)) else found.group(0), query)
     if query.isascii():
         return query
     # Accents are typed or not ("Noli Me Tángere" / "Tangere", "L'Oréal" / "L'Oreal"): letters are
@@ -761,6 +802,164 @@ _RELAY_WORDS = ("client", "customer", "buyer", "ma'am", "mam ", "madam", "tita "
 def _relayed(query: str) -> bool:
     lower = f" {query.lower()}"
     return any(word in lower for word in _RELAY_WORDS) and _RELAYED.search(query) is not None
+
+
+# A parenthesised aside: dropped when it tells of an earlier order ("(they sent black before)").
+_EARLIER_ASIDE = re.compile(r"\([^()]*\)")
+
+
+# --- a request sent home from abroad -----------------------------------------------------------
+# Many shoppers on a Philippine marketplace work abroad and order for family at home: they say where
+# the parcel goes ("for my Nanay in Laoag, Ilocos Norte", "pa-deliver sa Naga", "Deliver to Tacloban
+# City:"), where they work ("From Jeddah, 5 years here", "Kuwait OFW", "dito sa Riyadh") and the
+# price in that country's money beside the peso figure ("around 25 dollars so max ₱1,400"). None of
+# it is what is bought, and a place would read as a brand. A place is only dropped in those frames:
+# a product's origin ("dried mangoes from Guimaras"), a seller's ("a seller in Cebu") and a riddle's
+# place ("the tallest building in Dubai") are asked.
+
+# A place as written: capitalised words ("Cagayan de Oro", "Sta. Rosa", "QC"), then a province after a
+# comma ("Laoag, Ilocos Norte") where the province ends the phrase (not "in Laoag, Kyowa rice cooker").
+_WORD = r"(?-i:(?:Sta|Sto|St|Mt|Gen)\.|[A-Z][\w'-]*)"
+_PLACE = (
+    rf"(?P<place>{_WORD}(?:\s+(?:de|del|de la|{_WORD})){{0,2}}"
+    rf"(?:,\s*{_WORD}(?:\s+{_WORD})?(?=\s*(?:[,.;:!?()\-–—]|$)))?)"
+)
+
+# The provinces of the Philippines (and Metro Manila), for a town named with its province.
+_PROVINCES = (
+    r"Abra|Agusan del Norte|Agusan del Sur|Aklan|Albay|Antique|Apayao|Aurora|Basilan|Bataan|Batanes|Batangas|"
+    r"Benguet|Biliran|Bohol|Bukidnon|Bulacan|Cagayan|Camarines Norte|Camarines Sur|Camiguin|Capiz|Catanduanes|"
+    r"Cavite|Cebu|Cotabato|Davao de Oro|Davao del Norte|Davao del Sur|Davao Occidental|Davao Oriental|"
+    r"Dinagat Islands|Eastern Samar|Guimaras|Ifugao|Ilocos Norte|Ilocos Sur|Iloilo|Isabela|Kalinga|La Union|"
+    r"Laguna|Lanao del Norte|Lanao del Sur|Leyte|Maguindanao|Marinduque|Masbate|Misamis Occidental|"
+    r"Misamis Oriental|Mountain Province|Negros Occidental|Negros Oriental|Northern Samar|Nueva Ecija|"
+    r"Nueva Vizcaya|Occidental Mindoro|Oriental Mindoro|Palawan|Pampanga|Pangasinan|Quezon|Quirino|Rizal|"
+    r"Romblon|Samar|Sarangani|Siquijor|Sorsogon|South Cotabato|Southern Leyte|Sultan Kudarat|Sulu|"
+    r"Surigao del Norte|Surigao del Sur|Tarlac|Tawi-Tawi|Zambales|Zamboanga del Norte|Zamboanga del Sur|"
+    r"Zamboanga Sibugay|Metro Manila"
+)
+# Who a parcel is for: kin (in the languages shoppers mix in) and the people one buys for.
+_KIN = (
+    r"nanay|tatay|inay|itay|nanang|tatang|inang|amang|apu|apong|apo|ima|lolo|lola|lelong|lelang|kuya|ate|"
+    r"manong|manang|ading|bunso|pamangkin|tito|tita|tiyo|tiya|ninong|ninang|inaanak|palangga|inday|atsi|"
+    r"mama|papa|mommy|daddy|mom|mum|mother|dad|father|parents|son|daughter|wife|husband|misis|mister|"
+    r"brother|sister|siblings?|cousin|nephew|niece|grand\w+|family|friend|kids?|child|children|baby|"
+    r"girlfriend|boyfriend|partner|in-laws|relatives|folks|godchild|godson|goddaughter|anak|asawa"
+)
+_PERSON = (
+    rf"(?:my|our|ni|kay|kina|for|para\s+(?:sa|kay)|si)\s+(?:(?:older|younger|little|big|eldest|youngest|"
+    rf"dear|retired|beloved|elderly|only)\s+)?(?:{_KIN})(?:\s+(?-i:[A-Z][a-z]+))?(?:\s+ku)?"
+    r"(?:'s\s+[\w-]+(?:\s+[\w-]+)?)?"
+)
+# Where the buyer works: for "From X," and "X OFW" only these (a sentence may open "From Samsung, ...").
+_ABROAD = (
+    r"Dubai|Abu Dhabi|Sharjah|Al Ain|UAE|Riyadh|Jeddah|Dammam|Al Khobar|Khobar|Saudi(?: Arabia)?|KSA|Kuwait|"
+    r"Doha|Qatar|Bahrain|Manama|Oman|Muscat|Hong Kong|HK|Macau|Singapore|SG|Taiwan|Taipei|Kaohsiung|Taichung|"
+    r"Japan|Tokyo|Osaka|Nagoya|Korea|Seoul|Busan|Malaysia|Kuala Lumpur|KL|Brunei|Israel|Tel Aviv|Italy|"
+    r"Rome|Milan|UK|London|Canada|Toronto|Vancouver|Calgary|Winnipeg|Australia|Sydney|Melbourne|Perth|"
+    r"New Zealand|Auckland|USA|US|the States|California|New York|Texas|Guam|Hawaii|Germany|Cyprus|Lebanon|"
+    r"Jordan"
+)
+# Each frame with the words it cannot match without (a set lookup is far cheaper than the search).
+_DELIVERY_WORDS = frozenset("deliver delivery delivered ship shipped send sent padala ipadala ipapadala".split())
+_PROVINCE_WORDS = frozenset(_PROVINCES.lower().replace("|", " ").split()) - {"del", "de", "norte", "sur", "islands"}
+_KIN_WORDS = frozenset(_KIN.replace("?", "").replace("|", " ").split()) | {"siblings", "kid"}
+_ABOUT_ME = frozenset("here dito andito nandito working work living live stuck staying been m am ako kami".split())
+_AWAY = frozenset("year years yr yrs month months taon buwan christmas pasko".split())
+_ABROAD_WORDS = frozenset(_ABROAD.lower().replace("|", " ").split()) - {"us", "the"}  # "help us find"
+_OFW = frozenset({"ofw", "ofws"})
+_SENT_HOME = tuple(
+    (cues, re.compile(pattern, re.IGNORECASE))
+    for cues, pattern in zip(
+        (
+            _DELIVERY_WORDS,
+            frozenset({"delivery"}),
+            _PROVINCE_WORDS,
+            _KIN_WORDS,
+            _ABOUT_ME,
+            _AWAY,
+            _AWAY,
+            _ABROAD_WORDS,
+            _ABROAD_WORDS,
+            _OFW,
+        ),
+        (
+            # where the parcel goes
+            rf"\b(?:pa-?deliver|i-?deliver|deliver(?:ed|y)?|ship(?:ped)?|send|sent|padala|ipadala|ipapadala)\s+"
+            rf"(?:(?:it|po|this|them|na)\s+)?(?:to|sa|kay\s+\w+\s+sa)\s+{_PLACE}",
+            rf"(?:^|(?<=[.:;!?,(—–-]))\s*(?!(?i:free|same|next|fast|express|home|door|cash|standard|local)\b){_PLACE}"
+            r"(?=\s+delivery\b)",
+            # a town and its province after "for" ("20L microwave for Calamba, Laguna"; not "for PS5, Midnight
+            # Black")
+            rf"\b(?:for|to|sa)\s+(?P<place>{_WORD}(?:\s+{_WORD})?,?\s*(?:{_PROVINCES}))(?=\s*(?:[,.;:!?()\-–—]|$))",
+            # where the one it is for lives
+            rf"\b{_PERSON}(?:\s+[a-z][\w-]*){{0,3}}?\s+(?:in|sa|at|nasa|from|taga)\s+{_PLACE}",
+            # where the buyer works
+            rf"\b(?:here|dito|andito|nandito|working|work|living|live|stuck|staying|been|i'?m|i am|ako|kami)\s+"
+            rf"(?:(?:here|dito|lang|pa|na)\s+)?(?:in|sa|nasa)\s+{_PLACE}",
+            rf"\b(?:years?|yrs?|months?|taon|buwan|christmas|pasko)\s+(?:na\s+)?(?:(?:ako|kami)\s+)?(?:(?:here|dito)\s+)?"
+            rf"(?:in|sa)\s+{_PLACE}",
+            # how long they have been away ("5 years here", "anim na taon na ako dito")
+            r"(?P<place>\b(?:\d+|\w+)\s+(?:na\s+)?(?:years?|yrs?|months?|taon|buwan)\s+(?:na\s+)?(?:(?:ako|kami)\s+)?"
+            r"(?:(?:here|dito|abroad|away|overseas)\b|(?=(?:in|sa)\s+(?-i:[A-Z]))))",
+            rf"(?:^|(?<=[.:;!?]))\s*from\s+(?P<place>(?-i:{_ABROAD}))(?=\s*[,:;.—–-])",
+            rf"\b(?P<place>(?-i:{_ABROAD}))(?=\s+ofws?\b)",
+            rf"\bofws?\s+(?:in|sa|from)\s+{_PLACE}",
+        ),
+        strict=True,
+    )
+)
+_LOWER_WORDS = re.compile(r"[a-z]+")
+# The frames that name a place after a preposition, and the test that one does (case-sensitive: a place
+# is capitalised).
+_FRAMED = (_DELIVERY_WORDS, _PROVINCE_WORDS, _KIN_WORDS, _ABOUT_ME)
+_A_PLACE_AFTER = re.compile(
+    r"\b(?:to|sa|in|at|from|nasa|taga|for|kay|TO|SA|IN|AT|FROM|NASA|TAGA|FOR|KAY|To|Sa|In|At|From|Nasa|Taga|For|Kay)"
+    r"\s+[A-Z]"
+)
+# An amount in another country's money, beside a peso figure: "around 25 dollars", "(about SGD 35)",
+# "mga 65 dirhams", "HK$150".
+_ABROAD_MONEY = re.compile(
+    r"(?:\b(?:around|about|approx\.?|approximately|roughly|mga|like)\s+)?(?:"
+    r"(?:\b(?:US|USD|SGD|S|HK|HKD|NT|NTD|AUD|AU|A|CAD|CA|C|NZD|NZ))?\$\s?\d[\d,.]*(?:\s?k\b)?|[€£¥]\s?\d[\d,.]*|"
+    r"\b(?:USD|SGD|HKD|AED|SAR|QAR|KWD|BHD|OMR|NTD|TWD|JPY|KRW|MYR|EUR|GBP|CAD|AUD|NZD|RM|Dhs?)\.?\s?\d[\d,.]*"
+    r"(?:\s?k\b)?|"
+    r"\b\d[\d,.]*(?:\s?k)?\s?(?:USD|SGD|HKD|AED|SAR|QAR|KWD|BHD|OMR|NTD|TWD|JPY|KRW|MYR|EUR|GBP|CAD|AUD|NZD|"
+    r"dollars?|bucks|dirhams?|dhs|riyals?|rials?|dinars?|euros?|pounds?|yen|won|ringgit|quid)\b)",
+    re.IGNORECASE,
+)
+_MONEY_WORDS = frozenset(
+    """usd sgd hkd aed sar qar kwd bhd omr ntd twd jpy krw myr eur gbp cad aud nzd rm dh dhs dollar dollars bucks
+    dirham dirhams riyal riyals rial rials dinar dinars euro euros pound pounds yen won ringgit quid""".split()
+)
+_PESOS = re.compile(r"₱|\bphp\b|\bpesos?\b|\bpiso\b|(?<![\w$])P\s?\d", re.IGNORECASE)
+
+
+def _sent_home(query: str) -> str:
+    """``query`` without where the parcel goes, where the buyer works, and an amount in foreign money said
+    beside a peso figure."""
+    words = set(_LOWER_WORDS.findall(query.lower()))
+    places: list[str] = []
+    framed = _A_PLACE_AFTER.search(query) is not None
+    for cues, pattern in _SENT_HOME:
+        if cues in _FRAMED and not framed:
+            continue
+        if not cues.isdisjoint(words) or (cues is _KIN_WORDS and any(w.startswith("grand") for w in words)):
+            query = pattern.sub(lambda found: _without_place(found, places), query)
+    # The same place said again without a frame ("for my Inang in Batac ... pa-deliver po, Batac"): one
+    # place, dropped everywhere.
+    for place in places:
+        query = re.sub(rf"\b{re.escape(place)}\b", " ", query)
+    if (not _MONEY_WORDS.isdisjoint(words) or any(sign in query for sign in "$€£¥")) and _PESOS.search(query):
+        query = _ABROAD_MONEY.sub(" ", query)
+    return query
+
+
+def _without_place(found: re.Match[str], places: list[str]) -> str:
+    start, end = found.span("place")
+    places.extend(w for w in re.split(r"[\s,]+", found.group("place")) if len(w) > 2 and w[0].isupper())
+    text = found.group(0)
+    return text[: start - found.start()] + " " + text[end - found.start() :]
 
 
 # Invisible parts of an emoji sequence: zero-width joiner, variation selectors, the keycap mark.

@@ -26,7 +26,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("unisex", "genderless"),
     # short forms a shopper types for a name's words
     ("mount", "mt"),
-    ("philippines", "ph", "pinas"),
+    ("philippines", "ph", "pinas", "philippine"),
     # short forms typed on a phone for a value or a thing
     ("black", "blk"),
     ("white", "wht"),

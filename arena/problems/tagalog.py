@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from arena.problems import cebuano
+from arena.problems import cebuano, regional
 
 # Function words: articles, case markers, pronouns, particles, linkers.
 FUNCTION = (
@@ -41,6 +41,7 @@ FRAME = (
         "kaya mag ma".split()
     )
     | cebuano.FRAME
+    | regional.FRAME
 )
 # A Tagalog sentence that asks ("Hanap ako ng ...", "Kailangan ko ng ...", "Meron ba ...").
 ASKS = re.compile(

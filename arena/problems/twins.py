@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from arena.problems import lexicon, tagalog
+from arena.problems import lexicon, regional, tagalog
 from arena.problems.asks import (
     _JOINED,
     _PRICE_PHRASES,
@@ -512,6 +512,8 @@ def _capitals(unit: str) -> tuple[str, ...]:
         return ()
     found = set()
     for k in upper:
+        if _shouted(tokens[k]) or tokens[k].lower() in regional.KIN:  # "for my Tatang", "SHIRT FOR MY TITO"
+            continue
         for part in re.split(r"[-'’]", tokens[k].lower().replace("&", "and")):
             if (
                 len(part) >= 2
@@ -523,6 +525,22 @@ def _capitals(unit: str) -> tuple[str, ...]:
                 found.add(sys.intern(part))
     return tuple(sorted(found))
 
+
+def _shouted(token: str) -> bool:
+    """A common word or short form typed in capitals inside a sentence ("W/ FREE SF", "BT 5.3", "QTY 2",
+    "COD"): said loudly, not a name. A brand that is also a word ("SHELL", "DOVE") stays one; a name no
+    dictionary knows ("JBL") is read as a name by the words' reading anyway."""
+    lower = token.lower()
+    return (
+        len(token) >= 2
+        and token.isupper()
+        and lower not in _BRAND_WORDS
+        and (lower in _SHORT_FORMS or lower in CANONICAL or _a_word(lower))
+    )
+
+
+# Short forms shoppers type that no dictionary lists: shipping fee, quantity, currencies abroad.
+_SHORT_FORMS = frozenset("sf qty ofw asap pls plz thx tnx ty approx sgd hkd usd aed sar qar kwd ntd myr".split())
 
 _SPACED = re.compile(r"([,;:+()!?]|\.(?!\d))")
 
@@ -742,6 +760,8 @@ def _read_units(units: Sequence[str]) -> Reading:
             and w not in _UNITS
             and (w in _BRAND_WORDS or not _a_word(w))
             and w not in CANONICAL  # a short form the synonyms spell out ("bt", "blk") is that word, no name
+            and w not in _SHORT_FORMS
+            and w not in regional.KIN
         }
     )
     return Reading(
@@ -1615,7 +1635,20 @@ def _distinct_things(a: str, b: str) -> bool:
     return _word_cosine(a, b) < SYNONYMOUS
 
 
+# Words of how goods come packed, not of what they are: "a case of 24" is "a pack of 24".
+_PACKING = frozenset("pack package packet bundle case casing container kit set piece pc pcs unit sack".split())
+
+
+def _wares(a: str, b: str) -> bool:
+    return a not in _PACKING and b not in _PACKING and lexicon.goods(a) and lexicon.goods(b)
+
+
 def _read_alike(a: str, b: str) -> bool:
+    # The shopping synonyms' groups first: two words it puts in two groups are two products where
+    # WordNet calls them one synset ("earphone" / "headphone": a shopper buys one or the other). One a
+    # kind of the other ("backpack" / "bag") is still WordNet's to read: a rewording says it more loosely.
+    if a in CANONICAL and b in CANONICAL and _wares(a, b):
+        return CANONICAL[a] == CANONICAL[b]
     # What the lexicon knows of two words decides ("sneakers" / "shoes" one, "basketball" /
     # "volleyball" two, however their vectors read); the vectors only where it lacks one of them
     # (a brand, a compound, Taglish).

@@ -66,24 +66,24 @@ BLIND_POOLS = {
     # stood, then developed on; 11 and 12 only measured (docs/leak-clusters.md, "The fifth
     # session"). Pools 13 and 14 were written in the sixth session, before any of its changes, and
     # only measured. These floors pin the final figures against regression; the issue asks 0.95.
-    5: (0.94, 0.90),
-    6: (0.89, 0.84),
-    7: (0.84, 0.89),
+    5: (0.95, 0.90),
+    6: (0.90, 0.84),
+    7: (0.84, 0.90),
     # 8 lost a true pair to a rank one side adds ("the fourth planet from the sun" / "the Red Planet").
     8: (0.92, 0.75),
     9: (0.93, 0.85),
-    10: (0.92, 0.91),
+    10: (0.93, 0.92),
     # 11 and 14 lost one and three false positives to the seventh session's reading (Bisaya, titles,
     # vouchers without the word), never looked at; their recall rose.
     11: (0.93, 0.90),
     12: (0.90, 0.88),
-    13: (0.94, 0.80),
-    14: (0.95, 0.77),
+    13: (0.95, 0.80),
+    14: (0.96, 0.78),
     # Pools 16 and 17 were written at the start of the seventh session and measured before any change:
     # 16 (older shoppers, typos, listing titles) 0.922 / 0.767, only measured, never read; 17 (Bisaya
     # chat, emoji, deal forums) 0.899 / 0.545, then developed on.
-    16: (0.95, 0.79),
-    17: (0.94, 0.86),
+    16: (0.95, 0.82),
+    17: (0.96, 0.87),
     # Pool 19 was written at the start of the eighth session (small-business owners, Tagalog speech to
     # text: spelled numbers, fillers, self-corrections), measured before any change, 0.899 / 0.641, then
     # developed on. The eighth session's clue swaps lifted 5, 7, 13, 14, 16 and 17's precision.
@@ -93,7 +93,12 @@ BLIND_POOLS = {
     # change, 0.946 / 0.759, and on the session's rules before anyone read it, 0.941 / 0.767; then
     # developed on. The ninth session lifted 6, 7, 10, 11 and 19's precision; 16 lost two true pairs to
     # vouchers said without the word and gained four twins kept apart (a tote is no pouch).
-    21: (0.95, 0.84),
+    21: (0.96, 0.85),
+    # Pool 23 was written at the start of the tenth session (overseas workers ordering for family at home,
+    # requests typed in capitals, re-orders after a bad delivery), measured on main before any change,
+    # 0.925 / 0.603, then developed on. Two kinds of one ware in two synonym groups ("backpack" /
+    # "messenger bag") lifted the precision of 13, 14 and 17 (13 lost three true pairs: "bag pack").
+    23: (0.94, 0.77),
 }
 
 
@@ -141,6 +146,12 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # money off the shipping is a shipping voucher, a voucher's cap and minimum keep their roles,
         # "no pink" and "di na kailangan ng COD" rule out, a story's "third grade" is no rank.
         ("attack22", 0.76, 0.59),
+        # 60 pairs a helper with a fresh context wrote against the rules as docs/leak-clusters.md stood at
+        # the tenth session's start (the same thing under two names, services in Tagalog wordings, amounts
+        # before and after a discount, WordNet's kinds of one thing, brands that are English words).
+        # Session start 0.289 / 0.342, measured before anyone looked 0.256 / 0.289 (a town and province
+        # after "for" took "PS5, Midnight Black" for a place); then the province list: 0.318 / 0.350.
+        ("attack24", 0.31, 0.34),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):
