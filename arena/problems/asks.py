@@ -208,7 +208,7 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
     ),
     "official": (
         "official lazmall store", "official lazmall", "lazmall store", "lazmall", "laz mall", "official store", "official shop", "official seller", "official stores",
-        "official brand store", "flagship store",
+        "official brand store", "flagship store", "flagship shop", "official flagship store", "official flagship",
     ),
     "flashsale": ("lazflash", "laz flash", "flash sale", "flash deal", "flash deals", "flash sales"),
     # What the seller adds besides shipping and paying: a request that asks one asks more than one
@@ -271,9 +271,29 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "COD",
     ),
+    # Paying the rider in cash: "cash ko na lang iaabot sa rider", "bayad cash sa rider", "I'll pay the
+    # courier when it comes".
+    (
+        re.compile(
+            r" (?:cash|bayad|pay|paying|payment|babayaran|bayaran|iaabot|iabot|abot)(?: \w+){0,4}? (?:sa|to|the|kay)"
+            r"(?: \w+)? (?:rider|courier|delivery guy|delivery man|driver)(?= )"
+        ),
+        "COD",
+    ),
+    # The seller shoulders the shipping: "sagot ng seller ang shipping", "the seller covers shipping";
+    # the buyer doing it ("ako na ang sasagot sa shipping") names no seller.
+    (
+        re.compile(
+            r" (?:sagot|sasagot|shoulders?|covers?|pays?(?: for)?)(?: \w+){0,2}? (?:seller|shop|store)(?: \w+){0,3}? "
+            rf"(?:{_SHIPPING}|sf)(?= )"
+            rf"| (?:seller|shop|store) (?:shoulders?|covers?|pays?(?: for)?|will (?:shoulder|cover|pay(?: for)?))(?: the)? "
+            rf"(?:{_SHIPPING}|sf)(?= )"
+        ),
+        "freeShipping",
+    ),
 )
 # Words without which no service sentence can match: most requests skip the sentence patterns.
-_SERVICE_CUE = re.compile(r"ship|deliver|postage|arriv|receipt|door|cash")
+_SERVICE_CUE = re.compile(r"ship|deliver|postage|arriv|receipt|door|cash|rider|courier|driver|sagot| sf ")
 
 
 # A service or seller extra the shopper declines is none asked ("no installation needed", "I'll
@@ -426,6 +446,8 @@ def _digits(text: str) -> str:
     """Numbers written as words become digits; "1,500" -> "1500", "112.00" -> "112", "1.5k" -> "1500"."""
     from text_to_num import alpha2digit
 
+    if "kalahati" in text:  # "isang libo't kalahati" is a thousand and a half: 1,500
+        text = _THOUSAND_AND_A_HALF.sub(r"\1 libo at limang daan", text)
     if _TAGALOG_NUMBER.search(text):  # "siyam na raang piso" is 900 pesos
         text = tagalog.numerals(text)
     if tagalog.BOUND_CUE.search(text):  # "hanggang 250" is up to 250
@@ -449,6 +471,8 @@ def _digits(text: str) -> str:
         text = _WORD_HYPHEN.sub(r"\1 ", text.replace("₱", "₱ "))  # "twelve-inch" -> "twelve inch"
         if _SPOKEN_PRICE.search(text):
             text = _SPOKEN_PRICE.sub(_spoken_price, text)
+        if _SPOKEN_BOUND.search(text):  # "hindi lalagpas ng nine ninety-nine.", "under three fifty"
+            text = _SPOKEN_BOUND.sub(lambda m: m.group(1) + _spoken_price(m, 1), text)
         text = alpha2digit(text, "en")
     if "two" in text:
         text = _TWO.sub("2", text)
@@ -478,11 +502,20 @@ _SPOKEN_PRICE = re.compile(
 )
 
 
-def _spoken_price(found: re.Match[str]) -> str:
-    hundreds = _DIGIT_WORDS.index(found.group(1)) + 1
-    tens = _TENS_WORDS.index(found.group(2))
+# ... or after a bound, wherever it ends: "under three fifty.", "wag lalagpas ng nine ninety-nine".
+_SPOKEN_BOUND = re.compile(
+    r"\b((?:under|below|max|maximum|up to|hanggang|lalagpas ng|lalampas ng|lampas ng|less than|not more than|"
+    rf"within|budget|at most|around|about) )({'|'.join(_DIGIT_WORDS)}) ({'|'.join(_TENS_WORDS)})"
+    rf"(?:[ -]({'|'.join(_DIGIT_WORDS)}))?(?![\w-])"
+)
+_THOUSAND_AND_A_HALF = re.compile(r"\b(\w+) libo(?:'t| at) kalahati\b")
+
+
+def _spoken_price(found: re.Match[str], shift: int = 0) -> str:
+    hundreds = _DIGIT_WORDS.index(found.group(1 + shift)) + 1
+    tens = _TENS_WORDS.index(found.group(2 + shift))
     rest = tens + 10 if tens < 10 else (tens - 8) * 10
-    rest += _DIGIT_WORDS.index(found.group(3)) + 1 if found.group(3) else 0
+    rest += _DIGIT_WORDS.index(found.group(3 + shift)) + 1 if found.group(3 + shift) else 0
     return str(hundreds * 100 + rest)
 
 
@@ -768,6 +801,12 @@ def plain(query: str) -> str:
     query = _sent_home(query)
     if "(" in query:
         query = _EARLIER_ASIDE.sub(lambda found: " " if _earlier_order(found.group(0)) else found.group(0), query)
+    lower = query.lower()
+    if "for h" in lower or "-ear" in lower:
+        query = _WHO_FOR.sub(lambda found: _AUDIENCE[found.group(1).lower()], query)
+        query = _EAR_FIT.sub(lambda found: f"{found.group(1)}ear", query)
+    if "afford" in lower or "too " in lower or "sobra" in lower:
+        query = _REFUSED_FLOOR.sub(r"under \1", query)
     if query.isascii():
         return query
     # Accents are typed or not ("Noli Me Tángere" / "Tangere", "L'Oréal" / "L'Oreal"): letters are
@@ -802,6 +841,21 @@ _RELAY_WORDS = ("client", "customer", "buyer", "ma'am", "mam ", "madam", "tita "
 def _relayed(query: str) -> bool:
     lower = f" {query.lower()}"
     return any(word in lower for word in _RELAY_WORDS) and _RELAYED.search(query) is not None
+
+
+# A gift "for her" or "for him" (the phrase ending there: not "for her school") is for women or men.
+_WHO_FOR = re.compile(r"\bfor (her|him|HER|HIM|Her|Him)(?=\s*(?:[,.;:!?)—–-]|$))")
+_AUDIENCE = {"her": "for women", "him": "for men"}
+# How headphones sit: "over-ear", "on-ear", "in-ear" are three fits, not the words "over", "on", "in".
+_EAR_FIT = re.compile(r"\b(over|on|in)-ear\b", re.IGNORECASE)
+# An amount and up that the buyer cannot pay is the most they pay: "₱28k pataas, hindi ko na afford",
+# "₱3,000 and up is already too much".
+_REFUSED_FLOOR = re.compile(
+    r"((?:₱|php\s?|p)?\s?\d[\d,.]*\s?k?)\s+(?:pataas|and up|and above|or more|up)\b[\s,]*(?:is\s+|are\s+)?"
+    r"(?:already\s+|na\s+)?(?:hindi ko na afford|hindi ko afford|di ko na afford|di ko afford|too much|too pricey|"
+    r"too expensive|over my budget|out of my budget|sobra na|sobrang mahal)",
+    re.IGNORECASE,
+)
 
 
 # A parenthesised aside: dropped when it tells of an earlier order ("(they sent black before)").

@@ -67,22 +67,22 @@ for _dimension, _entries in {
     "volume": {
         1.0: "ml mls milliliter milliliters millilitre millilitres",
         10.0: "cl",
-        1000.0: "l ltr ltrs liter liters litre litres",  # not "lt": the direction token
+        1000.0: "l ltr ltrs liter liters litre litres litro",  # not "lt": the direction token
         3785.41: "gallon gallons gal",
     },
     "mass": {
         0.001: "mg milligram milligrams",
         1.0: "g gr gram grams gramme grammes gm gms",
-        1000.0: "kg kgs kilo kilos kilogram kilograms",
+        1000.0: "kg kgs kilo kilos kilogram kilograms kilong",
         453.592: "lb lbs pound pounds",
         28.3495: "oz ounce ounces",
     },
     "length": {
         1.0: "mm millimeter millimeters millimetre millimetres",
         10.0: "cm centimeter centimeters centimetre centimetres",
-        1000.0: "m meter meters metre metres",
-        25.4: "inch inches",
-        304.8: "ft feet foot",
+        1000.0: "m meter meters metre metres metro",
+        25.4: "inch inches pulgada",  # Tagalog says inches "pulgada"
+        304.8: "ft feet foot talampakan",
     },
     "data": {0.001: "mb", 1.0: "gb", 1000.0: "tb"},
     "power": {1.0: "w watt watts", 1000.0: "kw"},
@@ -797,17 +797,21 @@ _EXCLUDING = frozenset("not dont doesnt without except excluding never".split())
 # words it says more ("hindi na kailangan ng COD": no longer needed), which the services read.
 _EXCLUDING_VALUE = frozenset("no hindi wag huwag ayaw ayoko".split())
 _ANY = frozenset("anything any everything kahit".split())  # "anything but pink"
+_WHO_DOES_NOT = frozenset(
+    "niya ko nila namin natin mo ni ng sa kay si yung ang po talaga misis mister asawa anak".split()
+)
 
 
 def _excluded(tokens: list[str]) -> set[int]:
     out: set[int] = set()
     for i, token in enumerate(tokens):
-        if (
-            token in _EXCLUDING_VALUE
-            and i + 1 < len(tokens)
-            and CANONICAL.get(tokens[i + 1], tokens[i + 1]) in _CLASS_OF
-        ):
-            out.add(i + 1)
+        if token in _EXCLUDING_VALUE:
+            # Tagalog puts who does not want it between ("ayaw niya ng itim", "ayaw ni misis ng pink").
+            k = i + 1
+            while k < min(len(tokens), i + 5) and (tokens[k] in _WHO_DOES_NOT or tokens[k] in regional.KIN):
+                k += 1
+            if k < len(tokens) and CANONICAL.get(tokens[k], tokens[k]) in _CLASS_OF:
+                out.add(k)
         elif token in _EXCLUDING or (token == "but" and i > 0 and tokens[i - 1] in _ANY):
             for k in range(i + 1, min(len(tokens), i + 4)):
                 word = tokens[k]

@@ -78,7 +78,7 @@ BLIND_POOLS = {
     11: (0.93, 0.90),
     12: (0.90, 0.88),
     13: (0.95, 0.80),
-    14: (0.96, 0.78),
+    14: (0.97, 0.78),
     # Pools 16 and 17 were written at the start of the seventh session and measured before any change:
     # 16 (older shoppers, typos, listing titles) 0.922 / 0.767, only measured, never read; 17 (Bisaya
     # chat, emoji, deal forums) 0.899 / 0.545, then developed on.
@@ -87,7 +87,7 @@ BLIND_POOLS = {
     # Pool 19 was written at the start of the eighth session (small-business owners, Tagalog speech to
     # text: spelled numbers, fillers, self-corrections), measured before any change, 0.899 / 0.641, then
     # developed on. The eighth session's clue swaps lifted 5, 7, 13, 14, 16 and 17's precision.
-    19: (0.95, 0.77),
+    19: (0.95, 0.81),
     # Pool 21 was written at the start of the ninth session (personal shoppers relaying a client's
     # request, spec-sheet readers converting units, teenagers texting), measured on main before any
     # change, 0.946 / 0.759, and on the session's rules before anyone read it, 0.941 / 0.767; then
@@ -145,13 +145,15 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # home brands and engravings keep their titled names, "using" splits only before a voucher,
         # money off the shipping is a shipping voucher, a voucher's cap and minimum keep their roles,
         # "no pink" and "di na kailangan ng COD" rule out, a story's "third grade" is no rank.
-        ("attack22", 0.76, 0.59),
+        ("attack22", 0.78, 0.59),
         # 60 pairs a helper with a fresh context wrote against the rules as docs/leak-clusters.md stood at
         # the tenth session's start (the same thing under two names, services in Tagalog wordings, amounts
         # before and after a discount, WordNet's kinds of one thing, brands that are English words).
         # Session start 0.289 / 0.342, measured before anyone looked 0.256 / 0.289 (a town and province
-        # after "for" took "PS5, Midnight Black" for a place); then the province list: 0.318 / 0.350.
-        ("attack24", 0.31, 0.34),
+        # after "for" took "PS5, Midnight Black" for a place); then the province list: 0.318 / 0.350; paying
+        # the rider, the seller shouldering shipping, "ayaw niya ng itim", spoken prices after a bound, an
+        # amount and up refused, "for her" / "for him", "over-ear" / "on-ear": 0.451 / 0.575.
+        ("attack24", 0.45, 0.57),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):
