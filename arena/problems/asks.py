@@ -700,7 +700,7 @@ _STORY_SO = re.compile(
 _EARLIER_ORDER = re.compile(
     r"\b(?:(?:seller|shop|store|they|courier|rider)\s+(?:sent|shipped|delivered|gave)|"
     r"(?:last|previous|first|earlier|old|past)\s+(?:order|seller|purchase|parcel|delivery)|"
-    r"re-?order(?:ed|ing)?|(?:I|we)\s+(?:had\s+to\s+)?returned?|returned\s+it|"
+    r"re-?order(?:ed|ing)?|(?:I|we)\s+(?:had\s+to\s+)?returned?|returned\s+it|^\s*returned\s+(?:my|the|our)|"
     r"(?:was|were)\s+(?:too\s+\w+|wrong|defective|broken|damaged|expired|fake|missing|the wrong)|"
     r"(?:came|arrived)\s+(?:already\s+)?(?:broken|damaged|wrong|late|expired|defective|with\s+a|from\s+a|"
     r"in\s+\w+\s+parcels)|last\s+time|the\s+(?:last|previous|first|old)\s+one|wrong\s+item|"

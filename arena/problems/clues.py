@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from arena.problems import lexicon, tagalog
+from arena.problems import lexicon, regional, tagalog
 from arena.problems.lexicon import kinds_of_one, thing
 
 # Of the shorter clue's words, the share the other clue must hold (the same word, lemma,
@@ -87,6 +87,10 @@ def read_clue(
     kinds: set[str] = set()
     for unit in units:
         tokens = [t.replace("’", "'") for t in _WORD.findall(unit)]
+        if _shouting(tokens):
+            # A sentence typed in capitals ("WHITE MUG FOR KUYA IN CEBU, PRINTED W/ PI"): its capitals say
+            # nothing of names; read it as a lower-case request (a name is a word no dictionary knows).
+            tokens = [t.lower() for t in tokens]
         run: list[str] = []
         for k, token in enumerate(tokens):
             bare = re.sub(r"'s?$", "", token).rstrip(".")
@@ -134,9 +138,16 @@ _SIZE_LETTERS = frozenset({"xs", "xxs", "xl", "xxl", "xxxl", "2xl", "3xl", "4xl"
 _CONTRACTED = frozenset({"ll", "re", "ve", "d", "m", "t"})
 
 
+def _shouting(tokens: Sequence[str]) -> bool:
+    letters = [t for t in tokens if len(t) >= 2 and t[:1].isalpha()]
+    return len(letters) >= 4 and sum(t.isupper() for t in letters) * 2 > len(letters)
+
+
 def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callable[[str], bool]) -> bool:
     if not bare or not bare[0].isalpha() or lower in _SCAFFOLD or lower in _ORDINALS or lower.split("'")[0] == "i":
         return False
+    if lower in regional.KIN:
+        return False  # "for my Kuya in Cebu", "Apu": who it is for, not a name the clue asks about
     if "'" in lower and lower.rsplit("'", 1)[1] in _CONTRACTED:
         return False  # "He'll love it!", "They're"
     if lower in tagalog.FRAME or lower in tagalog.GLOSSARY:

@@ -73,6 +73,11 @@ _VALUES_BUCKET = 8
 # ... and when their meaning vectors still read somewhat alike (all values equal and the words
 # about something else is two products sharing a size, a colour and a price).
 _VALUES_COSINE = 0.45
+# A voucher request's terms and budget copied number for number need no cosine: its product is often
+# said only in a story ("kaso wala koy blender. naa koy voucher ₱100 off ...") that the meaning text
+# leaves out. Below ``_VALUES_COSINE`` what one side buys must be said in the other's query
+# (:func:`_bought_in_both`) and every member of the two clusters is compared (``soft_link(every=True)``).
+_VOUCHER_COSINE = -1.0
 
 # LSH band choice weights (false positive, false negative). Every candidate is verified
 # with its MinHash estimate, so a false positive costs one vector compare while a false
@@ -262,18 +267,20 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         members[forest.find(k)].append(k)
     near = config.meaning_threshold - 1e-6
 
-    def soft_link(i: int, j: int, reason: MergeReason, detail: str) -> None:
+    def soft_link(i: int, j: int, reason: MergeReason, detail: str, every: bool = False) -> None:
         ri, rj = forest.find(i), forest.find(j)
         if ri == rj or conflict(requests[i], requests[j]) is not None:
             return
         # Against the other cluster's members that read alike (a twin beside its source); a member
         # joined by gold or signature that reads otherwise ("trousers" for "jeans") does not veto.
+        # A link that does not read alike itself (``every``: a voucher's terms copied) is checked
+        # against every member: nothing else says the two clusters ask one thing.
         for x in members[ri]:
             for y in members[rj]:
                 # Two riddles with one answer are compared whatever their cosine: their clues
                 # read alike or not, and only the product asked tells them apart.
                 same_answer = requests[x].fact is not None and requests[x].fact == requests[y].fact
-                if (x, y) != (i, j) and (same_answer or float(vectors[x] @ vectors[y]) >= near):
+                if (x, y) != (i, j) and (every or same_answer or float(vectors[x] @ vectors[y]) >= near):
                     if conflict(requests[x], requests[y]) is not None:
                         return
         link(i, j, reason, detail)
@@ -284,21 +291,40 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         soft_link(i, j, reason, detail)
     for k in order.tolist():
         soft_link(int(lo[k]), int(hi[k]), "same_meaning", f"cosine {float(cos[k]):.3f}")
-    for i, j, detail in _value_links(requests, ordered):
-        if float(vectors[i] @ vectors[j]) >= _VALUES_COSINE and not two_things_bought(requests[i], requests[j]):
-            soft_link(i, j, "same_values", detail)
+    for i, j, detail, floor in _value_links(requests, ordered):
+        cosine = float(vectors[i] @ vectors[j])
+        if cosine < floor or two_things_bought(requests[i], requests[j]):
+            continue
+        if cosine < _VALUES_COSINE and not _bought_in_both(requests[i], requests[j], ordered[i], ordered[j]):
+            continue
+        soft_link(i, j, "same_values", detail, every=cosine < _VALUES_COSINE)
     cluster_of = {pid: cluster_id_for(ids[forest.find(i)]) for i, pid in enumerate(ids)}
     return Clustering(cluster_of=cluster_of, merges=merges)
 
 
-def _value_links(requests: Sequence[Request], ordered: Sequence[Problem]) -> Iterator[tuple[int, int, str]]:
+def _bought_in_both(a: Request, b: Request, pa: Problem, pb: Problem) -> bool:
+    """Two voucher requests whose texts do not read alike: what one buys is said somewhere in the other
+    ("a blender" in a story, "kaso wala koy blender"), for each side that names a thing; "Shoes" and "mom
+    jeans" on the same terms are two asks."""
+    checked = False
+    for request, other in ((a, pb.query.lower()), (b, pa.query.lower())):
+        heads = [h for h in request.whole.heads if len(h) >= 3]
+        if heads:
+            checked = True
+            if not any(h.replace("_", " ") in other for h in heads):
+                return False
+    return checked
+
+
+def _value_links(requests: Sequence[Request], ordered: Sequence[Problem]) -> Iterator[tuple[int, int, str, float]]:
     """Pairs of one intent that state the same values (see ``_VALUES_MIN``), in id order. Each key is
     held as 8 bytes of its BLAKE2 digest (100k tuples of strings held at once cost ~30 MB of the
     clustering's 1 GiB); requests with equal digests are the bucket. Two keys, each its own buckets:
     every value, and a voucher request's terms and budget alone (``twins.voucher_key``: the rest of
     a voucher request is often its product said in a word or a story)."""
-    for keyed in (lambda r: value_key(r, _VALUES_MIN), voucher_key):
-        yield from _bucket_links(requests, ordered, keyed)
+    for keyed, floor in ((lambda r: value_key(r, _VALUES_MIN), _VALUES_COSINE), (voucher_key, _VOUCHER_COSINE)):
+        for i, j, detail in _bucket_links(requests, ordered, keyed):
+            yield i, j, detail, floor
 
 
 def _bucket_links(

@@ -108,6 +108,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("soft", "plush"),
     ("vintage", "retro"),
     ("multi", "multipurpose", "multi-purpose", "versatile"),
+    ("anc", "noise cancelling", "noise canceling", "noise cancellation", "noise-cancelling", "noise-canceling"),
 )
 
 

@@ -59,31 +59,31 @@ def test_the_heldout_pool_pairwise_over_every_pair_of_problems(capsys):
 # carry over in part (precision), the recall of chit-chat (0.556) and deep paraphrases (0.667) does not.
 # Each blind pool: its file, and the floors (precision, recall) a little under what it measured.
 BLIND_POOLS = {
-    3: (0.92, 0.88),
+    3: (0.92, 0.90),
     4: (0.95, 0.97),
     # Pools 5-12 were written in issue 31's fifth session by eight writers who saw no code, no pool
     # and no docs, two at a time. Each pair was measured once on main and once on the guard as it
     # stood, then developed on; 11 and 12 only measured (docs/leak-clusters.md, "The fifth
     # session"). Pools 13 and 14 were written in the sixth session, before any of its changes, and
     # only measured. These floors pin the final figures against regression; the issue asks 0.95.
-    5: (0.95, 0.90),
+    5: (0.95, 0.92),
     6: (0.90, 0.84),
     7: (0.84, 0.90),
     # 8 lost a true pair to a rank one side adds ("the fourth planet from the sun" / "the Red Planet").
     8: (0.92, 0.75),
-    9: (0.93, 0.85),
+    9: (0.94, 0.86),
     10: (0.93, 0.92),
     # 11 and 14 lost one and three false positives to the seventh session's reading (Bisaya, titles,
     # vouchers without the word), never looked at; their recall rose.
     11: (0.93, 0.90),
     12: (0.90, 0.88),
-    13: (0.95, 0.80),
-    14: (0.97, 0.78),
+    13: (0.95, 0.82),
+    14: (0.97, 0.79),
     # Pools 16 and 17 were written at the start of the seventh session and measured before any change:
     # 16 (older shoppers, typos, listing titles) 0.922 / 0.767, only measured, never read; 17 (Bisaya
     # chat, emoji, deal forums) 0.899 / 0.545, then developed on.
     16: (0.95, 0.82),
-    17: (0.96, 0.87),
+    17: (0.96, 0.88),
     # Pool 19 was written at the start of the eighth session (small-business owners, Tagalog speech to
     # text: spelled numbers, fillers, self-corrections), measured before any change, 0.899 / 0.641, then
     # developed on. The eighth session's clue swaps lifted 5, 7, 13, 14, 16 and 17's precision.
@@ -98,7 +98,11 @@ BLIND_POOLS = {
     # requests typed in capitals, re-orders after a bad delivery), measured on main before any change,
     # 0.925 / 0.603, then developed on. Two kinds of one ware in two synonym groups ("backpack" /
     # "messenger bag") lifted the precision of 13, 14 and 17 (13 lost three true pairs: "bag pack").
-    23: (0.94, 0.77),
+    23: (0.94, 0.80),
+    # Pool 25 was written in the tenth session after its rules (buy-and-sell group posts, Gen-Z TikTok
+    # slang, spec-style model numbers) and only measured, never read: session start 0.942 / 0.653, the
+    # session's first two commits 0.933 / 0.663, final 0.930 / 0.661.
+    25: (0.92, 0.65),
 }
 
 
@@ -145,7 +149,7 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # home brands and engravings keep their titled names, "using" splits only before a voucher,
         # money off the shipping is a shipping voucher, a voucher's cap and minimum keep their roles,
         # "no pink" and "di na kailangan ng COD" rule out, a story's "third grade" is no rank.
-        ("attack22", 0.78, 0.59),
+        ("attack22", 0.77, 0.63),
         # 60 pairs a helper with a fresh context wrote against the rules as docs/leak-clusters.md stood at
         # the tenth session's start (the same thing under two names, services in Tagalog wordings, amounts
         # before and after a discount, WordNet's kinds of one thing, brands that are English words).

@@ -1,7 +1,7 @@
 """Two kinds of one ware are two products where the shopping synonyms keep them in two groups, whatever
 WordNet calls them: a backpack is a bag to WordNet but not what a shopper asking for a messenger bag
 wants; earphones and headphones share a WordNet synset. One word said another way ("sneakers" /
-"shoes", "sofa" / "couch") stays one ask. Hand-written, none from a labelled pool."""
+"shoes", "sofa" / "couch", "ANC" / "noise-cancelling") stays one ask. Hand-written, none from a labelled pool."""
 
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ TWO_ASKS = [
 ]
 
 ONE_ASK = [
+    (
+        "product",
+        "Soundcore earbuds, white, with ANC, under ₱1,500",
+        "Soundcore earbuds, white, noise-cancelling, under ₱1,500",
+    ),
     ("product", "grey fabric sofa, 3-seater, below ₱15,000", "3-seater grey fabric couch, below ₱15,000"),
     ("product", "Nike running shoes, men's size 9, under ₱5,000", "men's Nike running sneakers, size 9, under ₱5,000"),
 ]

@@ -108,6 +108,11 @@ ONE_ASK = [
         "Size L jersey, number = stars on the PH flag, under ₱500",
     ),
     (
+        "knowledge",
+        "WHITE MUG FOR KUYA IN CEBU, MAX ₱250, PRINTED W/ PI TO 2 DECIMALS",
+        "White mug printed with pi rounded to two decimal places, under ₱250, for my Kuya in Cebu",
+    ),
+    (
         "product",
         "The seller sent the red one. Looking again for a yellow floral maxi dress, size M, under ₱700.",
         "Yellow floral maxi dress, size M, below ₱700.",
@@ -164,6 +169,11 @@ TWO_ASKS = [
         "product",
         "Reorder, size M was too tight: men's polo shirt, navy, size L, under ₱500.",
         "Reorder, size M was too tight: men's polo shirt, navy, size XL, under ₱500.",
+    ),
+    (
+        "knowledge",
+        "JERSEY SIZE L, NUMBER = PLAYERS OF A BASKETBALL TEAM ON COURT, MAX ₱500",
+        "JERSEY SIZE L, NUMBER = PLAYERS OF A VOLLEYBALL TEAM ON COURT, MAX ₱500",
     ),
     (
         "knowledge",

@@ -34,6 +34,27 @@ def test_voucher_terms_copied_number_for_number_join_however_the_rest_is_told():
     assert first == second
 
 
+def test_the_product_said_only_in_a_story_joins_on_the_terms():
+    # The request's sentences say "voucher" and numbers; the blender is in the story ("I have no blender").
+    told, plain = _clusters(
+        (
+            "voucher",
+            "Smoothie season na ko this summer, kaso wala koy blender. Naa koy voucher ₱100 off basta ₱1,000 "
+            "minimum spend, and budget nako kay 1.5k max.",
+        ),
+        ("voucher", "Blender, ₱1,500 max budget, voucher ₱100 off min ₱1k"),
+    )
+    assert told == plain
+
+
+def test_terms_copied_for_a_thing_the_other_never_names_stay_apart():
+    shoes, jeans = _clusters(
+        ("voucher", "10% off voucher. Max ₱100 discount. Budget 1,000. Shoes."),
+        ("voucher", "10% off capped at ₱100, budget ₱1,000, women's mom jeans"),
+    )
+    assert shoes != jeans
+
+
 def test_the_same_terms_for_another_product_stay_apart():
     kitchen, bedding = _clusters(("voucher", KITCHEN), ("voucher", "Bedding: ₱250 off min ₱2,000, budget ₱2,600."))
     assert kitchen != bedding
