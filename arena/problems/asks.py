@@ -38,7 +38,7 @@ from functools import lru_cache
 
 import orjson
 
-from arena.problems import cebuano, tagalog
+from arena.problems import cebuano, lexicon, tagalog
 from arena.problems.model import Intent, Problem
 from arena.problems.signature import canonical_reward
 from arena.problems.synonyms import CANONICAL
@@ -999,7 +999,8 @@ def _sent_home(query: str) -> str:
         if cues in _FRAMED and not framed:
             continue
         if not cues.isdisjoint(words) or (cues is _KIN_WORDS and any(w.startswith("grand") for w in words)):
-            query = pattern.sub(lambda found: _without_place(found, places), query)
+            strict = cues is _KIN_WORDS or cues is _ABOUT_ME
+            query = pattern.sub(lambda found, strict=strict: _without_place(found, places, strict), query)
     # The same place said again without a frame ("for my Inang in Batac ... pa-deliver po, Batac"): one
     # place, dropped everywhere.
     for place in places:
@@ -1009,11 +1010,31 @@ def _sent_home(query: str) -> str:
     return query
 
 
-def _without_place(found: re.Match[str], places: list[str]) -> str:
+def _without_place(found: re.Match[str], places: list[str], strict: bool = False) -> str:
     start, end = found.span("place")
+    if strict and not _a_place(found.group("place"), found.string[end:]):
+        return found.group(0)
     places.extend(w for w in re.split(r"[\s,]+", found.group("place")) if len(w) > 2 and w[0].isupper())
     text = found.group(0)
     return text[: start - found.start()] + " " + text[end - found.start() :]
+
+
+def _a_place(place: str, rest: str) -> bool:
+    """After a person ("for my son in ...") or "I'm in ...", what reads as a place may be a colour or a
+    design ("in Navy Blue", "in Hello Kitty print"): a place ends its phrase, and one of its words is a
+    name no English dictionary has ("Laoag", "Guagua") or a province or a city abroad ("Cebu", "Riyadh")."""
+    if not _PLACE_ENDS.match(rest):
+        return False
+    words = [w.lower().rstrip(".") for w in re.split(r"[\s,]+", place) if w]
+    if words and (words[0] in _PROVINCE_WORDS or words[0] in _ABROAD_WORDS):
+        return True
+    return any(w.isalpha() and not lexicon.known(w) for w in words)
+
+
+_PLACE_ENDS = re.compile(
+    r"\s*(?:[,.;:!?()\-–—]|$|(?:po|pls|please|na|lang|for|and|ang|at|with|who|kasi|thanks|salamat|since|so)\b)",
+    re.IGNORECASE,
+)
 
 
 # Invisible parts of an emoji sequence: zero-width joiner, variation selectors, the keycap mark.

@@ -159,6 +159,13 @@ TWO_ASKS = [
         "Rice cooker 1.0L for my Inang in Batac, under ₱2,000",
     ),
     ("product", "LED BULB 9W DAYLIGHT QTY 4, UNDER ₱400", "LED BULB 9W WARM WHITE QTY 4, UNDER ₱400"),
+    # A colour or a design after the person it is for is no place.
+    (
+        "product",
+        "Polo shirt for my son in Navy Blue, size M, under ₱500",
+        "Polo shirt for my son in Maroon, size M, under ₱500",
+    ),
+    ("product", "Dress for my daughter in Hello Kitty print, size 7", "Dress for my daughter in Frozen print, size 7"),
     # Another flag; another size after the same story; a riddle's "returned" is its clue.
     (
         "knowledge",
