@@ -34,7 +34,7 @@ import string
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import orjson
 
@@ -967,6 +967,8 @@ _LOWER_WORDS = re.compile(r"[a-z]+")
 # The frames that name a place after a preposition, and the test that one does (case-sensitive: a place
 # is capitalised).
 _FRAMED = (_DELIVERY_WORDS, _PROVINCE_WORDS, _KIN_WORDS, _ABOUT_ME)
+# The frames whose place may be a colour or a design instead ("for my son in Navy Blue"): see _a_place.
+_STRICT = (_KIN_WORDS, _ABOUT_ME)
 _A_PLACE_AFTER = re.compile(
     r"\b(?:to|sa|in|at|from|nasa|taga|for|kay|TO|SA|IN|AT|FROM|NASA|TAGA|FOR|KAY|To|Sa|In|At|From|Nasa|Taga|For|Kay)"
     r"\s+[A-Z]"
@@ -999,8 +1001,7 @@ def _sent_home(query: str) -> str:
         if cues in _FRAMED and not framed:
             continue
         if not cues.isdisjoint(words) or (cues is _KIN_WORDS and any(w.startswith("grand") for w in words)):
-            strict = cues is _KIN_WORDS or cues is _ABOUT_ME
-            query = pattern.sub(lambda found, strict=strict: _without_place(found, places, strict), query)
+            query = pattern.sub(partial(_without_place, places=places, strict=cues in _STRICT), query)
     # The same place said again without a frame ("for my Inang in Batac ... pa-deliver po, Batac"): one
     # place, dropped everywhere.
     for place in places:
