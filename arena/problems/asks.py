@@ -225,6 +225,9 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "installation", "free installation", "installation included", "installation service", "with install",
         "no installation fee", "no installation fees", "no installation charge", "installation fee waived",
         "free install", "install included", "with free install", "free installation included",
+        # Tagalog: the seller installs it ("ako na ang magkakabit", the buyer installing, is none)
+        "sila na ang magkakabit", "sila na magkakabit", "sila ang magkakabit", "libreng kabit", "free kabit",
+        "kasama ang kabit", "kasama na ang kabit", "may libreng kabit",
     ),
     "assembly": (
         "assembly", "free assembly", "assembly service", "assembly included", "no assembly fee",
@@ -275,7 +278,8 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
     # courier when it comes".
     (
         re.compile(
-            r" (?:cash|bayad|pay|paying|payment|babayaran|bayaran|iaabot|iabot|abot)(?: \w+){0,4}? (?:sa|to|the|kay)"
+            r"(?<!hindi)(?<! not)(?<! no)(?<! di) (?:cash|bayad|pay|paying|payment|babayaran|bayaran|iaabot|iabot|abot)"
+            r"(?: (?!hindi |not |no |di |via |thru |through )\w+){0,4}? (?:sa|to|the|kay)"
             r"(?: \w+)? (?:rider|courier|delivery guy|delivery man|driver)(?= )"
         ),
         "COD",
@@ -285,9 +289,10 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r" (?:sagot|sasagot|shoulders?|covers?|pays?(?: for)?)(?: \w+){0,2}? (?:seller|shop|store)(?: \w+){0,3}? "
-            rf"(?:{_SHIPPING}|sf)(?= )"
+            rf"(?<!return )(?:{_SHIPPING}|sf)(?= )"
             rf"| (?:seller|shop|store) (?:shoulders?|covers?|pays?(?: for)?|will (?:shoulder|cover|pay(?: for)?))(?: the)? "
             rf"(?:{_SHIPPING}|sf)(?= )"
+            r"| (?:sf|shipping) (?:sagot|shouldered by|covered by|paid by) (?:(?:ni|ng|by) )?(?:the )?(?:seller|shop|store)(?= )"
         ),
         "freeShipping",
     ),
@@ -805,7 +810,14 @@ def plain(query: str) -> str:
     if "for h" in lower or "-ear" in lower:
         query = _WHO_FOR.sub(lambda found: _AUDIENCE[found.group(1).lower()], query)
         query = _EAR_FIT.sub(lambda found: f"{found.group(1)}ear", query)
-    if "afford" in lower or "too " in lower or "sobra" in lower:
+    if (
+        "afford" in lower
+        or "too " in lower
+        or "sobra" in lower
+        or "kaya" in lower
+        or "budget" in lower
+        or "bulsa" in lower
+    ):
         query = _REFUSED_FLOOR.sub(r"under \1", query)
     if query.isascii():
         return query
@@ -853,7 +865,8 @@ _EAR_FIT = re.compile(r"\b(over|on|in)-ear\b", re.IGNORECASE)
 _REFUSED_FLOOR = re.compile(
     r"((?:₱|php\s?|p)?\s?\d[\d,.]*\s?k?)\s+(?:pataas|and up|and above|or more|up)\b[\s,]*(?:is\s+|are\s+)?"
     r"(?:already\s+|na\s+)?(?:hindi ko na afford|hindi ko afford|di ko na afford|di ko afford|too much|too pricey|"
-    r"too expensive|over my budget|out of my budget|sobra na|sobrang mahal)",
+    r"too expensive|over my budget|out of my budget|beyond my budget|sobra na|sobrang mahal|lampas na sa kaya ko|"
+    r"hindi ko na kaya|di ko na kaya|hindi ko kaya|di ko kaya|masakit na sa bulsa)",
     re.IGNORECASE,
 )
 
@@ -995,27 +1008,23 @@ def _sent_home(query: str) -> str:
     """``query`` without where the parcel goes, where the buyer works, and an amount in foreign money said
     beside a peso figure."""
     words = set(_LOWER_WORDS.findall(query.lower()))
-    places: list[str] = []
     framed = _A_PLACE_AFTER.search(query) is not None
     for cues, pattern in _SENT_HOME:
         if cues in _FRAMED and not framed:
             continue
         if not cues.isdisjoint(words) or (cues is _KIN_WORDS and any(w.startswith("grand") for w in words)):
-            query = pattern.sub(partial(_without_place, places=places, strict=cues in _STRICT), query)
-    # The same place said again without a frame ("for my Inang in Batac ... pa-deliver po, Batac"): one
-    # place, dropped everywhere.
-    for place in places:
-        query = re.sub(rf"\b{re.escape(place)}\b", " ", query)
+            query = pattern.sub(partial(_without_place, strict=cues in _STRICT), query)
     if (not _MONEY_WORDS.isdisjoint(words) or any(sign in query for sign in "$€£¥")) and _PESOS.search(query):
         query = _ABROAD_MONEY.sub(" ", query)
     return query
 
 
-def _without_place(found: re.Match[str], places: list[str], strict: bool = False) -> str:
+def _without_place(found: re.Match[str], strict: bool = False) -> str:
+    """The frame's match without its place; a place said again elsewhere stays (a riddle's "the number of
+    barangays in Davao City" beside "for my Tatay in Davao City" is its clue)."""
     start, end = found.span("place")
     if strict and not _a_place(found.group("place"), found.string[end:]):
         return found.group(0)
-    places.extend(w for w in re.split(r"[\s,]+", found.group("place")) if len(w) > 2 and w[0].isupper())
     text = found.group(0)
     return text[: start - found.start()] + " " + text[end - found.start() :]
 

@@ -158,6 +158,12 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # the rider, the seller shouldering shipping, "ayaw niya ng itim", spoken prices after a bound, an
         # amount and up refused, "for her" / "for him", "over-ear" / "on-ear": 0.451 / 0.575.
         ("attack24", 0.45, 0.57),
+        # 60 pairs a helper with a fresh context wrote against the tenth session's own rules (places
+        # dropped where they matter, re-order stories holding the product, kinship words in an
+        # engraving, services said by who does them). Session start 0.586 / 0.405, before anyone looked
+        # 0.525 / 0.500; then a place said again stays, return shipping is no shipping, who installs,
+        # cash to the rider refused, more refusals of an amount and up: 0.667 / 0.571.
+        ("attack26", 0.66, 0.57),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):

@@ -159,6 +159,12 @@ TWO_ASKS = [
         "Rice cooker 1.0L for my Inang in Batac, under ₱2,000",
     ),
     ("product", "LED BULB 9W DAYLIGHT QTY 4, UNDER ₱400", "LED BULB 9W WARM WHITE QTY 4, UNDER ₱400"),
+    # The person's town said again in a riddle's clue is the clue.
+    (
+        "knowledge",
+        "For my Tatay in Davao City: a mug printed with the year Davao City was founded",
+        "For my Tatay in Davao City: a mug printed with the year Cebu City was founded",
+    ),
     # A colour or a design after the person it is for is no place.
     (
         "product",

@@ -38,6 +38,12 @@ ONE_ASK = [
     ("product", "Nivea body lotion 400ml from the official store", "Nivea body lotion 400ml, flagship shop only"),
     ("product", "Phone tripod 1.7m, black, ₱999 max", "Black phone tripod 1.7m, hindi lalagpas ng nine ninety-nine."),
     ("product", "USB desk fan, 8 inch, below ₱1,500", "USB desk fan, 8 pulgada, wag lalagpas ng isang libo't kalahati"),
+    ("product", "Philips air fryer 4.1L, black, SF sagot ni seller", "Philips air fryer 4.1L, black, free shipping"),
+    (
+        "product",
+        "2-in-1 robot vacuum and mop, ₱12k pataas, lampas na sa kaya ko",
+        "2-in-1 robot vacuum and mop, below ₱12,000",
+    ),
     (
         "product",
         "Carrier 1.5HP window-type inverter aircon, under ₱28,000",
@@ -71,6 +77,27 @@ TWO_ASKS = [
         "Perfume gift set for him, 100ml EDP, under ₱2,500",
     ),
     ("product", "Sony wireless headphones, over-ear, black", "Sony wireless headphones, on-ear, black"),
+    # Return shipping is no shipping; who installs; cash to the rider refused; an amount and up that is fine.
+    (
+        "product",
+        "Philips air fryer, black, the seller covers shipping",
+        "Philips air fryer, black, the seller covers return shipping",
+    ),
+    (
+        "product",
+        "Carrier window aircon 1HP, below ₱25k, sila na ang magkakabit",
+        "Carrier window aircon 1HP, below ₱25k, ako na ang magkakabit",
+    ),
+    (
+        "product",
+        "Electric kettle 1.7L, below ₱1,000, cash sa rider",
+        "Electric kettle 1.7L, below ₱1,000, bayad ko na via GCash, hindi cash sa rider",
+    ),
+    (
+        "product",
+        "Gaming chair with footrest, ₱8k pataas okay lang",
+        "Gaming chair with footrest, ₱8k pataas hindi ko na kaya",
+    ),
 ]
 
 
