@@ -38,7 +38,7 @@ from functools import lru_cache, partial
 
 import orjson
 
-from arena.problems import cebuano, lexicon, tagalog
+from arena.problems import cebuano, lexicon, regional, tagalog
 from arena.problems.model import Intent, Problem
 from arena.problems.signature import canonical_reward
 from arena.problems.synonyms import CANONICAL
@@ -238,7 +238,7 @@ _SERVICE_LOOKUP = sorted(
     ((f" {p} ", s) for s, phrases in _SERVICE_PHRASES.items() for p in phrases), key=lambda pair: -len(pair[0])
 )
 # Services said as sentences, not as a fixed phrase: the service's noun with what makes it free
-# ("shipping has to be free", "no delivery fee", "I don't want to pay for delivery"), or paying
+# ("shipping has to be free", "the shipping fee should be ₱0", "no delivery fee", "I don't want to pay for delivery"), or paying
 # tied to the arrival ("payable in cash on arrival", "pay upon receipt"). On the normalised text
 # (apostrophes dropped: "dont"). "Free" beside a delivery word alone is not one: "a BPA-free
 # bottle with fast delivery" states no service, so the free-ness must attach to the noun.
@@ -248,7 +248,7 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             rf" {_SHIPPING}(?: {_FEE})? (?:(?:has|have|needs?|ought|got) to be|should be|must be|will be|would be|"
-            r"is|are|to be|being)? ?(?:free(?: of charge)?|waived|at no cost)(?= )"
+            r"is|are|to be|being)? ?(?:free(?: of charge)?|waived|at no cost|(?:(?:php|p) ?)?0)(?= )"
         ),
         "freeShipping",
     ),
@@ -428,17 +428,28 @@ _BOUND_SIGNS = re.compile(r"(<=|>=|≤|≥|<|>)\s*(?=(?:₱|php|p)?\s*\d)")
 _TAGALOG_NUMBER = re.compile(
     r"\b(?:isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam|sampu|labin|sandaan|sanlibo|daan|raan|libo|"
     r"piso|piraso)|\b(?:"
-    + "|".join(sorted({*cebuano.UNITS, *cebuano.TENS, *cebuano.WHOLE, *cebuano.HUNDRED, *cebuano.THOUSAND_AFTER}))
+    + "|".join(
+        sorted(
+            {*cebuano.UNITS, *cebuano.TENS, *cebuano.WHOLE, *cebuano.HUNDRED, *cebuano.THOUSAND_AFTER, *regional.UNITS}
+        )
+    )
     + r")\b"
+)
+_NOT_A_PESO_OVER = re.compile(
+    r"\bnot (?:one|a|a single|even one|even a|1) (?:centavo|cent|peso|sentimo)s? (?:more )?(?:over|more than|above|beyond)\b"
 )
 _SMALL_NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 _AND_A_HALF = re.compile(r"\b(\d+|" + "|".join(_SMALL_NUMBERS) + r") and a half (thousand|hundred|k)\b")
-_FRACTIONS = {"quarter": "25", "half": "50"}
+_FRACTIONS = {"quarter": "25", "half": "50", "fifth": "20", "tenth": "10"}
+_GRAND = re.compile(
+    r"\b(\d+(?:\.\d+)?|a) grand\b(?! (?:pianos?|prix|slam|prizes?|canyon|champions?|finale|opening|theft|"
+    r"masters?|jury|daughters?|sons?|kids?|children|parents?|mothers?|fathers?|hotel|central|cherokee))"
+)
 _HALF_UNIT = re.compile(
     r"\b(?:half an?|half|kalahating|kalahati ng)\s+(kilos?|kg|kilograms?|liters?|litres?|litro|gallons?|pounds?|lbs?|"
     r"meters?|metres?|metro|inch|inches|feet|foot)\b"
 )
-_FRACTION_OFF = re.compile(r"\b(?:a |one )?(quarter|half)[\s-]+off\b")
+_FRACTION_OFF = re.compile(r"\b(?:a |one )?(quarter|half|fifth|tenth)[\s-]+off\b")
 
 
 def _and_a_half(m: re.Match[str]) -> str:
@@ -457,11 +468,13 @@ def _digits(text: str) -> str:
         text = tagalog.numerals(text)
     if tagalog.BOUND_CUE.search(text):  # "hanggang 250" is up to 250
         text = tagalog.bounds(text)
+    if "not " in text and ("centavo" in text or "peso" in text or "cent " in text):
+        text = _NOT_A_PESO_OVER.sub("up to", text)  # "not one centavo over ₱900" is at most ₱900
     if "<" in text or ">" in text or "≤" in text or "≥" in text:  # "(<₱600)", "total ≤ ₱1,200"
         text = _BOUND_SIGNS.sub(lambda m: f" {_SIGN_WORDS[m.group(1)]} ", text)
     if " and a half " in text:  # "three and a half thousand" is 3500, not 3, a half and 1000
         text = _AND_A_HALF.sub(_and_a_half, text)
-    if "quarter" in text or "half" in text:  # "a quarter-off voucher" is 25 percent off
+    if "quarter" in text or "half" in text or "fifth" in text or "tenth" in text:  # "a quarter-off voucher": 25%
         text = _FRACTION_OFF.sub(lambda m: f"{_FRACTIONS[m.group(1)]} percent off", text)
     if "half" in text or "kalahati" in text:  # "half a kilo", "kalahating litro": 0.5 of the unit
         text = _HALF_UNIT.sub(r"0.5 \1", text)
@@ -481,6 +494,8 @@ def _digits(text: str) -> str:
         text = alpha2digit(text, "en")
     if "two" in text:
         text = _TWO.sub("2", text)
+    if "grand" in text:  # "under 3 grand", "less than a grand": thousands (a grand piano is not)
+        text = _GRAND.sub(lambda m: _format(1000 * (1 if m.group(1) == "a" else float(m.group(1)))), text)
     if "p" in text:
         text = _GLUED_CURRENCY.sub("php ", text)
     if "," in text:
@@ -501,23 +516,25 @@ _TENS_WORDS = (
 )
 # A price said the way it is spoken, hundreds and the rest as two numbers: "one fifty off" is 150,
 # "two fifty pesos" 250, "nine ninety nine" 999. Only before a money word: "one twenty-inch" is not.
+# The hundreds may be a teen: "twelve fifty" is 1,250, "fifteen ninety-nine" 1,599.
+_HUNDREDS_WORDS = _DIGIT_WORDS + _TENS_WORDS[:10]
 _SPOKEN_PRICE = re.compile(
-    rf"\b({'|'.join(_DIGIT_WORDS)}) ({'|'.join(_TENS_WORDS)})(?:[ -]({'|'.join(_DIGIT_WORDS)}))?"
-    r"(?= (?:off|pesos?|php|bucks|discount|budget|max|maximum|only|each|or less|or more|at most)\b)"
+    rf"\b({'|'.join(_HUNDREDS_WORDS)}) ({'|'.join(_TENS_WORDS[1:])})(?:[ -]({'|'.join(_DIGIT_WORDS)}))?"
+    r"(?= (?:off|pesos?|php|bucks|discount|budget|max|maximum|only|each|or less|or more|at most|lang)\b)"
 )
 
 
 # ... or after a bound, wherever it ends: "under three fifty.", "wag lalagpas ng nine ninety-nine".
 _SPOKEN_BOUND = re.compile(
     r"\b((?:under|below|max|maximum|up to|hanggang|lalagpas ng|lalampas ng|lampas ng|less than|not more than|"
-    rf"within|budget|at most|around|about) )({'|'.join(_DIGIT_WORDS)}) ({'|'.join(_TENS_WORDS)})"
+    rf"within|budget|at most|around|about) )({'|'.join(_HUNDREDS_WORDS)}) ({'|'.join(_TENS_WORDS[1:])})"
     rf"(?:[ -]({'|'.join(_DIGIT_WORDS)}))?(?![\w-])"
 )
 _THOUSAND_AND_A_HALF = re.compile(r"\b(\w+) libo(?:'t| at) kalahati\b")
 
 
 def _spoken_price(found: re.Match[str], shift: int = 0) -> str:
-    hundreds = _DIGIT_WORDS.index(found.group(1 + shift)) + 1
+    hundreds = _HUNDREDS_WORDS.index(found.group(1 + shift)) + 1
     tens = _TENS_WORDS.index(found.group(2 + shift))
     rest = tens + 10 if tens < 10 else (tens - 8) * 10
     rest += _DIGIT_WORDS.index(found.group(3 + shift)) + 1 if found.group(3 + shift) else 0
@@ -577,6 +594,7 @@ def _split_units(text: str) -> list[str]:
 
 
 _SZ = re.compile(r"\bsz\b")
+_BAKAL_BUY = re.compile(r"\bbakal(?= (?:ako|ko|kami|mi|kita|ta|kamo|sila|siya|sang|ka)\b)")
 
 
 def _normalised(unit: str) -> str:
@@ -588,6 +606,8 @@ def _normalised(unit: str) -> str:
         text = _DEGREES.sub(
             lambda m: " fahrenheit " if m.group(1) == "f" or m.group(0).endswith("℉") else " celsius ", text
         )
+    if "bakal" in text:  # Hiligaynon's "bakal ako sang ...": buying; Tagalog's "bakal na kaldero" is steel
+        text = _BAKAL_BUY.sub("buy", text)
     if "sz" in text:  # "sz L": "size", before the size letter is read
         text = _SZ.sub("size", text)
     if "owned" in text or "hand" in text:  # one word for a used item, which the split would cut in two
@@ -817,6 +837,10 @@ def plain(query: str) -> str:
         or "kaya" in lower
         or "budget" in lower
         or "bulsa" in lower
+        or "ayoko" in lower
+        or "ayaw ko" in lower
+        or " no" in lower
+        or "question" in lower
     ):
         query = _REFUSED_FLOOR.sub(r"under \1", query)
     if query.isascii():
@@ -863,10 +887,12 @@ _EAR_FIT = re.compile(r"\b(over|on|in)-ear\b", re.IGNORECASE)
 # An amount and up that the buyer cannot pay is the most they pay: "₱28k pataas, hindi ko na afford",
 # "₱3,000 and up is already too much".
 _REFUSED_FLOOR = re.compile(
-    r"((?:₱|php\s?|p)?\s?\d[\d,.]*\s?k?)\s+(?:pataas|and up|and above|or more|up)\b[\s,]*(?:is\s+|are\s+)?"
+    r"((?:₱|php\s?|p)?\s?\d[\d,.]*\s?k?)(?:\s?(?:pesos?|php))?\s+(?:pataas|and up|and above|or more|up)\b[\s,]*"
+    r"(?:is\s+|are\s+)?"
     r"(?:already\s+|na\s+)?(?:hindi ko na afford|hindi ko afford|di ko na afford|di ko afford|too much|too pricey|"
     r"too expensive|over my budget|out of my budget|beyond my budget|sobra na|sobrang mahal|lampas na sa kaya ko|"
-    r"hindi ko na kaya|di ko na kaya|hindi ko kaya|di ko kaya|masakit na sa bulsa)",
+    r"hindi ko na kaya|di ko na kaya|hindi ko kaya|di ko kaya|masakit na sa bulsa|ayoko na|ayaw ko na|"
+    r"a no for me|a no-go|a no go|a hard no|out of the question)",
     re.IGNORECASE,
 )
 

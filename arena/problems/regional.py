@@ -11,6 +11,8 @@ and Ken), "ti" (titanium), "king" (king size), "pu" (PU leather), "tata" (a bran
 
 from __future__ import annotations
 
+import re
+
 # Ilocano: articles and linkers, pronouns, demonstratives, particles, courtesies.
 ILOCANO = frozenset(
     "iti dagiti kadagiti daytoy dayta diay ditoy idiay sadiay ania adda awan kayat kaykayat diak saan wen "
@@ -22,14 +24,41 @@ KAPAMPANGAN = frozenset(
     "ku mu ing ning kareng karing ampo keng kekami kekayu yaku ika iya ila ikami ikatamu mayap abak bengi "
     "malagu dakal dacal".split()
 )
-# Hiligaynon, with the Waray and Bikol courtesies a message home ends with.
+# Hiligaynon, with the Waray and Bikol courtesies a message home ends with: markers and pronouns
+# ("sang", "sini"), particles, question words, the verbs that ask and buy in their forms ("pangitai ko",
+# "bakalon ko", "magbakal"), the labels of a value ("8 inches ang kadamol": its thickness; "kadamuon":
+# how many), and the greetings and courtesies around a request ("Maayong aga!", "Daghang salamat").
 HILIGAYNON = frozenset(
     "gid kag akon namon amon naton aton subong indi bala nami kamo tani maayo maupay marhay mabalos tabi "
-    "ngan asin digdi".split()
+    "ngan asin digdi sang sini sadto ara yara abi ayhan kuno anay ukon apang amo ano diin pila tagpila "
+    "ngaa paano luyag kinanglan karon moy koy "
+    "pangitai pangita-i pangitaan pangitaon magpangita nagapangita ginapangita bakalon magbakal nagbakal "
+    "ibakal ginbakal pabakal bakla-on mabakal "
+    "kadamol damol kadamuon kadaku "
+    "maayong buntag gabii daghang amping".split()
 )
+# Hiligaynon (and Cebuano) content words riddles and requests use -> their English words.
+GLOSSARY: dict[str, str] = {
+    "balangaw": "rainbow", "bangaw": "rainbow", "tul-an": "bone", "bukog": "bone", "hamtong": "adult",
+    "lawas": "body", "edad": "age", "likod": "back", "magdudula": "player", "manunugtog": "musician",
+    "taas": "high", "bantog": "famous", "ido": "dog", "kuting": "cat", "bayo": "clothes",
+    "sapatos": "shoe", "baligya": "sell",
+}  # fmt: skip
+# Hiligaynon numerals the Tagalog and Cebuano tables lack ("anum", six), and "kag" (and) joining the parts
+# of one number: "napulo kag duha ka libo" is 12,000, "tatlo ka libo kag lima ka gatos" 3,500.
+UNITS = {"anum": 6}
+LINKERS = ("kag",)
+# Hiligaynon price bounds as English words: "tubtob 1,500" (up to), "indi magsobra sa 900" and "indi
+# maglapaw 10k" (not over), "kubos sa 2k" (less than).
+BOUNDS = (
+    (re.compile(r"\b(?:indi|dili|di) (?:mag|mo|ma)?(?:sobra|lapaw|lapas|labaw)(?: (?:sa|sang|og))?\b"), "up to"),
+    (re.compile(r"\btubtob(?: (?:sa|sang))?\b"), "up to"),
+    (re.compile(r"\bkubos(?: (?:sa|sang))?\b(?= ?(?:₱|php|p)?\s?\d)"), "under"),
+)
+BOUND_CUE = r"magsobra|maglapaw|molapaw|lapaw|tubtob|kubos"
 # Kinship words and endearments, as titles or alone ("my Apu", "Inang", "Manong Ed", "my palangga").
 KIN = frozenset(
-    "nanay tatay inay itay nanang tatang inang amang apu apong ima lolo lola lelong lelang ingkong impo kuya "
+    "igsoon manghod nanay tatay inay itay nanang tatang inang amang apu apong ima lolo lola lelong lelang ingkong impo kuya "
     "manong manang ading bunso pamangkin tito tita tiyo tiya ninong ninang inaanak palangga "
     "atsi diko ditse sangko".split()
 )

@@ -22,7 +22,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("baby", "infant", "newborn", "babies"),
     ("kid", "child", "children", "kids", "toddler"),
     ("woman", "lady", "ladies", "female", "women", "womens"),
-    ("man", "gentleman", "male", "men", "mens", "gent", "gents"),
+    ("man", "gentleman", "male", "men", "mens", "gent", "gents", "bloke", "blokes"),
     ("unisex", "genderless"),
     # short forms a shopper types for a name's words
     ("mount", "mt"),
@@ -32,7 +32,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("white", "wht"),
     ("size", "sz"),
     ("calculator", "calcu"),
-    ("vacuum", "vac"),
+    ("vacuum", "vac", "hoover"),
     ("bluetooth", "bt"),
     ("restaurant", "resto"),
     # objects people name two ways
@@ -43,7 +43,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("trouser", "pant", "pants", "trousers", "slack"),
     ("cellphone", "smartphone", "mobile", "cellular", "phone", "cell phone", "mobile phone"),
     ("laptop", "notebook computer"),
-    ("tv", "television"),
+    ("tv", "television", "telly"),
     ("fridge", "refrigerator", "ref"),
     ("aircon", "ac", "air conditioner", "air con", "airconditioner"),
     ("bag", "sack"),
@@ -87,6 +87,11 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("motorcycle", "motorbike"),
     ("bicycle", "bike"),
     ("sweater", "jumper", "pullover"),
+    ("cardigan", "cardi"),  # a kind of sweater to WordNet, another garment to a buyer
+    # British and Australian names ("a cossie", "a queen doona", "an electric jug")
+    ("swimsuit", "swimwear", "bathing suit", "cossie", "cozzie", "bathers"),
+    ("comforter", "duvet", "doona"),
+    ("kettle", "electric jug"),
     ("notebook", "notepad"),
     ("car", "automobile"),
     # "auto shut-off", "auto-clean": in a product's features "auto" is automatic, not a car

@@ -156,6 +156,8 @@ for _root, _english in _RANKED.items():
     for _form in (_root, f"pinaka{_root}", f"pinaka{_root}ng"):
         GLOSSARY.setdefault(_form, _english)
 GLOSSARY.update(cebuano.GLOSSARY)
+for _word, _english in regional.GLOSSARY.items():
+    GLOSSARY.setdefault(_word, _english)
 
 
 # Tagalog numerals, as Taglish writes prices and counts: "siyam na raang piso" (900 pesos), "apat na
@@ -164,6 +166,7 @@ GLOSSARY.update(cebuano.GLOSSARY)
 # the parts of one number.
 _UNITS = {"isa": 1, "dalawa": 2, "tatlo": 3, "apat": 4, "lima": 5, "anim": 6, "pito": 7, "walo": 8, "siyam": 9}
 _UNITS.update(cebuano.UNITS)
+_UNITS.update(regional.UNITS)
 _TENS = {
     "sampu": 10, "dalawampu": 20, "tatlumpu": 30, "apatnapu": 40, "limampu": 50, "animnapu": 60,
     "pitumpu": 70, "walumpu": 80, "siyamnapu": 90,
@@ -172,7 +175,7 @@ _TENS.update(cebuano.TENS)
 _WHOLE = {"sandaan": 100, "sanlibo": 1000}  # one hundred, one thousand: multipliers of an implied one
 _HUNDRED = ("daan", "raan", *cebuano.HUNDRED)
 # What links the parts of one number when a number part follows: Tagalog "na", "at"; Cebuano "ka", "ug".
-_LINKERS = ("na", "at", *cebuano.LINKERS)
+_LINKERS = ("na", "at", *cebuano.LINKERS, *regional.LINKERS)
 _TEEN = re.compile(r"^labin[g-]?-?(isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam)$")
 _NUMERAL_TOKEN = re.compile(r"[a-z][a-z'-]*|[^a-z]+")
 # The currency and the count's unit, in the English words the readers know.
@@ -199,11 +202,28 @@ def _numeral(token: str) -> tuple[str, int] | None:
     return None
 
 
+# A price that opens with "mil" says its hundreds after it: "mil kinyentos" and "mil singko" are 1,500,
+# "mil dos" 1,200 (Visayan price talk; "dos mil" is 2,000 and "6 mil" a thickness, both left to the reader).
+_MIL_FIRST = re.compile(
+    r"\bmil (kinyentos|" + "|".join(w for w, n in cebuano.UNITS.items() if n > 1) + r")(?: (?:siyentos|syentos))?\b"
+)
+
+
+def _mil_first(found: re.Match[str]) -> str:
+    before = found.string[: found.start()].split()[-1:]
+    if before and (before[0][0].isdigit() or _numeral(before[0]) is not None):
+        return found.group(0)
+    hundreds = found.group(1)
+    return str(1000 + (500 if hundreds == "kinyentos" else cebuano.UNITS[hundreds] * 100))
+
+
 def numerals(text: str) -> str:
     """``text`` (lower-cased) with its Tagalog numbers as digits and "piso" as "pesos". A lone "isa" /
     "isang" is left as it is ("isang shop" is "one shop", no count), as English's "one" is."""
     if "piso" in text or "piraso" in text:
         text = _UNIT_WORDS.sub(lambda m: "pesos" if m.group(1) else "pieces", text)
+    if "mil " in text:
+        text = _MIL_FIRST.sub(_mil_first, text)
     tokens = _NUMERAL_TOKEN.findall(text)
     taglish = any(token in FUNCTION for token in tokens)
     out: list[str] = []
@@ -275,11 +295,11 @@ _BOUNDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bpababa\b"), "or less"),
     (re.compile(r"\bpataas\b"), "or more"),
 )
-_BOUNDS += cebuano.BOUNDS
+_BOUNDS += regional.BOUNDS + cebuano.BOUNDS  # "indi magsobra sa" before Cebuano's "sobra sa" (over)
 BOUND_CUE = re.compile(
     r"\b(?:hanggang|hangang|mababa|bababa|baba|mura|kulang|hihigit|lalagpas|lalampas|lumagpas|lumampas|aabot|"
     r"pababa|pataas|wala pang|wala pa sa|"
-    rf"{cebuano.BOUND_CUE})\b"
+    rf"{cebuano.BOUND_CUE}|{regional.BOUND_CUE})\b"
 )
 
 

@@ -108,6 +108,9 @@ _FILLER = frozenset({"php", "peso", "pesos", "p", "just", "only", "about", "arou
 # "within a budget of", "budget is", "my budget": a bound from above.
 _BUDGET = re.compile(r"\b(?:budget|afford|spend|spending|pay)\b")
 
+# The Visayan words of the tables: no English lemma applies to them.
+_VISAYAN = tagalog.cebuano.FUNCTION | regional.HILIGAYNON | regional.ILOCANO | regional.KAPAMPANGAN
+
 # Words a rewording adds or drops that state no constraint, beyond the guard's frame words:
 # how a shopper says "price", "please", "I need" and "it should" in free text.
 _FRAME = (
@@ -743,7 +746,8 @@ def _read_units(units: Sequence[str]) -> Reading:
     # Interned: 100k requests share a few thousand words, held once (a token is a pointer, not a string).
     # A frame word stays itself: its lemma may be another word ("og", Bisaya's "a", lemmatises to "oganesson").
     lemmas = [_lemma(w) if not w[0].isdigit() and w not in _FRAME else sys.intern(w) for w in words]
-    lemmatised = [_lemma(w) if w.isalpha() else sys.intern(w) for w in sequence]
+    # A Visayan word is no English word: "sang" is not "sing", "og" not "oganesson".
+    lemmatised = [_lemma(w) if w.isalpha() and w not in _VISAYAN else sys.intern(w) for w in sequence]
     content = [w for w in lemmas if w[:1].isdigit() or (w not in _FRAME and len(w) > 1)]
     classes = sorted(
         {(_CLASS_OF[w], w) for k, w in enumerate(content) if w in _CLASS_OF and _a_value(content, k)}
@@ -824,10 +828,10 @@ def _excluded(tokens: list[str]) -> set[int]:
 
 
 # A request corrected as it is typed ("size M... no wait, get the H&M one", "Logitech combo...
-# actually make it a Rapoo"): what the correction states replaces what came before it.
+# actually make it a Rapoo", "Logitech, ay mali, Rapoo pala", "Acer, este, Samsung"): what the correction states replaces what came before it.
 _CORRECTION = re.compile(
     r"(?:^|(?<=[\s,.;:!?]))(?:no wait|wait|actually|scratch that|on second thought|or rather|correction|"
-    r"i mean|make (?:it|that))\b",
+    r"i mean|make (?:it|that)|ay mali|mali pala|este)\b",
     re.IGNORECASE,
 )
 
@@ -1486,7 +1490,8 @@ def _same_bound(a: Bound, b: Bound) -> bool:
     if "eq" in (a[0], b[0]):  # a direction one side does not say: the amounts decide
         values_a = {a[1], a[2]} - {0.0}
         return a[1] in ({b[1], b[2]} - {0.0}) or b[1] in values_a
-    return a == b
+    # A price a centavo under a round one is that bound: "no more than ₱2,999.99" is below ₱3,000.
+    return a == b or (a[0] == b[0] and abs(a[1] - b[1]) <= 0.011 and abs(a[2] - b[2]) <= 0.011)
 
 
 def _reading_conflict(

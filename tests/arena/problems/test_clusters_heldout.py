@@ -103,6 +103,12 @@ BLIND_POOLS = {
     # slang, spec-style model numbers) and only measured, never read: session start 0.942 / 0.653, the
     # session's first two commits 0.933 / 0.663, final 0.930 / 0.661.
     25: (0.92, 0.65),
+    # Pools 27 and 29 were written at the start of the eleventh session. 29 (Hiligaynon and Cebuano
+    # shoppers, British and Australian English in the Philippines) measured on main before any change,
+    # 0.961 / 0.675, then developed on. 27 (commands to a shopping chatbot or a voice assistant, pasted
+    # listings and earlier orders edited) measured on main, 0.963 / 0.826, and never read.
+    27: (0.95, 0.82),
+    29: (0.98, 0.85),
 }
 
 
@@ -164,6 +170,12 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # 0.525 / 0.500; then a place said again stays, return shipping is no shipping, who installs,
         # cash to the rider refused, more refusals of an amount and up: 0.667 / 0.571.
         ("attack26", 0.66, 0.57),
+        # 60 pairs a helper with a fresh context wrote against the rules as docs/leak-clusters.md stood at
+        # the eleventh session's start (re-order stories, places, kinds of one ware, refusals, spoken
+        # prices). Session start 0.350 / 0.500, before anyone looked 0.359 / 0.500; then "not one centavo
+        # over", ₱1,499.99 against below ₱1,500, "twelve-fifty max", "2k pataas ayoko na", "a fifth off",
+        # "the shipping fee should be ₱0", "ay mali, Rapoo pala": 0.465 / 0.714.
+        ("attack28", 0.46, 0.71),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):

@@ -187,6 +187,9 @@ def test_what_a_request_rules_out_is_not_asked_for(a, b):
             "Logitech combo... actually make it a Rapoo wireless keyboard and mouse combo",
         ),
         ("a red ceramic mug", "a red ceramic mug, or rather make it blue"),
+        # Tagalog's self-corrections: "ay mali" (oops, wrong), "este" (I mean)
+        ("Lenovo laptop bag 15.6 inch", "Lenovo laptop bag, ay mali, Targus pala, 15.6 inch"),
+        ("Acer monitor 24 inch", "Acer, este, Samsung na monitor 24 inch"),
     ],
 )
 def test_a_correction_replaces_what_it_corrects(a, b):
@@ -195,6 +198,10 @@ def test_a_correction_replaces_what_it_corrects(a, b):
 
 def test_a_correction_to_the_same_value_is_the_same_ask():
     assert conflict(_read("a Rapoo keyboard"), _read("a Logitech keyboard... actually make it Rapoo")) is None
+    assert (
+        conflict(_read("Targus laptop bag 15.6 inch"), _read("Lenovo laptop bag, ay mali, Targus pala, 15.6 inch"))
+        is None
+    )
 
 
 # --- counts, sizes -----------------------------------------------------------------------------
