@@ -199,6 +199,7 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "free of charge", "shipped free of charge", "ships free of charge", "delivered free of charge",
         "libre ang shipping", "libreng shipping", "libre shipping", "libre ang delivery", "libreng delivery",
         "libre ang sf", "libreng sf", "free sf", "without sf", "no sf", "zero sf",
+        "libre ang pagpadala", "libre nga pagpadala", "libreng padala", "libre ang padala",
     ),
     "COD": (
         "cash on delivery", "cash-on-delivery", "pay on delivery", "payable on delivery", "payment on delivery",

@@ -34,7 +34,7 @@ HILIGAYNON = frozenset(
     "ngaa paano luyag kinanglan karon moy koy "
     "pangitai pangita-i pangitaan pangitaon magpangita nagapangita ginapangita bakalon magbakal nagbakal "
     "ibakal ginbakal pabakal bakla-on mabakal "
-    "kadamol damol kadamuon kadaku "
+    "kadamol damol kadamuon kadaku labing tibuok ginasaulog gitawag bansag pareho parehong abri "
     "maayong buntag gabii daghang amping".split()
 )
 # Hiligaynon (and Cebuano) content words riddles and requests use -> their English words.
@@ -46,7 +46,7 @@ GLOSSARY: dict[str, str] = {
 }  # fmt: skip
 # Hiligaynon numerals the Tagalog and Cebuano tables lack ("anum", six), and "kag" (and) joining the parts
 # of one number: "napulo kag duha ka libo" is 12,000, "tatlo ka libo kag lima ka gatos" 3,500.
-UNITS = {"anum": 6}
+UNITS = {"anum": 6, "anom": 6}
 LINKERS = ("kag",)
 # Hiligaynon price bounds as English words: "tubtob 1,500" (up to), "indi magsobra sa 900" and "indi
 # maglapaw 10k" (not over), "kubos sa 2k" (less than).
@@ -56,6 +56,9 @@ BOUNDS = (
     (re.compile(r"\bkubos(?: (?:sa|sang))?\b(?= ?(?:₱|php|p)?\s?\d)"), "under"),
 )
 BOUND_CUE = r"magsobra|maglapaw|molapaw|lapaw|tubtob|kubos"
+# A Hiligaynon sentence that asks, the thing first as often as not ("Payong ang kinanglan ko.", "Microwave
+# oven ang bakalon ko", "Luyag ko sang ...").
+ASKS = r"kinanglan|bakalon|magbakal|luyag|pangitai|pangita-i"
 # Kinship words and endearments, as titles or alone ("my Apu", "Inang", "Manong Ed", "my palangga").
 KIN = frozenset(
     "igsoon manghod nanay tatay inay itay nanang tatang inang amang apu apong ima lolo lola lelong lelang ingkong impo kuya "

@@ -39,7 +39,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("sticker", "decal"),
     ("sofa", "couch", "settee"),
     ("tshirt", "tee", "t-shirt"),
-    ("sneaker", "trainer"),
+    ("sneaker", "trainer", "rubber shoes", "rubber shoe"),  # "rubber shoes": Philippine English for sneakers
     ("trouser", "pant", "pants", "trousers", "slack"),
     ("cellphone", "smartphone", "mobile", "cellular", "phone", "cell phone", "mobile phone"),
     ("laptop", "notebook computer"),

@@ -46,7 +46,7 @@ FRAME = (
 # A Tagalog sentence that asks ("Hanap ako ng ...", "Kailangan ko ng ...", "Meron ba ...").
 ASKS = re.compile(
     r"\b(?:hanap\w*|hinahanap|naghahanap|kailangan|gusto|bili|bibili|bumili|bilhin|bibilhin|bilhan|pabili|pa-order|"
-    rf"paki\w*|meron ba|may .* ba|{cebuano.ASKS})\b",
+    rf"paki\w*|meron ba|may .* ba|{cebuano.ASKS}|{regional.ASKS})\b",
     re.IGNORECASE,
 )
 # Prefixes a hyphen joins to a word ("pa-search", "naka-print", "pang-laptop", "mag-order").
@@ -99,7 +99,7 @@ GLOSSARY: dict[str, str] = {
     "lamesa": "table", "kama": "bed", "ilaw": "light", "bentilador": "fan", "laruan": "toy", "bola": "ball",
     "pabango": "perfume", "sabon": "soap", "suklay": "comb", "tuwalya": "towel", "walis": "broom",
     "timba": "bucket", "kurtina": "curtain", "salamin": "glass", "susi": "key", "pitaka": "wallet",
-    "bag": "bag", "kuwintas": "necklace", "singsing": "ring", "hikaw": "earring", "larawan": "picture",
+    "bag": "bag", "plantsa": "iron", "kuwintas": "necklace", "singsing": "ring", "hikaw": "earring", "larawan": "picture",
     # animals (what pet supplies are for)
     "pusa": "cat", "aso": "dog", "kuneho": "rabbit",
     # food
@@ -176,6 +176,8 @@ _WHOLE = {"sandaan": 100, "sanlibo": 1000}  # one hundred, one thousand: multipl
 _HUNDRED = ("daan", "raan", *cebuano.HUNDRED)
 # What links the parts of one number when a number part follows: Tagalog "na", "at"; Cebuano "ka", "ug".
 _LINKERS = ("na", "at", *cebuano.LINKERS, *regional.LINKERS)
+_SPANISH_UNITS = frozenset(w for w in cebuano.UNITS if w not in ("usa", "duha", "tulo", "upat", "unom"))
+_SPANISH_TENS = frozenset(w for w, n in cebuano.TENS.items() if n >= 20)
 _TEEN = re.compile(r"^labin[g-]?-?(isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam)$")
 _NUMERAL_TOKEN = re.compile(r"[a-z][a-z'-]*|[^a-z]+")
 # The currency and the count's unit, in the English words the readers know.
@@ -235,6 +237,7 @@ def numerals(text: str) -> str:
             k += 1
             continue
         total, current, parts, end = 0, 0, 0, k
+        spanish_unit = False  # the last part was a Spanish unit with no linker after it
         j = k
         while j < len(tokens):
             token = tokens[j]
@@ -247,10 +250,20 @@ def numerals(text: str) -> str:
                 if token in _LINKERS and parts:
                     following = next((t for t in tokens[j + 1 :] if not t.isspace()), "")
                     if _numeral(following) is not None:
+                        spanish_unit = False
                         j += 1
                         continue
                 break
             kind, value = read
+            if spanish_unit and token in _SPANISH_TENS:
+                # A price said as Visayan shops say it: "dos singkwenta" is 250, "tres nobenta" 390.
+                current = current - current % 10 + (current % 10) * 100 + value
+                spanish_unit = False
+                parts += 1
+                end = j + 1
+                j += 1
+                continue
+            spanish_unit = kind == "num" and token in _SPANISH_UNITS
             if kind == "mul":
                 if value == 1000:
                     total += (current or 1) * 1000

@@ -3,7 +3,9 @@ Australian English speakers living in the Philippines: the bounds ("tubtob 1,500
 magsobra sa" and "indi maglapaw" not over, "kubos sa" under), the numbers ("isa ka libo kag lima ka
 gatos" is 1,500; "mil kinyentos" and "mil singko" are 1,500 too), the words that frame an ask
 ("pangitai ko", "bakal ako sang", "naa ba moy", "kinanglan ko"), a thickness said as "ang kadamol",
-the greetings around a request, and "a grand" for a thousand pesos. Hand-written from general knowledge
+the greetings around a request, a price said as Visayan shops say it ("dos singkwenta", 250), a request
+whose thing comes first ("Plantsa ang kinanglan ko."), "libre ang pagpadala" (free shipping), "rubber
+shoes" (sneakers), and "a grand" for a thousand pesos. Hand-written from general knowledge
 of the languages, none from a labelled pool; another bound, another amount, "grand" as a piano, and a
 steel pot (Tagalog "bakal") are still other asks."""
 
@@ -49,6 +51,17 @@ ONE_ASK = [
     ("product", "Blue cossie for girls, size 8, under ₱700", "Blue swimsuit for girls, size 8, below ₱700"),
     ("product", "Queen doona, white, under ₱2,000", "White queen comforter below ₱2,000"),
     ("product", "Navy jumper for blokes, size L, under ₱1,200", "Men's navy sweater, size L, below ₱1,200"),
+    ("product", "Water jug 5 gallons, ubos sa dos singkwenta", "5-gallon water jug under ₱250"),
+    ("product", "Plantsa ang kinanglan ko. Steam dapat. Puti ang kolor.", "White steam iron"),
+    ("product", "Tripod stand ang bakalon ko, 1.6m, tubtob 700", "Tripod stand 1.6m up to ₱700"),
+    ("product", "Wall fan, 16 inch, libre ang pagpadala", "16-inch wall fan with free shipping"),
+    ("product", "White rubber shoes for school, size 38", "White sneakers for school, size 38"),
+    (
+        "shop",
+        "Sa isa ka tindahan: shampoo kag conditioner nga parehong Dove",
+        "One shop: Dove shampoo and Dove conditioner",
+    ),
+    ("product", "Set sang anom ka baso nga glass, tubtob 300", "Set of 6 drinking glasses up to ₱300"),
 ]
 
 TWO_ASKS = [
@@ -66,6 +79,9 @@ TWO_ASKS = [
         "Salem foam mattress, double, 6 inches ang kadamol",
     ),
     ("product", "Blue cossie for girls, size 8, under ₱700", "Blue rash guard for girls, size 8, under ₱700"),
+    ("product", "Water jug 5 gallons, ubos sa dos singkwenta", "Water jug 5 gallons, ubos sa singkwenta"),
+    ("product", "Plantsa ang kinanglan ko. Steam dapat. Puti ang kolor.", "Plantsa ang kinanglan ko. Steam dapat."),
+    ("product", "White rubber shoes for school, size 38", "White rubber boots for school, size 38"),
 ]
 
 
