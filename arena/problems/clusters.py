@@ -46,7 +46,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from arena.problems.asks import Ask, asks_agree, concepts_match, read_ask
+from arena.problems.asks import Ask, Split, asks_agree, concepts_match, read_ask, split_problem
 from arena.problems.model import Intent, Problem
 from arena.problems.signature import minhash_matrix, problem_signature, shingle_hashes
 from arena.problems.twins import Request, conflict, read_request, two_things_bought, value_key, voucher_key
@@ -241,7 +241,9 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
     # Soft links: candidates from the text, the constraints and the meaning, each merged
     # unless a confident conflict separates the pair, or any member of one cluster from any
     # member of the other (no chaining of twins through a third problem).
-    asks = [read_ask(p) for p in ordered]
+    # Each query is split once for both readings; a split is dropped once its request is read.
+    splits: list[Split | None] = [split_problem(p) for p in ordered]
+    asks = [read_ask(p, splits[k]) for k, p in enumerate(ordered)]
     candidates: list[tuple[int, int, int, MergeReason, str]] = []
     for i, j, detail in _text_links(asks, config):
         if asks_agree(asks[i], asks[j]) and concepts_match(asks[i], asks[j]):
@@ -255,16 +257,20 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
     requests: list[Request] = []
     vectors = np.empty((len(ordered), embedder.table.shape[1]), dtype=np.float32)
     for start in range(0, len(ordered), _READ_BLOCK):
-        block = [read_request(p) for p in ordered[start : start + _READ_BLOCK]]
+        block = [read_request(p, splits[start + k]) for k, p in enumerate(ordered[start : start + _READ_BLOCK])]
+        splits[start : start + len(block)] = [None] * len(block)
         vectors[start : start + len(block)] = embedder.embed([r.text for r in block])
         requests.extend(replace(r, text="") for r in block)
     # The meaning candidates stay numpy arrays (a million pairs at 100k problems would be ~150 MB
     # of tuples), nearest first, ties by ids.
     lo, hi, cos = meaning_links(ordered, vectors, config)
     order = np.lexsort((hi, lo, -cos))
+    # The members of each cluster of two or more (a root missing here is alone): 100k one-member
+    # lists would hold ~10 MB for nothing.
     members: dict[int, list[int]] = defaultdict(list)
     for k in range(len(ordered)):
         members[forest.find(k)].append(k)
+    members = defaultdict(list, {root: ks for root, ks in members.items() if len(ks) > 1})
     near = config.meaning_threshold - 1e-6
 
     def soft_link(i: int, j: int, reason: MergeReason, detail: str, every: bool = False) -> None:
@@ -275,8 +281,8 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         # joined by gold or signature that reads otherwise ("trousers" for "jeans") does not veto.
         # A link that does not read alike itself (``every``: a voucher's terms copied) is checked
         # against every member: nothing else says the two clusters ask one thing.
-        for x in members[ri]:
-            for y in members[rj]:
+        for x in members.get(ri, (ri,)):
+            for y in members.get(rj, (rj,)):
                 # Two riddles with one answer are compared whatever their cosine: their clues
                 # read alike or not, and only the product asked tells them apart.
                 same_answer = requests[x].fact is not None and requests[x].fact == requests[y].fact
@@ -285,12 +291,13 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
                         return
         link(i, j, reason, detail)
         root = forest.find(i)
-        members[root] = members.pop(ri) + members.pop(rj)
+        members[root] = members.pop(ri, [ri]) + members.pop(rj, [rj])
 
     for _, i, j, reason, detail in candidates:
         soft_link(i, j, reason, detail)
-    for k in order.tolist():
-        soft_link(int(lo[k]), int(hi[k]), "same_meaning", f"cosine {float(cos[k]):.3f}")
+    for start in range(0, len(order), _READ_BLOCK):  # a million candidates as Python ints: ~36 MB
+        for k in order[start : start + _READ_BLOCK].tolist():
+            soft_link(int(lo[k]), int(hi[k]), "same_meaning", f"cosine {float(cos[k]):.3f}")
     for i, j, detail, floor in _value_links(requests, ordered):
         cosine = float(vectors[i] @ vectors[j])
         if cosine < floor or two_things_bought(requests[i], requests[j]):

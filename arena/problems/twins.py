@@ -44,13 +44,13 @@ from arena.problems.asks import (
     _STOP,
     _TERM_WORDS,
     _VOUCHER_CUE,
+    Split,
     _digits,
     _lemma,
     _normalised,
     mark_ranges,
     mark_services,
-    plain,
-    split_request,
+    split_problem,
 )
 from arena.problems.clues import Clue, clue_conflict, read_clue
 from arena.problems.heads import heads_conflict, item_heads, phrase_heads
@@ -265,9 +265,8 @@ class Request:
     clue: Clue | None = None  # a riddle's clue: the fact it asks, read from its words
 
 
-def read_request(problem: Problem) -> Request:
-    query = plain(problem.query)
-    request, voucher_units = split_request(query, problem.intent)
+def read_request(problem: Problem, split: Split | None = None) -> Request:
+    query, request, voucher_units = split_problem(problem) if split is None else split
     units = _at_corrections(request)
     # A riddle's capitalised words name its clue's entities, which its clue compares (clues.py).
     cased = problem.intent is not Intent.knowledge
@@ -341,7 +340,7 @@ def read_request(problem: Problem) -> Request:
         rewards=problem.rewards,
         intent=problem.intent.value,
         text=_meaning_text(whole, request, query, voucher_units),
-        mentions_price=_PRICEY.search(query.lower()) is not None,
+        mentions_price="₱" in query or _PRICEY.search(query.lower()) is not None,
         purchase=tuple(sorted(_purchase(query))) if problem.intent is Intent.knowledge else (),
         clue=read_clue(request, _lemma, _a_word, _FRAME) if problem.intent is Intent.knowledge else None,
     )
@@ -1622,6 +1621,7 @@ def _synonymous(only_a: Sequence[str], only_b: Sequence[str]) -> bool:
     return _read_alike(only_a[0], only_b[0])
 
 
+@lru_cache(maxsize=1 << 16)  # a shop list's heads meet the same words pair after pair
 def _alike(a: str, b: str) -> bool:
     """One word said another way: respelt, or reading alike (never two values of a closed class)."""
     if a == b or _near(a, [b]):

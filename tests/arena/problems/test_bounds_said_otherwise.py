@@ -31,12 +31,20 @@ ONE_ASK = [
         "Mechanical keyboard, brown switches, and the shipping fee should be ₱0",
         "Mechanical keyboard with brown switches, free shipping",
     ),
+    # A thousands comma before a glued unit: "10,000mAh" is 10000 mAh, not 0.
+    ("product", "Anker power bank 10,000mAh, black", "Black Anker power bank, 10000 mAh"),
+    (
+        "product",
+        "Xiaomi power bank 20,000mAh; anything two thousand or more is a no for me",
+        "Xiaomi 20000mAh power bank under ₱2,000",
+    ),
 ]
 
 TWO_ASKS = [
     ("product", "Bamboo cutting board, ₱600 is the ceiling", "Bamboo cutting board, ₱600 is the floor"),
     ("product", "Gaming mouse, RGB, 2k pataas ayoko na", "Gaming mouse, RGB, 2k pataas okay lang"),
     ("product", "Hair dryer 1200W, not one centavo over ₱900", "Hair dryer 1200W, not one centavo over ₱1,200"),
+    ("product", "Anker power bank 10,000mAh, black", "Anker power bank 20,000mAh, black"),
     (
         "voucher",
         "Cordless drill, budget ₱3,000, voucher takes a fifth off up to ₱400",

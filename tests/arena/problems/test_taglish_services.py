@@ -109,3 +109,10 @@ def test_a_service_said_by_what_it_means_is_that_service(intent, a, b):
 @pytest.mark.parametrize(("intent", "a", "b"), TWO_ASKS)
 def test_the_service_or_its_absence_is_still_another_ask(intent, a, b):
     assert veto(a, b, intent) is not None
+
+
+def test_every_service_phrase_holds_a_key_of_the_cheap_scan():
+    # mark_services looks for its phrases only where the one-pass key scan finds one of their words.
+    from arena.problems.asks import _SERVICE_KEY, _SERVICE_LOOKUP
+
+    assert [phrase for phrase, _ in _SERVICE_LOOKUP if not _SERVICE_KEY.search(phrase)] == []
