@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import orjson
 
-from arena.problems import cebuano, lexicon, regional, tagalog
+from arena.problems import cebuano, chavacano, lexicon, regional, tagalog
 from arena.problems.model import Intent, Problem
 from arena.problems.signature import canonical_reward
 from arena.problems.synonyms import CANONICAL
@@ -199,10 +199,11 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "libre ang shipping", "libreng shipping", "libre shipping", "libre ang delivery", "libreng delivery",
         "libre ang sf", "libreng sf", "free sf", "without sf", "no sf", "zero sf",
         "libre ang pagpadala", "libre nga pagpadala", "libreng padala", "libre ang padala",
+        "libreng pagpapadala", "libre ang pagpapadala", "walang bayad ang pagpapadala", *chavacano.FREE_SHIPPING,
     ),
     "COD": (
         "cash on delivery", "cash-on-delivery", "pay on delivery", "payable on delivery", "payment on delivery",
-        "pay upon delivery", "pay when it arrives", "cod", "c.o.d",
+        "pay upon delivery", "pay when it arrives", "cod", "c.o.d", *chavacano.COD,
         # Cebuano: pay on arrival
         "bayad pag abot", "bayad pagabot", "bayad inig abot", "bayad sa pag abot",
     ),
@@ -240,7 +241,7 @@ _SERVICE_LOOKUP = sorted(
 # One of these is in every phrase above: one scan of the text before 133 (most texts name no service).
 _SERVICE_KEY = re.compile(
     r"free|ship|deliver|instal|official|flagship|mall|kabit|padala|cod|c\.o\.d|return|gift|flash|sf |assembl|"
-    r"guarantee|arriv|abot|policy|charge"
+    r"guarantee|arriv|abot|policy|charge|envio|entrega"
 )
 # Services said as sentences, not as a fixed phrase: the service's noun with what makes it free
 # ("shipping has to be free", "the shipping fee should be ₱0", "no delivery fee", "I don't want to pay for delivery"), or paying
@@ -412,6 +413,8 @@ def _lemma(word: str) -> str:
     if found is None and word.endswith("ng") and word[:-2] in tagalog.GLOSSARY:
         # Tagalog's linker glued to its word: "pinakamalaking planeta" is "pinakamalaki" + "-ng".
         found = CANONICAL.get(word[:-2])
+    elif found is None and word.endswith("ng") and word[:-1] in tagalog.GLOSSARY:
+        found = CANONICAL.get(word[:-1])  # after an n, "-g": "sabong panligo" is "sabon"
     return lemma if found is None else found
 
 
@@ -435,7 +438,17 @@ _TAGALOG_NUMBER = re.compile(
     r"piso|piraso)|\b(?:"
     + "|".join(
         sorted(
-            {*cebuano.UNITS, *cebuano.TENS, *cebuano.WHOLE, *cebuano.HUNDRED, *cebuano.THOUSAND_AFTER, *regional.UNITS}
+            {
+                *cebuano.UNITS,
+                *cebuano.TENS,
+                *cebuano.WHOLE,
+                *cebuano.HUNDRED,
+                *cebuano.THOUSAND_AFTER,
+                *regional.UNITS,
+                *chavacano.UNITS,
+                *chavacano.TENS,
+                *chavacano.WHOLE,
+            }  # fmt: skip
         )
     )
     + r")\b"

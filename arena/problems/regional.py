@@ -34,7 +34,7 @@ HILIGAYNON = frozenset(
     "ngaa paano luyag kinanglan karon moy koy "
     "pangitai pangita-i pangitaan pangitaon magpangita nagapangita ginapangita bakalon magbakal nagbakal "
     "ibakal ginbakal pabakal bakla-on mabakal "
-    "kadamol damol kadamuon kadaku labing tibuok ginasaulog gitawag bansag pareho parehong abri "
+    "tubtob kubos magsobra maglapaw lapaw kadamol damol kadamuon kadaku labing tibuok ginasaulog gitawag bansag pareho parehong abri "
     "maayong buntag gabii daghang amping".split()
 )
 # Hiligaynon (and Cebuano) content words riddles and requests use -> their English words.

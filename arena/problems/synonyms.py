@@ -107,7 +107,18 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("new", "brand-new", "brand new", "unused", "sealed", "unopened"),
     ("durable", "sturdy", "heavy-duty", "tough"),
     ("lightweight", "light-weight"),
-    ("stainless", "stainless steel", "rustproof"),
+    # Tagalog's "made of bulak" (cotton; Cebuano's "bulak" is a flower)
+    ("cotton", "yari sa bulak", "gawa sa bulak"),
+    # Tagalog's "steel that does not rust", Chavacano's Spanish
+    (
+        "stainless",
+        "stainless steel",
+        "rustproof",
+        "hindi kinakalawang na asero",
+        "di kinakalawang na asero",
+        "acero inoxidable",
+        "inoxidable",
+    ),
     ("cute", "adorable", "lovely"),
     ("elegant", "classy", "stylish"),
     ("soft", "plush"),

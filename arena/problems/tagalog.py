@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from arena.problems import cebuano, regional
+from arena.problems import cebuano, chavacano, regional
 
 # Function words: articles, case markers, pronouns, particles, linkers.
 FUNCTION = (
@@ -27,6 +27,7 @@ FUNCTION = (
         "ngayon na pa lang daw raw ito iyan yan dito diyan doon sobra sobrang".split()
     )
     | cebuano.FUNCTION
+    | chavacano.FUNCTION
 )
 # Besides those, the words that frame an ask, as English's "find", "please", "a", "for" do.
 FRAME = (
@@ -41,12 +42,20 @@ FRAME = (
         "kaya mag ma".split()
     )
     | cebuano.FRAME
+    | chavacano.FRAME
     | regional.FRAME
+    # Formal Tagalog: "Nais kong bumili ng ...", "Mangyaring hanapan ako ng ...", "ang halaga ay ₱600",
+    # "nakalimbag ang ...", "katumbas ng bilang ng ...", a value's labels ("sukat", "uri", "tatak")
+    | frozenset(
+        "nais naisin ninanais kong mangyaring hanapan ibig aking akin amin aming ating atin iyong inyong "
+        "kanyang ninyo sana nang iyon halaga nakalimbag limbag ilimbag katumbas sukat uri tatak "
+        "magandang umaga gabi tanghali maraming munting".split()
+    )
 )
 # A Tagalog sentence that asks ("Hanap ako ng ...", "Kailangan ko ng ...", "Meron ba ...").
 ASKS = re.compile(
     r"\b(?:hanap\w*|hinahanap|naghahanap|kailangan|gusto|bili|bibili|bumili|bilhin|bibilhin|bilhan|pabili|pa-order|"
-    rf"paki\w*|meron ba|may .* ba|{cebuano.ASKS}|{regional.ASKS})\b",
+    rf"paki\w*|meron ba|may .* ba|nais|mangyaring|hanapan|{cebuano.ASKS}|{regional.ASKS}|{chavacano.ASKS})\b",
     re.IGNORECASE,
 )
 # Prefixes a hyphen joins to a word ("pa-search", "naka-print", "pang-laptop", "mag-order").
@@ -156,6 +165,17 @@ for _root, _english in _RANKED.items():
     for _form in (_root, f"pinaka{_root}", f"pinaka{_root}ng"):
         GLOSSARY.setdefault(_form, _english)
 GLOSSARY.update(cebuano.GLOSSARY)
+# Formal Tagalog's own words for colours, metals and sizes ("bughaw", "kayumanggi", "katamtamang sukat").
+GLOSSARY.update(
+    {
+        "bughaw": "blue", "luntian": "green", "lunti": "green", "kayumanggi": "brown", "abuhin": "gray",
+        "rosas": "pink", "ginto": "gold", "pilak": "silver", "katamtaman": "medium", "katamtamang": "medium",
+        "pantakbo": "running", "pambasketbol": "basketball", "onsa": "ounce", "asero": "steel", "sapin": "sheet",
+        "balat": "leather", "badyet": "budget",
+    }
+)  # fmt: skip
+for _word, _english in chavacano.GLOSSARY.items():
+    GLOSSARY.setdefault(_word, _english)
 for _word, _english in regional.GLOSSARY.items():
     GLOSSARY.setdefault(_word, _english)
 
@@ -167,17 +187,21 @@ for _word, _english in regional.GLOSSARY.items():
 _UNITS = {"isa": 1, "dalawa": 2, "tatlo": 3, "apat": 4, "lima": 5, "anim": 6, "pito": 7, "walo": 8, "siyam": 9}
 _UNITS.update(cebuano.UNITS)
 _UNITS.update(regional.UNITS)
+_UNITS.update(chavacano.UNITS)
 _TENS = {
     "sampu": 10, "dalawampu": 20, "tatlumpu": 30, "apatnapu": 40, "limampu": 50, "animnapu": 60,
     "pitumpu": 70, "walumpu": 80, "siyamnapu": 90,
 }  # fmt: skip
 _TENS.update(cebuano.TENS)
+_TENS.update(chavacano.TENS)
 _WHOLE = {"sandaan": 100, "sanlibo": 1000}  # one hundred, one thousand: multipliers of an implied one
 _HUNDRED = ("daan", "raan", *cebuano.HUNDRED)
 # What links the parts of one number when a number part follows: Tagalog "na", "at"; Cebuano "ka", "ug".
-_LINKERS = ("na", "at", *cebuano.LINKERS, *regional.LINKERS)
-_SPANISH_UNITS = frozenset(w for w in cebuano.UNITS if w not in ("usa", "duha", "tulo", "upat", "unom"))
-_SPANISH_TENS = frozenset(w for w, n in cebuano.TENS.items() if n >= 20)
+_LINKERS = ("na", "at", *cebuano.LINKERS, *regional.LINKERS, *chavacano.LINKERS)
+_SPANISH_UNITS = frozenset(w for w in cebuano.UNITS if w not in ("usa", "duha", "tulo", "upat", "unom")) | set(
+    chavacano.UNITS
+)
+_SPANISH_TENS = frozenset(w for w, n in (cebuano.TENS | chavacano.TENS).items() if n >= 20)
 _TEEN = re.compile(r"^labin[g-]?-?(isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam)$")
 _NUMERAL_TOKEN = re.compile(r"[a-z][a-z'-]*|[^a-z]+")
 # The currency and the count's unit, in the English words the readers know.
@@ -194,6 +218,8 @@ def _numeral(token: str) -> tuple[str, int] | None:
             return "mul", _WHOLE[form]
         if form in cebuano.WHOLE:
             return "num", cebuano.WHOLE[form]
+        if form in chavacano.WHOLE:
+            return "num", chavacano.WHOLE[form]
         if form in _HUNDRED:
             return "mul", 100
         if form == "libo" or form in cebuano.THOUSAND_AFTER:
@@ -206,8 +232,12 @@ def _numeral(token: str) -> tuple[str, int] | None:
 
 # A price that opens with "mil" says its hundreds after it: "mil kinyentos" and "mil singko" are 1,500,
 # "mil dos" 1,200 (Visayan price talk; "dos mil" is 2,000 and "6 mil" a thickness, both left to the reader).
+# Chavacano says its hundreds whole after it ("mil doscientos", 1,200), and "mil pesos" is a thousand.
+_HUNDREDS_AFTER_MIL = {"kinyentos": 500, **{w: n for w, n in chavacano.WHOLE.items() if n >= 100}}
 _MIL_FIRST = re.compile(
-    r"\bmil (kinyentos|" + "|".join(w for w, n in cebuano.UNITS.items() if n > 1) + r")(?: (?:siyentos|syentos))?\b"
+    r"\bmil (?:("
+    + "|".join([*_HUNDREDS_AFTER_MIL, *(w for w, n in cebuano.UNITS.items() if n > 1)])
+    + r")(?: (?:siyentos|syentos))?\b|(?=pesos?\b|piso\b))"
 )
 
 
@@ -216,7 +246,9 @@ def _mil_first(found: re.Match[str]) -> str:
     if before and (before[0][0].isdigit() or _numeral(before[0]) is not None):
         return found.group(0)
     hundreds = found.group(1)
-    return str(1000 + (500 if hundreds == "kinyentos" else cebuano.UNITS[hundreds] * 100))
+    if hundreds is None:  # "mil pesos"
+        return "1000 "
+    return str(1000 + _HUNDREDS_AFTER_MIL.get(hundreds, cebuano.UNITS.get(hundreds, 0) * 100))
 
 
 def numerals(text: str) -> str:
@@ -297,7 +329,7 @@ _BOUNDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r"\b(?:mas mababa|mas mura|kulang|hindi hihigit|di hihigit|hindi lalagpas|di lalagpas|"
-            r"hindi lalampas|di lalampas|hindi aabot|di aabot)(?: pa)? (?:sa|ng|nang)\b"
+            r"hindi lalampas|di lalampas|hindi aabot|di aabot|hindi pa umaabot|di pa umaabot)(?: pa)? (?:sa|ng|nang)\b"
         ),
         "under",
     ),
@@ -306,13 +338,16 @@ _BOUNDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:wag|huwag) (?:lalagpas|lalampas|lumagpas|lumampas)(?: (?:sa|ng|nang))?\b"), "under"),
     (re.compile(r"\bwala pa(?:ng| sa)\b"), "under"),
     (re.compile(r"\bpababa\b"), "or less"),
+    # Formal: "₱600 o mas mababa pa" (or less), "₱600 ang pinakamataas" (at most)
+    (re.compile(r"\bo mas mababa(?: pa)?\b"), "or less"),
+    (re.compile(r"(?<=\d) ang pinakamataas\b"), " max"),
     (re.compile(r"\bpataas\b"), "or more"),
 )
-_BOUNDS += regional.BOUNDS + cebuano.BOUNDS  # "indi magsobra sa" before Cebuano's "sobra sa" (over)
+_BOUNDS += regional.BOUNDS + cebuano.BOUNDS + chavacano.BOUNDS  # "indi magsobra sa" before Cebuano's "sobra sa"
 BOUND_CUE = re.compile(
-    r"\b(?:hanggang|hangang|mababa|bababa|baba|mura|kulang|hihigit|lalagpas|lalampas|lumagpas|lumampas|aabot|"
+    r"\b(?:hanggang|hangang|mababa|bababa|baba|mura|kulang|hihigit|lalagpas|lalampas|lumagpas|lumampas|aabot|umaabot|"
     r"pababa|pataas|wala pang|wala pa sa|"
-    rf"{cebuano.BOUND_CUE}|{regional.BOUND_CUE})\b"
+    rf"{cebuano.BOUND_CUE}|{regional.BOUND_CUE}|{chavacano.BOUND_CUE}|mas mababa|pinakamataas)\b"
 )
 
 

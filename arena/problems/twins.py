@@ -67,7 +67,7 @@ for _dimension, _entries in {
     "volume": {
         1.0: "ml mls milliliter milliliters millilitre millilitres",
         10.0: "cl",
-        1000.0: "l ltr ltrs liter liters litre litres litro",  # not "lt": the direction token
+        1000.0: "l ltr ltrs liter liters litre litres litro litros",  # not "lt": the direction token
         3785.41: "gallon gallons gal",
     },
     "mass": {
@@ -75,13 +75,13 @@ for _dimension, _entries in {
         1.0: "g gr gram grams gramme grammes gm gms",
         1000.0: "kg kgs kilo kilos kilogram kilograms kilong",
         453.592: "lb lbs pound pounds",
-        28.3495: "oz ounce ounces",
+        28.3495: "oz ounce ounces onsa",
     },
     "length": {
         1.0: "mm millimeter millimeters millimetre millimetres",
         10.0: "cm centimeter centimeters centimetre centimetres",
         1000.0: "m meter meters metre metres metro",
-        25.4: "inch inches pulgada",  # Tagalog says inches "pulgada"
+        25.4: "inch inches pulgada pulgadas",  # Tagalog says inches "pulgada", Chavacano "pulgadas"
         304.8: "ft feet foot talampakan",
     },
     "data": {0.001: "mb", 1.0: "gb", 1000.0: "tb"},
@@ -763,6 +763,7 @@ def _read_units(units: Sequence[str]) -> Reading:
             and w not in _UNITS
             and (w in _BRAND_WORDS or not _a_word(w))
             and w not in CANONICAL  # a short form the synonyms spell out ("bt", "blk") is that word, no name
+            and not (w.endswith("g") and _lemma(w) != w)  # Tagalog's linker on a glossary word: "relong"
             and w not in _SHORT_FORMS
             and w not in regional.KIN
         }
@@ -830,7 +831,7 @@ def _excluded(tokens: list[str]) -> set[int]:
 # actually make it a Rapoo", "Logitech, ay mali, Rapoo pala", "Acer, este, Samsung"): what the correction states replaces what came before it.
 _CORRECTION = re.compile(
     r"(?:^|(?<=[\s,.;:!?]))(?:no wait|wait|actually|scratch that|on second thought|or rather|correction|"
-    r"i mean|make (?:it|that)|ay mali|mali pala|este)\b",
+    r"i mean|make (?:it|that)|ay mali|mali pala|este(?=\s*,))\b",
     re.IGNORECASE,
 )
 

@@ -109,6 +109,11 @@ BLIND_POOLS = {
     # listings and earlier orders edited) measured on main, 0.963 / 0.826, and never read.
     27: (0.95, 0.82),
     29: (0.98, 0.90),
+    # Pool 31 was written in the eleventh session after its first rules (formal Tagalog, and Chavacano,
+    # Zamboanga's Spanish-based creole): measured at the session start 0.656 / 0.219 and on the rules as
+    # they stood 0.669 / 0.222 (Chavacano's frame words read as one brand on every request, so different
+    # requests merged); then developed on (arena/problems/chavacano.py, formal Tagalog's words).
+    31: (0.91, 0.63),
 }
 
 
