@@ -41,6 +41,7 @@ import orjson
 
 from arena.problems import cebuano, chavacano, lexicon, regional, tagalog
 from arena.problems.model import Intent, Problem
+from arena.problems.patterns import alternation
 from arena.problems.signature import canonical_reward
 from arena.problems.synonyms import CANONICAL
 
@@ -434,24 +435,25 @@ _SIGN_WORDS = {"<=": "at most", "≤": "at most", "<": "under", ">=": "at least"
 _BOUND_SIGNS = re.compile(r"(<=|>=|≤|≥|<|>)\s*(?=(?:₱|php|p)?\s*\d)")
 # A cheap test before reading Tagalog numbers: one of their stems, or the currency or count word.
 _TAGALOG_NUMBER = re.compile(
-    r"\b(?:isa|dalawa|tatlo|apat|lima|anim|pito|walo|siyam|sampu|labin|sandaan|sanlibo|daan|raan|libo|"
-    r"piso|piraso)|\b(?:"
-    + "|".join(
-        sorted(
-            {
-                *cebuano.UNITS,
-                *cebuano.TENS,
-                *cebuano.WHOLE,
-                *cebuano.HUNDRED,
-                *cebuano.THOUSAND_AFTER,
-                *regional.UNITS,
-                *chavacano.UNITS,
-                *chavacano.TENS,
-                *chavacano.WHOLE,
-            }  # fmt: skip
-        )
+    r"\b(?:"
+    + alternation("isa dalawa tatlo apat lima anim pito walo siyam sampu labin sandaan sanlibo daan raan libo".split())
+    + "|"
+    + alternation(("piso", "piraso"))
+    + "|"
+    + alternation(
+        {
+            *cebuano.UNITS,
+            *cebuano.TENS,
+            *cebuano.WHOLE,
+            *cebuano.HUNDRED,
+            *cebuano.THOUSAND_AFTER,
+            *regional.UNITS,
+            *chavacano.UNITS,
+            *chavacano.TENS,
+            *chavacano.WHOLE,
+        }  # fmt: skip
     )
-    + r")\b"
+    + r"\b)"
 )
 _NOT_A_PESO_OVER = re.compile(
     r"\bnot (?:one|a|a single|even one|even a|1) (?:centavo|cent|peso|sentimo)s? (?:more )?(?:over|more than|above|beyond)\b"

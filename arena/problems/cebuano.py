@@ -86,4 +86,7 @@ BOUNDS = (
     (re.compile(r"\b(?:labaw|lapas|kapin|sobra) (?:sa|og)\b"), "over"),
     (re.compile(r"\bpaubos\b"), "or less"),
 )
-BOUND_CUE = r"(?:mo)?(?:ubos|lapas|labaw|sobra)|wala pa|hangtod|hantod|kutob|kapin|paubos"
+BOUND_CUE = (
+    "ubos", "lapas", "labaw", "sobra", "moubos", "molapas", "molabaw", "mosobra", "wala pa", "hangtod", "hantod",
+    "kutob", "kapin", "paubos",
+)  # fmt: skip

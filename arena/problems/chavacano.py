@@ -89,7 +89,7 @@ BOUNDS = (
     (re.compile(r"\b(?:el )?maximo\b"), "max"),
     (re.compile(r"\bpor ?ciento\b"), "percent"),
 )
-BOUND_CUE = r"no mas de|hasta|menos de|mas de|abajo|arriba|maximo|por ?ciento"
+BOUND_CUE = ("no mas de", "hasta", "menos de", "mas de", "abajo", "arriba", "maximo", "porciento", "por ciento")
 # Services said in Chavacano (as fixed phrases, beside the English and Tagalog ones).
 FREE_SHIPPING = (
     "envio gratis", "libre el envio", "libre envio", "gratis el envio", "libre el delivery", "libre el shipping",

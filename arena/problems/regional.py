@@ -55,7 +55,7 @@ BOUNDS = (
     (re.compile(r"\btubtob(?: (?:sa|sang))?\b"), "up to"),
     (re.compile(r"\bkubos(?: (?:sa|sang))?\b(?= ?(?:₱|php|p)?\s?\d)"), "under"),
 )
-BOUND_CUE = r"magsobra|maglapaw|molapaw|lapaw|tubtob|kubos"
+BOUND_CUE = ("magsobra", "maglapaw", "molapaw", "lapaw", "tubtob", "kubos")
 # A Hiligaynon sentence that asks, the thing first as often as not ("Payong ang kinanglan ko.", "Microwave
 # oven ang bakalon ko", "Luyag ko sang ...").
 ASKS = r"kinanglan|bakalon|magbakal|luyag|pangitai|pangita-i"

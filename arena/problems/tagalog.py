@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from arena.problems import cebuano, chavacano, regional
+from arena.problems.patterns import alternation
 
 # Function words: articles, case markers, pronouns, particles, linkers.
 FUNCTION = (
@@ -345,9 +346,18 @@ _BOUNDS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 _BOUNDS += regional.BOUNDS + cebuano.BOUNDS + chavacano.BOUNDS  # "indi magsobra sa" before Cebuano's "sobra sa"
 BOUND_CUE = re.compile(
-    r"\b(?:hanggang|hangang|mababa|bababa|baba|mura|kulang|hihigit|lalagpas|lalampas|lumagpas|lumampas|aabot|umaabot|"
-    r"pababa|pataas|wala pang|wala pa sa|"
-    rf"{cebuano.BOUND_CUE}|{regional.BOUND_CUE}|{chavacano.BOUND_CUE}|mas mababa|pinakamataas)\b"
+    r"\b"
+    + alternation(
+        (
+            *"hanggang hangang mababa bababa baba mura kulang hihigit lalagpas lalampas lumagpas lumampas aabot".split(),
+            *"umaabot pababa pataas pinakamataas".split(),
+            *("wala pang", "wala pa sa", "mas mababa"),
+            *cebuano.BOUND_CUE,
+            *regional.BOUND_CUE,
+            *chavacano.BOUND_CUE,
+        )
+    )
+    + r"\b"
 )
 
 
