@@ -100,6 +100,7 @@ _NARRATIVE = re.compile(
     r"^(?:(?:so|well|anyway|oh|okay|ok|and|but|honestly|funny enough|fun fact|by the way|btw|long story short|"
     r"quick story|a bit of background|background),?\s+)?"
     r"(?:my|our|we|we're|we've|i|i've|i'm|i was|i had|i am|last|yesterday|recently|honestly|things have been|"
+    r"moved|just moved|"  # a diary's dropped subject: "Moved to Dumaguete last month and ..."
     r"life|money|thanks|thank you|cheers|appreciate|quick story|a bit of background)\b",
     re.IGNORECASE,
 )
@@ -703,6 +704,8 @@ _SMALL_TALK = re.compile(
     r"\b(?:hi|hello|hey|good (?:morning|afternoon|evening|day)|thanks|thank you|thx|salamat|haha\w*|hehe\w*|lol|"
     r"wow|yay|omg|ugh|grabe|cheers|appreciate|lifesaver|wish me luck|hope|excited|exciting|can'?t wait|"
     r"merry christmas|happy (?:birthday|holidays|new year|fiesta)|congrat\w*|god bless|take care|"
+    # British and Australian greetings and thanks: "Morning all!", "G'day!", "Ta!", "Hiya"
+    r"(?:morning|evening|afternoon) (?:all|everyone|folks)|g'?day|ta(?=\s*(?:[!.]|$))|hiya|"
     r"you|you'?re|your|yours)\b",
     re.IGNORECASE,
 )
@@ -750,7 +753,8 @@ def _small_talk(unit: str) -> bool:
 # A story told in the asking sentence's first clause ("My cat keeps destroying the sofa so please
 # show me ..."): the clause before "so" is context when it would be one as a sentence.
 _STORY_SO = re.compile(
-    r",?\s+(?:so|kaya)\s+(?=(?:please|pls|can you|could you|i need|i want|need|i'?m looking|i am looking|show|find|help|get|"
+    r",?\s+(?:so|kaya)\s+(?=(?:please|pls|can you|could you|i need|i want|need|i'?m looking|i am looking|i'?m after|"
+    r"i am after|we'?re after|show|find|help|get|"
     r"look|naghahanap|hanap|gusto|kailangan|bibili|bumili|pa-order)\b)",
     re.IGNORECASE,
 )
