@@ -5,7 +5,9 @@ things as nothing at all, so two different requests in Chavacano read alike and 
 and in English read apart. Like Cebuano (:mod:`arena.problems.cebuano`), :mod:`arena.problems.tagalog`
 folds these tables into its own. Every entry is from general knowledge of the language and of Spanish,
 not from any labelled pool. Words a request uses as English words or names are left out: "mi" (Mi Band),
-"man", "once" (English "once", not eleven), "hapon".
+"man", "mio" (Yamaha's Mio), "once" (English "once", not eleven), "ano" (año without its tilde is
+Tagalog's "what"). Spanish words beyond these tables stay unknown: simplemma's Spanish dictionary would
+cost ~97 MB of memory the moment one request called on it.
 
 The text reaches these tables with its accents dropped (``asks.plain``): "más" is "mas", "máximo"
 "maximo".
@@ -19,7 +21,7 @@ import re
 # (Only Chavacano's own: a Taglish sentence says "para", "si", "kita" too, and two function words make a
 # sentence small talk, see asks._small_talk.)
 FUNCTION = frozenset(
-    "yo tu ele kame ustedes mio el la los las un una unos del con conmigo contigo que este ese esos eso esto "
+    "yo tu ele kame ustedes el la los las un una unos del con conmigo contigo que este ese esos eso esto "
     "aquel aqui alli alla ahora todo toda todos mismo gayot pirmi entonces tambien pero porque cosa quien "
     "donde cuanto cuando como".split()
 )
