@@ -130,6 +130,10 @@ _WORD_HYPHEN = re.compile(
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # "10,000mAh" too: a unit may be glued on
 _TRAILING_ZEROS = re.compile(r"(?<=\d)\.0+\b")
 _KILO = re.compile(r"(\d+(?:\.\d+)?) ?k\b")  # on lower-cased text
+_DECIMAL_COMMA_K = re.compile(r"\b(\d{1,3}),(\d) ?k\b")
+_SPACED_THOUSANDS = re.compile(  # only where the amount ends there: "₱150 100 pcs" is a price and a count
+    r"((?:₱|\bphp)\s?\d{1,3}) (\d{3})(?=\s*(?:$|[.,;:!?)]|(?:only|lang|max|pesos?|php|budget)\b))"
+)
 _THOUSAND = re.compile(r"(\d+(?:\.\d+)?) thousand\b")  # "1.5 thousand" (text2num leaves "1.5" alone)
 # "PHP2,500", "P500", "₱500": a currency prefix glued to the amount.
 _GLUED_CURRENCY = re.compile(r"\b(?:php|p)(?=\d)")
@@ -521,7 +525,9 @@ def _digits(text: str) -> str:
     if "p" in text:
         text = _GLUED_CURRENCY.sub("php ", text)
     if "," in text:
-        text = _THOUSANDS.sub("", text)
+        text = _THOUSANDS.sub("", _DECIMAL_COMMA_K.sub(r"\1.\2k", text))  # "1,5k" is 1.5k, "1,500" 1500
+    if "₱" in text or "php" in text:
+        text = _SPACED_THOUSANDS.sub(r"\1\2", text)  # "₱1 500" is ₱1500
     if ".0" in text:
         text = _TRAILING_ZEROS.sub("", text)
     if "dozen" in text:

@@ -31,6 +31,9 @@ ONE_ASK = [
         "Mechanical keyboard, brown switches, and the shipping fee should be ₱0",
         "Mechanical keyboard with brown switches, free shipping",
     ),
+    # A decimal comma before "k" ("1,5k") and thousands split by a space after the sign ("₱1 500").
+    ("product", "Cordless drill under 2,5k", "Cordless drill under ₱2,500"),
+    ("product", "Rice cooker under ₱1 500", "Rice cooker under ₱1,500"),
     # A thousands comma before a glued unit: "10,000mAh" is 10000 mAh, not 0.
     ("product", "Anker power bank 10,000mAh, black", "Black Anker power bank, 10000 mAh"),
     (
@@ -45,6 +48,7 @@ TWO_ASKS = [
     ("product", "Gaming mouse, RGB, 2k pataas ayoko na", "Gaming mouse, RGB, 2k pataas okay lang"),
     ("product", "Hair dryer 1200W, not one centavo over ₱900", "Hair dryer 1200W, not one centavo over ₱1,200"),
     ("product", "Anker power bank 10,000mAh, black", "Anker power bank 20,000mAh, black"),
+    ("product", "Cordless drill under 2,5k", "Cordless drill under ₱2,000"),
     (
         "voucher",
         "Cordless drill, budget ₱3,000, voucher takes a fifth off up to ₱400",
