@@ -131,6 +131,7 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # "10,000mAh" too: a unit m
 _TRAILING_ZEROS = re.compile(r"(?<=\d)\.0+\b")
 _KILO = re.compile(r"(\d+(?:\.\d+)?) ?k\b")  # on lower-cased text
 _DECIMAL_COMMA_K = re.compile(r"\b(\d{1,3}),(\d) ?k\b")
+_SPACED_MAH = re.compile(r"\b(\d{1,3}) (\d{3}) ?(?=mah\b)")
 _SPACED_THOUSANDS = re.compile(  # only where the amount ends there: "₱150 100 pcs" is a price and a count
     r"((?:₱|\bphp)\s?\d{1,3}) (\d{3})(?=\s*(?:$|[.,;:!?)]|(?:only|lang|max|pesos?|php|budget)\b))"
 )
@@ -460,14 +461,43 @@ _TAGALOG_NUMBER = re.compile(
     )
     + r"\b)"
 )
-_NOT_A_PESO_OVER = re.compile(
-    r"\bnot (?:one|a|a single|even one|even a|1) (?:centavo|cent|peso|sentimo)s? (?:more )?(?:over|more than|above|beyond)\b"
+_NOT_A_PESO_OVER = re.compile(  # "not (spending) a single peso more than ₱1,100"
+    r"\bnot (?:\w+ )?(?:one|a|a single|even one|even a|1) (?:centavo|cent|peso|sentimo)s? (?:more )?"
+    r"(?:over|more than|above|beyond)\b"
 )
 _SMALL_NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
-_AND_A_HALF = re.compile(r"\b(\d+|" + "|".join(_SMALL_NUMBERS) + r") and a half (thousand|hundred|k)\b")
+_AND_A_HALF = re.compile(r"\b(\d+|" + "|".join(_SMALL_NUMBERS) + r") and a half (thousand|hundred|k|grand|thou)\b")
+# "half a grand" is 500, "a grand and a half" 1,500 ("thou": British for a thousand)
+_HALF_GRAND = re.compile(r"\bhalf a (?:grand|thou)\b|\ba (?:grand|thou) and a half\b")
+# "north of ₱3,000" is over it, "south of" under; only before an amount
+_COMPASS = re.compile(
+    r"\b(north|south) of(?= (?:₱|php|p)?\s?\d| a (?:grand|thou)\b| (?:one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"fifteen|twenty|fifty|a hundred|a thousand)\b)"
+)
+# an amount said to be the buyer's floor or ceiling: "₱800 is my floor", "₱2k is the ceiling"
+_FLOOR_OR_CEILING = re.compile(r"((?:₱|php ?)?\d+(?:\.\d+)?) is (?:my|the|our) (floor|minimum|ceiling)\b")
+# a model's "+" or "Plus" is part of its name ("Galaxy S24+", "iPhone 15 Plus"), not "and"; a count
+# ("x2 plus a case") is not a model
+_MODEL_PLUS = re.compile(
+    r"\b((?:iphone|pixel|galaxy|note|redmi|realme|poco|oppo|vivo|reno|nova|honor|tab|pad) ?\d{1,3}|(?!x\d)[a-z]+\d{1,3}[a-z]?)"
+    r"(?: ?\+| plus\b)"
+)
+# a product's generation, however said: "2nd gen", "second-generation", "gen 2" are "generation 2"
+_GENERATION = re.compile(
+    r"\b(?:(1st|first)|(2nd|second)|(3rd|third)|(4th|fourth)|(5th|fifth))[- ]gen(?:eration)?\b|\bgen(?:eration)? ?([1-5])\b"
+)
+
+
+def _generation(found: re.Match[str]) -> str:
+    number = int(found.group(6)) if found.group(6) else next(k for k, g in enumerate(found.groups()[:5], 1) if g)
+    return f"generation {number}"
+
+
+# a garment's cut, not a count: "one-piece" and "two-piece" swimsuits
+_PIECE_CUT = re.compile(r"\b(one|two|1|2)-piece\b")
 _FRACTIONS = {"quarter": "25", "half": "50", "fifth": "20", "tenth": "10"}
 _GRAND = re.compile(
-    r"\b(\d+(?:\.\d+)?|a) grand\b(?! (?:pianos?|prix|slam|prizes?|canyon|champions?|finale|opening|theft|"
+    r"\b(\d+(?:\.\d+)?|a) (?:grand|thou)\b(?! (?:pianos?|prix|slam|prizes?|canyon|champions?|finale|opening|theft|"
     r"masters?|jury|daughters?|sons?|kids?|children|parents?|mothers?|fathers?|hotel|central|cherokee))"
 )
 _HALF_UNIT = re.compile(
@@ -496,6 +526,16 @@ def _digits(text: str) -> str:
         text = tagalog.bounds(text)
     if "not " in text and ("centavo" in text or "peso" in text or "cent " in text):
         text = _NOT_A_PESO_OVER.sub("up to", text)  # "not one centavo over ₱900" is at most ₱900
+    if "grand" in text or "thou" in text:
+        text = _HALF_GRAND.sub(lambda m: "500" if m.group(0).startswith("half") else "1500", text)
+    if "north of" in text or "south of" in text:
+        text = _COMPASS.sub(lambda m: "over" if m.group(1) == "north" else "under", text)
+    if "piece" in text:
+        text = _PIECE_CUT.sub(lambda m: "onepiece" if m.group(1) in ("one", "1") else "twopiece", text)
+    if "gen" in text:
+        text = _GENERATION.sub(_generation, text)
+    if "+" in text or " plus" in text:
+        text = _MODEL_PLUS.sub(r"\1 plusmodel", text)  # one word, no frame word: "S24+" is not "S24"
     if "<" in text or ">" in text or "≤" in text or "≥" in text:  # "(<₱600)", "total ≤ ₱1,200"
         text = _BOUND_SIGNS.sub(lambda m: f" {_SIGN_WORDS[m.group(1)]} ", text)
     if " and a half " in text:  # "three and a half thousand" is 3500, not 3, a half and 1000
@@ -520,7 +560,7 @@ def _digits(text: str) -> str:
         text = alpha2digit(text, "en")
     if "two" in text:
         text = _TWO.sub("2", text)
-    if "grand" in text:  # "under 3 grand", "less than a grand": thousands (a grand piano is not)
+    if "grand" in text or "thou" in text:  # "under 3 grand", "less than a grand": thousands (a grand piano is not)
         text = _GRAND.sub(lambda m: _format(1000 * (1 if m.group(1) == "a" else float(m.group(1)))), text)
     if "p" in text:
         text = _GLUED_CURRENCY.sub("php ", text)
@@ -528,12 +568,18 @@ def _digits(text: str) -> str:
         text = _THOUSANDS.sub("", _DECIMAL_COMMA_K.sub(r"\1.\2k", text))  # "1,5k" is 1.5k, "1,500" 1500
     if "₱" in text or "php" in text:
         text = _SPACED_THOUSANDS.sub(r"\1\2", text)  # "₱1 500" is ₱1500
+    if "mah" in text:
+        text = _SPACED_MAH.sub(r"\1\2", text)  # "20 000 mAh" is 20000 mAh
     if ".0" in text:
         text = _TRAILING_ZEROS.sub("", text)
     if "dozen" in text:
         text = text.replace("half a dozen", "6").replace("a dozen", "12").replace("dozen", "12")
     if "k" in text:
         text = _KILO.sub(lambda m: _format(float(m.group(1)) * 1000), text)
+    if " is " in text and ("floor" in text or "minimum" in text or "ceiling" in text):
+        text = _FLOOR_OR_CEILING.sub(
+            lambda m: ("up to " if m.group(2) == "ceiling" else "at least ") + m.group(1), text
+        )
     return text
 
 

@@ -69,7 +69,8 @@ TENS = {
     "napulo": 10, "diyes": 10, "beynte": 20, "baynte": 20, "trenta": 30, "traynta": 30, "kwarenta": 40,
     "singkwenta": 50, "sisenta": 60, "setenta": 70, "otsenta": 80, "nobenta": 90,
 }  # fmt: skip
-WHOLE = {"kinyentos": 500}
+# Spanish teens as Tagalog and Cebuano spell them ("kinse pesos", "alas-onse"; "dose" is left out: a dose)
+WHOLE = {"kinyentos": 500, "onse": 11, "trese": 13, "katorse": 14, "kinse": 15}
 HUNDRED = ("gatos", "siyentos", "syentos")
 # A multiplier that never starts a number: "6 mil" is a thickness, "dos mil" is 2,000.
 THOUSAND_AFTER = ("mil",)

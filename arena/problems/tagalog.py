@@ -343,6 +343,7 @@ _BOUNDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bo mas mababa(?: pa)?\b"), "or less"),
     (re.compile(r"(?<=\d) ang pinakamataas\b"), " max"),
     (re.compile(r"\bpataas\b"), "or more"),
+    (re.compile(r"\bpor?s(?:i?y)?ento\b"), "percent"),  # "kinse porsyento"
 )
 _BOUNDS += regional.BOUNDS + cebuano.BOUNDS + chavacano.BOUNDS  # "indi magsobra sa" before Cebuano's "sobra sa"
 BOUND_CUE = re.compile(
@@ -350,7 +351,7 @@ BOUND_CUE = re.compile(
     + alternation(
         (
             *"hanggang hangang mababa bababa baba mura kulang hihigit lalagpas lalampas lumagpas lumampas aabot".split(),
-            *"umaabot pababa pataas pinakamataas".split(),
+            *"umaabot pababa pataas pinakamataas porsyento porsiyento porsento".split(),
             *("wala pang", "wala pa sa", "mas mababa"),
             *cebuano.BOUND_CUE,
             *regional.BOUND_CUE,

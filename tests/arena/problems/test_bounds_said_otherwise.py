@@ -34,6 +34,25 @@ ONE_ASK = [
     # A decimal comma before "k" ("1,5k") and thousands split by a space after the sign ("₱1 500").
     ("product", "Cordless drill under 2,5k", "Cordless drill under ₱2,500"),
     ("product", "Rice cooker under ₱1 500", "Rice cooker under ₱1,500"),
+    # Grands and halves, "north of" / "south of", a floor or ceiling said of the amount, a verb inside
+    # "not ... a single peso more than", thousands split by a space before mAh, percent in Tagalog.
+    ("product", "Air purifier, half a grand max", "Air purifier up to ₱500"),
+    ("product", "Air purifier, a grand and a half max", "Air purifier up to ₱1,500"),
+    ("product", "Air purifier, one and a half grand max", "Air purifier up to ₱1,500"),
+    ("product", "Air purifier, two and a half thou max", "Air purifier up to ₱2,500"),
+    ("product", "Trail running shoes, something north of ₱3,000", "Trail running shoes over ₱3,000"),
+    ("product", "Desk lamp, south of ₱700", "Desk lamp under ₱700"),
+    ("product", "Leather wallet; ₱800 is my floor", "Leather wallet, at least ₱800"),
+    ("product", "Electric kettle, I'm not spending a single peso more than ₱1,100", "Electric kettle, ₱1,100 max"),
+    ("product", "Power bank 20 000 mAh, white", "White power bank 20,000mAh"),
+    (
+        "voucher",
+        "Earbuds, budget ₱1,500, voucher kinse porsyento off basta ₱800 pataas",
+        "Earbuds, budget ₱1,500, voucher 15% off, min spend ₱800",
+    ),
+    # A model's "+" is its "Plus"; "2nd gen" is "second generation".
+    ("product", "Clear case for Galaxy S24+", "Clear case for Galaxy S24 Plus"),
+    ("product", "Apple Pencil 2nd gen", "Apple Pencil (second generation)"),
     # A thousands comma before a glued unit: "10,000mAh" is 10000 mAh, not 0.
     ("product", "Anker power bank 10,000mAh, black", "Black Anker power bank, 10000 mAh"),
     (
@@ -49,6 +68,18 @@ TWO_ASKS = [
     ("product", "Hair dryer 1200W, not one centavo over ₱900", "Hair dryer 1200W, not one centavo over ₱1,200"),
     ("product", "Anker power bank 10,000mAh, black", "Anker power bank 20,000mAh, black"),
     ("product", "Cordless drill under 2,5k", "Cordless drill under ₱2,000"),
+    ("product", "Air purifier, half a grand max", "Air purifier, a grand max"),
+    ("product", "Trail running shoes, something north of ₱3,000", "Trail running shoes, something south of ₱3,000"),
+    ("product", "Leather wallet; ₱800 is my floor", "Leather wallet; ₱800 is my ceiling"),
+    ("product", "Clear case for Galaxy S24+", "Clear case for Galaxy S24"),
+    ("product", "Clear case for iPhone 15 Plus", "Clear case for iPhone 15"),
+    ("product", "Apple Pencil 2nd gen", "Apple Pencil 1st gen"),
+    ("product", "Black swimsuit, one-piece, size M", "Black swimsuit, two-piece, size M"),
+    (
+        "voucher",
+        "Earbuds, budget ₱1,500, voucher kinse porsyento off basta ₱800 pataas",
+        "Earbuds, budget ₱1,500, voucher kinse pesos off basta ₱800 pataas",
+    ),
     (
         "voucher",
         "Cordless drill, budget ₱3,000, voucher takes a fifth off up to ₱400",

@@ -181,6 +181,12 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # over", ₱1,499.99 against below ₱1,500, "twelve-fifty max", "2k pataas ayoko na", "a fifth off",
         # "the shipping fee should be ₱0", "ay mali, Rapoo pala": 0.465 / 0.714.
         ("attack28", 0.46, 0.71),
+        # 60 pairs a helper with a fresh context wrote against the eleventh session's own rules (Visayan,
+        # Chavacano and formal Tagalog tables, grands, refusals, centavo bounds). Session start 0.361 / 0.406,
+        # before anyone looked 0.356 / 0.500; then halves of a grand and "thou", "north of" / "south of",
+        # "₱800 is my floor", "not spending a single peso more than", "20 000 mAh", "kinse porsyento", a
+        # model's "+" / "Plus", a product's generation, "one-piece" / "two-piece": 0.500 / 0.656.
+        ("attack30", 0.50, 0.65),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):
