@@ -305,7 +305,14 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         if cosine < _VALUES_COSINE and not _bought_in_both(requests[i], requests[j], ordered[i], ordered[j]):
             continue
         soft_link(i, j, "same_values", detail, every=cosine < _VALUES_COSINE)
-    cluster_of = {pid: cluster_id_for(ids[forest.find(i)]) for i, pid in enumerate(ids)}
+    # The readings and vectors go before the answer is built (the peak of a 100k clustering is here);
+    # one id string per cluster, not per problem.
+    del requests, vectors, lo, hi, cos, order, members
+    root_ids: dict[int, str] = {}
+    cluster_of = {}
+    for i, pid in enumerate(ids):
+        root = forest.find(i)
+        cluster_of[pid] = root_ids.get(root) or root_ids.setdefault(root, cluster_id_for(ids[root]))
     return Clustering(cluster_of=cluster_of, merges=merges)
 
 

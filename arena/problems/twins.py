@@ -1623,7 +1623,7 @@ def _synonymous(only_a: Sequence[str], only_b: Sequence[str]) -> bool:
     return _read_alike(only_a[0], only_b[0])
 
 
-@lru_cache(maxsize=1 << 16)  # a shop list's heads meet the same words pair after pair
+@lru_cache(maxsize=1 << 14)  # a shop list's heads meet the same words pair after pair (~4 MB full)
 def _alike(a: str, b: str) -> bool:
     """One word said another way: respelt, or reading alike (never two values of a closed class)."""
     if a == b or _near(a, [b]):
