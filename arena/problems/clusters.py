@@ -307,7 +307,9 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
         soft_link(i, j, "same_values", detail, every=cosine < _VALUES_COSINE)
     # The readings and vectors go before the answer is built (the peak of a 100k clustering is here);
     # one id string per cluster, not per problem.
-    del requests, vectors, lo, hi, cos, order, members
+    requests, members = [], defaultdict(list)  # rebound, not deleted: soft_link above closes over them
+    # (copies: an empty view would keep its array's memory)
+    vectors, lo, hi, cos, order = vectors[:0].copy(), lo[:0].copy(), hi[:0].copy(), cos[:0].copy(), order[:0].copy()
     root_ids: dict[int, str] = {}
     cluster_of = {}
     for i, pid in enumerate(ids):
