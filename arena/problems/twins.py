@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from arena.problems import lexicon, regional, tagalog
+from arena.problems import cebuano, lexicon, regional, tagalog
 from arena.problems.asks import (
     _JOINED,
     _PRICE_PHRASES,
@@ -109,7 +109,7 @@ _FILLER = frozenset({"php", "peso", "pesos", "p", "just", "only", "about", "arou
 _BUDGET = re.compile(r"\b(?:budget|afford|spend|spending|pay)\b")
 
 # The Visayan words of the tables: no English lemma applies to them.
-_VISAYAN = tagalog.cebuano.FUNCTION | regional.HILIGAYNON | regional.ILOCANO | regional.KAPAMPANGAN
+_VISAYAN = cebuano.FUNCTION | regional.HILIGAYNON | regional.ILOCANO | regional.KAPAMPANGAN
 
 # Words a rewording adds or drops that state no constraint, beyond the guard's frame words:
 # how a shopper says "price", "please", "I need" and "it should" in free text.
@@ -764,7 +764,7 @@ def _read_units(units: Sequence[str]) -> Reading:
             and w not in _UNITS
             and (w in _BRAND_WORDS or not _a_word(w))
             and w not in CANONICAL  # a short form the synonyms spell out ("bt", "blk") is that word, no name
-            and not (w.endswith("g") and _lemma(w) != w)  # Tagalog's linker on a glossary word: "relong"
+            and not _linked_gloss(w)
             and w not in _SHORT_FORMS
             and w not in regional.KIN
         }
@@ -785,6 +785,11 @@ def _read_units(units: Sequence[str]) -> Reading:
 # Colour words that only shade another colour ("light blue", "dark green"); alone they say weight or
 # brightness ("a light, foldable stroller", "warm white light").
 _SHADES = frozenset({"light", "dark"})
+
+
+def _linked_gloss(word: str) -> bool:
+    """A glossary word with Tagalog's linker glued on ("relong pilak", "sabong panligo"): a word, no name."""
+    return word.endswith("ng") and (word[:-2] in tagalog.GLOSSARY or word[:-1] in tagalog.GLOSSARY)
 
 
 def _a_value(content: Sequence[str], k: int) -> bool:
