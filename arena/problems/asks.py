@@ -593,7 +593,7 @@ _TENS_WORDS = (
 # The hundreds may be a teen: "twelve fifty" is 1,250, "fifteen ninety-nine" 1,599.
 _HUNDREDS_WORDS = _DIGIT_WORDS + _TENS_WORDS[:10]
 _SPOKEN_PRICE = re.compile(
-    rf"\b({'|'.join(_HUNDREDS_WORDS)}) ({'|'.join(_TENS_WORDS[1:])})(?:[ -]({'|'.join(_DIGIT_WORDS)}))?"
+    rf"\b({'|'.join(_HUNDREDS_WORDS)}) ({'|'.join(_TENS_WORDS)})(?:[ -]({'|'.join(_DIGIT_WORDS)}))?"
     r"(?= (?:off|pesos?|php|bucks|discount|budget|max|maximum|only|each|or less|or more|at most|lang)\b)"
 )
 
@@ -601,7 +601,7 @@ _SPOKEN_PRICE = re.compile(
 # ... or after a bound, wherever it ends: "under three fifty.", "wag lalagpas ng nine ninety-nine".
 _SPOKEN_BOUND = re.compile(
     r"\b((?:under|below|max|maximum|up to|hanggang|lalagpas ng|lalampas ng|lampas ng|less than|not more than|"
-    rf"within|budget|at most|around|about) )({'|'.join(_HUNDREDS_WORDS)}) ({'|'.join(_TENS_WORDS[1:])})"
+    rf"within|budget|at most|around|about) )({'|'.join(_HUNDREDS_WORDS)}) ({'|'.join(_TENS_WORDS)})"
     rf"(?:[ -]({'|'.join(_DIGIT_WORDS)}))?(?![\w-])"
 )
 _THOUSAND_AND_A_HALF = re.compile(r"\b(\w+) libo(?:'t| at) kalahati\b")

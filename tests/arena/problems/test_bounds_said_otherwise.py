@@ -68,6 +68,8 @@ TWO_ASKS = [
     ("product", "Hair dryer 1200W, not one centavo over ₱900", "Hair dryer 1200W, not one centavo over ₱1,200"),
     ("product", "Anker power bank 10,000mAh, black", "Anker power bank 20,000mAh, black"),
     ("product", "Cordless drill under 2,5k", "Cordless drill under ₱2,000"),
+    # "ten" stays a spoken price's tens beside the teens as hundreds: "one ten pesos" is 110, not 10
+    ("product", "Phone ring holder, one ten pesos only", "Phone ring holder, ₱120 only"),
     ("product", "Air purifier, half a grand max", "Air purifier, a grand max"),
     ("product", "Trail running shoes, something north of ₱3,000", "Trail running shoes, something south of ₱3,000"),
     ("product", "Leather wallet; ₱800 is my floor", "Leather wallet; ₱800 is my ceiling"),
