@@ -32,7 +32,7 @@ import hashlib
 import re
 import string
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from typing import NamedTuple
@@ -309,9 +309,23 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "freeShipping",
     ),
+    # The official store named with its brand ("from the official Xiaomi store", "the official TP-Link
+    # shop"), or the brand selling it itself ("sold directly by Xiaomi", not by "a reseller"). The brand's
+    # words stay, to be read as the brand, unless the request names it elsewhere (then once is enough).
+    (re.compile(r" official (?P<brand>(?:[a-z0-9]+ ){0,2}[a-z0-9]+) (?:store|shop|seller|outlet)s?(?= )"), "official"),
+    (
+        re.compile(
+            r" (?:sold|shipped) directly (?:by|from) (?:the )?(?P<brand>(?!(?:a|an|some|any|one|this|that|seller|"
+            r"sellers|shop|shops|store|stores|reseller|resellers|third|local) )[a-z0-9]+)(?= )"
+            r"| (?:direct|directly|straight) from the (?:brand|manufacturer|maker)(?= )"
+        ),
+        "official",
+    ),
 )
 # Words without which no service sentence can match: most requests skip the sentence patterns.
-_SERVICE_CUE = re.compile(r"ship|deliver|postage|arriv|receipt|door|cash|rider|courier|driver|sagot| sf ")
+_SERVICE_CUE = re.compile(
+    r"ship|deliver|postage|arriv|receipt|door|cash|rider|courier|driver|sagot| sf |official|direct"
+)
 
 
 # A service or seller extra the shopper declines is none asked ("no installation needed", "I'll
@@ -343,10 +357,23 @@ def mark_services(padded: str, mark: str | None = None) -> tuple[str, set[str]]:
             padded = padded.replace(phrase, f" {mark}{service.lower()} " if mark is not None else " ")
     if _SERVICE_CUE.search(padded):
         for pattern, service in _SERVICE_SENTENCES:
-            padded, count = pattern.subn(f" {mark}{service.lower()} " if mark is not None else " ", padded)
+            tag = f" {mark}{service.lower()} " if mark is not None else " "
+            padded, count = pattern.subn(_kept_brand(tag, padded) if "brand" in pattern.groupindex else tag, padded)
             if count:
                 found.add(service)
     return padded, found
+
+
+def _kept_brand(tag: str, text: str) -> Callable[[re.Match[str]], str]:
+    """The service's tag, and the brand the match names where the text names it nowhere else."""
+
+    def replace(found: re.Match[str]) -> str:
+        brand = found.group("brand")
+        if brand and f" {brand} " not in f"{text[: found.start()]} {text[found.end() :]} ":
+            return f"{tag}{brand} "
+        return tag
+
+    return replace
 
 
 # --- content words ---------------------------------------------------------------------------

@@ -71,7 +71,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("headphone", "headset"),
     ("speaker", "loudspeaker"),
     ("charger", "charging adapter"),
-    ("powerbank", "power bank"),
+    ("powerbank", "power bank", "portable charger", "portable battery", "battery pack"),
     ("handbag", "purse"),
     ("backpack", "rucksack", "knapsack"),
     ("eyeglasses", "spectacles", "eyewear"),

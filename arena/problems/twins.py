@@ -138,6 +138,8 @@ _FRAME = (
     intended build built construct constructed produce produced match matching out start select selected
     equip equipped suit suits accept accepts accepting nothing neither cart part whole wait instead actually""".split()
     )
+    # A bound that holds: "the price must stay below", "has to remain under".
+    | frozenset("stay stays remain remains".split())
 )
 
 # How much of one request's token sequence (frame words included) the other keeps in order
@@ -1333,6 +1335,7 @@ _COUNTS = frozenset({"kit", "set", "pair", "pack", "piece", "bundle"})
 _ADDS = frozenset({"with", "plus", "has", "have", "having", "and", "also", "including", "include", "includes"})
 
 
+_ITEM_ADDED = frozenset({"plus", "also"})
 _MEASURE = re.compile(r"\d[\d.]*[a-z]+")
 
 
@@ -1343,7 +1346,7 @@ def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | Non
     voucher request, a word of its terms that a sentence kept as a request ("with ₱50 off")."""
     # As sets: a reworded request may name a shared word twice ("16 inch wheels ... training wheels").
     wa, wb = set(a.words), set(b.words)
-    for small, large, seq in ((wa, wb, _sequence(b)), (wb, wa, _sequence(a))):
+    for small, large, seq, bought in ((wa, wb, _sequence(b), a.heads), (wb, wa, _sequence(a), b.heads)):
         extra = {
             w
             for w in large - small
@@ -1361,11 +1364,25 @@ def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | Non
             # "256GB storage", "a 500-sheet ream", "a 1kg bag of": the noun of a measure both sides
             # state names what is measured, not a feature added.
             measured = k > 0 and _MEASURE.fullmatch(seq[k - 1]) is not None and seq[k - 1] in small
+            # "with a Full HD screen", "with an ink tank system", "a steamer basket tray": a noun after a
+            # feature both sides state names where the feature sits. After a value ("with a black case")
+            # it is a thing added in that colour or material; after a thing the other side buys ("plus
+            # a litter box", "and a projector screen"), a thing added.
+            before = seq[k - 1] if k > 0 else ""
+            adding = next((w for w in reversed(seq[max(0, k - 4) : k]) if w in _ADDS), None)
+            named_part = (
+                before in small
+                and before.isalpha()
+                and before not in _CLASS_OF
+                and before not in bought
+                and adding not in _ITEM_ADDED  # "plus a school bag": an item, whatever its first word
+            )
             if (
                 word in extra
                 and word not in _COUNTS
                 and not modifier
                 and not measured
+                and not named_part
                 # "has to stay within 650" is a modal, not a feature attached
                 and any(w in _ADDS and seq[i + 1] != "to" for i, w in enumerate(seq[:k]) if i >= k - 4)
             ):

@@ -114,6 +114,10 @@ BLIND_POOLS = {
     # they stood 0.669 / 0.222 (Chavacano's frame words read as one brand on every request, so different
     # requests merged); then developed on (arena/problems/chavacano.py, formal Tagalog's words).
     31: (0.91, 0.63),
+    # Pool 33 was written at the start of the twelfth session in plain English, as a paraphrase generator
+    # rewords (sentences restructured, words replaced by synonyms or descriptions, numbers in other forms):
+    # measured on main before any change, 0.966 / 0.798, then developed on.
+    33: (0.96, 0.83),
 }
 
 
@@ -187,6 +191,11 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # "₱800 is my floor", "not spending a single peso more than", "20 000 mAh", "kinse porsyento", a
         # model's "+" / "Plus", a product's generation, "one-piece" / "two-piece": 0.500 / 0.656.
         ("attack30", 0.50, 0.65),
+        # 240 pairs a helper with a fresh context wrote against the rules as docs/leak-clusters.md stood at
+        # the twelfth session's start (bounds said with negations the rules miss, voucher terms in bound
+        # words, regional nouns read as names, twins differing where no reader looks). Session start
+        # 0.574 / 0.634, before anyone looked 0.575 / 0.642.
+        ("attack34", 0.57, 0.64),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):
@@ -194,5 +203,5 @@ def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):
     groups = read_groups(DATA / f"cluster_pairs_{name}.groups.json", pairs)
     _, clustering = score_pairs(pairs, ClusterConfig(), groups)
     pool = score_pool(pairs, clustering, groups)
-    assert len(pairs.pairs) == 60
+    assert len(pairs.pairs) in (60, 240)
     assert pool.precision >= precision_floor and pool.recall >= recall_floor, pool

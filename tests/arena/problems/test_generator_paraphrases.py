@@ -1,0 +1,108 @@
+"""Requests reworded the way a paraphrase generator rewords them, in plain English: the part a feature is
+said of named after it ("a TV with a 4K screen", "a printer with an ink tank system", "a steamer tray"),
+a bound that "must stay below", a seller's service done "at no charge" or a store named "the official
+Xiaomi store", a voucher's cap said after its percentage as a clause of its own ("takes off twenty
+percent, up to ₱150"), and "portable charger" for a power bank. Hand-written (the twelfth session's blind
+pool 33 named the classes; none of these sentences is from a pool). An accessory added in a colour, a
+feature added after "with", another cap and a store that is not the official one are still other asks."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.veto_cases import veto
+
+ONE_ASK = [
+    # the noun a feature is said of: the feature is shared, the noun only names where it sits
+    ("product", "Hisense 43-inch TV with a Full HD screen under ₱15,000", "Hisense 43-inch Full HD TV under ₱15,000"),
+    ("product", "Epson printer with an ink tank system, below ₱9,500", "Epson ink tank printer, below ₱9,500"),
+    (
+        "product",
+        "Electric steamer with a bamboo basket tray, up to ₱1,200",
+        "Electric steamer with bamboo basket, up to ₱1,200",
+    ),
+    (
+        "product",
+        "Cordless drill with a keyless chuck mechanism, under ₱3,000",
+        "Cordless drill with keyless chuck, under ₱3,000",
+    ),
+    # a bound that must stay, remain
+    (
+        "product",
+        "I want a cordless vacuum. It should be bagless. The price has to remain below ₱6,000.",
+        "Bagless cordless vacuum under ₱6,000",
+    ),
+    (
+        "product",
+        "Ceiling fan, remote control, and the cost must stay under ₱3,500",
+        "Remote-control ceiling fan under ₱3,500",
+    ),
+    # a service done at no charge
+    (
+        "product",
+        "Split-type aircon 1.5 HP under ₱30,000 whose installation is done at no charge",
+        "1.5HP split-type aircon with free installation, under ₱30,000",
+    ),
+    (
+        "product",
+        "Water heater under ₱8,000, installation at no extra charge",
+        "Water heater with free installation, under ₱8,000",
+    ),
+    # the official store named with its brand
+    (
+        "product",
+        "A TP-Link mesh router, bought from the official TP-Link store, under ₱4,000",
+        "TP-Link mesh router from the official store, under ₱4,000",
+    ),
+    (
+        "product",
+        "Logitech wireless mouse sold by the official Logitech shop, below ₱1,500",
+        "Logitech wireless mouse below ₱1,500, official store only",
+    ),
+    # a voucher's cap said after its percentage, in a clause of its own
+    (
+        "voucher",
+        "Could I get wireless earbuds for at most two thousand five hundred pesos if my voucher takes off fifteen percent, up to ₱200?",
+        "Wireless earbuds, budget ₱2,500, 15% off voucher capped at ₱200",
+    ),
+    (
+        "voucher",
+        "I'm buying a desk lamp with a budget of ₱900 and a voucher for ten percent off, up to fifty pesos.",
+        "Desk lamp, budget ₱900, 10% off voucher with a ₱50 cap",
+    ),
+]
+
+TWO_ASKS = [
+    # an accessory in a colour is added, not the phone's colour
+    ("product", "iPhone 13 with a black case under ₱40,000", "Black iPhone 13 under ₱40,000"),
+    # a feature added after "with"
+    ("product", "Rice cooker 1.8L with a steamer, under ₱2,000", "Rice cooker 1.8L, under ₱2,000"),
+    # another cap, said the same way
+    (
+        "voucher",
+        "Could I get wireless earbuds for at most ₱2,500 if my voucher takes off fifteen percent, up to ₱200?",
+        "Could I get wireless earbuds for at most ₱2,500 if my voucher takes off fifteen percent, up to ₱300?",
+    ),
+    # the brand's store, not the official one
+    (
+        "product",
+        "A TP-Link mesh router, bought from the official TP-Link store, under ₱4,000",
+        "A TP-Link mesh router, bought from any TP-Link store, under ₱4,000",
+    ),
+    # a service paid for is not a service given
+    (
+        "product",
+        "Water heater under ₱8,000, installation at no extra charge",
+        "Water heater under ₱8,000, cash on delivery",
+    ),
+]
+
+
+@pytest.mark.parametrize(("intent", "a", "b"), ONE_ASK)
+def test_a_generator_rewording_is_one_ask(intent, a, b):
+    assert veto(a, b, intent) is None
+
+
+@pytest.mark.parametrize(("intent", "a", "b"), TWO_ASKS)
+def test_a_changed_constraint_is_still_another_ask(intent, a, b):
+    assert veto(a, b, intent) is not None
