@@ -233,12 +233,15 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "installation", "free installation", "installation included", "installation service", "with install",
         "no installation fee", "no installation fees", "no installation charge", "installation fee waived",
         "free install", "install included", "with free install", "free installation included",
+        "installed for free", "installed free", "installed free of charge", "installed at no cost",
+        "installed at no extra cost", "installed at no charge",
         # Tagalog: the seller installs it ("ako na ang magkakabit", the buyer installing, is none)
         "sila na ang magkakabit", "sila na magkakabit", "sila ang magkakabit", "libreng kabit", "free kabit",
         "kasama ang kabit", "kasama na ang kabit", "may libreng kabit",
     ),
     "assembly": (
         "assembly", "free assembly", "assembly service", "assembly included", "no assembly fee",
+        "assembled for free", "assembled free of charge", "assembled at no cost", "assembled at no extra cost",
         "free assembly included",
     ),
 }  # fmt: skip
@@ -906,6 +909,12 @@ _BUDGET_FOR = re.compile(r"(?:my |our |a |total )?budget (?:is |of )?\S+(?: peso
 
 
 _HAS_LETTER = re.compile(r"[^\W\d_]")
+_BARE_BOUND = re.compile(
+    r"(?:up to|at most|max(?:imum)?(?: of)?|to a max(?:imum)? of|no more than|not more than)\s+(?:₱|php\s*|p)?"
+    r"(?:[\d.,]+\s*k?|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|"
+    r"seventy|eighty|ninety|hundred|thousand|[\s-])+)(?:\s*(?:pesos?|php))?\s*[.!?]?$",
+    re.IGNORECASE,
+)
 
 
 def _voucher_clause(clause: str) -> bool:
@@ -1305,7 +1314,10 @@ def _split_request(query: str, voucher_intent: bool) -> tuple[list[str], list[st
                         request.append(budget_for.group(1))
                     elif clause.strip():
                         # A bare amount is the value of the clause before it ("Budget: 3,000.").
-                        if _HAS_LETTER.search(clause) or not side:
+                        # "takes off twenty percent, up to ₱150", "as cashback, at most 250 pesos": an
+                        # amount bounded in a clause of its own goes on the term before it (its cap).
+                        bare_bound = side is voucher and _BARE_BOUND.match(clause.strip()) is not None
+                        if (_HAS_LETTER.search(clause) or not side) and not bare_bound:
                             side = voucher if _voucher_clause(clause) else request
                         side.append(clause.strip())
             elif kind == "context":

@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from arena.problems import lexicon
 from arena.problems.lexicon import goods, kinds_of_one, thing
+from arena.problems.synonyms import CANONICAL
 
 # Words that end a noun phrase: prepositions, conjunctions, pronouns, price words.
 _BREAKS = frozenset(
@@ -97,6 +98,10 @@ def _in_compound(word: str, head: str) -> bool:
 def _compound(before: str | None, base: str) -> str:
     if before is None or not before.isalpha():
         return base
+    # A thing the synonym table names with two words is its one word ("power bank", "portable charger").
+    joined = CANONICAL.get(f"{before} {base}")
+    if joined is not None:
+        return joined
     return sys.intern(f"{before}_{base}") if lexicon.compound(before, base) else base
 
 

@@ -98,6 +98,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("automatic", "auto"),
     # qualities
     ("big", "large", "huge"),
+    ("xl", "extra large", "extra-large", "x-large"),
+    ("xs", "extra small", "extra-small", "x-small"),
     ("small", "little", "tiny", "mini"),
     ("cheap", "affordable", "inexpensive", "budget-friendly"),
     ("waterproof", "water-resistant", "water resistant"),

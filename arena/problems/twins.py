@@ -140,6 +140,8 @@ _FRAME = (
     )
     # A bound that holds: "the price must stay below", "has to remain under".
     | frozenset("stay stays remain remains".split())
+    # How the payment is said beside the service that says it ("payable by COD", "paid on delivery").
+    | frozenset("payable paid".split())
 )
 
 # How much of one request's token sequence (frame words included) the other keeps in order
@@ -295,7 +297,8 @@ def read_request(problem: Problem, split: Split | None = None) -> Request:
         # terms' vocabulary; its amounts stay the voucher's.
         in_terms = _read_units([_prepare(u) for u in voucher_units])
         kept = tuple(w for w in in_terms.words if not w[0].isdigit() and w not in _VOUCHER_VOCABULARY)
-        whole = replace(whole, words=kept, sequence=kept, classes=in_terms.classes, names=in_terms.names)
+        names = tuple(n for n in in_terms.names if n not in _VOUCHER_VOCABULARY)  # "cashback" is no brand
+        whole = replace(whole, words=kept, sequence=kept, classes=in_terms.classes, names=names)
     if voucher_units:
         # "LazMall stores only" said beside the voucher's terms is the request's service all the same;
         # free shipping there is what a free-shipping voucher gives, compared with the voucher.
@@ -590,6 +593,9 @@ def _each_side(found: re.Match[str]) -> str:
     return " x ".join(f"{side} {unit}" for side in sides)
 
 
+_NO_CHARGE = re.compile(
+    r" (?:(?:is |are )?(?:done )?at no (?:extra |additional )?|free of |without (?:any )?)charge(?= )"
+)
 _AMPERSAND = re.compile(r"(?<=\w)&(?=\w)")
 
 
@@ -662,6 +668,8 @@ def _read_units(units: Sequence[str]) -> Reading:
     for padded in units:
         padded, stated = mark_services(padded, "svc")
         services |= stated
+        if "charge " in padded:  # "installation done at no charge": what a service sentence left of it
+            padded = _NO_CHARGE.sub(" ", padded)
         if " p" in padded:  # "from php 900 up to php 1500": the range reads its amounts side by side
             padded = _CURRENCY_PREFIX.sub(" ", padded)
         budget = _BUDGET.search(padded) is not None
@@ -1363,7 +1371,11 @@ def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | Non
             modifier = k + 1 < len(seq) and seq[k + 1] in small
             # "256GB storage", "a 500-sheet ream", "a 1kg bag of": the noun of a measure both sides
             # state names what is measured, not a feature added.
-            measured = k > 0 and _MEASURE.fullmatch(seq[k - 1]) is not None and seq[k - 1] in small
+            measured = (
+                k > 0
+                and seq[k - 1] in small
+                and (_MEASURE.fullmatch(seq[k - 1]) is not None or (seq[k - 1].isdigit() and len(seq[k - 1]) >= 3))
+            )  # "a 4K panel" reads "4000 panel"
             # "with a Full HD screen", "with an ink tank system", "a steamer basket tray": a noun after a
             # feature both sides state names where the feature sits. After a value ("with a black case")
             # it is a thing added in that colour or material; after a thing the other side buys ("plus

@@ -59,7 +59,30 @@ ONE_ASK = [
         "Logitech wireless mouse sold by the official Logitech shop, below ₱1,500",
         "Logitech wireless mouse below ₱1,500, official store only",
     ),
-    # a voucher's cap said after its percentage, in a clause of its own
+    # a feature's noun after a number both sides state ("4K" is 4000)
+    ("product", "LG monitor with a 27-inch 4K panel, under ₱18,000", "LG 27-inch 4K monitor, under ₱18,000"),
+    # paying on delivery, installing for free, at no charge
+    (
+        "product",
+        "Electric stove, 2 burners, under ₱3,000, payable by COD",
+        "2-burner electric stove under ₱3,000, cash on delivery",
+    ),
+    ("product", "Ceiling fan under ₱4,000, installed for free", "Ceiling fan with free installation, under ₱4,000"),
+    (
+        "product",
+        "Smart TV 50 inches, below ₱25,000, installation done at no charge",
+        "50-inch smart TV with free installation, below ₱25,000",
+    ),
+    # sizes said in words
+    ("product", "Extra-large dog bed in grey, under ₱1,800", "Grey XL dog bed, under ₱1,800"),
+    # two words for one thing, read as one thing bought
+    ("product", "Portable charger 10,000 mAh under ₱1,000", "10000mAh power bank below ₱1,000"),
+    # a voucher's cap or a cashback's ceiling said after its percentage, in a clause of its own
+    (
+        "voucher",
+        "My voucher gives three percent back as cashback, at most 100 pesos; I want a rice cooker for no more than ₱2,000.",
+        "Rice cooker, budget ₱2,000, with a 3% cashback voucher capped at ₱100",
+    ),
     (
         "voucher",
         "Could I get wireless earbuds for at most two thousand five hundred pesos if my voucher takes off fifteen percent, up to ₱200?",
@@ -88,6 +111,13 @@ TWO_ASKS = [
         "product",
         "A TP-Link mesh router, bought from the official TP-Link store, under ₱4,000",
         "A TP-Link mesh router, bought from any TP-Link store, under ₱4,000",
+    ),
+    # another size, another cashback ceiling
+    ("product", "Extra-large dog bed in grey, under ₱1,800", "Grey large dog bed, under ₱1,800"),
+    (
+        "voucher",
+        "My voucher gives three percent back as cashback, at most 100 pesos; I want a rice cooker for no more than ₱2,000.",
+        "My voucher gives three percent back as cashback, at most 150 pesos; I want a rice cooker for no more than ₱2,000.",
     ),
     # a service paid for is not a service given
     (
