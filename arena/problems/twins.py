@@ -394,7 +394,7 @@ def voucher_key(request: Request) -> tuple[str, ...] | None:
 # ("commemorative coin from the year ..."), up to the preposition that ties it to the answer.
 _PHRASE_END = (
     r"(?=\s+(?:for|from|of|with|printed|that|which|featuring|showing|on|in|to|inspired|related|about|"
-    r"celebrating|commemorating|representing|depicting|like|shaped|"
+    r"celebrating|commemorating|representing|depicting|like|shaped|bearing|displaying|"
     # Taglish and Bisaya linkers: "keychain na hugis ...", "mug nga naay ...", "tote bag may print"
     r"na|nga|ng|may|naay|hugis|"
     # a relative clause or a participle that attaches a constraint: "a speaker having ...", "jeans
@@ -409,6 +409,11 @@ _BUYING = re.compile(
     r"\s+(?:me\s+)?(?:to (?:buy|get|order|find|have|send)\s+)?(?!to\b)" + _PHRASE + _PHRASE_END
 )
 _OPENING = re.compile(r"^\s*" + _PHRASE + _PHRASE_END)
+# The thing named first and wanted after: "...; a USB stick with that many gigabytes is what I need",
+# "A mug bearing the year ... is what I'd like to buy" (the clue may come before it).
+_WANTED_AFTER = re.compile(
+    r"(?:^|[;:.!?]\s+)" + _PHRASE + _PHRASE_END + r"[^;:.!?]*?\s(?:is|are) (?:what|the one|the thing) (?:i|we)\b"
+)
 # A request opening with these is a question or a story, not the product's name.
 _ASKING = frozenset(
     "what what's whats which who where when how in i i'd id i'm im i've ive i'll my we we're our can please".split()
@@ -418,7 +423,8 @@ _NOT_PRODUCT = frozenset({"one", "thing", "something", "item", "stuff", "gift", 
 
 def _purchase(query: str) -> frozenset[str]:
     text = " ".join(query.lower().split())
-    found = _BUYING.search(text)
+    found = _WANTED_AFTER.search(text) if " what " in text else None
+    found = found or _BUYING.search(text)
     for sentence in re.split(r"(?<=[?.!])\s+", text) if found is None else ():
         if sentence.split(" ", 1)[0] not in _ASKING:  # "... Mona Lisa? keychain souvenir from that city"
             found = _OPENING.match(sentence)
@@ -1825,6 +1831,7 @@ def _edit_conflict(
         only_a = [w for w in only_a if w.isalpha() and not w.startswith("svc")]
         only_b = [w for w in only_b if w.isalpha() and not w.startswith("svc")]
     only_a, only_b = _unspelt(only_a, only_b, a, b)
+    only_a, only_b = _one_number(only_a, only_b)
     only_a, only_b = _one_meaning_dropped(only_a, only_b)
     if _said_out(only_a, only_b, b) or _said_out(only_b, only_a, a):
         only_a, only_b = [], []
@@ -1833,6 +1840,25 @@ def _edit_conflict(
     if gaps and ratio >= EDITED and (_weighty(only_a) or _weighty(only_b)):
         return f"edited ({ratio:.2f}): {only_a} / {only_b}"
     return None
+
+
+_UNIT_TOKEN = re.compile(r"(\d+(?:\.\d+)?)[a-z]+")
+
+
+def _one_number(only_a: list[str], only_b: list[str]) -> tuple[list[str], list[str]]:
+    """Less each number one side reads with its unit and the other bare ("6 pcs" / "a set of 6",
+    "8GB RAM" / "RAM: 8"): the numbers were compared in their roles before; here it is one token
+    read two ways, not a word replaced."""
+    if not only_a or not only_b:
+        return only_a, only_b
+    left_a, left_b = list(only_a), list(only_b)
+    for mine, theirs in ((left_a, left_b), (left_b, left_a)):
+        for token in list(mine):
+            found = _UNIT_TOKEN.fullmatch(token)
+            if found is not None and found.group(1) in theirs:
+                mine.remove(token)
+                theirs.remove(found.group(1))
+    return left_a, left_b
 
 
 def _said_out(short: Sequence[str], words: Sequence[str], sequence: Sequence[str]) -> bool:

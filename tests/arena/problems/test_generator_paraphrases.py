@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.veto_cases import veto
+from tests.support.veto_cases import read_query, veto
 
 ONE_ASK = [
     # the noun a feature is said of: the feature is shared, the noun only names where it sits
@@ -73,6 +73,9 @@ ONE_ASK = [
         "Smart TV 50 inches, below ₱25,000, installation done at no charge",
         "50-inch smart TV with free installation, below ₱25,000",
     ),
+    # a number read with its unit on one side and bare on the other
+    ("product", "Crystal wine glasses, 6 pcs, under ₱1,200", "Crystal wine glasses, 6, under ₱1,200"),
+    ("product", "Laptop, RAM 8GB, 512GB SSD, under ₱40,000", "Laptop, RAM: 8, 512GB SSD, under ₱40,000"),
     # sizes said in words
     ("product", "Extra-large dog bed in grey, under ₱1,800", "Grey XL dog bed, under ₱1,800"),
     # two words for one thing, read as one thing bought
@@ -112,6 +115,8 @@ TWO_ASKS = [
         "A TP-Link mesh router, bought from the official TP-Link store, under ₱4,000",
         "A TP-Link mesh router, bought from any TP-Link store, under ₱4,000",
     ),
+    # another number, with its unit on one side only
+    ("product", "Laptop, RAM 8GB, 512GB SSD, under ₱40,000", "Laptop, RAM: 16, 512GB SSD, under ₱40,000"),
     # another size, another cashback ceiling
     ("product", "Extra-large dog bed in grey, under ₱1,800", "Grey large dog bed, under ₱1,800"),
     (
@@ -136,3 +141,19 @@ def test_a_generator_rewording_is_one_ask(intent, a, b):
 @pytest.mark.parametrize(("intent", "a", "b"), TWO_ASKS)
 def test_a_changed_constraint_is_still_another_ask(intent, a, b):
     assert veto(a, b, intent) is not None
+
+
+@pytest.mark.parametrize(
+    ("query", "thing"),
+    [
+        (
+            "Take a standard deck and count its cards; a photo album with that many pockets, under ₱500, is what I want.",
+            "album",
+        ),
+        ("A mug bearing the year the Berlin Wall fell is what I'd like to buy, for no more than ₱350.", "mug"),
+        ("I want a photo album with as many pockets as a deck has cards, under ₱500.", "album"),
+    ],
+)
+def test_a_riddle_buys_the_thing_it_says_it_wants_after_the_clue(query, thing):
+    purchase = read_query(query, "knowledge").purchase
+    assert thing in purchase and "deck" not in purchase, purchase
