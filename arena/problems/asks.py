@@ -64,6 +64,8 @@ _VOUCHER_CUE = re.compile(
     r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
     r"cap of|capped|a cap of|cap at|applies|apply|rules?|promo code|no cap|uncapped|(?:no|walang) max(?:imum)?|"
     r"stack|stacked|stackable)\b|%|"
+    # a percentage taken off ("the seller gives 8 percent off", "ten percent discount")
+    r"\b(?:percent|per cent|pct)\s+(?:off|discount|back|cashback)\b|"
     # money off said without a voucher word ("thirty-five pesos off when the order is ...", "₱60 less")
     r"(?:\d|\bpesos?|\bphp)\s*(?:off|less)\b(?! than)|\bminus\s*(?:₱|php|\d)",
     re.IGNORECASE,
@@ -628,11 +630,17 @@ _SPOKEN_PRICE = re.compile(
 )
 
 
-# ... or after a bound, wherever it ends: "under three fifty.", "wag lalagpas ng nine ninety-nine".
+# ... or after a bound or a voucher's term, wherever it ends: "under three fifty.", "wag lalagpas ng nine
+# ninety-nine", "capped at one-eighty".
 _SPOKEN_BOUND = re.compile(
     r"\b((?:under|below|max|maximum|up to|hanggang|lalagpas ng|lalampas ng|lampas ng|less than|not more than|"
-    rf"within|budget|at most|around|about) )({'|'.join(_HUNDREDS_WORDS)}) ({'|'.join(_TENS_WORDS)})"
+    r"within|budget|at most|around|about|"
+    # a voucher's terms: "capped at one-eighty", "min nine ninety-nine", "takes off one-twenty when you hit ..."
+    r"capped at|cap of|cap at|cap|min|minimum|min spend|minimum spend|min order|minimum order|off|spend|"
+    rf"reach|hit|over|above|at least) )({'|'.join(_HUNDREDS_WORDS)}) ({'|'.join(_TENS_WORDS)})"
     rf"(?:[ -]({'|'.join(_DIGIT_WORDS)}))?(?![\w-])"
+    # a size is no price: "at least one twenty-inch screen" is one screen of 20 inches
+    r"(?! (?:inch|inches|in|cm|mm|m|kg|g|l|ml|liters?|litres?|gb|tb|w|watts?|pieces?|pcs|pc|seater|piece)\b)"
 )
 _THOUSAND_AND_A_HALF = re.compile(r"\b(\w+) libo(?:'t| at) kalahati\b")
 
@@ -922,7 +930,7 @@ def _voucher_clause(clause: str) -> bool:
         return True
     return (
         _TERM_WORDS.search(clause) is not None
-        and re.search(r"\d|\b(?:ten|twenty|thirty|fifty|hundred)\b", clause, re.IGNORECASE) is not None
+        and _STATES_A_NUMBER.search(clause) is not None  # "min one thousand", "capped at 250"
     )
 
 

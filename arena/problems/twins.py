@@ -84,7 +84,7 @@ for _dimension, _entries in {
         25.4: "inch inches pulgada pulgadas",  # Tagalog says inches "pulgada", Chavacano "pulgadas"
         304.8: "ft feet foot talampakan",
     },
-    "data": {0.001: "mb", 1.0: "gb", 1000.0: "tb"},
+    "data": {0.001: "mb megabyte megabytes", 1.0: "gb gigabyte gigabytes gig gigs", 1000.0: "tb terabyte terabytes"},
     "power": {1.0: "w watt watts", 1000.0: "kw"},
     "voltage": {1.0: "v volt volts"},
     "charge": {1.0: "mah"},

@@ -76,10 +76,24 @@ ONE_ASK = [
     # a number read with its unit on one side and bare on the other
     ("product", "Crystal wine glasses, 6 pcs, under ₱1,200", "Crystal wine glasses, 6, under ₱1,200"),
     ("product", "Laptop, RAM 8GB, 512GB SSD, under ₱40,000", "Laptop, RAM: 8, 512GB SSD, under ₱40,000"),
+    # storage said in words
+    ("product", "External hard drive 1 terabyte, under ₱3,500", "1TB external hard drive, under ₱3,500"),
+    ("product", "Phone with 128 gigs of storage, under ₱9,000", "Phone, 128GB storage, under ₱9,000"),
     # sizes said in words
     ("product", "Extra-large dog bed in grey, under ₱1,800", "Grey XL dog bed, under ₱1,800"),
     # two words for one thing, read as one thing bought
     ("product", "Portable charger 10,000 mAh under ₱1,000", "10000mAh power bank below ₱1,000"),
+    # a voucher's terms spoken ("one-eighty", "nine ninety-nine") or said without the word voucher
+    (
+        "voucher",
+        "Plant supplies, budget ₱1,300; voucher eighteen percent discount capped at one-eighty, min nine ninety-nine.",
+        "Plant supplies with 18% off max ₱180, min spend ₱999, budget ₱1,300.",
+    ),
+    (
+        "voucher",
+        "I can spend two thousand. The seller gives 5 percent off, up to 100 pesos, once I reach 1k. Need a desk fan.",
+        "Budget ₱2,000. Shop voucher: 5% off, capped at ₱100, minimum spend ₱1,000. Looking for a desk fan.",
+    ),
     # a voucher's cap or a cashback's ceiling said after its percentage, in a clause of its own
     (
         "voucher",
@@ -114,6 +128,12 @@ TWO_ASKS = [
         "product",
         "A TP-Link mesh router, bought from the official TP-Link store, under ₱4,000",
         "A TP-Link mesh router, bought from any TP-Link store, under ₱4,000",
+    ),
+    # another spoken cap
+    (
+        "voucher",
+        "Plant supplies, budget ₱1,300; voucher eighteen percent discount capped at one-eighty, min nine ninety-nine.",
+        "Plant supplies, budget ₱1,300; voucher eighteen percent discount capped at one-twenty, min nine ninety-nine.",
     ),
     # another number, with its unit on one side only
     ("product", "Laptop, RAM 8GB, 512GB SSD, under ₱40,000", "Laptop, RAM: 16, 512GB SSD, under ₱40,000"),
