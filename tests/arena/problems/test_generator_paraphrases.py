@@ -79,6 +79,11 @@ ONE_ASK = [
     # storage said in words
     ("product", "External hard drive 1 terabyte, under ₱3,500", "1TB external hard drive, under ₱3,500"),
     ("product", "Phone with 128 gigs of storage, under ₱9,000", "Phone, 128GB storage, under ₱9,000"),
+    # one thing under the names shops give it
+    ("product", "Anker USB-C fast charger, 20W, under ₱1,000", "Anker 20W type-c fast charger, under ₱1,000"),
+    ("product", "Mechanical keyboard, TKL, brown switches", "Tenkeyless mechanical keyboard with brown switches"),
+    ("product", "Extension cord, 3 meters, 4 sockets, under ₱400", "3m extension cable with 4 sockets, under ₱400"),
+    ("shop", "One shop: a stapler and staple wire No. 35", "A stapler and No. 35 staples from one shop"),
     # sizes said in words
     ("product", "Extra-large dog bed in grey, under ₱1,800", "Grey XL dog bed, under ₱1,800"),
     # two words for one thing, read as one thing bought
