@@ -211,10 +211,14 @@ def clue_conflict(
     # fragrant one") is the same thing described.
     things_a = sorted(w for w in only_a if thing(w))
     things_b = sorted(w for w in only_b if thing(w))
-    if names_a and (names_b or things_b):
-        return f"clue names {names_a} / {names_b or things_b}"
-    if names_b and things_a:
-        return f"clue names {names_b} / {things_a}"
+    # Against a name, only a thing the clue could be about: not a time span, a gift or a kin the story
+    # left in the clue's words ("a gift for my son's birthday week").
+    about_a = [w for w in things_a if w not in _STORY_THINGS]
+    about_b = [w for w in things_b if w not in _STORY_THINGS]
+    if names_a and (names_b or about_b):
+        return f"clue names {names_a} / {names_b or about_b}"
+    if names_b and about_a:
+        return f"clue names {names_b} / {about_a}"
     # A thing the clue is about replaced by another thing ("the speed of light" / "of sound"): one
     # noun left on each side that the lexicon knows as two things (a unit, "km/s" / "m/s", is not).
     if len(things_a) == 1 and len(things_b) == 1 and kinds_of_one(things_a[0], things_b[0]):
@@ -232,6 +236,9 @@ def clue_conflict(
         if smaller - unshared < CLUE_SHARED * smaller:
             return f"clue {sorted(plain_a)} / {sorted(plain_b)}"
     return None
+
+
+_STORY_THINGS = frozenset("day week month age birthday gift son daughter mom dad".split())
 
 
 # The most words on a side of a swap: "regular guitar" / "ukulele", "rays the sun" / "stars".

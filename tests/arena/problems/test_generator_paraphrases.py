@@ -88,6 +88,12 @@ ONE_ASK = [
     ("product", "Extra-large dog bed in grey, under ₱1,800", "Grey XL dog bed, under ₱1,800"),
     # two words for one thing, read as one thing bought
     ("product", "Portable charger 10,000 mAh under ₱1,000", "10000mAh power bank below ₱1,000"),
+    # a riddle naming a place on one side, a gift or a day left in the other's clue
+    (
+        "knowledge",
+        "Buy a keychain of the country that gave the Statue of Liberty to the United States.",
+        "The Statue of Liberty was a gift from which country? Buy me a keychain of it.",
+    ),
     # a voucher's terms spoken ("one-eighty", "nine ninety-nine") or said without the word voucher
     (
         "voucher",
