@@ -1221,7 +1221,11 @@ def conflict(a: Request, b: Request) -> str | None:
     if (len(a.items) >= 2 and b.intent == "product") or (len(b.items) >= 2 and a.intent == "product"):
         return "several items / one product"
     if a.fact is None and b.fact is None:
-        found = _symmetric_gap(a.whole, b.whole) or _one_sided(a.whole, b.whole) or _one_sided(b.whole, a.whole)
+        found = (
+            _symmetric_gap(a.whole, b.whole, a.intent == b.intent == "shop")
+            or _one_sided(a.whole, b.whole)
+            or _one_sided(b.whole, a.whole)
+        )
         if found:
             return found
         if a.voucher is None and b.voucher is None and a.voucher_terms is None and b.voucher_terms is None:
@@ -1283,12 +1287,21 @@ def _slots(r: Reading) -> set[str]:
     return found
 
 
-def _symmetric_gap(a: Reading, b: Reading) -> str | None:
+# A shop list states a count, a letter size or a material per item wherever its writer put it
+# ("ballpen x10" / "10 ballpens", "A4 bond paper"): one list filling such a slot and the other not is
+# how the items were written; its items are compared on their own. A size in another dimension
+# ("a 16-inch kawali" / "a 20-liter stock pot") is still another thing.
+_LIST_SLOTS = frozenset({"size:pieces", "size:pairs", "material", "size"})
+
+
+def _symmetric_gap(a: Reading, b: Reading, listed: bool = False) -> str | None:
     """Each side states a kind of constraint the other states nothing of (a capacity here, a price
     there; a material here, a colour there): two different requests, not one reworded. A rewording
     may leave one constraint implicit, but not trade it for another (none of the hand-written or
     rule-built variants does)."""
     mine, theirs = _slots(a), _slots(b)
+    if listed:
+        mine, theirs = mine - _LIST_SLOTS, theirs - _LIST_SLOTS
     if mine - theirs and theirs - mine:
         return f"each states what the other does not: {sorted(mine - theirs)} / {sorted(theirs - mine)}"
     return None

@@ -94,6 +94,12 @@ ONE_ASK = [
         "Buy a keychain of the country that gave the Statue of Liberty to the United States.",
         "The Statue of Liberty was a gift from which country? Buy me a keychain of it.",
     ),
+    # a shop list's counts and letter sizes written wherever its writer put them
+    (
+        "shop",
+        "Same shop: 2 packs of socks (Adidas, L, black) and a cap (navy blue, Adidas), ₱1,500 max",
+        "buy 2 black Adidas socks packs size L + 1 navy blue Adidas cap, same shop, under ₱1,500",
+    ),
     # a voucher's terms spoken ("one-eighty", "nine ninety-nine") or said without the word voucher
     (
         "voucher",
@@ -139,6 +145,12 @@ TWO_ASKS = [
         "product",
         "A TP-Link mesh router, bought from the official TP-Link store, under ₱4,000",
         "A TP-Link mesh router, bought from any TP-Link store, under ₱4,000",
+    ),
+    # a list with a size in another dimension buys another thing
+    (
+        "shop",
+        "One shop: a 16-inch kawali, a stainless ladle and a siomai steamer",
+        "One shop: a 20-liter stock pot, a stainless ladle and a steamer",
     ),
     # another spoken cap
     (
