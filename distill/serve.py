@@ -26,6 +26,7 @@ import threading
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,6 +79,55 @@ def parse_completion(text: str) -> tuple[str, str | None, list[dict[str, Any]]]:
     return "".join(kept).strip(), reasoning, calls
 
 
+class EpisodeEnd:
+    """Whether a completion has just ended its episode: its last tool call, closed with the last token,
+    is the request's ``terminate`` with a valid status. The episode's tools refuse every call after a
+    valid terminate ("the episode has terminated", arena/shop/tools.py) and the agent stops after
+    that turn, so the tokens a student writes after it can change nothing of the episode: generation
+    stops there, as a stop sequence does. A student that learned to loop ("terminate", then more
+    calls, to the turn's token limit) then costs its real turn, not the limit. An invalid terminate
+    (another status, other arguments) is refused by the tools and the episode goes on: no stop."""
+
+    _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
+
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer = tokenizer
+        # Only a token with ">" in it can close a call: most steps are decided by a set lookup.
+        pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+        self.closers = frozenset(i for i, piece in enumerate(pieces) if piece and ">" in piece)
+
+    def __call__(self, new: list[int]) -> bool:
+        if not new or new[-1] not in self.closers:
+            return False
+        text = self.tokenizer.decode(new, skip_special_tokens=True).rstrip()
+        if not text.endswith(self._CLOSE):
+            return False
+        opened = text.rfind(self._OPEN)
+        if opened < 0:
+            return False
+        try:
+            payload = json.loads(text[opened + len(self._OPEN) : -len(self._CLOSE)])
+        except ValueError:
+            return False
+        if not isinstance(payload, dict) or payload.get("name") != "terminate":
+            return False
+        arguments = payload.get("arguments")
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                return False
+        return arguments in ({"status": "success"}, {"status": "failure"})
+
+
+def _offers_terminate(body: dict[str, Any]) -> bool:
+    for tool in body.get("tools") or ():
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and function.get("name") == "terminate":
+            return True
+    return False
+
+
 def _template_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """OpenAI messages as the Qwen3 template reads them: tool-call arguments as objects."""
     shaped = []
@@ -113,6 +163,9 @@ class _Job:
     sampling: tuple  # requests batch together only when they sample alike
     seed: int | None
     future: asyncio.Future = field(repr=False)
+    # Whether the new tokens so far end the episode (:class:`EpisodeEnd`); None where the request
+    # offers no ``terminate`` tool.
+    ends: Callable[[list[int]], bool] | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -453,7 +506,7 @@ class TransformersBackend:
             finished: list[_Row] = []
             for row, token in zip(running.rows, chosen, strict=True):
                 row.new.append(token)
-                if token in self.stops or len(row.new) >= row.job.limit:
+                if token in self.stops or len(row.new) >= row.job.limit or (row.job.ends and row.job.ends(row.new)):
                     finished.append(row)
             for row in finished:
                 tokens = row.job.input_ids + row.new
@@ -535,7 +588,7 @@ class LlamaCppBackend:
         row: list[int] = []
         for token in self.llama.generate(job.input_ids, top_k=0, min_p=0.0, repeat_penalty=1.0, reset=True, **options):
             row.append(int(token))
-            if token in self.stops or len(row) >= job.limit:
+            if token in self.stops or len(row) >= job.limit or (job.ends and job.ends(row)):
                 break
         return row
 
@@ -586,6 +639,7 @@ def create_model_app(
     queues: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
     created = int(time.time())
     stops = backend.stops
+    episode_end = EpisodeEnd(tokenizer)
 
     def prepare(body: dict[str, Any]) -> _Job:
         prompt = tokenizer.apply_chat_template(
@@ -600,7 +654,8 @@ def create_model_app(
         temperature = float(temperature if temperature is not None else 1.0)
         sampling = (temperature > 0, temperature, float(body.get("top_p") or 1.0)) if temperature > 0 else (False,)
         seed = int(body["seed"]) if body.get("seed") is not None else None
-        return _Job(input_ids, limit, sampling, seed, asyncio.get_running_loop().create_future())
+        ends = episode_end if _offers_terminate(body) else None
+        return _Job(input_ids, limit, sampling, seed, asyncio.get_running_loop().create_future(), ends)
 
     def generate(group: list[_Job]) -> list[list[int]]:
         """The new tokens of each job, each cut at its first stop token and at its own limit."""
@@ -610,7 +665,13 @@ def create_model_app(
         for job, row in zip(group, generated, strict=True):
             row = row[: job.limit]
             stop = next((i for i, token in enumerate(row) if token in stops), None)
-            rows.append(row if stop is None else row[: stop + 1])
+            row = row if stop is None else row[: stop + 1]
+            if job.ends is not None:  # a static batch decodes on past the call that ended the episode
+                end = next(
+                    (i for i, token in enumerate(row) if token in episode_end.closers and job.ends(row[: i + 1])), None
+                )
+                row = row if end is None else row[: end + 1]
+            rows.append(row)
         return rows
 
     def run(batch: list[_Job]) -> list[list[int] | BaseException]:
