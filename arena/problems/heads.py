@@ -33,7 +33,7 @@ _BREAKS = frozenset(
     everything something anything nothing""".split()
 )
 # "a pack of gel pens", "a box of 50 face masks": the count before "of" is not the thing bought.
-_COUNTS = frozenset("pack set box pair bundle kit piece pieces bottle jar tube bag case roll sheet dozen".split())
+_COUNTS = frozenset("pack set box pair bundle kit piece pieces bottle jar tube bag case roll sheet dozen pad".split())
 # Only counts: never the thing bought ("a bag", "a case", "a bottle" may be).
 _PURE_COUNTS = frozenset("pack set kit piece pieces pair bundle dozen sheet roll".split())
 # Adjective endings: "USB rechargeable", "lightweight foldable" end a phrase with a quality, not a thing.

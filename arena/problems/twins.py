@@ -1840,6 +1840,14 @@ def _edit_conflict(
             added.update(w for w in b[j1:j2] if w not in _FRAME)
     only_a = sorted((removed - added).elements())
     only_b = sorted((added - removed).elements())
+    # Words one side only says once more ("Canon ... from Canon's official store" / "Canon ... from the
+    # official store") are words repeated, not added: a side that adds nothing else adds nothing. Not
+    # beside a word the other side has instead ("Yonex racket and Yonex shuttlecocks" / "Li-Ning racket
+    # and Yonex shuttlecocks"); and what is added beside them is weighed with them ("and a brush set").
+    if not only_b and all(w in b for w in only_a):
+        only_a = []
+    elif not only_a and all(w in a for w in only_b):
+        only_b = []
     if ratio < EDITED:  # numbers and services are compared by role above; here only words
         only_a = [w for w in only_a if w.isalpha() and not w.startswith("svc")]
         only_b = [w for w in only_b if w.isalpha() and not w.startswith("svc")]

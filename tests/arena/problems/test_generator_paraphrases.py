@@ -100,6 +100,17 @@ ONE_ASK = [
         "Same shop: 2 packs of socks (Adidas, L, black) and a cap (navy blue, Adidas), ₱1,500 max",
         "buy 2 black Adidas socks packs size L + 1 navy blue Adidas cap, same shop, under ₱1,500",
     ),
+    # a brand said once more on one side, "a few pads of" sticky notes
+    (
+        "product",
+        "I need a Canon ink tank printer from Canon's official store, under ₱9,000.",
+        "I need a Canon ink tank printer from the official store, under ₱9,000.",
+    ),
+    (
+        "shop",
+        "Review season! I need one shop that can sell me a box of ballpoint pens, some highlighters and a few pads of sticky notes.",
+        "I need a box of ballpens, highlighters and sticky notes from the same shop.",
+    ),
     # a voucher's terms spoken ("one-eighty", "nine ninety-nine") or said without the word voucher
     (
         "voucher",
@@ -145,6 +156,18 @@ TWO_ASKS = [
         "product",
         "A TP-Link mesh router, bought from the official TP-Link store, under ₱4,000",
         "A TP-Link mesh router, bought from any TP-Link store, under ₱4,000",
+    ),
+    # one of two mentions of a brand or a word replaced, an item added beside a repeated word
+    (
+        "shop",
+        "One store: a Yonex badminton racket and Yonex shuttlecocks",
+        "One store: a Li-Ning badminton racket and Yonex shuttlecocks",
+    ),
+    ("shop", "One shop: a cordless drill and a drill bit set", "One shop: a cordless drill and a screwdriver bit set"),
+    (
+        "shop",
+        "Same shop: a watercolor set, a watercolor paper pad, and a brush set.",
+        "Same shop: a watercolor set and a watercolor paper pad.",
     ),
     # a list with a size in another dimension buys another thing
     (
