@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from distill.serve import _groups, _Job
 
 
@@ -43,19 +41,6 @@ def _conversation(turns: int, topic: str) -> list[dict]:
         ]
     messages.append({"role": "user", "content": f"Which {topic} should I buy?"})
     return messages
-
-
-@pytest.fixture(scope="module")
-def student(student_checkpoint):
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from distill.student import apply_template
-
-    model = AutoModelForCausalLM.from_pretrained(student_checkpoint, dtype=torch.float32).eval()
-    tokenizer = AutoTokenizer.from_pretrained(student_checkpoint)
-    apply_template(tokenizer)
-    return model, tokenizer
 
 
 def _ask_all(app, bodies: list[dict]) -> list[dict]:

@@ -8,21 +8,6 @@ from __future__ import annotations
 import asyncio
 import threading
 
-import pytest
-
-
-@pytest.fixture(scope="module")
-def student(student_checkpoint):
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from distill.student import apply_template
-
-    model = AutoModelForCausalLM.from_pretrained(student_checkpoint, dtype=torch.float32).eval()
-    tokenizer = AutoTokenizer.from_pretrained(student_checkpoint)
-    apply_template(tokenizer)
-    return model, tokenizer
-
 
 def _body(text: str, limit: int, **sampling) -> dict:
     return {"model": "s", "messages": [{"role": "user", "content": text}], "max_tokens": limit,

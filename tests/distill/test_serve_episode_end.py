@@ -29,19 +29,6 @@ LOOP = "\n".join(
 )
 
 
-@pytest.fixture(scope="module")
-def student(student_checkpoint):
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from distill.student import apply_template
-
-    model = AutoModelForCausalLM.from_pretrained(student_checkpoint, dtype=torch.float32).eval()
-    tokenizer = AutoTokenizer.from_pretrained(student_checkpoint)
-    apply_template(tokenizer)
-    return model, tokenizer
-
-
 def test_the_episode_ends_at_the_last_token_of_a_valid_terminate_call_and_nowhere_before(student):
     from distill.serve import EpisodeEnd
 

@@ -21,19 +21,6 @@ PROMPTS = [
 
 
 @pytest.fixture(scope="module")
-def student(student_checkpoint):
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from distill.student import apply_template
-
-    model = AutoModelForCausalLM.from_pretrained(student_checkpoint, dtype=torch.float32).eval()
-    tokenizer = AutoTokenizer.from_pretrained(student_checkpoint)
-    apply_template(tokenizer)
-    return model, tokenizer
-
-
-@pytest.fixture(scope="module")
 def hidden(student):
     """The decoder's last hidden state at every position of each prompt and its greedy continuation,
     [positions, 1, K]: the states a decode step hands the head."""

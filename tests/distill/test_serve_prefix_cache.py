@@ -7,21 +7,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
-
-@pytest.fixture(scope="module")
-def student(student_checkpoint):
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from distill.student import apply_template
-
-    model = AutoModelForCausalLM.from_pretrained(student_checkpoint, dtype=torch.float32).eval()
-    tokenizer = AutoTokenizer.from_pretrained(student_checkpoint)
-    apply_template(tokenizer)
-    return model, tokenizer
-
 
 def _episodes(app, openings: list[list[dict]], turns: int) -> list[list[dict]]:
     """Each opening played ``turns`` turns at once, the agent's way: the answer goes back into the
