@@ -79,7 +79,26 @@ def parse_completion(text: str) -> tuple[str, str | None, list[dict[str, Any]]]:
     return "".join(kept).strip(), reasoning, calls
 
 
-class EpisodeEnd:
+class _ClosedCall:
+    """Reads a completion only where its last token can close a tool call: most decode steps are
+    decided by a set lookup (a closing tag needs a token with ">" in it)."""
+
+    _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
+
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer = tokenizer
+        pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+        self.closers = frozenset(i for i, piece in enumerate(pieces) if piece and ">" in piece)
+
+    def closed(self, new: list[int]) -> str | None:
+        """The completion's text where it ends with a closed ``<tool_call>`` block, else None."""
+        if not new or new[-1] not in self.closers:
+            return None
+        text = self.tokenizer.decode(new, skip_special_tokens=True).rstrip()
+        return text if text.endswith(self._CLOSE) and self._OPEN in text else None
+
+
+class EpisodeEnd(_ClosedCall):
     """Whether a completion has just ended its episode: its last tool call, closed with the last token,
     is the request's ``terminate`` with a valid status. The episode's tools refuse every call after a
     valid terminate ("the episode has terminated", arena/shop/tools.py) and the agent stops after
@@ -88,23 +107,11 @@ class EpisodeEnd:
     calls, to the turn's token limit) then costs its real turn, not the limit. An invalid terminate
     (another status, other arguments) is refused by the tools and the episode goes on: no stop."""
 
-    _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
-
-    def __init__(self, tokenizer) -> None:
-        self.tokenizer = tokenizer
-        # Only a token with ">" in it can close a call: most steps are decided by a set lookup.
-        pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
-        self.closers = frozenset(i for i, piece in enumerate(pieces) if piece and ">" in piece)
-
     def __call__(self, new: list[int]) -> bool:
-        if not new or new[-1] not in self.closers:
-            return False
-        text = self.tokenizer.decode(new, skip_special_tokens=True).rstrip()
-        if not text.endswith(self._CLOSE):
+        text = self.closed(new)
+        if text is None:
             return False
         opened = text.rfind(self._OPEN)
-        if opened < 0:
-            return False
         try:
             payload = json.loads(text[opened + len(self._OPEN) : -len(self._CLOSE)])
         except ValueError:
@@ -118,6 +125,33 @@ class EpisodeEnd:
             except ValueError:
                 return False
         return arguments in ({"status": "success"}, {"status": "failure"})
+
+
+class CallBound(_ClosedCall):
+    """Whether a completion has just closed its ``calls``-th well-formed tool call: a turn budget
+    counted in calls, as ``max_tokens`` counts tokens. The experiment sets it to the most calls one
+    assistant turn of the train split makes (distill/experiment/pipeline.py, ``budget``), so a student
+    that learned to loop (the same search eight times a turn, to the token limit) is served the turns
+    it was trained on. The cut falls after a whole call, so every call the agent receives is one it can
+    execute; a block the parser does not read as a call (``parse_completion``) is none."""
+
+    def __init__(self, tokenizer, calls: int) -> None:
+        if calls < 1:
+            raise ValueError(f"a turn must be allowed at least one tool call, not {calls}")
+        super().__init__(tokenizer)
+        self.calls = calls
+
+    def __call__(self, new: list[int]) -> bool:
+        text = self.closed(new)
+        return text is not None and len(parse_completion(text)[2]) >= self.calls
+
+
+def _either(*checks: Callable[[list[int]], bool] | None) -> Callable[[list[int]], bool] | None:
+    """One check that fires where any of ``checks`` does (None where there is none)."""
+    present = [check for check in checks if check is not None]
+    if len(present) <= 1:
+        return present[0] if present else None
+    return lambda new: any(check(new) for check in present)
 
 
 def _offers_terminate(body: dict[str, Any]) -> bool:
@@ -163,8 +197,8 @@ class _Job:
     sampling: tuple  # requests batch together only when they sample alike
     seed: int | None
     future: asyncio.Future = field(repr=False)
-    # Whether the new tokens so far end the episode (:class:`EpisodeEnd`); None where the request
-    # offers no ``terminate`` tool.
+    # Whether the new tokens so far end the turn: the episode's end (:class:`EpisodeEnd`, where the
+    # request offers a ``terminate`` tool) or the turn's last call (:class:`CallBound`); None where neither.
     ends: Callable[[list[int]], bool] | None = field(default=None, repr=False)
 
 
@@ -604,6 +638,7 @@ def create_model_app(
     prefix_cache: bool = True,
     continuous: bool = True,
     greedy_head: bool = True,
+    turn_calls: int | None = None,
 ) -> FastAPI:
     """Serve ``model`` (a transformers model, or a ``LlamaCppBackend``) under ``model_name`` at
     ``/v1/chat/completions`` and ``/v1/models``.
@@ -620,7 +655,9 @@ def create_model_app(
     decode does not wait for their batch (continuous batching, as vLLM's scheduler does).
     ``greedy_head`` (continuous batching): a step whose rows are all greedy takes its tokens from a
     bf16 copy of the LM head, each proven to be the fp32 head's argmax or computed by the fp32 head
-    (distill/greedy_head.py), and a prefill computes no logits.
+    (distill/greedy_head.py), and a prefill computes no logits. ``turn_calls``: a completion stops
+    right after its Nth well-formed tool call (:class:`CallBound`); every completion stops right after
+    a valid call of the request's ``terminate`` tool (:class:`EpisodeEnd`).
     """
     backend = (
         model
@@ -640,6 +677,7 @@ def create_model_app(
     created = int(time.time())
     stops = backend.stops
     episode_end = EpisodeEnd(tokenizer)
+    call_bound = CallBound(tokenizer, turn_calls) if turn_calls is not None else None
 
     def prepare(body: dict[str, Any]) -> _Job:
         prompt = tokenizer.apply_chat_template(
@@ -654,7 +692,7 @@ def create_model_app(
         temperature = float(temperature if temperature is not None else 1.0)
         sampling = (temperature > 0, temperature, float(body.get("top_p") or 1.0)) if temperature > 0 else (False,)
         seed = int(body["seed"]) if body.get("seed") is not None else None
-        ends = episode_end if _offers_terminate(body) else None
+        ends = _either(episode_end if _offers_terminate(body) else None, call_bound)
         return _Job(input_ids, limit, sampling, seed, asyncio.get_running_loop().create_future(), ends)
 
     def generate(group: list[_Job]) -> list[list[int]]:
@@ -666,7 +704,7 @@ def create_model_app(
             row = row[: job.limit]
             stop = next((i for i, token in enumerate(row) if token in stops), None)
             row = row if stop is None else row[: stop + 1]
-            if job.ends is not None:  # a static batch decodes on past the call that ended the episode
+            if job.ends is not None:  # a static batch decodes on past the call that ended the turn
                 end = next(
                     (i for i, token in enumerate(row) if token in episode_end.closers and job.ends(row[: i + 1])), None
                 )

@@ -143,6 +143,12 @@ def serve(
     max_batch: Annotated[
         int, typer.Option("--max-batch", min=1, help="Concurrent requests generated together as one batch.")
     ] = 8,
+    turn_calls: Annotated[
+        int | None,
+        typer.Option(
+            "--turn-calls", min=1, help="A completion stops right after this many tool calls (default: no bound)."
+        ),
+    ] = None,
     gguf: Annotated[
         Path | None,
         typer.Option(
@@ -177,6 +183,8 @@ def serve(
             fail(f"--gguf {gguf}: {exc}")
     else:
         model = AutoModelForCausalLM.from_pretrained(checkpoint).eval()
-    application = create_model_app(model, tokenizer, name, max_new_tokens=max_new_tokens, max_batch=max_batch)
+    application = create_model_app(
+        model, tokenizer, name, max_new_tokens=max_new_tokens, max_batch=max_batch, turn_calls=turn_calls
+    )
     err.print(f"serving {name} on http://{host}:{port}/v1", highlight=False)
     uvicorn.run(application, host=host, port=port, log_level="warning")

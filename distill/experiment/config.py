@@ -68,6 +68,14 @@ class StudentPlan(_Strict):
         "once nothing is: a student that never stops (one trained on failures writes every turn to the turn "
         "budget) costs at most this, the same bound for every row.",
     )
+    turn_calls: int | None = Field(
+        None,
+        ge=1,
+        description="Tool calls one generated turn may make: the completion stops right after that many "
+        "well-formed calls (default: the most one assistant turn of the train split makes). A student that learned "
+        "to loop (the same search again and again, to the turn's token budget) is served the turns it trained on, "
+        "the same bound for every row.",
+    )
 
 
 class SampledPlan(_Strict):

@@ -95,6 +95,18 @@ def assistant_turn_tokens(tokenizer, train_file: Path) -> list[list[int]]:
     return rows
 
 
+def assistant_turn_calls(train_file: Path) -> list[int]:
+    """The tool calls of every assistant turn of ``train_file``, as the student is trained on them."""
+    if not train_file.is_file():
+        return []
+    return [
+        len(message.get("tool_calls") or ())
+        for line in train_file.open(encoding="utf-8")
+        for message in json.loads(line)["messages"]
+        if message.get("role") == "assistant"
+    ]
+
+
 def _file_sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
@@ -139,6 +151,7 @@ class Experiment:
         # what an evaluated episode generates in all.
         self.turn_tokens: int = config.student.max_new_tokens or 0
         self.episode_tokens: int = config.student.episode_tokens or 0
+        self.turn_calls: int | None = config.student.turn_calls
 
     # Each step returns its result; what later steps need is read back from the step directories.
 
@@ -332,7 +345,8 @@ class Experiment:
     def budget(self, export: StepResult, student: Path) -> StepResult:
         """The tokens a generated turn may take, and an evaluated episode with all its turns: the
         config's, or the longest assistant turn (and episode) the student trains on (train split,
-        student tokens, end of turn included) plus a margin."""
+        student tokens, end of turn included) plus a margin. And the tool calls a turn may make: the
+        config's, or the most one assistant turn of the train split makes."""
 
         def work(folder: Path) -> dict:
             from transformers import AutoTokenizer
@@ -345,10 +359,13 @@ class Experiment:
                 "median": turns[len(turns) // 2] if turns else 0,
                 "longest": max(turns, default=0),
                 "longest_episode": max((sum(row) for row in rows), default=0),
+                "calls": max(assistant_turn_calls(self.corpus_dir / "train.jsonl"), default=0),
             }
 
-        # "episodes": the result gained the longest episode; a result cached before it lacks the field.
-        result = self.steps.run("budget", step_key("budget", export.key, _file_sha(self._template()), "episodes"), work)
+        # "episodes", "calls": the fields the result gained; a result cached before them lacks them.
+        result = self.steps.run(
+            "budget", step_key("budget", export.key, _file_sha(self._template()), "episodes", "calls"), work
+        )
         found = result.result
         student_plan = self.config.student
         configured = student_plan.max_new_tokens
@@ -363,6 +380,13 @@ class Experiment:
             f"longest {found['longest']}{'' if configured is None else '; set by the config'}), "
             f"{self.episode_tokens} an episode (longest train episode {found['longest_episode']}"
             f"{'' if episode is None else '; set by the config'})"
+        )
+        if student_plan.turn_calls is None:
+            # No train turn calls a tool (a corpus without one): nothing to derive a bound from.
+            self.turn_calls = found["calls"] or None
+        self.log(
+            f"[budget] {self.turn_calls or 'any number of'} tool calls a turn (most in one train turn: "
+            f"{found['calls']}{'' if student_plan.turn_calls is None else '; set by the config'})"
         )
         return result
 
@@ -421,6 +445,7 @@ class Experiment:
                 call_timeout_s=plan.llm_call_timeout_s,
                 max_new_tokens=self.turn_tokens,
                 episode_tokens=self.episode_tokens,
+                turn_calls=self.turn_calls,
                 backend=plan.backend,
                 gguf_type=plan.gguf_type,
                 n_ctx=plan.n_ctx,
@@ -440,7 +465,7 @@ class Experiment:
                 "stats": stats,
             }
 
-        budget = (self.turn_tokens, self.episode_tokens)
+        budget = (self.turn_tokens, self.episode_tokens, self.turn_calls)
         return self.steps.run(name, step_key(name, key, plan.model_dump(), *budget, chosen), work)
 
     def train(self, stage: StagePlan, start: Path, start_key: str, export: StepResult) -> StepResult:
@@ -459,7 +484,7 @@ class Experiment:
             config = stage_config(
                 stage, start=start, data=self.corpus_dir, output=folder, catalog=self.catalog_dir,
                 problems=self.steps.dir("suite") / "train.jsonl", seed=self.config.seed,
-                turn_tokens=self.turn_tokens,
+                turn_tokens=self.turn_tokens, turn_calls=self.turn_calls,
             )  # fmt: skip
             report = run_stage(config)
             self.log(
@@ -470,7 +495,9 @@ class Experiment:
 
         name = f"train-{stage.name}"
         matched = controlled.model_dump() if controlled else None
-        return self.steps.run(name, step_key(name, start_key, export.key, stage.model_dump(), matched), work)
+        # A stage that samples rollouts generates under the evaluation's budget; one that does not, doesn't read it.
+        rollouts = [(self.turn_tokens, self.turn_calls)] if stage.kind in ("rft", "grpo") else []
+        return self.steps.run(name, step_key(name, start_key, export.key, stage.model_dump(), matched, *rollouts), work)
 
     def official_pack(self) -> StepResult:
         """The official test tasks: the first ``per_intent`` usable tasks of each file, and a task-pack
@@ -567,6 +594,7 @@ def stage_config(
     problems: Path,
     seed: int,
     turn_tokens: int,
+    turn_calls: int | None = None,
 ):
     """A configured stage as ``arena distill`` runs it (``distill.train.config.StageConfig``): the
     experiment's fixed choices (CPU, fp32 weights, no checkpoints), then the stage's settings, then
@@ -597,7 +625,7 @@ def stage_config(
         values["catalog"] = str(catalog)
         values["problems_file"] = str(problems)
     if stage.rollout is not None:
-        values["rollout"] = {"max_new_tokens": turn_tokens, **stage.rollout}
+        values["rollout"] = {"max_new_tokens": turn_tokens, "turn_calls": turn_calls, **stage.rollout}
     kind: StageName = "sft" if stage.kind in ("subtask-sft", "firehose-sft", "format-control") else stage.kind  # type: ignore[assignment]
     return resolve(values, kind, f"stage {stage.name}")
 
@@ -617,6 +645,7 @@ def serve_and_evaluate(
     call_timeout_s: float,
     max_new_tokens: int,
     episode_tokens: int | None = None,
+    turn_calls: int | None = None,
     backend: str = "transformers",
     gguf_type: Precision = "f32",
     n_ctx: int = 8192,
@@ -651,7 +680,9 @@ def serve_and_evaluate(
         from transformers import AutoModelForCausalLM
 
         model = AutoModelForCausalLM.from_pretrained(checkpoint, dtype=torch.float32).eval()
-    app = create_model_app(model, tokenizer, served, max_new_tokens=max_new_tokens, max_batch=settings.concurrency)
+    app = create_model_app(
+        model, tokenizer, served, max_new_tokens=max_new_tokens, max_batch=settings.concurrency, turn_calls=turn_calls
+    )
     registry = UpstreamRegistry(
         [Upstream(name=STUDENT_SERVED, base_url=f"http://{STUDENT_SERVED}/v1", models=[served])],
         transports={STUDENT_SERVED: httpx.ASGITransport(app=app)},
@@ -881,7 +912,7 @@ def _write(out, report, config, run, evaluations, skipped, best, render_markdown
         "episodes": {name: step.result["stats"] for name, step in evaluations.items()},
         "skipped": skipped,
         "best": best,
-        "budget": {"turn": run.turn_tokens, "episode": run.episode_tokens},
+        "budget": {"turn": run.turn_tokens, "episode": run.episode_tokens, "calls": run.turn_calls},
         "steps": {name: (step.seconds, step.cached) for name, step in run.steps.done.items()},
     }
     (out / "report.md").write_text(render_markdown(report, extra))

@@ -202,7 +202,13 @@ def render_markdown(report: Report, extra: dict[str, Any]) -> str:
             "",
             f"Every row generates at most {budget['turn']} tokens a turn and {budget['episode']} an episode (the "
             "train split's longest turn and longest episode, plus 16, unless the config sets them); an episode "
-            "that spent its budget is refused its next call and scored as it stands.",
+            "that spent its budget is refused its next call and scored as it stands."
+            + (
+                f" A turn makes at most {budget['calls']} tool call{'' if budget['calls'] == 1 else 's'} (the most one "
+                "train turn makes, unless the config sets it): the completion ends right after the last."
+                if budget.get("calls")
+                else ""
+            ),
         ]
     lines += [
         "",

@@ -52,6 +52,9 @@ class RolloutSettings(BaseModel):
     base_url: str | None = Field(None, description="Endpoint serving the checkpoint (vLLM); else in-process.")
     served_model: str | None = Field(None, description="Model name at base_url (default: the checkpoint path).")
     max_new_tokens: int = Field(512, ge=1, description="In-process serving only.")
+    turn_calls: int | None = Field(
+        None, ge=1, description="In-process serving only: a turn stops after this many tool calls."
+    )
     concurrency: int = Field(2, ge=1)
     sandbox: bool = True
     wall_s: float = Field(300.0, gt=0)

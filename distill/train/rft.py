@@ -80,8 +80,9 @@ def sample_rollouts(config: StageConfig) -> list:
         tokenizer = load_tokenizer(config.model)
         model = AutoModelForCausalLM.from_pretrained(config.model).eval()
         app = create_model_app(
-            model, tokenizer, name, max_new_tokens=settings.max_new_tokens, max_batch=settings.concurrency
-        )
+            model, tokenizer, name, max_new_tokens=settings.max_new_tokens, max_batch=settings.concurrency,
+            turn_calls=settings.turn_calls,
+        )  # fmt: skip
         registry = UpstreamRegistry(
             [Upstream(name="checkpoint", base_url="http://checkpoint/v1", models=[name])],
             transports={"checkpoint": httpx.ASGITransport(app=app)},

@@ -7,9 +7,9 @@ model's choices scripted where a looping student is needed."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
+
+from tests.distill.scripted import ask, script_backend
 
 TOOLS = [
     {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {}}}}
@@ -49,31 +49,6 @@ def test_the_episode_ends_at_the_last_token_of_a_valid_terminate_call_and_nowher
     assert ends(tokenizer(quoted, add_special_tokens=False)["input_ids"])
 
 
-class _Scripted:
-    """The greedy head replaced by a script: every row chooses the script's next token (the decoder
-    still runs), as a student that loops past its terminate call would."""
-
-    def __init__(self, tokens: list[int]) -> None:
-        self.tokens, self.at = tokens, 0
-
-    def choose(self, hidden):
-        token = self.tokens[min(self.at, len(self.tokens) - 1)]
-        self.at += 1
-        return [token] * hidden.shape[0]
-
-
-def _ask(app, body: dict) -> dict:
-    import httpx
-
-    async def go():
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://s") as client:
-            reply = await client.post("/v1/chat/completions", json=body)
-        assert reply.status_code == 200, reply.text
-        return reply.json()
-
-    return asyncio.run(go())
-
-
 @pytest.mark.parametrize("continuous", [True, False])
 def test_a_looping_student_stops_after_its_terminate_and_a_request_without_the_tool_does_not(student, continuous):
     from distill.serve import create_model_app
@@ -85,14 +60,10 @@ def test_a_looping_student_stops_after_its_terminate_and_a_request_without_the_t
         app = create_model_app(
             model, tokenizer, "s", max_new_tokens=len(script), continuous=continuous, batch_wait_s=0.0
         )
-        backend = app.state.backend
-        if continuous:
-            backend.head = _Scripted(script)
-        else:
-            backend.generate = lambda group: [list(script) for _ in group]
+        script_backend(app, script, continuous=continuous)
         body = {"model": "s", "messages": [{"role": "user", "content": "A kettle."}], "temperature": 0,
                 "max_tokens": len(script), **({"tools": TOOLS} if offered else {})}  # fmt: skip
-        replies[offered] = _ask(app, body)
+        replies[offered] = ask(app, body)
     ended, whole = replies[True]["choices"][0], replies[False]["choices"][0]
     names = [call["function"]["name"] for call in ended["message"]["tool_calls"]]
     assert names == ["find_product", "recommend_product", "terminate"]

@@ -72,6 +72,37 @@ def test_a_configured_episode_budget_wins_but_never_falls_below_one_turn(student
     assert (run.turn_tokens, run.episode_tokens) == (300, 300)
 
 
+def _calling(*counts: int) -> dict:
+    """A row whose assistant turns make ``counts`` tool calls, each answered."""
+    messages: list[dict] = [{"role": "system", "content": "You shop."}, {"role": "user", "content": "a kettle"}]
+    for turn, count in enumerate(counts):
+        calls = [
+            {"id": f"c{turn}_{n}", "type": "function",
+             "function": {"name": "find_product", "arguments": json.dumps({"q": f"kettle {n}"})}}
+            for n in range(count)
+        ]  # fmt: skip
+        messages.append({"role": "assistant", "content": "", **({"tool_calls": calls} if calls else {})})
+        messages += [{"role": "tool", "tool_call_id": call["id"], "content": "[]"} for call in calls]
+    return {"messages": messages, "tools": [], "metadata": {}}
+
+
+def test_a_turn_may_make_the_most_calls_one_trained_turn_makes_unless_the_config_says(student_checkpoint, tmp_path):
+    # Four calls in one turn of the second row: the most; the first row's three turns make five in all.
+    rows = [_calling(2, 2, 1), _calling(4, 0)]
+    run, export = _experiment(tmp_path / "derived", rows)
+    run.budget(export, student_checkpoint)
+    assert run.turn_calls == 4
+
+    run, export = _experiment(tmp_path / "set", rows, {"turn_calls": 2})
+    run.budget(export, student_checkpoint)
+    assert run.turn_calls == 2
+
+    # A corpus whose turns call nothing gives no bound to derive: no bound, never a bound of zero.
+    run, export = _experiment(tmp_path / "none", [_row("just text")])
+    run.budget(export, student_checkpoint)
+    assert run.turn_calls is None
+
+
 def test_the_evaluated_episode_limits_carry_the_budget():
     from distill.experiment.pipeline import eval_limits
 
