@@ -119,6 +119,10 @@ _NUMBER_WORDS = frozenset(
     sixtieth seventieth eightieth ninetieth hundredth thousandth""".split()
 )
 _TWO = re.compile(r"\btwo\b")
+_ONE_UNIT = re.compile(
+    r"\bone(?=[ -](?:year|years|month|months|week|weeks|day|days|hour|hours|liter|litre|liters|litres|kilo|kilos|kg|"
+    r"meter|metre|meters|metres|inch|foot|gallon|seater|person|terabyte|tb)\b)"
+)
 # "hundred and" before another "... hundred" (or "thousand and" before "... thousand") cannot
 # continue one amount: "four hundred and nine hundred" is two; "one thousand and two hundred" one.
 _AMOUNT_AND_AMOUNT = re.compile(
@@ -271,6 +275,17 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         "freeShipping",
     ),
     (re.compile(rf" (?:no|zero|without(?: any)?|free of)(?: \w+)? {_SHIPPING} {_FEE}(?= )"), "freeShipping"),
+    # A generator's sentences: "shipping must cost the buyer nothing", "delivery at no charge is a must",
+    # "delivery should not cost me anything".
+    (
+        re.compile(
+            rf" {_SHIPPING}(?: {_FEE})?(?: (?:must|should|has to|have to|needs to|will|would|may|can|is to|to))?"
+            r"(?: costs? (?:\w+ ){0,2}?nothing| (?:must not|should not|does not|will not|mustnt|shouldnt|doesnt|wont)"
+            r" cost (?:\w+ ){0,2}?anything| at no (?:extra |additional )?(?:cost|charge)| without (?:any |a )?"
+            r"(?:charge|cost|fee))(?= )"
+        ),
+        "freeShipping",
+    ),
     (
         re.compile(
             rf" (?:dont|do not|not|never|wont|will not|no need to|without)(?: \w+){{0,3}}? (?:pay|paying|spend|spending)"
@@ -281,7 +296,7 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r" (?:ships?|shipped|deliver|delivers|delivered)(?: \w+)? (?:for free|free of charge|at no(?: extra)? "
-            r"(?:cost|charge)|without (?:a )?charge)(?= )"
+            r"(?:cost|charge)|without (?:a |any )?charg(?:e|ing)(?: (?:for|on) (?:shipping|delivery|it))?)(?= )"
         ),
         "freeShipping",
     ),
@@ -289,6 +304,15 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(
             r" (?:cash|pay|paying|payment|payable|paid)(?: \w+){0,2}? (?:on|upon|at|when it|when they|once it) "
             r"(?:delivery|arrival|receipt|arrives|arrive|the door|my door|doorstep)(?= )"
+        ),
+        "COD",
+    ),
+    # Paying once the parcel is there: "paying in cash when the parcel arrives", "pay cash when it's delivered".
+    (
+        re.compile(
+            r" (?:cash|pay|paying|payment|payable|paid)(?: \w+){0,2}? (?:when|once|as soon as|after) (?:it|its|they|"
+            r"theyre|the \w+|my \w+|the \w+ \w+)(?: is| are| gets| get| has| have)? (?:arrives?|arrived|comes?|"
+            r"delivered|reaches (?:me|us)|handed over)(?= )"
         ),
         "COD",
     ),
@@ -314,6 +338,15 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "freeShipping",
     ),
+    # The seller setting it up: "setting it up must be included at no extra cost", "free setup".
+    (
+        re.compile(
+            r" (?:(?:setting|set|sets)(?: it| them| the \w+)? up|installing(?: it| them| the \w+)?)(?: \w+){0,4}? "
+            r"(?:included|for free|free of charge|at no (?:extra |additional )?(?:cost|charge))(?= )"
+            r"| (?:free|included|complimentary) (?:set up|setup)(?= )"
+        ),
+        "installation",
+    ),
     # The official store named with its brand ("from the official Xiaomi store", "the official TP-Link
     # shop"), or the brand selling it itself ("sold directly by Xiaomi", not by "a reseller"). The brand's
     # words stay, to be read as the brand, unless the request names it elsewhere (then once is enough).
@@ -329,7 +362,7 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 # Words without which no service sentence can match: most requests skip the sentence patterns.
 _SERVICE_CUE = re.compile(
-    r"ship|deliver|postage|arriv|receipt|door|cash|rider|courier|driver|sagot| sf |official|direct"
+    r"ship|deliver|postage|arriv|receipt|door|cash|rider|courier|driver|sagot| sf |official|direct|set|instal"
 )
 
 
@@ -506,8 +539,11 @@ _COMPASS = re.compile(
     r"\b(north|south) of(?= (?:₱|php|p)?\s?\d| a (?:grand|thou)\b| (?:one|two|three|four|five|six|seven|eight|nine|ten|"
     r"fifteen|twenty|fifty|a hundred|a thousand)\b)"
 )
-# an amount said to be the buyer's floor or ceiling: "₱800 is my floor", "₱2k is the ceiling"
-_FLOOR_OR_CEILING = re.compile(r"((?:₱|php ?)?\d+(?:\.\d+)?) is (?:my|the|our) (floor|minimum|ceiling)\b")
+# an amount said to be the buyer's floor or ceiling: "₱800 is my floor", "₱2k is the ceiling", "16k is the
+# most that may be spent", "1,500 is my limit"
+_FLOOR_OR_CEILING = re.compile(
+    r"((?:₱|php ?)?\d+(?:\.\d+)?k?) is (?:my|the|our) (floor|minimum|ceiling|limit|max|maximum|most(?= (?:that|i|we|you)\b))\b"
+)
 # a model's "+" or "Plus" is part of its name ("Galaxy S24+", "iPhone 15 Plus"), not "and"; a count
 # ("x2 plus a case") is not a model
 _MODEL_PLUS = re.compile(
@@ -592,6 +628,8 @@ def _digits(text: str) -> str:
         text = alpha2digit(text, "en")
     if "two" in text:
         text = _TWO.sub("2", text)
+    if "one" in text:  # "a one-year warranty" is a 1-year one; a lone "one" stays no constraint
+        text = _ONE_UNIT.sub("1", text)
     if "grand" in text or "thou" in text:  # "under 3 grand", "less than a grand": thousands (a grand piano is not)
         text = _GRAND.sub(lambda m: _format(1000 * (1 if m.group(1) == "a" else float(m.group(1)))), text)
     if "p" in text:
@@ -608,9 +646,9 @@ def _digits(text: str) -> str:
         text = text.replace("half a dozen", "6").replace("a dozen", "12").replace("dozen", "12")
     if "k" in text:
         text = _KILO.sub(lambda m: _format(float(m.group(1)) * 1000), text)
-    if " is " in text and ("floor" in text or "minimum" in text or "ceiling" in text):
+    if " is " in text and any(w in text for w in ("floor", "minimum", "ceiling", "limit", "max", "most")):
         text = _FLOOR_OR_CEILING.sub(
-            lambda m: ("up to " if m.group(2) == "ceiling" else "at least ") + m.group(1), text
+            lambda m: ("at least " if m.group(2) in ("floor", "minimum") else "at most ") + m.group(1), text
         )
     return text
 

@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.problems import lexicon, regional, tagalog
+from arena.problems.asks import _normalised
 from arena.problems.lexicon import kinds_of_one, thing
 
 # Of the shorter clue's words, the share the other clue must hold (the same word, lemma,
@@ -52,13 +53,43 @@ _SCAFFOLD = frozenset(
     printing prints shape shaped like showing show shows feature featuring cover front design logo image
     text put has have had then find out figure again lol please pls get me buy want need would i id im
     famous known call called people nickname nicknamed also still just only very ever currently once some
-    same whole""".split()
+    same whole numeral numerals digit digits""".split()
 )
 # Lower-case words inside a name.
 _PARTICLES = frozenset("da de del della di van von der den du dos le la bin al".split())
 # The kinds of answer a riddle asks for ("the number of players ..." / "the name of the team ...").
 _KINDS = frozenset("year name number date title".split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’.-]*[A-Za-z]|[A-Za-z]|\d+(?:\.\d+)?")
+# The price a riddle's purchase is bounded by ("priced under ₱1,200", "below twelve hundred pesos",
+# "for less than 1.5k") is no part of its fact: its amount is read as one number and its direction as
+# one word, however written, so two wordings of one bound share them (the clue's share counts them).
+_SPELT = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    "seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|and|a|half"
+)
+_MONEY = re.compile(
+    r"(?:₱|\bphp\s?|\bp(?=\d))\s?\d[\d,]*(?:\.\d+)?\s?k?\b"
+    r"|\b\d[\d,]*(?:\.\d+)?\s?k?\s?(?:pesos?|php)\b|\b\d+(?:\.\d+)?k\b"
+    rf"|\b(?:(?:{_SPELT})[\s-]+)+(?:pesos?|php)\b",
+    re.IGNORECASE,
+)
+_SET_FOOT = re.compile(
+    r"\b(?:(?:set|sets|setting) foot|walk|walks|walked|walking|step|steps|stepped|stepping|land|lands|landing)(?= on\b)",
+    re.IGNORECASE,
+)
+# Around an amount, one direction however said ("under", "below", "less than", "not above"), and the
+# words that only say it is a price.
+_PRICE_DIRECTION = {
+    **dict.fromkeys("under below less cheaper within max maximum most".split(), "under"),
+    **dict.fromkeys("over above more least minimum".split(), "over"),
+}
+_PRICE_WORDS = frozenset("than cost costs costing priced price prices budget pesos peso php spend".split())
+
+
+def _amount(found: re.Match[str]) -> str:
+    """A price as one number token ("₱1,200", "twelve hundred pesos" and "1.2k" alike: "1200")."""
+    number = re.search(r"\d+(?:\.\d+)?", _normalised(found.group(0)))
+    return f" {number.group(0)} " if number else found.group(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +117,10 @@ def read_clue(
     ranks: set[str] = set()
     kinds: set[str] = set()
     for unit in units:
-        tokens = [t.replace("’", "'") for t in _WORD.findall(unit)]
+        if " on " in unit:  # "the first person to set foot on the Moon", "to walk on" it: landed there
+            unit = _SET_FOOT.sub("landed", unit)
+        money = _MONEY.search(unit) is not None
+        tokens = [t.replace("’", "'") for t in _WORD.findall(_MONEY.sub(_amount, unit) if money else unit)]
         if _shouting(tokens):
             # A sentence typed in capitals ("WHITE MUG FOR KUYA IN CEBU, PRINTED W/ PI"): its capitals say
             # nothing of names; read it as a lower-case request (a name is a word no dictionary knows).
@@ -115,10 +149,12 @@ def read_clue(
                 continue
             if lower.rstrip("s") in _KINDS:
                 kinds.add(lower.rstrip("s"))
+            if money and lower in _PRICE_DIRECTION:
+                lower = _PRICE_DIRECTION[lower]
             for part in lower.replace("'", "").split("-"):
                 if part and (part[0].isdigit() or (len(part) > 1 and part not in _SCAFFOLD)):
                     base = lemma(part) if part.isalpha() else part
-                    if base not in _SCAFFOLD and base not in frame:
+                    if base not in _SCAFFOLD and base not in frame and not (money and base in _PRICE_WORDS):
                         if base not in words:
                             order.append(base)
                         words.add(base)

@@ -180,6 +180,9 @@ def heads_conflict(
     if not a or not b:
         return None
     if details is None:
+        accessory = _accessory(a[0], b[0], words_a, words_b) or _accessory(b[0], a[0], words_b, words_a)
+        if accessory is not None:
+            return accessory
         a, b = a[:1], b[:1]
         # Only a swap beside shared attributes: besides the heads, at most one word on each side the
         # other lacks ("queen size mattress topper" / "... pillow"). A request reworded more freely
@@ -230,6 +233,29 @@ def heads_conflict(
         if any(set(mine[i].split()) & set(theirs[j].split()) for i in only_a for j in only_b):
             return None
     return f"bought {sorted(a[k] for k in only_a)} / {sorted(b[k] for k in only_b)}"
+
+
+# What is made for another thing and named after it: "a mattress topper", "a phone case", "a laptop stand".
+_ACCESSORIES = frozenset(
+    """topper case cover protector stand holder mount strap sleeve pad refill filter skin lid rack organizer
+    charger cable adapter dock bracket tray liner""".split()
+)
+
+
+def _accessory(head: str, other: str, words: Collection[str], other_words: Collection[str]) -> str | None:
+    """The other side buys a thing made for this side's: its head an accessory named right after this
+    side's head ("a foam mattress" / "a foam mattress topper", "a yoga mat" / "a yoga mat strap"), and
+    the accessory nowhere on this side: another product, however alike the two read."""
+    last = other.rsplit("_", 1)[-1]
+    if last not in _ACCESSORIES or last in words or head == other:
+        return None
+    if "_" in other:
+        before = other.rsplit("_", 1)[0]
+    else:
+        order = list(other_words)
+        at = order.index(other) if other in order else 0
+        before = order[at - 1] if at > 0 else ""
+    return f"bought {head!r} / {other!r}" if before == head else None
 
 
 def _own(mine: Collection[str], theirs: Collection[str]) -> list[str]:

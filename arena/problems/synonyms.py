@@ -75,6 +75,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("usbc", "usb-c", "type-c", "usb type-c", "usb-c type"),
     ("staple", "staple wire"),
     ("tenkeyless", "tkl"),
+    ("person", "people"),  # "a four-person tent" / "a tent for 4 people"
     ("powerbank", "power bank", "portable charger", "portable battery", "battery pack"),
     ("handbag", "purse"),
     ("backpack", "rucksack", "knapsack"),

@@ -142,6 +142,10 @@ _FRAME = (
     | frozenset("stay stays remain remains".split())
     # How the payment is said beside the service that says it ("payable by COD", "paid on delivery").
     | frozenset("payable paid".split())
+    # Getting it, said as a verb: "source it from a single shop".
+    | frozenset("source sourced sourcing".split())
+    # What is paid, said as a noun: "keep the final amount at two thousand or less".
+    | frozenset("amount final".split())
 )
 
 # How much of one request's token sequence (frame words included) the other keeps in order
@@ -399,7 +403,9 @@ _PHRASE_END = (
     r"na|nga|ng|may|naay|hugis|"
     # a relative clause or a participle that attaches a constraint: "a speaker having ...", "jeans
     # whose season is ...", "a caster sized 6 inch", "a tee listed as petite"
-    r"having|whose|where|sized|listed|marked|labelled|labeled|described|sold|made|crafted|built|available)\b|"
+    r"having|whose|where|sized|listed|marked|labelled|labeled|described|sold|made|crafted|built|available|"
+    # its price: "a canvas tote costing under ₱350"
+    r"costing|priced|selling|worth)\b|"
     r"\s*[.,?!;:]|\s*$)"
 )
 _PHRASE = r"(?:a|an|the|some|one|my)?\s*(?:(?:set|pack|pair|box|bag|bundle|piece|bottle|jar|wheel|can|tube|bar) of\s+)?((?:[\w'-]+\s*?){1,4}?)"
@@ -414,6 +420,15 @@ _OPENING = re.compile(r"^\s*" + _PHRASE + _PHRASE_END)
 _WANTED_AFTER = re.compile(
     r"(?:^|[;:.!?]\s+)" + _PHRASE + _PHRASE_END + r"[^;:.!?]*?\s(?:is|are) (?:what|the one|the thing) (?:i|we)\b"
 )
+# The thing the answer is put on, where no buying verb names it: "its name should appear on a canvas
+# tote", "should be the subject of a set of stickers", "printed on a mug".
+_PUT_ON = re.compile(
+    r"\b(?:appear|appears|appearing|printed|print it|go|goes|placed|shown|displayed|written|engraved|embroidered|"
+    r"the subject|the design|the print)\s+(?:on|of)\s+"
+    + _PHRASE
+    + r"(?=\s+(?:under|below|within|for less|for no more|at most|not over)\b|"
+    + _PHRASE_END[3:]
+)
 # A request opening with these is a question or a story, not the product's name.
 _ASKING = frozenset(
     "what what's whats which who where when how in i i'd id i'm im i've ive i'll my we we're our can please".split()
@@ -425,12 +440,17 @@ def _purchase(query: str) -> frozenset[str]:
     text = " ".join(query.lower().split())
     found = _WANTED_AFTER.search(text) if " what " in text else None
     found = found or _BUYING.search(text)
+    if found is None:
+        put = _PUT_ON.search(text)
+        found = put if put is not None and _words_of(put) else None
     for sentence in re.split(r"(?<=[?.!])\s+", text) if found is None else ():
         if sentence.split(" ", 1)[0] not in _ASKING:  # "... Mona Lisa? keychain souvenir from that city"
             found = _OPENING.match(sentence)
             break
-    if found is None:
-        return frozenset()
+    return _words_of(found) if found is not None else frozenset()
+
+
+def _words_of(found: re.Match[str]) -> frozenset[str]:
     # A hyphenated word counts as its parts and as one word: "glow-in-the-dark" / "glow", "t-shirt" / "tshirt".
     tokens = re.findall(r"[a-z][a-z'-]*", found.group(1))
     words = {_lemma(w) for t in tokens for w in (*t.split("-"), t.replace("-", "")) if w}
@@ -640,6 +660,9 @@ def _respelt(word: str) -> str:
     return found[0]
 
 
+_USE_IT = re.compile(r" (?:to )?use (?:it|them|this|that|the voucher|the coupon|the code)(?= )")
+
+
 def _prepare(unit: str) -> str:
     text = unit.replace("₱", " php ").replace("$", " php ")
     if "&" in text:
@@ -659,6 +682,8 @@ def _prepare(unit: str) -> str:
             padded = padded.replace(phrase, canonical)
     if " set to " in padded:  # "a car air freshener set to 2pcs": the option's label, not a set of items
         padded = padded.replace(" set to ", " to ")
+    if " use " in padded:  # "I'd like to use it on a vacuum cleaner": the voucher applied, not a use asked
+        padded = _USE_IT.sub(" ", padded)
     return padded
 
 
@@ -1062,7 +1087,13 @@ def _read_voucher(units: Sequence[str], request: Sequence[str] = ()) -> Voucher:
         if off
         else None
     )
-    numbers = [float(w) for w in text.split() if w[0].isdigit() and _NUMBER.fullmatch(w) and w != "1"]
+    words = text.split()
+    # "a 5 kg sack of rice" said in the voucher's sentence is the product's size, no term of it.
+    numbers = [
+        float(w)
+        for k, w in enumerate(words)
+        if w[0].isdigit() and _NUMBER.fullmatch(w) and w != "1" and (k + 1 == len(words) or words[k + 1] not in _UNITS)
+    ]
     if _NO_MINIMUM.search(text):
         numbers.append(0.0)
     if _NO_CAP.search(text):
@@ -1366,6 +1397,11 @@ _ITEM_ADDED = frozenset({"plus", "also"})
 _MEASURE = re.compile(r"\d[\d.]*[a-z]+")
 
 
+# How a generator strings its sentences, no feature attached: "With that settled, locate ...", "finished
+# in black" (kept out of the frame: a riddle's "the year the tower was finished" is its fact).
+_LINKING = frozenset("settle finish".split())
+
+
 def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | None:
     """Every content word of one request in the other, which attaches one more feature or item
     ("with pockets", "plus a litter box"): the shorter asks less. A word that is only how the
@@ -1379,6 +1415,7 @@ def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | Non
             for w in large - small
             if w.isalpha()
             and w not in _FRAME
+            and w not in _LINKING
             and len(w) > 2
             and not (voucher and (_TERM_WORDS.search(w) or _VOUCHER_CUE.search(w)))
         }
@@ -1390,10 +1427,10 @@ def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | Non
             modifier = k + 1 < len(seq) and seq[k + 1] in small
             # "256GB storage", "a 500-sheet ream", "a 1kg bag of": the noun of a measure both sides
             # state names what is measured, not a feature added.
-            measured = (
-                k > 0
-                and seq[k - 1] in small
-                and (_MEASURE.fullmatch(seq[k - 1]) is not None or (seq[k - 1].isdigit() and len(seq[k - 1]) >= 3))
+            # "16 GB of storage", "2 liters of capacity": the same noun after "of".
+            amount = seq[k - 2] if k > 1 and seq[k - 1] == "of" else seq[k - 1] if k > 0 else ""
+            measured = amount in small and (
+                _MEASURE.fullmatch(amount) is not None or (amount.isdigit() and len(amount) >= 3)
             )  # "a 4K panel" reads "4000 panel"
             # "with a Full HD screen", "with an ink tank system", "a steamer basket tray": a noun after a
             # feature both sides state names where the feature sits. After a value ("with a black case")

@@ -1,0 +1,169 @@
+"""Requests a paraphrase generator writes as sentences of their own: a service said as what it costs or
+when the buyer pays ("shipping should cost me nothing", "I'll pay in cash once the parcel arrives",
+"setting it up must come at no additional cost"), a bound said as "the most I can spend", a riddle's
+price and its fact said in other words ("below three hundred pesos", "set foot on the Moon", "the year
+... should appear on a mug"), a size in the voucher's own sentence, and "four-person" for "for four
+people". Hand-written (the thirteenth session's pool 39 named the classes; none of these sentences is
+from a pool). Another service, another bound, another fact, another size and a thing made for the thing
+asked ("a mattress topper", "a laptop stand") are still other asks."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.veto_cases import read_query, veto
+
+ONE_ASK = [
+    # a service said as a sentence of its own
+    (
+        "product",
+        "Shipping should cost me nothing. I want a Philips steam iron below ₱2,500.",
+        "Philips steam iron under ₱2,500 with free shipping",
+    ),
+    (
+        "product",
+        "A Tefal frying pan, 28 cm, under 1,800 pesos. Delivery without any fee.",
+        "Tefal 28cm frying pan under ₱1,800, free delivery",
+    ),
+    (
+        "product",
+        "Carrier 1HP window aircon under ₱20,000; setting it up must come at no additional cost.",
+        "Carrier 1HP window aircon under ₱20,000 with free installation",
+    ),
+    (
+        "product",
+        "Rubber shoes for running, Adidas, size 8, below 3k. I'll pay in cash once the package arrives.",
+        "Adidas running shoes size 8 under ₱3,000, cash on delivery",
+    ),
+    (
+        "product",
+        "The seller has to deliver without charging anything: a Lenovo wireless mouse under ₱700.",
+        "Lenovo wireless mouse under ₱700 with free shipping",
+    ),
+    # a bound said as the most that may be spent
+    ("product", "An air fryer from Dowell; 4k is the most I can spend.", "Dowell air fryer under ₱4,000"),
+    ("product", "Xiaomi smart band, and ₱2,000 is my limit", "Xiaomi smart band for ₱2,000 or less"),
+    # what is measured, named after "of"; one year written out; a tent for so many people
+    (
+        "product",
+        "Samsung tablet with 128 gigabytes of storage, under twenty thousand pesos",
+        "128GB Samsung tablet under ₱20,000",
+    ),
+    ("product", "Rice cooker with a one-year warranty, under ₱1,500", "Rice cooker, 1-year warranty, below ₱1,500"),
+    ("product", "A 6-person dome tent below ₱5,000", "A dome tent for six people, under ₱5,000"),
+    # "finished in", "use it on", "source it": how the sentence is strung, nothing asked
+    ("product", "Stand mixer finished in matte black, under ₱7,000", "Matte black stand mixer under ₱7,000"),
+    (
+        "voucher",
+        "I have a ₱100 off voucher for orders of ₱1,000 or more and I'd like to use it on a blender; budget ₱1,800.",
+        "Buy a blender with a ₱100-off voucher, minimum spend ₱1,000, budget ₱1,800",
+    ),
+    (
+        "shop",
+        "Source it all from one store: a whiteboard, a box of markers and an eraser.",
+        "From a single shop, buy a whiteboard, a box of markers and an eraser.",
+    ),
+    # the size of what is bought, said in the voucher's sentence, is no term of the voucher
+    (
+        "voucher",
+        "My voucher takes ₱50 off orders of ₱500 or more, and I want a 2 kg bag of dog food with it, spending at most ₱700.",
+        "Buy a 2kg bag of dog food with a ₱50-off voucher (min spend ₱500); budget ₱700.",
+    ),
+    # a riddle's price in words, its fact in other words, the thing it goes on named last
+    (
+        "knowledge",
+        "Below three hundred pesos: a mug with the year the Titanic sank on it.",
+        "Find a mug printed with the year the Titanic sank, priced under ₱300.",
+    ),
+    (
+        "knowledge",
+        "A poster of the first person who set foot on the Moon, under ₱400.",
+        "Find a poster of the first person to walk on the Moon, below four hundred pesos.",
+    ),
+    (
+        "knowledge",
+        "The year the Berlin Wall fell should appear on a ceramic mug costing under ₱350.",
+        "Find a ceramic mug printed with the year the Berlin Wall fell, under ₱350.",
+    ),
+    (
+        "knowledge",
+        "A number candle whose digit is how many legs a spider has, under ₱120.",
+        "Number candle showing how many legs a spider has, below ₱120.",
+    ),
+]
+
+TWO_ASKS = [
+    # a thing made for the thing asked
+    ("product", "Foam mattress, single size, under ₱6,000", "Foam mattress topper, single size, under ₱6,000"),
+    ("product", "Aluminum laptop under ₱40,000", "Aluminum laptop stand under ₱40,000"),
+    # another service, said as sentences
+    (
+        "product",
+        "Philips steam iron below ₱2,500. Shipping should cost me nothing.",
+        "Philips steam iron below ₱2,500. I'll pay in cash once the package arrives.",
+    ),
+    # another most that may be spent
+    (
+        "product",
+        "An air fryer from Dowell; 4k is the most I can spend.",
+        "An air fryer from Dowell; 5k is the most I can spend.",
+    ),
+    # another term, the size still the product's
+    (
+        "voucher",
+        "My voucher takes ₱50 off orders of ₱500 or more, and I want a 2 kg bag of dog food with it, spending at most ₱700.",
+        "My voucher takes ₱80 off orders of ₱500 or more, and I want a 2 kg bag of dog food with it, spending at most ₱700.",
+    ),
+    # another warranty, written out
+    (
+        "product",
+        "Rice cooker with a one-year warranty, under ₱1,500",
+        "Rice cooker with a two-year warranty, under ₱1,500",
+    ),
+    # another fact, the same price in the same words
+    (
+        "knowledge",
+        "Keychain engraved with how many bones an adult human has, below ₱150.",
+        "Keychain engraved with how many teeth an adult human has, below ₱150.",
+    ),
+    (
+        "knowledge",
+        "A poster of the first person who set foot on the Moon, under ₱400.",
+        "A poster of the first person who orbited the Earth, under ₱400.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("intent", "a", "b"), ONE_ASK)
+def test_a_generator_sentence_is_one_ask(intent, a, b):
+    assert veto(a, b, intent) is None
+
+
+@pytest.mark.parametrize(("intent", "a", "b"), TWO_ASKS)
+def test_another_constraint_in_such_sentences_is_another_ask(intent, a, b):
+    assert veto(a, b, intent) is not None
+
+
+@pytest.mark.parametrize(
+    ("query", "thing"),
+    [
+        ("The year the Berlin Wall fell should appear on a ceramic mug costing under ₱350.", "mug"),
+        ("The author of Florante at Laura should be the subject of a bookmark set under ₱90.", "bookmark"),
+        ("Whoever painted the Mona Lisa: their name should be printed on a tote bag, under ₱250.", "tote"),
+    ],
+)
+def test_a_riddle_buys_the_thing_its_answer_is_put_on(query, thing):
+    purchase = read_query(query, "knowledge").purchase
+    assert thing in purchase, purchase
+
+
+def test_a_riddles_price_is_no_part_of_its_fact():
+    words = [
+        set(read_query(q, "knowledge").clue.words)  # type: ignore[union-attr]
+        for q in (
+            "Find a mug printed with the year the Titanic sank, priced under ₱1,200.",
+            "Below twelve hundred pesos: a mug with the year the Titanic sank on it.",
+        )
+    ]
+    assert words[0] == words[1] or words[0] ^ words[1] <= {"mug"}, words
+    assert "1200" in words[0] and not {"1", "200", "twelve", "hundred", "below"} & (words[0] | words[1])
