@@ -275,6 +275,15 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         "freeShipping",
     ),
     (re.compile(rf" (?:no|zero|without(?: any)?|free of)(?: \w+)? {_SHIPPING} {_FEE}(?= )"), "freeShipping"),
+    # Delivery said free together with a service: "delivery and installation at no extra cost" (the
+    # service is read, and marked, before these sentences are).
+    (
+        re.compile(
+            rf" {_SHIPPING}(?= (?:and|&)(?: (?:svc)?(?:installation|assembly))? (?:at no (?:extra |additional )?"
+            r"(?:cost|charge)|for free|are free|included free) )"
+        ),
+        "freeShipping",
+    ),
     # A generator's sentences: "shipping must cost the buyer nothing", "delivery at no charge is a must",
     # "delivery should not cost me anything".
     (
@@ -383,11 +392,21 @@ _DECLINED = re.compile(
 _DECLINE_CUE = re.compile(r" (?:no|without|not|hindi|di|walang|dont|do not|myself|ourselves|pay) ")
 
 
+# A seller's service said free after it ("installation free of charge", "assembly for free"): that one
+# is free, and "free of charge" alone is no free shipping. Not after "delivery and" / "shipping and":
+# "delivery and installation free of charge" makes both free.
+_SERVICE_MADE_FREE = re.compile(
+    r"(?<!delivery and)(?<!shipping and) (installation|assembly) (?:free of charge|for free)(?= )"
+)
+
+
 def mark_services(padded: str, mark: str | None = None) -> tuple[str, set[str]]:
     """The services a normalised text states, fixed phrases and sentences alike, and the text
     with each replaced: by ``" svc<service> "`` (lower case), or by a space when ``mark`` is None."""
     if _DECLINE_CUE.search(padded):
         padded = _DECLINED.sub(" ", padded)
+    if " installation " in padded or " assembly " in padded:
+        padded = _SERVICE_MADE_FREE.sub(r" free \1 ", padded)
     found: set[str] = set()
     for phrase, service in _SERVICE_LOOKUP if _SERVICE_KEY.search(padded) else ():
         if phrase in padded:

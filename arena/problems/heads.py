@@ -41,6 +41,9 @@ _ADJECTIVE = re.compile(r"(?:able|ible|ful|less|ous|ive)$")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9'’.-]*|[,;:+()/!?—–]")
 
 
+_PARTICIPLE_AFTER = frozenset("at on up to with".split())
+
+
 def phrase_heads(
     text: str,
     lemma: Callable[[str], str],
@@ -62,8 +65,13 @@ def phrase_heads(
         if word == "of" and head in _COUNTS:  # "a pack of gel pens": the phrase goes on
             head = None
             continue
-        # A phrase ends at a break, or at a number after its thing ("water fountain 2.5L").
-        if ends or (word[0].isdigit() and head is not None):
+        # A phrase ends at a break, or at a number after its thing ("water fountain 2.5L"), or at a
+        # participle after its thing that says how it works ("a monitor refreshing at 144 Hz", "a fan
+        # running on batteries").
+        participle = (
+            head is not None and word.endswith("ing") and k + 1 < len(tokens) and tokens[k + 1] in _PARTICIPLE_AFTER
+        )
+        if ends or participle or (word[0].isdigit() and head is not None):
             if head is not None and head not in _PURE_COUNTS:
                 heads.append(head)
                 if first:

@@ -660,6 +660,9 @@ def _respelt(word: str) -> str:
     return found[0]
 
 
+_RUNS_AT = re.compile(
+    r" (?:running|runs|refreshing|refreshes|rated|clocked|spinning|spins|operating|operates|working|works) at(?= \d)"
+)
 _USE_IT = re.compile(r" (?:to )?use (?:it|them|this|that|the voucher|the coupon|the code)(?= )")
 
 
@@ -684,6 +687,8 @@ def _prepare(unit: str) -> str:
         padded = padded.replace(" set to ", " to ")
     if " use " in padded:  # "I'd like to use it on a vacuum cleaner": the voucher applied, not a use asked
         padded = _USE_IT.sub(" ", padded)
+    if " at " in padded:  # "refreshing at 144 Hz", "running at 165Hz": the value, however it is said to run
+        padded = _RUNS_AT.sub(" at ", padded)
     return padded
 
 

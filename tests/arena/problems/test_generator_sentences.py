@@ -40,6 +40,18 @@ ONE_ASK = [
         "The seller has to deliver without charging anything: a Lenovo wireless mouse under ₱700.",
         "Lenovo wireless mouse under ₱700 with free shipping",
     ),
+    # a service made free after it: that service, and no free shipping
+    (
+        "product",
+        "Inverter washing machine under ₱18,000, installation free of charge",
+        "Inverter washing machine under ₱18,000 with free installation",
+    ),
+    # a participle saying how the thing works ends its name
+    (
+        "product",
+        "A gaming monitor refreshing at 165 Hz, 27 inches, by AOC, below ₱12,000",
+        "AOC 27-inch gaming monitor running at 165Hz under ₱12,000",
+    ),
     # a bound said as the most that may be spent
     ("product", "An air fryer from Dowell; 4k is the most I can spend.", "Dowell air fryer under ₱4,000"),
     ("product", "Xiaomi smart band, and ₱2,000 is my limit", "Xiaomi smart band for ₱2,000 or less"),
@@ -101,6 +113,12 @@ TWO_ASKS = [
         "product",
         "Philips steam iron below ₱2,500. Shipping should cost me nothing.",
         "Philips steam iron below ₱2,500. I'll pay in cash once the package arrives.",
+    ),
+    # a service made free is not shipping made free
+    (
+        "product",
+        "Inverter washing machine under ₱18,000, installation free of charge",
+        "Inverter washing machine under ₱18,000, free installation and free shipping",
     ),
     # another most that may be spent
     (
