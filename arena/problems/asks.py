@@ -119,6 +119,7 @@ _NUMBER_WORDS = frozenset(
     sixtieth seventieth eightieth ninetieth hundredth thousandth""".split()
 )
 _TWO = re.compile(r"\btwo\b")
+_DOZENS = re.compile(r"\b(\d+) dozens?\b")
 _ONE_UNIT = re.compile(
     r"\bone(?=[ -](?:year|years|month|months|week|weeks|day|days|hour|hours|liter|litre|liters|litres|kilo|kilos|kg|"
     r"meter|metre|meters|metres|inch|foot|gallon|seater|person|terabyte|tb)\b)"
@@ -284,6 +285,8 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "freeShipping",
     ),
+    # Paying nothing for it: "I pay nothing for delivery", "without paying for shipping".
+    (re.compile(rf" (?:pay|paying|pays|spend|spending) nothing (?:for|on) (?:the )?{_SHIPPING}(?= )"), "freeShipping"),
     # A generator's sentences: "shipping must cost the buyer nothing", "delivery at no charge is a must",
     # "delivery should not cost me anything".
     (
@@ -321,7 +324,7 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(
             r" (?:cash|pay|paying|payment|payable|paid)(?: \w+){0,2}? (?:when|once|as soon as|after) (?:it|its|they|"
             r"theyre|the \w+|my \w+|the \w+ \w+)(?: is| are| gets| get| has| have)? (?:arrives?|arrived|comes?|"
-            r"delivered|reaches (?:me|us)|handed over)(?= )"
+            r"delivered|reaches (?:me|us|my \w+|our \w+|the \w+)|handed over)(?= )"
         ),
         "COD",
     ),
@@ -560,6 +563,7 @@ _COMPASS = re.compile(
 )
 # an amount said to be the buyer's floor or ceiling: "₱800 is my floor", "₱2k is the ceiling", "16k is the
 # most that may be spent", "1,500 is my limit"
+_CEILING_IS = re.compile(r"\b(?:my|our|the) (?:ceiling|limit|max|maximum)(?: for(?: [a-z0-9]+){1,5}?)? is(?= )")
 _FLOOR_OR_CEILING = re.compile(
     r"((?:₱|php ?)?\d+(?:\.\d+)?k?) is (?:my|the|our) (floor|minimum|ceiling|limit|max|maximum|most(?= (?:that|i|we|you)\b))\b"
 )
@@ -662,10 +666,12 @@ def _digits(text: str) -> str:
     if ".0" in text:
         text = _TRAILING_ZEROS.sub("", text)
     if "dozen" in text:
+        text = _DOZENS.sub(lambda m: _format(float(m.group(1)) * 12), text)  # "two dozen" (2 dozen) is 24
         text = text.replace("half a dozen", "6").replace("a dozen", "12").replace("dozen", "12")
     if "k" in text:
         text = _KILO.sub(lambda m: _format(float(m.group(1)) * 1000), text)
     if " is " in text and any(w in text for w in ("floor", "minimum", "ceiling", "limit", "max", "most")):
+        text = _CEILING_IS.sub(" at most ", text)  # "my ceiling is 2.5k", "my limit for all three is ..."
         text = _FLOOR_OR_CEILING.sub(
             lambda m: ("at least " if m.group(2) in ("floor", "minimum") else "at most ") + m.group(1), text
         )

@@ -208,6 +208,8 @@ def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callab
     # whose inflected Tagalog words no dictionary lists ("dineklara", "tinatawag", "ipaprint").
     if sum(t.lower() in tagalog.FUNCTION for t in tokens) >= 2:
         return False
+    if lower.startswith("un") and known(lower[2:]):
+        return False  # "unscented", "unframed": a word the dictionary knows, negated
     return len(lower) >= 4 and lower.isalpha() and not known(lower)
 
 

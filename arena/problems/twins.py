@@ -146,6 +146,10 @@ _FRAME = (
     | frozenset("source sourced sourcing".split())
     # What is paid, said as a noun: "keep the final amount at two thousand or less".
     | frozenset("amount final".split())
+    # A conditional's end and a thing pointed back at: "..., I'll take it", "the crib itself".
+    | frozenset("take itself themselves".split())
+    # A dimension named before its value: "a hose whose length is fifteen metres", "whose wood is oak".
+    | frozenset("length width depth diameter".split())
 )
 
 # How much of one request's token sequence (frame words included) the other keeps in order
@@ -1031,16 +1035,20 @@ _FIXED = re.compile(r"\b(?:fixed|flat|off)\b")
 
 
 # What the voucher gives: coins or cash back after paying, free shipping, or money off the order.
-_CASHBACK = re.compile(r" (?:cash ?back|coins?) ")
+_CASHBACK = re.compile(r" (?:cash ?back|coins?|(?:pays?|paid|gives?|given) (?:me )?back) ")
 _SHIPPING_VOUCHER = re.compile(
     r" (?:free )?(?:shipping|delivery) (?:voucher|coupon|promo)s? | fsv | voucher for free (?:shipping|delivery) "
+    r"| waives? the (?:shipping|delivery)"
 )
 _MONEY_OFF = re.compile(r" (?:off|discount|less|minus) ")
 _FREE_SHIPPING_SAID = re.compile(r" free (?:ship|shipping|delivery|sf) ")
 _OFF_SHIPPING = re.compile(r" off (?:the |on |on the |sa )?(?:shipping|delivery|sf) ")
 # "no minimum", "walang minimum spend": a threshold of zero, against another's stated minimum.
 _NO_CAP = re.compile(r" (?:no|walang|without a|without) (?:cap|max|maximum|limit)(?: on the discount)? | uncapped ")
-_NO_MINIMUM = re.compile(r" (?:no|walang|without a|without) min(?:imum)?(?: spend| order| purchase)? ")
+_NO_MINIMUM = re.compile(
+    r" (?:no|walang|without a|without) min(?:imum)?(?: spend| order| purchase)? "
+    r"| (?:regardless of|no matter) (?:how much|what) (?:i|you|we) (?:spend|buy|order) | whatever (?:i|you|we) spend "
+)
 
 # scope, type, benefit, amounts, and the amounts whose role the text says: ("cap", 150.0), ("min", 500.0)
 Voucher = tuple[str | None, str | None, str | None, tuple[float, ...], tuple[tuple[str, float], ...]]

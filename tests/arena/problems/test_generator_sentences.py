@@ -81,6 +81,61 @@ ONE_ASK = [
         "My voucher takes ₱50 off orders of ₱500 or more, and I want a 2 kg bag of dog food with it, spending at most ₱700.",
         "Buy a 2kg bag of dog food with a ₱50-off voucher (min spend ₱500); budget ₱700.",
     ),
+    # a conditional ending in "I'll take it", a ceiling said first, paying when it reaches the door
+    (
+        "product",
+        "If there's a Kyowa electric kettle of 1.7 liters below ₱1,200, I'll take it.",
+        "Kyowa 1.7L electric kettle under ₱1,200",
+    ),
+    ("product", "My ceiling is 3k: a Baseus power bank, 20000mAh.", "Baseus 20000mAh power bank under ₱3,000"),
+    (
+        "shop",
+        "My limit for the three is ₱2,500, all from one shop: a wok, a ladle and a chopping board.",
+        "From one shop, a wok, a ladle and a chopping board, ₱2,500 at most in total.",
+    ),
+    (
+        "product",
+        "A Hanabishi stand fan under ₱1,500, and I only pay in cash when it reaches my door.",
+        "Hanabishi stand fan under ₱1,500, cash on delivery",
+    ),
+    (
+        "product",
+        "A Coleman cooler under ₱4,000 where I pay nothing for delivery.",
+        "Coleman cooler under ₱4,000 with free shipping",
+    ),
+    # counts in dozens, the thing pointed back at, a dimension named before its value
+    (
+        "shop",
+        "From one store: crayons in a box of two dozen, a sketchpad, and the easel itself.",
+        "From one store, a 24-crayon box, a sketchpad and an easel.",
+    ),
+    (
+        "product",
+        "A garden hose whose length is twenty metres, under ₱1,000",
+        "20m garden hose under ₱1,000",
+    ),
+    # a voucher's terms as a generator says them
+    (
+        "voucher",
+        "Can I use a voucher giving ₱80 off regardless of how much I spend on a hair dryer under ₱1,500?",
+        "Buy a hair dryer under ₱1,500 with an ₱80-off voucher, no minimum spend",
+    ),
+    (
+        "voucher",
+        "A rice dispenser under ₱2,000 with a voucher that waives the shipping fee from ₱500 of spending.",
+        "Buy a rice dispenser under ₱2,000 using a free-shipping voucher with a ₱500 minimum spend",
+    ),
+    (
+        "voucher",
+        "A keyboard for gaming under ₱2,200 that pays back 5 percent when I use ShopeePay.",
+        "Gaming keyboard under ₱2,200 with 5% cashback via ShopeePay",
+    ),
+    # a word said with "un-" in a request typed in lower case: a word, no name
+    (
+        "knowledge",
+        "A pack of unscented candles, one for each continent, under ₱300.",
+        "Is there a pack of candles without any scent holding as many candles as the world has continents, below ₱300?",
+    ),
     # a riddle's price in words, its fact in other words, the thing it goes on named last
     (
         "knowledge",
@@ -131,6 +186,18 @@ TWO_ASKS = [
         "voucher",
         "My voucher takes ₱50 off orders of ₱500 or more, and I want a 2 kg bag of dog food with it, spending at most ₱700.",
         "My voucher takes ₱80 off orders of ₱500 or more, and I want a 2 kg bag of dog food with it, spending at most ₱700.",
+    ),
+    # another ceiling said first, another count in dozens, a minimum where the other has none
+    ("product", "My ceiling is 3k: a Baseus power bank, 20000mAh.", "My ceiling is 4k: a Baseus power bank, 20000mAh."),
+    (
+        "shop",
+        "From one store: crayons in a box of two dozen, a sketchpad, and an easel.",
+        "From one store: crayons in a box of one dozen, a sketchpad, and an easel.",
+    ),
+    (
+        "voucher",
+        "Can I use a voucher giving ₱80 off regardless of how much I spend on a hair dryer under ₱1,500?",
+        "Can I use a voucher giving ₱80 off once I spend ₱1,000 on a hair dryer under ₱1,500?",
     ),
     # another warranty, written out
     (
