@@ -161,7 +161,8 @@ _AT_MOST = (
     "within a budget of|tops|capped at|no higher than|not above|a maximum price of|no pricier than|"
     "less expensive than|not pricier than|or cheaper|and cheaper|at maximum|"
     "wont cost more than|doesnt cost more than|does not cost more than|shouldnt cost more than|"
-    "should not cost more than|no more expensive than|not more expensive than"
+    "should not cost more than|no more expensive than|not more expensive than|"
+    "a ceiling of|ceiling of|a price ceiling of|a limit of|a spending limit of|nothing above|nothing over"
 )
 _AT_LEAST = (
     "more than|greater than|higher than|at least|above|over|exceeding|starting at|starting from|"
@@ -554,6 +555,7 @@ _NOT_A_PESO_OVER = re.compile(  # "not (spending) a single peso more than ₱1,1
 )
 _SMALL_NUMBERS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 _AND_A_HALF = re.compile(r"\b(\d+|" + "|".join(_SMALL_NUMBERS) + r") and a half (thousand|hundred|k|grand|thou)\b")
+_AND_A_HALF_UNIT = re.compile(r"\b(\d+|" + "|".join(_SMALL_NUMBERS) + r") and a half\b")
 # "half a grand" is 500, "a grand and a half" 1,500 ("thou": British for a thousand)
 _HALF_GRAND = re.compile(r"\bhalf a (?:grand|thou)\b|\ba (?:grand|thou) and a half\b")
 # "north of ₱3,000" is over it, "south of" under; only before an amount
@@ -598,6 +600,11 @@ _HALF_UNIT = re.compile(
 _FRACTION_OFF = re.compile(r"\b(?:a |one )?(quarter|half|fifth|tenth)[\s-]+off\b")
 
 
+def _and_a_half_of(m: re.Match[str]) -> str:
+    word = m.group(1)
+    return _format((_SMALL_NUMBERS[word] if word in _SMALL_NUMBERS else float(word)) + 0.5)
+
+
 def _and_a_half(m: re.Match[str]) -> str:
     whole = _SMALL_NUMBERS.get(m.group(1))
     whole = int(m.group(1)) if whole is None else whole
@@ -631,6 +638,8 @@ def _digits(text: str) -> str:
         text = _BOUND_SIGNS.sub(lambda m: f" {_SIGN_WORDS[m.group(1)]} ", text)
     if " and a half " in text:  # "three and a half thousand" is 3500, not 3, a half and 1000
         text = _AND_A_HALF.sub(_and_a_half, text)
+        # "one and a half litres" is 1.5 of them
+        text = _AND_A_HALF_UNIT.sub(_and_a_half_of, text)
     if "quarter" in text or "half" in text or "fifth" in text or "tenth" in text:  # "a quarter-off voucher": 25%
         text = _FRACTION_OFF.sub(lambda m: f"{_FRACTIONS[m.group(1)]} percent off", text)
     if "half" in text or "kalahati" in text:  # "half a kilo", "kalahating litro": 0.5 of the unit

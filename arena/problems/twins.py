@@ -147,7 +147,7 @@ _FRAME = (
     # What is paid, said as a noun: "keep the final amount at two thousand or less".
     | frozenset("amount final".split())
     # A conditional's end and a thing pointed back at: "..., I'll take it", "the crib itself".
-    | frozenset("take itself themselves".split())
+    | frozenset("take itself themselves once".split())
     # A dimension named before its value: "a hose whose length is fifteen metres", "whose wood is oak".
     | frozenset("length width depth diameter".split())
 )
@@ -498,7 +498,9 @@ def _meaning_text(whole: Reading, request: Sequence[str], query: str, voucher_un
 # cap is also a thing bought).
 _VOUCHER_VOCABULARY = frozenset(
     "voucher coupon off percent percentage discount min minimum spend max maximum use budget less cashback "
-    "threshold order total valid promo code deduct apply exceed rule fixe fixed platform".split()
+    "threshold order total valid promo code deduct apply exceed rule fixe fixed platform "
+    # how a generator says a voucher works: "knocks ₱400 off", "kicks in once I spend", "cuts 20%"
+    "knock kick cut slash shave waive subtract fee".split()
 )
 
 
@@ -664,6 +666,10 @@ def _respelt(word: str) -> str:
     return found[0]
 
 
+_WHOSE_IS = re.compile(
+    r" (?:whose|with a|with an|and its|its) (?:colou?r|size|capacity|material|fabric|wood|length|width|height|weight|"
+    r"shade|finish|storage|memory|volume) (?:is|are|being)(?= )"
+)
 _RUNS_AT = re.compile(
     r" (?:running|runs|refreshing|refreshes|rated|clocked|spinning|spins|operating|operates|working|works) at(?= \d)"
 )
@@ -691,6 +697,8 @@ def _prepare(unit: str) -> str:
         padded = padded.replace(" set to ", " to ")
     if " use " in padded:  # "I'd like to use it on a vacuum cleaner": the voucher applied, not a use asked
         padded = _USE_IT.sub(" ", padded)
+    if " whose " in padded:  # "a table whose wood is oak", "whose capacity is 1.5 litres": the value
+        padded = _WHOSE_IS.sub(" ", padded)
     if " at " in padded:  # "refreshing at 144 Hz", "running at 165Hz": the value, however it is said to run
         padded = _RUNS_AT.sub(" at ", padded)
     return padded
@@ -1040,7 +1048,7 @@ _SHIPPING_VOUCHER = re.compile(
     r" (?:free )?(?:shipping|delivery) (?:voucher|coupon|promo)s? | fsv | voucher for free (?:shipping|delivery) "
     r"| waives? the (?:shipping|delivery)"
 )
-_MONEY_OFF = re.compile(r" (?:off|discount|less|minus) ")
+_MONEY_OFF = re.compile(r" (?:off|discount|minus) | less (?!than )")  # "costing less than 6k" is a bound
 _FREE_SHIPPING_SAID = re.compile(r" free (?:ship|shipping|delivery|sf) ")
 _OFF_SHIPPING = re.compile(r" off (?:the |on |on the |sa )?(?:shipping|delivery|sf) ")
 # "no minimum", "walang minimum spend": a threshold of zero, against another's stated minimum.

@@ -130,6 +130,29 @@ ONE_ASK = [
         "A keyboard for gaming under ₱2,200 that pays back 5 percent when I use ShopeePay.",
         "Gaming keyboard under ₱2,200 with 5% cashback via ShopeePay",
     ),
+    # a value named by what it is ("whose wood is oak"), a half said in words, a ceiling "of" an amount
+    (
+        "product",
+        "A study table whose wood is narra and whose colour is brown, under ₱9,000",
+        "Brown narra study table under ₱9,000",
+    ),
+    (
+        "product",
+        "An electric kettle whose capacity is one and a half litres, below ₱900",
+        "1.5L electric kettle under ₱900",
+    ),
+    ("product", "With a ceiling of 12k, a Canon inkjet printer", "Canon inkjet printer under ₱12,000"),
+    # a voucher said working ("knocks off", "kicks in once"), a bound "less than" beside it
+    (
+        "voucher",
+        "A voucher knocking ₱200 off orders of 2k or more, used on a steam iron costing less than ₱2,800.",
+        "Buy a steam iron under ₱2,800 with a ₱200-off voucher, minimum spend ₱2,000",
+    ),
+    (
+        "voucher",
+        "A ₱75 discount kicks in once I spend ₱750; with it I want a pillow set below ₱1,000.",
+        "Buy a pillow set under ₱1,000 using a ₱75-off voucher with a ₱750 minimum spend",
+    ),
     # a word said with "un-" in a request typed in lower case: a word, no name
     (
         "knowledge",
@@ -199,6 +222,13 @@ TWO_ASKS = [
         "Can I use a voucher giving ₱80 off regardless of how much I spend on a hair dryer under ₱1,500?",
         "Can I use a voucher giving ₱80 off once I spend ₱1,000 on a hair dryer under ₱1,500?",
     ),
+    # another thing under the same voucher said working, another ceiling "of"
+    (
+        "voucher",
+        "A voucher knocking ₱200 off orders of 2k or more, used on a steam iron costing less than ₱2,800.",
+        "A voucher knocking ₱200 off orders of 2k or more, used on a garment steamer costing less than ₱2,800.",
+    ),
+    ("product", "With a ceiling of 12k, a Canon inkjet printer", "With a ceiling of 15k, a Canon inkjet printer"),
     # another warranty, written out
     (
         "product",
