@@ -351,6 +351,14 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "freeShipping",
     ),
+    # Sending it back free: "I can send back without paying for the return", "returns are free".
+    (
+        re.compile(
+            r" (?:send|return|ship)(?: it| them)? back (?:without paying|for free|free of charge|at no cost)"
+            r"| without paying for (?:the )?returns?| returns? (?:is|are) free| returns? (?:at no cost|for free)(?= )"
+        ),
+        "returns",
+    ),
     # The seller setting it up: "setting it up must be included at no extra cost", "free setup".
     (
         re.compile(
@@ -375,7 +383,7 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 # Words without which no service sentence can match: most requests skip the sentence patterns.
 _SERVICE_CUE = re.compile(
-    r"ship|deliver|postage|arriv|receipt|door|cash|rider|courier|driver|sagot| sf |official|direct|set|instal"
+    r"ship|deliver|postage|arriv|receipt|door|cash|rider|courier|driver|sagot| sf |official|direct|set|instal|return"
 )
 
 

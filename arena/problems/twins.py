@@ -147,7 +147,7 @@ _FRAME = (
     # What is paid, said as a noun: "keep the final amount at two thousand or less".
     | frozenset("amount final".split())
     # A conditional's end and a thing pointed back at: "..., I'll take it", "the crib itself".
-    | frozenset("take itself themselves once".split())
+    | frozenset("take itself themselves once never".split())
     # A dimension named before its value: "a hose whose length is fifteen metres", "whose wood is oak".
     | frozenset("length width depth diameter".split())
 )
@@ -670,6 +670,7 @@ _WHOSE_IS = re.compile(
     r" (?:whose|with a|with an|and its|its) (?:colou?r|size|capacity|material|fabric|wood|length|width|height|weight|"
     r"shade|finish|storage|memory|volume) (?:is|are|being)(?= )"
 )
+_PAYS_BACK = re.compile(r" (?:pays|pay|paid|paying|gives|give|gave|given|giving) (?:me )?back(?= )")
 _RUNS_AT = re.compile(
     r" (?:running|runs|refreshing|refreshes|rated|clocked|spinning|spins|operating|operates|working|works) at(?= \d)"
 )
@@ -699,6 +700,8 @@ def _prepare(unit: str) -> str:
         padded = _USE_IT.sub(" ", padded)
     if " whose " in padded:  # "a table whose wood is oak", "whose capacity is 1.5 litres": the value
         padded = _WHOSE_IS.sub(" ", padded)
+    if " back " in padded:  # "pays back five percent": a cashback
+        padded = _PAYS_BACK.sub(" cashback ", padded)
     if " at " in padded:  # "refreshing at 144 Hz", "running at 165Hz": the value, however it is said to run
         padded = _RUNS_AT.sub(" at ", padded)
     return padded

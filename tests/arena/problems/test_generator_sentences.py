@@ -153,6 +153,22 @@ ONE_ASK = [
         "A ₱75 discount kicks in once I spend ₱750; with it I want a pillow set below ₱1,000.",
         "Buy a pillow set under ₱1,000 using a ₱75-off voucher with a ₱750 minimum spend",
     ),
+    # sent back free, paid back, never more than
+    (
+        "product",
+        "Adidas slides, size 10, below ₱2,000, that I can send back without paying for the return.",
+        "Adidas slides size 10 under ₱2,000 with free returns",
+    ),
+    (
+        "product",
+        "Is there a Logitech webcam under ₱3,000 that pays back 3 percent when I pay with Maya?",
+        "Logitech webcam under ₱3,000 with 3% cashback via Maya",
+    ),
+    (
+        "voucher",
+        "My ceiling for a toaster is ₱1,500; the voucher cuts 15 percent, but never more than ₱120.",
+        "Buy a toaster under ₱1,500 with a 15% off voucher capped at ₱120",
+    ),
     # a word said with "un-" in a request typed in lower case: a word, no name
     (
         "knowledge",
