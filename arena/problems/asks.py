@@ -122,7 +122,7 @@ _TWO = re.compile(r"\btwo\b")
 _DOZENS = re.compile(r"\b(\d+) dozens?\b")
 _ONE_UNIT = re.compile(
     r"\bone(?=[ -](?:year|years|month|months|week|weeks|day|days|hour|hours|liter|litre|liters|litres|kilo|kilos|kg|"
-    r"meter|metre|meters|metres|inch|foot|gallon|seater|person|terabyte|tb)\b)"
+    r"meter|metre|meters|metres|inch|foot|gallon|seater|person|terabyte|tb|hp|horsepower)\b)"
 )
 # "hundred and" before another "... hundred" (or "thousand and" before "... thousand") cannot
 # continue one amount: "four hundred and nine hundred" is two; "one thousand and two hundred" one.
@@ -162,7 +162,9 @@ _AT_MOST = (
     "less expensive than|not pricier than|or cheaper|and cheaper|at maximum|"
     "wont cost more than|doesnt cost more than|does not cost more than|shouldnt cost more than|"
     "should not cost more than|no more expensive than|not more expensive than|"
-    "a ceiling of|ceiling of|a price ceiling of|a limit of|a spending limit of|nothing above|nothing over"
+    "a ceiling of|ceiling of|a price ceiling of|a limit of|a spending limit of|nothing above|nothing over|"
+    "tops out at|maxes out at|wont go over|will not go over|wont go past|will not go past|doesnt go past|"
+    "does not go past|dont go past|do not go past|doesnt go over|does not go over|wont go beyond"
 )
 _AT_LEAST = (
     "more than|greater than|higher than|at least|above|over|exceeding|starting at|starting from|"
@@ -286,6 +288,19 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "freeShipping",
     ),
+    # Not a peso for it, or the seller's to pay: "shipping must not cost me a peso", "I'm not paying a
+    # centavo for the courier", "the shipping should be on the seller", "the seller brings it without
+    # charging me".
+    (
+        re.compile(
+            rf" {_SHIPPING}(?: (?:must|should|will|would|can))? not cost(?: me| us)? (?:a|one|a single) (?:peso|centavo|cent)"
+            r"| not (?:paying|pay|spending|spend) (?:a|one|a single) (?:peso|centavo|cent) (?:for|on) (?:the )?"
+            r"(?:courier|shipping|delivery|rider|shipment)"
+            rf"| {_SHIPPING} (?:should|must|will|has to|is to) be on the (?:seller|shop|store)"
+            r"| (?:seller|shop|store) (?:brings|delivers|sends|ships) (?:it|them) without charging(?= )"
+        ),
+        "freeShipping",
+    ),
     # Paying nothing for it: "I pay nothing for delivery", "without paying for shipping".
     (re.compile(rf" (?:pay|paying|pays|spend|spending) nothing (?:for|on) (?:the )?{_SHIPPING}(?= )"), "freeShipping"),
     # A generator's sentences: "shipping must cost the buyer nothing", "delivery at no charge is a must",
@@ -368,13 +383,23 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "installation",
     ),
+    # Setting it up costing nothing more: "setup shouldn't cost extra".
+    (
+        re.compile(
+            r" (?:setup|set up|installation|installing it)(?: (?:should|must|will|would))? (?:not|shouldnt|mustnt|wont)"
+            r"(?: cost)? (?:extra|anything|a peso|more)(?= )"
+        ),
+        "installation",
+    ),
     # The official store named with its brand ("from the official Xiaomi store", "the official TP-Link
     # shop"), or the brand selling it itself ("sold directly by Xiaomi", not by "a reseller"). The brand's
     # words stay, to be read as the brand, unless the request names it elsewhere (then once is enough).
     (re.compile(r" official (?P<brand>(?:[a-z0-9]+ ){0,2}[a-z0-9]+) (?:store|shop|seller|outlet)s?(?= )"), "official"),
     (
         re.compile(
-            r" (?:sold|shipped) directly (?:by|from) (?:the )?(?P<brand>(?!(?:a|an|some|any|one|this|that|seller|"
+            r" (?!(?:my|your|his|her|its|their|our|the|a|an|one|ones|seller|sellers|shop|shops) )"
+            r"(?P<brand>[a-z0-9]+?)s? own (?:official )?(?:shop|store)(?= )"
+            r"| (?:sold|shipped) directly (?:by|from) (?:the )?(?P<brand2>(?!(?:a|an|some|any|one|this|that|seller|"
             r"sellers|shop|shops|store|stores|reseller|resellers|third|local) )[a-z0-9]+)(?= )"
             r"| (?:direct|directly|straight) from the (?:brand|manufacturer|maker)(?= )"
         ),
@@ -383,7 +408,8 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 # Words without which no service sentence can match: most requests skip the sentence patterns.
 _SERVICE_CUE = re.compile(
-    r"ship|deliver|postage|arriv|receipt|door|cash|rider|courier|driver|sagot| sf |official|direct|set|instal|return"
+    r"ship|deliver|postage|arriv|receipt|door|cash|rider|courier|driver|sagot| sf |official|direct|set|instal|return|"
+    r"charg| own "
 )
 
 
@@ -437,7 +463,7 @@ def _kept_brand(tag: str, text: str) -> Callable[[re.Match[str]], str]:
     """The service's tag, and the brand the match names where the text names it nowhere else."""
 
     def replace(found: re.Match[str]) -> str:
-        brand = found.group("brand")
+        brand = found.group("brand") or found.groupdict().get("brand2")
         if brand and f" {brand} " not in f"{text[: found.start()]} {text[found.end() :]} ":
             return f"{tag}{brand} "
         return tag
@@ -573,9 +599,10 @@ _COMPASS = re.compile(
 )
 # an amount said to be the buyer's floor or ceiling: "₱800 is my floor", "₱2k is the ceiling", "16k is the
 # most that may be spent", "1,500 is my limit"
-_CEILING_IS = re.compile(r"\b(?:my|our|the) (?:ceiling|limit|max|maximum)(?: for(?: [a-z0-9]+){1,5}?)? is(?= )")
+_CEILING_IS = re.compile(r"\b(?:my|our|the) (?:ceiling|limit|max|maximum)((?: for(?: [a-z0-9]+){1,5}?)?) is(?= )")
 _FLOOR_OR_CEILING = re.compile(
-    r"((?:₱|php ?)?\d+(?:\.\d+)?k?) is (?:my|the|our) (floor|minimum|ceiling|limit|max|maximum|most(?= (?:that|i|we|you)\b))\b"
+    r"((?:₱|php ?)?\d+(?:\.\d+)?k?) is (?:my|the|our) (floor|minimum|starting point|ceiling|limit|max|maximum|"
+    r"most(?= (?:that|i|we|you)\b)|least(?= (?:that|i|we|you)\b))\b"
 )
 # a model's "+" or "Plus" is part of its name ("Galaxy S24+", "iPhone 15 Plus"), not "and"; a count
 # ("x2 plus a case") is not a model
@@ -606,6 +633,16 @@ _HALF_UNIT = re.compile(
     r"meters?|metres?|metro|inch|inches|feet|foot)\b"
 )
 _FRACTION_OFF = re.compile(r"\b(?:a |one )?(quarter|half|fifth|tenth)[\s-]+off\b")
+
+
+_AND_HALF_OF_UNIT = re.compile(r"\b([1-9]0*) (?:ug|at) tunga\b")
+
+
+def _half_of_unit(m: re.Match[str]) -> str:
+    """ "1000 ug tunga" is 1500, "200 ug tunga" 250: half of the amount's own unit added."""
+    digits = m.group(1)
+    unit = 10 ** (len(digits) - 1)
+    return _format(int(digits) + unit / 2)
 
 
 def _and_a_half_of(m: re.Match[str]) -> str:
@@ -687,10 +724,24 @@ def _digits(text: str) -> str:
         text = text.replace("half a dozen", "6").replace("a dozen", "12").replace("dozen", "12")
     if "k" in text:
         text = _KILO.sub(lambda m: _format(float(m.group(1)) * 1000), text)
-    if " is " in text and any(w in text for w in ("floor", "minimum", "ceiling", "limit", "max", "most")):
-        text = _CEILING_IS.sub(" at most ", text)  # "my ceiling is 2.5k", "my limit for all three is ..."
+    if "tunga" in text:  # Cebuano "usa ka libo ug tunga": a thousand and a half, 1500
+        text = _AND_HALF_OF_UNIT.sub(_half_of_unit, text)
+    if " is " in text and any(
+        w in text for w in ("floor", "minimum", "ceiling", "limit", "max", "most", "least", "start")
+    ):
+        # "my ceiling is 2.5k", "my limit for all three is ...": what it is for stays said
+        text = _CEILING_IS.sub(
+            lambda m: (
+                " each at most " if " each" in m.group(1) else " at most " if not m.group(1) else " in all at most "
+            ),
+            text,
+        )
         text = _FLOOR_OR_CEILING.sub(
-            lambda m: ("at least " if m.group(2) in ("floor", "minimum") else "at most ") + m.group(1), text
+            lambda m: (
+                ("at least " if m.group(2) in ("floor", "minimum", "starting point", "least") else "at most ")
+                + m.group(1)
+            ),
+            text,
         )
     return text
 
@@ -861,9 +912,23 @@ def _unit_kind(unit: str, voucher_possible: bool) -> str:
         (_NARRATIVE.match(unit) or _small_talk(unit) or _exclaimed(unit) or _earlier_order(unit))
         and not _asks(unit)
         and not _service_in(_normalised(unit))
+        and not _bounds_a_price(unit)
     ):
         return "context"
     return "request"
+
+
+def _bounds_a_price(unit: str) -> bool:
+    """A sentence that bounds the price is the request's, however it opens ("I won't go over fifteen
+    thousand", "I'd spend under nine hundred")."""
+    padded = f" {_normalised(unit).strip()} "
+    return any(
+        phrase in padded and _AMOUNT_AFTER.match(padded, padded.index(phrase)) is not None
+        for phrase, _ in _PRICE_PHRASES
+    )
+
+
+_AMOUNT_AFTER = re.compile(r".{0,40}?\d")
 
 
 # Small talk, in English or Taglish: a greeting, thanks, an exclamation, a word to the reader, or a

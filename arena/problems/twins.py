@@ -147,7 +147,7 @@ _FRAME = (
     # What is paid, said as a noun: "keep the final amount at two thousand or less".
     | frozenset("amount final".split())
     # A conditional's end and a thing pointed back at: "..., I'll take it", "the crib itself".
-    | frozenset("take itself themselves once never".split())
+    | frozenset("take itself themselves once never put".split())
     # A dimension named before its value: "a hose whose length is fifteen metres", "whose wood is oak".
     | frozenset("length width depth diameter".split())
 )
@@ -376,7 +376,7 @@ def value_key(request: Request, least: int = 3) -> tuple[str, ...] | None:
     values = {
         *(f"p{d}{a:g}-{b:g}" for d, a, b in r.prices),
         *(f"m{d}{v:g}" for d, v in r.measures),
-        *(f"c{c}:{w}" for c, w in r.classes),
+        *(f"c{c}:{w}" for c, w in r.classes if c != "scope"),
         *(f"s{s}" for s in r.services),
         *(f"n{n}" for n in r.names),
     }
@@ -666,9 +666,11 @@ def _respelt(word: str) -> str:
     return found[0]
 
 
+# Not "volume", "size": the arena's own generator writes "a toner whose volume is 50 milliliters" beside
+# "a 50ml volume", and the word is kept on both.
 _WHOSE_IS = re.compile(
-    r" (?:whose|with a|with an|and its|its) (?:colou?r|size|capacity|material|fabric|wood|length|width|height|weight|"
-    r"shade|finish|storage|memory|volume) (?:is|are|being)(?= )"
+    r" (?:whose|with a|with an|and its|its) (?:colou?r|capacity|material|fabric|wood|length|width|height|weight|"
+    r"shade|finish|storage|memory) (?:is|are|being)(?= )"
 )
 _PAYS_BACK = re.compile(r" (?:pays|pay|paid|paying|gives|give|gave|given|giving) (?:me )?back(?= )")
 _RUNS_AT = re.compile(
@@ -705,6 +707,24 @@ def _prepare(unit: str) -> str:
     if " at " in padded:  # "refreshing at 144 Hz", "running at 165Hz": the value, however it is said to run
         padded = _RUNS_AT.sub(" at ", padded)
     return padded
+
+
+# What a price bound holds for: each item ("each under ₱1,000", "₱900 apiece") or the whole order ("all
+# three together under ₱1,000", "for the pair"). Compared only where both sides say it.
+_EACH = re.compile(r" (?:each|apiece|per (?:piece|item|unit|pc)|a piece) ")
+_WHOLE = re.compile(
+    r" (?:total|altogether|together|combined|in all|all in|whole order|for (?:all|everything|both|the lot)"
+    r"|for the (?:pair|set|lot|\d+|whole))(?= )"
+)
+
+
+def _bound_scope(prices: Sequence[Bound], sequence: Sequence[str]) -> set[tuple[str, str]]:
+    if not prices:
+        return set()
+    said = " " + " ".join(sequence) + " "
+    each = _EACH.search(said) is not None
+    whole = _WHOLE.search(said) is not None
+    return {("scope", "each")} if each and not whole else {("scope", "whole")} if whole and not each else set()
 
 
 def _read_units(units: Sequence[str]) -> Reading:
@@ -813,6 +833,7 @@ def _read_units(units: Sequence[str]) -> Reading:
     classes = sorted(
         {(_CLASS_OF[w], w) for k, w in enumerate(content) if w in _CLASS_OF and _a_value(content, k)}
         | {("size", w) for w in size_words}
+        | _bound_scope(prices, sequence)
     )
     names = sorted(
         {
@@ -897,7 +918,7 @@ def _excluded(tokens: list[str]) -> set[int]:
 # A request corrected as it is typed ("size M... no wait, get the H&M one", "Logitech combo...
 # actually make it a Rapoo", "Logitech, ay mali, Rapoo pala", "Acer, este, Samsung"): what the correction states replaces what came before it.
 _CORRECTION = re.compile(
-    r"(?:^|(?<=[\s,.;:!?]))(?:no wait|wait|actually|scratch that|on second thought|or rather|correction|"
+    r"(?:^|(?<=[\s,.;:!?—–]))(?:no wait|wait|actually|scratch that|on second thought|or rather|correction|"
     r"i mean|make (?:it|that)|ay mali|mali pala|este(?=\s*,))\b",
     re.IGNORECASE,
 )
@@ -935,7 +956,12 @@ def _corrected(readings: list[Reading], units: Sequence[str]) -> list[Reading]:
                 classes=tuple(c for c in earlier.classes if c[0] not in stated),
                 measures=tuple(m for m in earlier.measures if m[0] not in dimensions),
                 prices=() if fix.prices else earlier.prices,
-                words=tuple(w for w in earlier.words if not (fix.names and w in earlier.names)),
+                # the name corrected away is no word of the request either ("Nike, I mean Adidas, slides")
+                words=tuple(
+                    w
+                    for w in earlier.words
+                    if not ((fix.names or fix.capitals) and (w in earlier.names or w in earlier.capitals))
+                ),
             )
     return out
 
@@ -1332,7 +1358,7 @@ def _without(reading: Reading, tokens: set[str]) -> Reading:
 
 
 def _slots(r: Reading) -> set[str]:
-    found = {f"size:{d}" for d, _ in r.measures} | {c for c, _ in r.classes}
+    found = {f"size:{d}" for d, _ in r.measures} | {c for c, _ in r.classes if c != "scope"}
     if r.prices:
         found.add("price")
     if r.names:
@@ -1645,6 +1671,10 @@ def _reading_conflict(
         theirs = {w for c, w in b.classes if c == name}
         if mine - theirs and theirs - mine:
             return f"{name} {sorted(mine)} / {sorted(theirs)}"
+    scope_a = {w for c, w in a.classes if c == "scope"}
+    scope_b = {w for c, w in b.classes if c == "scope"}
+    if scope_a and scope_b and scope_a != scope_b:
+        return f"price scope {sorted(scope_a)} / {sorted(scope_b)}"
     # A capitalised word is a name too, but only where replaced: one side alone capitalising a
     # word ("USB", "LED") is how it was written.
     all_a, all_b = set(a.names) | set(a.capitals), set(b.names) | set(b.capitals)

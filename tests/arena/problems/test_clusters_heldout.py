@@ -210,6 +210,15 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # words, regional nouns read as names, twins differing where no reader looks). Session start
         # 0.574 / 0.634, before anyone looked 0.575 / 0.642.
         ("attack34", 0.57, 0.64),
+        # 240 pairs a helper with a fresh context wrote against the rules as docs/leak-clusters.md stood after
+        # the thirteenth session's generator sentences (brands that are words, corrections, per-item
+        # bounds, floors said as ceilings, accessories that are not, services in yet other sentences).
+        # Session start 0.649 / 0.676, before anyone looked 0.677 / 0.746; then corrections across dashes
+        # drop the name corrected away, "X is my starting point" / "the least I expect", "won't go over"
+        # read in a sentence that opens like a story, the brand's own shop, shipping "on the seller", "not
+        # a centavo for the courier", "setup shouldn't cost extra", Cebuano "ug tunga", a bound for each
+        # item against one for the whole list: 0.721 / 0.789.
+        ("attack45", 0.72, 0.78),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):

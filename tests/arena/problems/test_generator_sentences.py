@@ -169,6 +169,39 @@ ONE_ASK = [
         "My ceiling for a toaster is ₱1,500; the voucher cuts 15 percent, but never more than ₱120.",
         "Buy a toaster under ₱1,500 with a 15% off voucher capped at ₱120",
     ),
+    # shipping on the seller, not a centavo for the courier, setup at no extra, the brand's own shop
+    (
+        "product",
+        "Dyson cordless vacuum under ₱25,000. The shipping should be on the seller.",
+        "Dyson cordless vacuum under ₱25,000, free shipping",
+    ),
+    (
+        "product",
+        "Asus router below ₱4,000; I'm not paying a centavo for the courier.",
+        "Asus router under ₱4,000 with free shipping",
+    ),
+    (
+        "product",
+        "Condura chest freezer under ₱16,000. Setup shouldn't cost extra.",
+        "Condura chest freezer under ₱16,000 with free installation",
+    ),
+    (
+        "product",
+        "Buy it from Lenovo's own shop: a Lenovo IdeaPad under ₱35,000.",
+        "Lenovo IdeaPad under ₱35,000 from the official store",
+    ),
+    # a bound said in a sentence that opens like a story
+    (
+        "product",
+        "Electric fan, 16 inches. I won't go over two thousand pesos.",
+        "16-inch electric fan under ₱2,000",
+    ),
+    # a bound for the whole list, said or not
+    (
+        "shop",
+        "A kettle, a toaster and a mug from one shop, under ₱3,000 in total.",
+        "From one shop: kettle, toaster, mug, below ₱3,000.",
+    ),
     # a word said with "un-" in a request typed in lower case: a word, no name
     (
         "knowledge",
@@ -245,6 +278,24 @@ TWO_ASKS = [
         "A voucher knocking ₱200 off orders of 2k or more, used on a garment steamer costing less than ₱2,800.",
     ),
     ("product", "With a ceiling of 12k, a Canon inkjet printer", "With a ceiling of 15k, a Canon inkjet printer"),
+    # a floor said as the least expected, a brand corrected to the other one
+    (
+        "product",
+        "A Sony soundbar; ₱8,000 is the most I'll spend.",
+        "A Sony soundbar; ₱8,000 is the least I expect to pay for a real one.",
+    ),
+    (
+        "product",
+        "A Xiaomi air purifier — scratch that — Sharp, under ₱9,000.",
+        "A Sharp air purifier — scratch that — Xiaomi, under ₱9,000.",
+    ),
+    # a bound for each item against one for the whole list
+    (
+        "shop",
+        "From one shop: a desk lamp, a desk organizer and a mouse pad, each under ₱500.",
+        "From one shop: a desk lamp, a desk organizer and a mouse pad, all three together under ₱500.",
+    ),
+    ("product", "Two white bath towels under ₱400 each", "Two white bath towels under ₱400 for the pair"),
     # another warranty, written out
     (
         "product",
