@@ -85,10 +85,12 @@ class _ClosedCall:
 
     _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
 
-    def __init__(self, tokenizer) -> None:
+    def __init__(self, tokenizer, closers: frozenset[int] | None = None) -> None:
         self.tokenizer = tokenizer
-        pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
-        self.closers = frozenset(i for i, piece in enumerate(pieces) if piece and ">" in piece)
+        if closers is None:  # one pass over the vocabulary; a server's checks share it (``closers``)
+            pieces = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+            closers = frozenset(i for i, piece in enumerate(pieces) if piece and ">" in piece)
+        self.closers = closers
 
     def closed(self, new: list[int]) -> str | None:
         """The completion's text where it ends with a closed ``<tool_call>`` block, else None."""
@@ -135,10 +137,10 @@ class CallBound(_ClosedCall):
     it was trained on. The cut falls after a whole call, so every call the agent receives is one it can
     execute; a block the parser does not read as a call (``parse_completion``) is none."""
 
-    def __init__(self, tokenizer, calls: int) -> None:
+    def __init__(self, tokenizer, calls: int, closers: frozenset[int] | None = None) -> None:
         if calls < 1:
             raise ValueError(f"a turn must be allowed at least one tool call, not {calls}")
-        super().__init__(tokenizer)
+        super().__init__(tokenizer, closers)
         self.calls = calls
 
     def __call__(self, new: list[int]) -> bool:
@@ -677,7 +679,7 @@ def create_model_app(
     created = int(time.time())
     stops = backend.stops
     episode_end = EpisodeEnd(tokenizer)
-    call_bound = CallBound(tokenizer, turn_calls) if turn_calls is not None else None
+    call_bound = CallBound(tokenizer, turn_calls, episode_end.closers) if turn_calls is not None else None
 
     def prepare(body: dict[str, Any]) -> _Job:
         prompt = tokenizer.apply_chat_template(
