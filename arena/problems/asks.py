@@ -63,7 +63,7 @@ _VOUCHER_PARAGRAPH = re.compile(r"\b(?:vouchers?|coupons?)\b", re.IGNORECASE)
 _VOUCHER_CUE = re.compile(
     r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
     r"cap of|capped|a cap of|cap at|applies|apply|rules?|promo code|no cap|uncapped|(?:no|walang) max(?:imum)?|"
-    r"stack|stacked|stackable)\b|%|"
+    r"stack|stacked|stackable|waiver)\b|%|"
     # a percentage taken off ("the seller gives 8 percent off", "ten percent discount")
     r"\b(?:percent|per cent|pct)\s+(?:off|discount|back|cashback)\b|"
     # money off said without a voucher word ("thirty-five pesos off when the order is ...", "₱60 less")
@@ -212,6 +212,7 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "no-cost shipping", "no cost shipping", "no-cost delivery", "no cost delivery", "zero shipping fee",
         "no shipping fee", "no shipping fees", "no delivery fee", "without shipping fees", "shipping is free",
         "delivery is free", "free ship", "free postage", "ship free", "ships free", "shipped free",
+        "delivered free", "delivers free", "sent free", "shipping fee waiver", "delivery fee waiver",
         "free of charge", "shipped free of charge", "ships free of charge", "delivered free of charge",
         "libre ang shipping", "libreng shipping", "libre shipping", "libre ang delivery", "libreng delivery",
         "libre ang sf", "libreng sf", "free sf", "without sf", "no sf", "zero sf",
@@ -330,7 +331,7 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(
-            r" (?:cash|pay|paying|payment|payable|paid)(?: \w+){0,2}? (?:on|upon|at|when it|when they|once it) "
+            r" (?:cash|pay|paying|payment|payable|paid)(?: \w+){0,3}? (?:on|upon|at|when it|when they|once it) "
             r"(?:delivery|arrival|receipt|arrives|arrive|the door|my door|doorstep)(?= )"
         ),
         "COD",
@@ -509,7 +510,7 @@ FRAME_WORDS = (
     priced price prices pricing cost costs costing pay paying php peso pesos money budget range
     lt gt btw
     make made material materials crafted feature featuring features design designed pattern patterned
-    style styled look colorway color colour size sized fit fitting version model variant brand branded
+    style styled look colorway color colour flavor flavour size sized fit fitting version model variant brand branded
     marked described label labelled labeled called named
     good great nice best quality high-quality decent proper suitable perfect right ideal
     go going went come coming see seeing know tell list listing listed following include including
@@ -601,7 +602,7 @@ _COMPASS = re.compile(
 # most that may be spent", "1,500 is my limit"
 _CEILING_IS = re.compile(r"\b(?:my|our|the) (?:ceiling|limit|max|maximum)((?: for(?: [a-z0-9]+){1,5}?)?) is(?= )")
 _FLOOR_OR_CEILING = re.compile(
-    r"((?:₱|php ?)?\d+(?:\.\d+)?k?) is (?:my|the|our) (floor|minimum|starting point|ceiling|limit|max|maximum|"
+    r"((?:₱|php ?)?\d+(?:\.\d+)?k?)(?: pesos?| php)? is (?:my|the|our) (floor|minimum|starting point|ceiling|limit|max|maximum|"
     r"most(?= (?:that|i|we|you)\b)|least(?= (?:that|i|we|you)\b))\b"
 )
 # a model's "+" or "Plus" is part of its name ("Galaxy S24+", "iPhone 15 Plus"), not "and"; a count
@@ -904,12 +905,27 @@ def _constraints_only(reward) -> dict:
     return canonical
 
 
+# What the buyer had before, broken, told anywhere in a sentence ("Hiking season is starting, and my old
+# plastic bottle cracked on the last trail"): its material or colour is no constraint of the new one.
+_OLD_ONE_BROKE = re.compile(
+    r"\b(?:my|our) (?:old|previous|last|current|former)(?: \w+){1,3}? (?:broke|cracked|died|stopped|gave up|gave out|"
+    r"wore out|tore|ripped|leaked|leaks|is broken|was broken|got lost|went missing|finally)\b",
+    re.IGNORECASE,
+)
+
+
 def _unit_kind(unit: str, voucher_possible: bool) -> str:
     """voucher, context or request: what one sentence of a paragraph does."""
     if voucher_possible and _VOUCHER_CUE.search(unit):
         return "voucher"
     if (
-        (_NARRATIVE.match(unit) or _small_talk(unit) or _exclaimed(unit) or _earlier_order(unit))
+        (
+            _NARRATIVE.match(unit)
+            or _small_talk(unit)
+            or _exclaimed(unit)
+            or _earlier_order(unit)
+            or _OLD_ONE_BROKE.search(unit)
+        )
         and not _asks(unit)
         and not _service_in(_normalised(unit))
         and not _bounds_a_price(unit)

@@ -86,10 +86,23 @@ _PRICE_DIRECTION = {
 _PRICE_WORDS = frozenset("than cost costs costing priced price prices budget pesos peso php spend".split())
 
 
+# A direction turned around by "not" ("not more than ₱299" is under it).
+_NOT_DIRECTION = re.compile(
+    r"\b(?:not|no) (?:(more|higher|greater|over|above|pricier|costlier)|(less|lower|under|below|cheaper))\b",
+    re.IGNORECASE,
+)
+
+
 def _amount(found: re.Match[str]) -> str:
-    """A price as one number token ("₱1,200", "twelve hundred pesos" and "1.2k" alike: "1200")."""
+    """A price as one number token ("₱1,200", "twelve hundred pesos" and "1.2k" alike: "1200"); a peso
+    under a round amount is that amount ("not more than ₱299" bounds as "under ₱300" does)."""
     number = re.search(r"\d+(?:\.\d+)?", _normalised(found.group(0)))
-    return f" {number.group(0)} " if number else found.group(0)
+    if not number:
+        return found.group(0)
+    value = float(number.group(0))
+    if value >= 99 and value.is_integer() and (value + 1) % 10 == 0:
+        return f" {value + 1:g} "
+    return f" {number.group(0)} "
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +133,8 @@ def read_clue(
         if " on " in unit:  # "the first person to set foot on the Moon", "to walk on" it: landed there
             unit = _SET_FOOT.sub("landed", unit)
         money = _MONEY.search(unit) is not None
+        if money and ("not " in unit or "no " in unit):
+            unit = _NOT_DIRECTION.sub(lambda m: "under" if m.group(1) else "over", unit)
         tokens = [t.replace("’", "'") for t in _WORD.findall(_MONEY.sub(_amount, unit) if money else unit)]
         if _shouting(tokens):
             # A sentence typed in capitals ("WHITE MUG FOR KUYA IN CEBU, PRINTED W/ PI"): its capitals say

@@ -61,6 +61,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("transparent", "clear", "see-through"),
     ("jewelry", "jewellery"),
     ("aluminum", "aluminium"),
+    ("microfiber", "microfibre"),
     ("wood", "wooden"),
     ("tire", "tyre"),
     ("organizer", "organiser"),
@@ -76,7 +77,13 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("staple", "staple wire"),
     ("tenkeyless", "tkl"),
     ("person", "people"),  # "a four-person tent" / "a tent for 4 people"
-    ("powerbank", "power bank", "portable charger", "portable battery", "battery pack"),
+    ("powerbank", "power bank", "portable charger", "portable battery", "battery pack", "portable battery pack"),
+    ("headlamp", "head lamp", "head-mounted flashlight", "head-mounted light", "head-mounted lamp", "head torch"),
+    ("battery", "cell"),  # "AA cells"
+    ("screen", "display"),
+    ("filter", "filtration"),
+    ("paperback", "softbound", "soft-bound", "softcover", "soft-cover"),
+    ("mah", "milliampere-hour", "milliamp-hour", "milliampere hour", "milliamp hour"),
     ("handbag", "purse"),
     ("backpack", "rucksack", "knapsack"),
     ("eyeglasses", "spectacles", "eyewear"),

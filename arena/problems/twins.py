@@ -69,6 +69,7 @@ for _dimension, _entries in {
         10.0: "cl",
         1000.0: "l ltr ltrs liter liters litre litres litro litros",  # not "lt": the direction token
         3785.41: "gallon gallons gal",
+        946.353: "qt qts quart quarts",
     },
     "mass": {
         0.001: "mg milligram milligrams",
@@ -102,6 +103,9 @@ _DIGIT_LETTER = re.compile(r"(\d)(?!(?:st|nd|rd|th)\b)([a-z])")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _CURRENCY = frozenset({"php", "peso", "pesos", "p"})
+# Counts, which a number beside "set", "pack" or "box" may be misread as; sizes read as written.
+_COUNTS = frozenset({"pieces", "pairs", "seats"})
+_SIZE_TOKEN = re.compile(r"\d+(?:\.\d+)?(?!pieces$|pairs$|seats$)[a-z]+")
 _CURRENCY_PREFIX = re.compile(r" (?:php|pesos?|p)(?= \d)")
 # Words that may sit between a direction and its amount ("below just 300 pesos").
 _FILLER = frozenset({"php", "peso", "pesos", "p", "just", "only", "about", "around", "roughly", "the", "a", "of"})
@@ -141,7 +145,7 @@ _FRAME = (
     # A bound that holds: "the price must stay below", "has to remain under".
     | frozenset("stay stays remain remains".split())
     # How the payment is said beside the service that says it ("payable by COD", "paid on delivery").
-    | frozenset("payable paid".split())
+    | frozenset("payable paid payment".split())
     # Getting it, said as a verb: "source it from a single shop".
     | frozenset("source sourced sourcing".split())
     # What is paid, said as a noun: "keep the final amount at two thousand or less".
@@ -304,7 +308,13 @@ def read_request(problem: Problem, split: Split | None = None) -> Request:
         # in the voucher's sentence, so what it buys (its brand, its kind) is compared there, less the
         # terms' vocabulary; its amounts stay the voucher's.
         in_terms = _read_units([_prepare(u) for u in voucher_units])
-        kept = tuple(w for w in in_terms.words if not w[0].isdigit() and w not in _VOUCHER_VOCABULARY)
+        # A size read there stays ("two 500 g bags": '500mass'); bare amounts are terms, and so may be a count
+        # ("bath towel set ₱400 budget" reads as a set of 400).
+        kept = tuple(
+            w
+            for w in in_terms.words
+            if (not w[0].isdigit() or _SIZE_TOKEN.fullmatch(w)) and w not in _VOUCHER_VOCABULARY
+        )
         names = tuple(n for n in in_terms.names if n not in _VOUCHER_VOCABULARY)  # "cashback" is no brand
         whole = replace(whole, words=kept, sequence=kept, classes=in_terms.classes, names=names)
     if voucher_units:
@@ -320,7 +330,16 @@ def read_request(problem: Problem, split: Split | None = None) -> Request:
         # reading a sentence costs, and most vouchers' sentences hold none).
         sized = _read_units([_prepare(u) for u in voucher_units]).measures
         if sized:
-            whole = replace(whole, measures=tuple(sorted(set(sized))))
+            # As words too, as the request's own sentences say sizes ("500mass"), so the edit compares them.
+            said_sizes = tuple(
+                f"{v:g}{d}" for d, v in sorted(set(sized)) if d not in _COUNTS and f"{v:g}{d}" not in whole.words
+            )
+            whole = replace(
+                whole,
+                measures=tuple(sorted(set(sized))),
+                words=whole.words + said_sizes,
+                sequence=whole.sequence + said_sizes,
+            )
     if cased and voucher_units:  # "buy LG appliances using a ₱500-off voucher": the name is in the voucher's sentence
         voucher_capitals = {c for unit in voucher_units for c in _capitals(unit)}
         if voucher_capitals - set(whole.capitals):
@@ -677,6 +696,14 @@ _RUNS_AT = re.compile(
     r" (?:running|runs|refreshing|refreshes|rated|clocked|spinning|spins|operating|operates|working|works) at(?= \d)"
 )
 _USE_IT = re.compile(r" (?:to )?use (?:it|them|this|that|the voucher|the coupon|the code)(?= )")
+# A verb where the seed has an adjective or a bare noun: "works on induction" / "induction-ready" /
+# "induction compatible", "rated for a 30 sqm room" / "for a 30 sqm room", "backed by a warranty" /
+# "with a warranty", "measuring 28 cm" / "28 cm".
+_DOES_IT = re.compile(
+    r" (?:that |which )?(?:works?|working|usable) on(?= )| (?:rated|backed|covered)(?= (?:for|by|up to) )"
+    r"| measuring(?= )| (?:compatible|ready)(?= )"
+)
+_DOES_IT_CUE = re.compile(r" (?:work|usable|rated|backed|covered|measuring|compatible|ready)")
 
 
 def _prepare(unit: str) -> str:
@@ -706,12 +733,14 @@ def _prepare(unit: str) -> str:
         padded = _PAYS_BACK.sub(" cashback ", padded)
     if " at " in padded:  # "refreshing at 144 Hz", "running at 165Hz": the value, however it is said to run
         padded = _RUNS_AT.sub(" at ", padded)
+    if _DOES_IT_CUE.search(padded):
+        padded = _DOES_IT.sub(" ", padded)
     return padded
 
 
 # What a price bound holds for: each item ("each under ₱1,000", "₱900 apiece") or the whole order ("all
 # three together under ₱1,000", "for the pair"). Compared only where both sides say it.
-_EACH = re.compile(r" (?:each|apiece|per (?:piece|item|unit|pc)|a piece) ")
+_EACH = re.compile(r" (?:each|apiece|per (?:piece|item|unit|pc)|a piece|(?:every|single) (?:item|piece|one|product)) ")
 _WHOLE = re.compile(
     r" (?:total|altogether|together|combined|in all|all in|whole order|for (?:all|everything|both|the lot)"
     r"|for the (?:pair|set|lot|\d+|whole))(?= )"
@@ -999,12 +1028,31 @@ _GOVERNING = frozenset(
 )
 _BETWEEN = frozenset(
     "to i we it me want wants would should will be at for a an the of item items option options one them these "
-    "php peso pesos p just only really even ever more much".split()
+    "php peso pesos p just only really even ever more much single".split()
 )
 _DOUBLE_NEGATION = frozenset({"mind", "care", "matter"})  # "I don't mind paying over 500"
 
 
+# A bound ruled out after it: "a price of ₱2,000 or more is not acceptable", "anything at or above 12k
+# is ruled out", "₱1,500 or more is out of the question": the bound the buyer takes is the other side.
+_RULED_OUT_AFTER = re.compile(
+    r"(?:(?:is|are|would|will|be|being|simply|definitely|totally|completely|just|also|considered|strictly) )*"
+    r"(?:not acceptable|unacceptable|ruled out|out of the question|excluded|off the table|not an option|"
+    r"not okay|not ok|too much|too expensive|too pricey|a no go|no go|not allowed|rejected|a dealbreaker|"
+    r"a deal breaker|(?:out of|over|beyond) (?:my|the|our) budget)(?: |$)"
+)
+
+
+def _ruled_out_after(tokens: list[str], i: int) -> bool:
+    j = i + 1
+    while j < len(tokens) and (tokens[j] in ("lt", "gt") or tokens[j] in _CURRENCY):
+        j += 1
+    return j < len(tokens) and _RULED_OUT_AFTER.match(" ".join(tokens[j : j + 8])) is not None
+
+
 def _negated(tokens: list[str], i: int) -> bool:
+    if _ruled_out_after(tokens, i):
+        return True
     start = i - 1 if i > 0 and tokens[i - 1] in ("lt", "gt") else i
     for k in range(start - 1, max(-1, start - 7), -1):
         word = tokens[k]
@@ -1075,9 +1123,10 @@ _FIXED = re.compile(r"\b(?:fixed|flat|off)\b")
 _CASHBACK = re.compile(r" (?:cash ?back|coins?|(?:pays?|paid|gives?|given) (?:me )?back) ")
 _SHIPPING_VOUCHER = re.compile(
     r" (?:free )?(?:shipping|delivery) (?:voucher|coupon|promo)s? | fsv | voucher for free (?:shipping|delivery) "
-    r"| waives? the (?:shipping|delivery)"
+    r"| waives? the (?:shipping|delivery)| (?:shipping|delivery)(?: fee)? waiver "
 )
-_MONEY_OFF = re.compile(r" (?:off|discount|minus) | less (?!than )")  # "costing less than 6k" is a bound
+# "costing less than 6k", "six hundred pesos or less" are bounds
+_MONEY_OFF = re.compile(r" (?:off|discount|minus) |(?<! or) less (?!than )")
 _FREE_SHIPPING_SAID = re.compile(r" free (?:ship|shipping|delivery|sf) ")
 _OFF_SHIPPING = re.compile(r" off (?:the |on |on the |sa )?(?:shipping|delivery|sf) ")
 # "no minimum", "walang minimum spend": a threshold of zero, against another's stated minimum.
@@ -1631,8 +1680,14 @@ def _same_bound(a: Bound, b: Bound) -> bool:
     if "eq" in (a[0], b[0]):  # a direction one side does not say: the amounts decide
         values_a = {a[1], a[2]} - {0.0}
         return a[1] in ({b[1], b[2]} - {0.0}) or b[1] in values_a
-    # A price a centavo under a round one is that bound: "no more than ₱2,999.99" is below ₱3,000.
-    return a == b or (a[0] == b[0] and abs(a[1] - b[1]) <= 0.011 and abs(a[2] - b[2]) <= 0.011)
+    # A price a centavo or a peso under a round one is that bound: "no more than ₱2,999.99" and "not more
+    # than 499 pesos" are below ₱3,000 and ₱500 (a direction does not say whether the bound is in it).
+    return a == b or (a[0] == b[0] and _peso_apart(a[1], b[1]) and _peso_apart(a[2], b[2]))
+
+
+def _peso_apart(x: float, y: float) -> bool:
+    # Only amounts of a hundred or more: a size read as a bound ("size 9" / "size 10") is no peso off.
+    return abs(x - y) <= 0.011 or (abs(x - y) <= 1.0 and max(x, y) >= 100 and max(x, y) % 10 == 0)
 
 
 def _reading_conflict(
@@ -1922,7 +1977,9 @@ def _edit_conflict(
     matcher = SequenceMatcher(None, a, b, autojunk=False)
     ratio = matcher.ratio()
     if ratio < substituted:
-        return None
+        # A short reading (a voucher's thing once its terms are compared: "robot vacuum" / "stick
+        # vacuum") with one word replaced: one edit there costs more than the ratio allows.
+        return _short_edit(a, b, matcher) if gaps and len(a) == len(b) <= 3 else None
     removed: Counter[str] = Counter()
     added: Counter[str] = Counter()
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -1952,6 +2009,18 @@ def _edit_conflict(
     if gaps and ratio >= EDITED and (_weighty(only_a) or _weighty(only_b)):
         return f"edited ({ratio:.2f}): {only_a} / {only_b}"
     return None
+
+
+def _short_edit(a: Sequence[str], b: Sequence[str], matcher: SequenceMatcher) -> str | None:
+    changed = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] != "replace" or changed[0][2] - changed[0][1] != 1:
+        return None
+    mine, theirs = a[changed[0][1]], b[changed[0][3]]
+    if changed[0][4] - changed[0][3] != 1 or not (mine.isalpha() and theirs.isalpha()):
+        return None
+    if mine in _FRAME or theirs in _FRAME or _alike(mine, theirs) or lexicon.same_common_reading(mine, theirs):
+        return None
+    return f"edited (short): {[mine]} / {[theirs]}"
 
 
 _UNIT_TOKEN = re.compile(r"(\d+(?:\.\d+)?)[a-z]+")
@@ -2005,6 +2074,9 @@ def _one_meaning_dropped(only_a: list[str], only_b: list[str]) -> tuple[list[str
                 and other.isalpha()
                 and word not in _CLASS_OF
                 and other not in _CLASS_OF
+                # Two groups of the shopping synonyms are two things ("bicycle" / "motorcycle": "bike"
+                # is both to WordNet)
+                and not (word in CANONICAL and other in CANONICAL and CANONICAL[word] != CANONICAL[other])
                 and lexicon.same_common_reading(word, other)
             ),
             None,
