@@ -49,7 +49,15 @@ from arena.problems.synonyms import CANONICAL
 
 # Sentence ends, list separators and list markers: "(1) A ...; (2) A ..." and bulleted lines
 # become one unit per item, so items can be reordered or re-framed.
-_UNITS = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|\(\d{1,2}\)|(?<=[\s;:.])\d{1,2}\)\s+")
+# An abbreviation's point ends no sentence unless a capital follows: "10 cu. ft.", "min. spend ₱999".
+_ABBREVIATED = ("cu", "sq", "min", "max", "approx", "no", "vs", "pcs", "qty")
+_UNITS = re.compile(
+    r"(?<=[.!?])"
+    + "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATED)
+    + r"\s+|(?:"
+    + "|".join(rf"(?<=\b{a}\.)" for a in _ABBREVIATED)
+    + r")\s+(?=[A-Z])|\n+|;\s*|\(\d{1,2}\)|(?<=[\s;:.])\d{1,2}\)\s+"
+)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,2}[.)])\s+", re.MULTILINE)
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
@@ -228,6 +236,7 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
     "official": (
         "official lazmall store", "official lazmall", "lazmall store", "lazmall", "laz mall", "official store", "official shop", "official seller", "official stores",
         "official brand store", "flagship store", "flagship shop", "official flagship store", "official flagship",
+        "flagship outlet", "official outlet",
     ),
     "flashsale": ("lazflash", "laz flash", "flash sale", "flash deal", "flash deals", "flash sales"),
     # What the seller adds besides shipping and paying: a request that asks one asks more than one

@@ -82,6 +82,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("battery", "cell"),  # "AA cells"
     ("screen", "display"),
     ("filter", "filtration"),
+    ("cuft", "cu ft", "cubic feet", "cubic foot"),
     ("paperback", "softbound", "soft-bound", "softcover", "soft-cover"),
     ("mah", "milliampere-hour", "milliamp-hour", "milliampere hour", "milliamp hour"),
     ("handbag", "purse"),

@@ -70,6 +70,7 @@ for _dimension, _entries in {
         1000.0: "l ltr ltrs liter liters litre litres litro litros",  # not "lt": the direction token
         3785.41: "gallon gallons gal",
         946.353: "qt qts quart quarts",
+        28316.8: "cuft",  # "8 cu ft", "8 cubic feet" (the synonyms join them)
     },
     "mass": {
         0.001: "mg milligram milligrams",
@@ -152,6 +153,8 @@ _FRAME = (
     | frozenset("amount final".split())
     # A conditional's end and a thing pointed back at: "..., I'll take it", "the crib itself".
     | frozenset("take itself themselves once never put".split())
+    # An ability said with its own words: "it must be able to mop".
+    | frozenset("able per".split())
     # A dimension named before its value: "a hose whose length is fifteen metres", "whose wood is oak".
     | frozenset("length width depth diameter".split())
 )
@@ -203,7 +206,7 @@ _CLASS_OF = {word: name for name, words in _CLASSES.items() for word in words}
 _BRAND_WORDS = frozenset(
     """apple canon dove puma shell tide jaguar corona gap mango guess oral oralb lego hp dell stanley philips
     sony milo nestle kodak fossil vans converse coach razer corsair anker baseus ugreen remington braun
-    panasonic sharp toshiba hanabishi kyowa""".split()
+    panasonic sharp toshiba hanabishi kyowa pigeon alaska""".split()
 )
 
 
@@ -428,7 +431,9 @@ _PHRASE_END = (
     # whose season is ...", "a caster sized 6 inch", "a tee listed as petite"
     r"having|whose|where|sized|listed|marked|labelled|labeled|described|sold|made|crafted|built|available|"
     # its price: "a canvas tote costing under ₱350"
-    r"costing|priced|selling|worth)\b|"
+    r"costing|priced|selling|worth|"
+    # its size: "basketball shorts size L with ..."
+    r"size)\b|"
     r"\s*[.,?!;:]|\s*$)"
 )
 _PHRASE = r"(?:a|an|the|some|one|my)?\s*(?:(?:set|pack|pair|box|bag|bundle|piece|bottle|jar|wheel|can|tube|bar) of\s+)?((?:[\w'-]+\s*?){1,4}?)"

@@ -140,6 +140,10 @@ BLIND_POOLS = {
     47: (0.97, 0.89),
     49: (0.98, 0.90),
     51: (0.96, 0.78),
+    # Pool 53 was written mid-session (a model producing a benchmark's held-out variants of its seed tasks),
+    # measured on the session's starting code and on the rules as they then stood before anyone read it,
+    # 0.956 / 0.868 and 0.966 / 0.872, and never read.
+    53: (0.95, 0.86),
 }
 
 

@@ -140,6 +140,27 @@ ONE_ASK = [
         "One store should supply three baby items: a feeding bottle, a bib and a teether.",
         "Feeding bottle, bib and teether from the same store",
     ),
+    # a capacity in cubic feet, an ability, the brand's outlet, "per" for "each"
+    (
+        "product",
+        "A two-door inverter refrigerator, 7 cu ft or more, under ₱20,000",
+        "An inverter refrigerator with two doors and at least 7 cubic feet, below ₱20,000",
+    ),
+    (
+        "product",
+        "A Dyson cordless vacuum that must be able to mop, under ₱25,000",
+        "A Dyson cordless vacuum that can mop, under ₱25,000",
+    ),
+    (
+        "product",
+        "Samsung 45W charger sold by the brand's flagship outlet, under ₱1,500",
+        "Samsung 45W charger from the official store, under ₱1,500",
+    ),
+    (
+        "knowledge",
+        "A jersey printed with the number of players per team on a volleyball court",
+        "A jersey printed with the number of players each team has on a volleyball court",
+    ),
     # a voucher's budget said as its ceiling
     (
         "voucher",
@@ -149,6 +170,16 @@ ONE_ASK = [
 ]
 
 TWO_ASKS = [
+    (
+        "product",
+        "A two-door inverter refrigerator, 7 cu ft or more, under ₱20,000",
+        "A two-door inverter refrigerator, 9 cubic feet or more, under ₱20,000",
+    ),
+    (
+        "product",
+        "Samsung 45W charger sold by the brand's flagship outlet, under ₱1,500",
+        "Samsung 45W charger with free shipping, under ₱1,500",
+    ),
     (
         "product",
         "A Lenovo wireless keyboard is wanted; paying ₱1,500 or more is out of the question.",
