@@ -83,6 +83,18 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("screen", "display"),
     ("filter", "filtration"),
     ("cuft", "cu ft", "cubic feet", "cubic foot"),
+    # a voucher for a shop's first order: "new-user voucher", "first-time-customer coupon" ("new" is no condition)
+    (
+        "newuser",
+        "new user",
+        "new-user",
+        "new customer",
+        "new buyer",
+        "first-time customer",
+        "first-time buyer",
+        "first-time user",
+        "first-time shopper",
+    ),
     ("paperback", "softbound", "soft-bound", "softcover", "soft-cover"),
     ("mah", "milliampere-hour", "milliamp-hour", "milliampere hour", "milliamp hour"),
     ("handbag", "purse"),

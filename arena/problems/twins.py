@@ -524,7 +524,7 @@ _VOUCHER_VOCABULARY = frozenset(
     "voucher coupon off percent percentage discount min minimum spend max maximum use budget less cashback "
     "threshold order total valid promo code deduct apply exceed rule fixe fixed platform "
     # how a generator says a voucher works: "knocks ₱400 off", "kicks in once I spend", "cuts 20%"
-    "knock kick cut slash shave waive subtract fee".split()
+    "knock kick cut slash shave waive subtract fee waiver newuser".split()
 )
 
 
@@ -2005,6 +2005,8 @@ def _edit_conflict(
         only_a = [w for w in only_a if w.isalpha() and not w.startswith("svc")]
         only_b = [w for w in only_b if w.isalpha() and not w.startswith("svc")]
     only_a, only_b = _unspelt(only_a, only_b, a, b)
+    # One is "a": "shuttlecocks (1 tube)" / "a tube of shuttlecocks".
+    only_a, only_b = [w for w in only_a if w != "1"], [w for w in only_b if w != "1"]
     only_a, only_b = _one_number(only_a, only_b)
     only_a, only_b = _one_meaning_dropped(only_a, only_b)
     if _said_out(only_a, only_b, b) or _said_out(only_b, only_a, a):

@@ -161,6 +161,17 @@ ONE_ASK = [
         "A jersey printed with the number of players per team on a volleyball court",
         "A jersey printed with the number of players each team has on a volleyball court",
     ),
+    # a first order's voucher ("new" is no condition of the thing), one as "a"
+    (
+        "voucher",
+        "Selfie stick with a first-time-customer coupon of ₱60 off at ₱300 spent, budget ₱450",
+        "Selfie stick, new-user voucher ₱60 off min spend ₱300, budget ₱450",
+    ),
+    (
+        "shop",
+        "One store: a badminton racket, a tube of shuttlecocks and grip tape",
+        "One store: badminton racket, shuttlecocks (1 tube), grip tape",
+    ),
     # a voucher's budget said as its ceiling
     (
         "voucher",
@@ -170,6 +181,11 @@ ONE_ASK = [
 ]
 
 TWO_ASKS = [
+    (
+        "shop",
+        "One store: a badminton racket, 2 tubes of shuttlecocks and grip tape",
+        "One store: badminton racket, shuttlecocks (3 tubes), grip tape",
+    ),
     (
         "product",
         "A two-door inverter refrigerator, 7 cu ft or more, under ₱20,000",
