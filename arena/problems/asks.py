@@ -99,6 +99,8 @@ _REQUEST_CUE_MORE = re.compile(
     r"\b(?:i'?m|i am|we'?re|we are) (?:after|shopping|hoping|trying to (?:get|buy|find)|planning to buy)\b|"
     r"\b(?:i|we) (?:only |just |also |still |definitely |really )?(?:want|need|prefer|require)\b"
     r"(?! (?:this|it|them|that|these|those)\b)|\b(?:php|p)\d|"
+    # the brand someone keeps to: "My husband only uses Gillette.", "she only trusts Cetaphil"
+    r"\bonly (?:uses?|trusts?|wears?|buys?|likes?)\b|"
     r"\b(?:under|below|above|over|less than|more than|cheaper than|up to|at most|at least)\s+(?:php\s?|p)?\d[\d,.]*"
     r"(?!\s*(?:years?|months?|weeks?|days?|hours?|minutes?|kids?|times?|people)\b)|"
     r"^[\w' ]{1,30}:\s*(?!(?:my|i|we|our|so|well|it|this|there|he|she|they|last|when)\b)\w"
@@ -341,7 +343,7 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r" (?:cash|pay|paying|payment|payable|paid)(?: \w+){0,3}? (?:on|upon|at|when it|when they|once it) "
-            r"(?:delivery|arrival|receipt|arrives|arrive|the door|my door|doorstep)(?= )"
+            r"(?:delivery|arrival|receipt|arrives|arrive|the door|my door|doorstep|the doorstep|my doorstep)(?= )"
         ),
         "COD",
     ),
@@ -431,7 +433,8 @@ _DECLINED = re.compile(
     r"(?:hindi|di) (?:na )?(?:kailangan|need)(?: ng| na| ang)?)(?: \w+)?"
     r" (?:installation|assembly|cod|cash on delivery|lazmall|official store|gift wrap|gift wrapping)"
     r"(?: (?:needed|required|necessary|ok|okay|is fine|please))?(?= )(?! fees?| costs?| charges?)"
-    r"| (?:installation|assembly|cod) (?:is |are )?(?:not|no longer) (?:needed|required|necessary)(?= )"
+    r"| (?:installation|assembly|cod|cash on delivery) (?:is |are )?(?:not|no longer) (?:needed|required|necessary|"
+    r"a must|mandatory|a requirement)(?= )"
     # Paying online is COD declined: "no need for cash on delivery, will pay online".
     r"| (?:(?:i )?will |ill )?pay (?:online|via gcash|through gcash|by card|with a card)(?= )"
     r"| (?:ill|i will|well|we will|we can|i can) (?:install|assemble|set up) (?:it|them|this)"
@@ -917,9 +920,15 @@ def _constraints_only(reward) -> dict:
 # What the buyer had before, broken, told anywhere in a sentence ("Hiking season is starting, and my old
 # plastic bottle cracked on the last trail"): its material or colour is no constraint of the new one.
 _OLD_ONE_BROKE = re.compile(
-    r"\b(?:my|our) (?:old|previous|last|current|former)(?: \w+){1,3}? (?:broke|cracked|died|stopped|gave up|gave out|"
+    r"\b(?:my|our) (?:old|previous|last|current|former)(?: [\w.'-]+){1,3}? (?:broke|cracked|died|stopped|gave up|gave out|"
     r"wore out|tore|ripped|leaked|leaks|is broken|was broken|got lost|went missing|finally)\b",
     re.IGNORECASE,
+)
+
+
+# ... unless the sentence goes on to the new one: "My old 1.8L one broke, so same capacity.", "so a 2.2L one".
+_SAME_AGAIN = re.compile(
+    r"\b(?:same|again|like it|like that|like the old|this time|so (?:a|an|the|now|i|we|this|get|make))\b", re.IGNORECASE
 )
 
 
@@ -927,6 +936,8 @@ def _unit_kind(unit: str, voucher_possible: bool) -> str:
     """voucher, context or request: what one sentence of a paragraph does."""
     if voucher_possible and _VOUCHER_CUE.search(unit):
         return "voucher"
+    if _OLD_ONE_BROKE.search(unit) and _SAME_AGAIN.search(unit):
+        return "request"  # the old one's size or brand asked again
     if (
         (
             _NARRATIVE.match(unit)

@@ -708,6 +708,9 @@ _DOES_IT = re.compile(
     r" (?:that |which )?(?:works?|working|usable) on(?= )| (?:rated|backed|covered)(?= (?:for|by|up to) )"
     r"| measuring(?= )| (?:compatible|ready)(?= )"
 )
+# The brand preferred said beside the one passed over: "Kyowa instead of Hanabishi", "Marshall over Bose any
+# day", "QCY rather than Soundcore": what follows is ruled out, as after "not".
+_PASSED_OVER = re.compile(r" (?:instead of|rather than|over(?= [a-z0-9]+ (?:any day|anytime|every time|always)\b))")
 _DOES_IT_CUE = re.compile(r" (?:work|usable|rated|backed|covered|measuring|compatible|ready)")
 
 
@@ -740,6 +743,8 @@ def _prepare(unit: str) -> str:
         padded = _RUNS_AT.sub(" at ", padded)
     if _DOES_IT_CUE.search(padded):
         padded = _DOES_IT.sub(" ", padded)
+    if " instead " in padded or " rather " in padded or " over " in padded:
+        padded = _PASSED_OVER.sub(" not ", padded)  # "Kyowa instead of Hanabishi": Hanabishi ruled out
     return padded
 
 
@@ -946,6 +951,10 @@ def _excluded(tokens: list[str]) -> set[int]:
                 out.add(k)
                 if CANONICAL.get(word, word) in _CLASS_OF:  # "don't want plastic, stainless ...": one value
                     break
+                if word.isalpha() and (
+                    word in _BRAND_WORDS or not _a_word(word)
+                ):  # "not Romoss, Baseus lang": one name
+                    break
     return out
 
 
@@ -1025,7 +1034,8 @@ def _direction_before(tokens: list[str], i: int) -> str | None:
 # its direction ("not under"), or with a verb of paying, costing or showing between ("won't go
 # above", "neither should cost ... or more"); "no logo, under 1000" turns nothing around.
 _NEGATIONS = frozenset(
-    "not dont doesnt didnt wont cant cannot never nothing neither nor none no without shouldnt mustnt isnt".split()
+    "not dont doesnt didnt wont cant cannot never nothing neither nor none no without shouldnt mustnt isnt "
+    "skip avoid".split()  # "skip anything ₱500 and up": below 500
 )
 _GOVERNING = frozenset(
     """spend spending pay paying go going exceed exceeding cost costs costing show see want priced be is
@@ -1044,7 +1054,8 @@ _RULED_OUT_AFTER = re.compile(
     r"(?:(?:is|are|would|will|be|being|simply|definitely|totally|completely|just|also|considered|strictly) )*"
     r"(?:not acceptable|unacceptable|ruled out|out of the question|excluded|off the table|not an option|"
     r"not okay|not ok|too much|too expensive|too pricey|a no go|no go|not allowed|rejected|a dealbreaker|"
-    r"a deal breaker|(?:out of|over|beyond) (?:my|the|our) budget)(?: |$)"
+    r"a deal breaker|(?:out of|over|beyond) (?:my|the|our) budget|(?:a )?no for me|a no|"
+    r"(?:i|we|ill|i will|id|i would|we will|well) (?:pass|skip)|(?:im|i am) scrolling past|wont fly|a waste)(?: |$)"
 )
 
 
@@ -1452,6 +1463,10 @@ _STATED_CLASSES = ("colour", "material")
 def _one_sided(a: Reading, b: Reading) -> str | None:
     """``a`` names a colour or material where ``b`` names none: the labelled rule is that a
     request with fewer constraints is another ask, not a rewording."""
+    # A brand one side rules out and the other asks for ("not Soundcore, QCY lang" / "not QCY, Soundcore").
+    passed = sorted(n for n in set(a.ruled_out) & set(b.names) if len(n) >= 4)  # not "LTE", "USB"
+    if passed:
+        return f"rules out {passed} / names it"
     for name in _STATED_CLASSES:
         if any(c == name for c, _ in a.classes) and not any(c == name for c, _ in b.classes):
             return f"{name} {[w for c, w in a.classes if c == name]} / none"
@@ -2007,6 +2022,7 @@ def _edit_conflict(
     only_a, only_b = _unspelt(only_a, only_b, a, b)
     # One is "a": "shuttlecocks (1 tube)" / "a tube of shuttlecocks".
     only_a, only_b = [w for w in only_a if w != "1"], [w for w in only_b if w != "1"]
+    only_a, only_b = _peso_apart_amounts(only_a, only_b)
     only_a, only_b = _one_number(only_a, only_b)
     only_a, only_b = _one_meaning_dropped(only_a, only_b)
     if _said_out(only_a, only_b, b) or _said_out(only_b, only_a, a):
@@ -2016,6 +2032,26 @@ def _edit_conflict(
     if gaps and ratio >= EDITED and (_weighty(only_a) or _weighty(only_b)):
         return f"edited ({ratio:.2f}): {only_a} / {only_b}"
     return None
+
+
+def _peso_apart_amounts(only_a: list[str], only_b: list[str]) -> tuple[list[str], list[str]]:
+    """Less each pair of amounts a peso apart ("₱1,999 max" / "under ₱2,000"): one bound, compared above."""
+    numbers_b = [w for w in only_b if _NUMBER.fullmatch(w)]
+    if not numbers_b:
+        return only_a, only_b
+    left_b = list(only_b)
+    left_a = []
+    for word in only_a:
+        match = (
+            next((w for w in numbers_b if w in left_b and _peso_apart(float(word), float(w))), None)
+            if _NUMBER.fullmatch(word)
+            else None
+        )
+        if match is None:
+            left_a.append(word)
+        else:
+            left_b.remove(match)
+    return left_a, left_b
 
 
 def _short_edit(a: Sequence[str], b: Sequence[str], matcher: SequenceMatcher) -> str | None:

@@ -231,6 +231,14 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # a centavo for the courier", "setup shouldn't cost extra", Cebuano "ug tunga", a bound for each
         # item against one for the whole list: 0.721 / 0.789.
         ("attack45", 0.72, 0.78),
+        # 240 pairs a helper with a fresh context wrote against the rules as docs/leak-clusters.md stood after
+        # the fourteenth session's first rules (bounds refused in words no list holds, the brand preferred
+        # beside the one passed over, an old thing's size asked again, services declined, WordNet's kinds of
+        # one thing, riddles' facts by nickname). Session start 0.568 / 0.644, before anyone looked 0.576 /
+        # 0.655; then "skip anything", "I'll pass", "is a no for me", "already too much", "X instead of Y",
+        # "X over Y any day", "not X, Y lang", "COD is not a must", "only uses X", "so same capacity", paying
+        # at the doorstep, amounts a peso apart in an edit: 0.643 / 0.739.
+        ("attack55", 0.64, 0.73),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):

@@ -172,6 +172,36 @@ ONE_ASK = [
         "One store: a badminton racket, a tube of shuttlecocks and grip tape",
         "One store: badminton racket, shuttlecocks (1 tube), grip tape",
     ),
+    # the brand preferred said beside the one passed over; a service said not to be a must; a bound refused
+    (
+        "product",
+        "A 1.5L rice cooker, Kyowa instead of Hanabishi this time, under ₱1,500",
+        "Kyowa rice cooker, 1.5 L, below ₱1,500",
+    ),
+    (
+        "product",
+        "Bluetooth speaker, Marshall over Bose any day, under ₱9,000",
+        "Marshall Bluetooth speaker below ₱9,000",
+    ),
+    ("product", "Wireless earbuds, not Soundcore, QCY lang, under ₱1,500", "QCY wireless earbuds under ₱1,500"),
+    ("product", "Xiaomi air fryer under ₱3,500; cash on delivery is not a must", "Xiaomi air fryer under ₱3,500"),
+    ("product", "A Casio G-Shock watch; 8k and up, I'll pass.", "Casio G-Shock watch under ₱8,000"),
+    ("product", "Leather belt, brown; anything below ₱900 is a no for me", "Brown leather belt, ₱900 or more"),
+    ("product", "Compact umbrella, black; skip anything ₱400 and up", "Black compact umbrella under ₱400"),
+    ("product", "ICC-certified full-face helmet, size M, under ₱3,000", "ICC full-face helmet, size M, ₱2,999 max"),
+    ("product", "Dyson fan; ₱20k is already too much for me", "Dyson fan under ₱20,000"),
+    # the old one's size asked again; paying at the doorstep; the brand someone only uses
+    (
+        "product",
+        "Kyowa rice cooker please. My old 1.8L one broke, so same capacity. Under ₱2,000.",
+        "Kyowa 1.8L rice cooker below ₱2,000",
+    ),
+    (
+        "product",
+        "Realme C55 phone under ₱9,000. I'll pay in cash at the doorstep.",
+        "Realme C55 phone under ₱9,000, cash on delivery",
+    ),
+    ("product", "My wife only uses Dove. A body wash, 1 litre, under ₱500.", "Dove body wash 1L under ₱500"),
     # a voucher's budget said as its ceiling
     (
         "voucher",
@@ -181,6 +211,36 @@ ONE_ASK = [
 ]
 
 TWO_ASKS = [
+    (
+        "product",
+        "My wife only uses Dove. A body wash, 1 litre, under ₱500.",
+        "My wife only uses Palmolive. A body wash, 1 litre, under ₱500.",
+    ),
+    (
+        "product",
+        "Kyowa rice cooker please. My old 1.8L one broke, so same capacity. Under ₱2,000.",
+        "Kyowa rice cooker please. My old 1.8L one broke, so a bigger one, 2.2L. Under ₱2,000.",
+    ),
+    (
+        "product",
+        "A 1.5L rice cooker, Kyowa instead of Hanabishi this time, under ₱1,500",
+        "A 1.5L rice cooker, Hanabishi instead of Kyowa this time, under ₱1,500",
+    ),
+    (
+        "product",
+        "Bluetooth speaker, Marshall over Bose any day, under ₱9,000",
+        "Bluetooth speaker, Bose over Marshall any day, under ₱9,000",
+    ),
+    (
+        "product",
+        "Wireless earbuds, not Soundcore, QCY lang, under ₱1,500",
+        "Wireless earbuds, not QCY, Soundcore lang, under ₱1,500",
+    ),
+    (
+        "product",
+        "Xiaomi air fryer under ₱3,500; cash on delivery is a must",
+        "Xiaomi air fryer under ₱3,500; cash on delivery is not a must",
+    ),
     (
         "shop",
         "One store: a badminton racket, 2 tubes of shuttlecocks and grip tape",
