@@ -101,6 +101,8 @@ _REQUEST_CUE_MORE = re.compile(
     r"(?! (?:this|it|them|that|these|those)\b)|\b(?:php|p)\d|"
     # the brand someone keeps to: "My husband only uses Gillette.", "she only trusts Cetaphil"
     r"\bonly (?:uses?|trusts?|wears?|buys?|likes?)\b|"
+    # what someone it is for wants of it: "My daughter wants it in pink.", "He needs it to be waterproof."
+    r"\b(?:wants?|needs?|prefers?|likes?) (?:it|them|one) (?:in|to be|with)\b|"
     r"\b(?:under|below|above|over|less than|more than|cheaper than|up to|at most|at least)\s+(?:php\s?|p)?\d[\d,.]*"
     r"(?!\s*(?:years?|months?|weeks?|days?|hours?|minutes?|kids?|times?|people)\b)|"
     r"^[\w' ]{1,30}:\s*(?!(?:my|i|we|our|so|well|it|this|there|he|she|they|last|when)\b)\w"

@@ -155,6 +155,8 @@ _FRAME = (
     | frozenset("take itself themselves once never put".split())
     # An ability said with its own words: "it must be able to mop".
     | frozenset("able per".split())
+    # Adverbs that only say how strongly: "₱15k is already too much", "it won't go past ₱120 off, though".
+    | frozenset("already though".split())
     # A dimension named before its value: "a hose whose length is fifteen metres", "whose wood is oak".
     | frozenset("length width depth diameter".split())
 )

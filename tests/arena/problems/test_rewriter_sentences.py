@@ -202,6 +202,11 @@ ONE_ASK = [
         "Realme C55 phone under ₱9,000, cash on delivery",
     ),
     ("product", "My wife only uses Dove. A body wash, 1 litre, under ₱500.", "Dove body wash 1L under ₱500"),
+    (
+        "product",
+        "Kids' raincoat, size M, under ₱600. My son wants it in yellow.",
+        "Yellow kids' raincoat, size M, under ₱600",
+    ),
     # a voucher's budget said as its ceiling
     (
         "voucher",
@@ -211,6 +216,11 @@ ONE_ASK = [
 ]
 
 TWO_ASKS = [
+    (
+        "product",
+        "Kids' raincoat, size M, under ₱600. My son wants it in yellow.",
+        "Kids' raincoat, size M, under ₱600. My son wants it in green.",
+    ),
     (
         "product",
         "My wife only uses Dove. A body wash, 1 litre, under ₱500.",
