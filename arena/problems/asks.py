@@ -310,7 +310,7 @@ _SERVICE_SENTENCES: tuple[tuple[re.Pattern[str], str], ...] = (
             rf" {_SHIPPING}(?: (?:must|should|will|would|can))? not cost(?: me| us)? (?:a|one|a single) (?:peso|centavo|cent)"
             r"| not (?:paying|pay|spending|spend) (?:a|one|a single) (?:peso|centavo|cent) (?:for|on) (?:the )?"
             r"(?:courier|shipping|delivery|rider|shipment)"
-            rf"| {_SHIPPING} (?:should|must|will|has to|is to) be on the (?:seller|shop|store)"
+            rf"| {_SHIPPING}(?: (?:should|must|will|has to|is to) be| is)? on the (?:seller|shop|store)"
             r"| (?:seller|shop|store) (?:brings|delivers|sends|ships) (?:it|them) without charging(?= )"
         ),
         "freeShipping",
@@ -848,7 +848,20 @@ _USED = re.compile(r"\b(?:pre[- ]?owned|second[- ]?hand)\b")
 
 def _split_units(text: str) -> list[str]:
     text = _BULLET.sub("\n", text)
-    return [unit.strip() for unit in _UNITS.split(text) if unit and unit.strip()]
+    units = [unit.strip() for unit in _UNITS.split(text) if unit and unit.strip()]
+    if "?" not in text:
+        return units
+    # A label asked and answered ("Shipping? On the seller.", "Budget? ₱500."): one sentence.
+    joined: list[str] = []
+    for unit in units:
+        if joined and _LABEL_ASKED.fullmatch(joined[-1]):
+            joined[-1] = f"{joined[-1]} {unit}"
+        else:
+            joined.append(unit)
+    return joined
+
+
+_LABEL_ASKED = re.compile(r"[A-Za-z][\w-]*\?")
 
 
 _SZ = re.compile(r"\bsz\b")

@@ -207,6 +207,12 @@ ONE_ASK = [
         "Kids' raincoat, size M, under ₱600. My son wants it in yellow.",
         "Yellow kids' raincoat, size M, under ₱600",
     ),
+    # a label asked and answered
+    (
+        "product",
+        "Laptop stand, aluminium. Shipping? On the seller. Under ₱900.",
+        "Aluminium laptop stand under ₱900 with free shipping",
+    ),
     # a voucher's budget said as its ceiling
     (
         "voucher",
