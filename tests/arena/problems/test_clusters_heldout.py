@@ -123,7 +123,7 @@ BLIND_POOLS = {
     # generator restructuring every sentence, 37 two customers asking one thing in their own words), blind
     # to its rules, and only measured, never read: session start 0.985 / 0.782 and 0.967 / 0.793; after the
     # thirteenth session's generator sentences, 0.987 / 0.863 and 0.972 / 0.858 (floors raised).
-    35: (0.98, 0.88),
+    35: (0.98, 0.89),
     37: (0.96, 0.86),
     # Pools 39, 41 and 43 were written in the thirteenth session and measured on its starting code before
     # anyone read them: 39 (a model writing a benchmark's variants) 0.981 / 0.857 and 43 (a "hard variant"
@@ -131,15 +131,15 @@ BLIND_POOLS = {
     # 41 (everyday shoppers, each with their own habits) 0.972 / 0.858, only measured, never read.
     39: (0.98, 0.98),
     41: (0.97, 0.86),
-    43: (0.97, 0.88),
+    43: (0.97, 0.89),
     # Pools 47, 49 and 51 were written at the start of the fourteenth session and measured on its starting
     # code (68c7250) before anyone read them: 47 (a rewriting model told to share as few words with its seed
     # as it can: negations, passives, descriptions for names) 0.979 / 0.807 and 49 (crowd workers, each pair
     # in another worker's style) 0.971 / 0.869, both then developed on; 51 (a search-box query against an
-    # email to the shop's concierge) 0.970 / 0.778, only measured, never read.
-    47: (0.97, 0.89),
-    49: (0.98, 0.90),
-    51: (0.96, 0.78),
+    # email to the shop's concierge) 0.970 / 0.778, only measured, never read (0.974 / 0.807 at the session's end).
+    47: (0.97, 0.91),
+    49: (0.98, 0.92),
+    51: (0.96, 0.80),
     # Pool 53 was written mid-session (a model producing a benchmark's held-out variants of its seed tasks),
     # measured on the session's starting code and on the rules as they then stood before anyone read it,
     # 0.956 / 0.868 and 0.966 / 0.872, and never read.
@@ -237,8 +237,8 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # one thing, riddles' facts by nickname). Session start 0.568 / 0.644, before anyone looked 0.576 /
         # 0.655; then "skip anything", "I'll pass", "is a no for me", "already too much", "X instead of Y",
         # "X over Y any day", "not X, Y lang", "COD is not a must", "only uses X", "so same capacity", paying
-        # at the doorstep, amounts a peso apart in an edit: 0.643 / 0.739.
-        ("attack55", 0.64, 0.73),
+        # at the doorstep, amounts a peso apart in an edit, "already", "my daughter wants it in pink": 0.657 / 0.762.
+        ("attack55", 0.65, 0.76),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):
