@@ -647,7 +647,13 @@ _HALF_UNIT = re.compile(
     r"\b(?:half an?|half|kalahating|kalahati ng)\s+(kilos?|kg|kilograms?|liters?|litres?|litro|gallons?|pounds?|lbs?|"
     r"meters?|metres?|metro|inch|inches|feet|foot)\b"
 )
-_FRACTION_OFF = re.compile(r"\b(?:a |one )?(quarter|half|fifth|tenth)[\s-]+off\b")
+_SHOPPER_CAPPED = re.compile(r"\b(?:i'?m|i am|we'?re|we are)\s+(?:capped|maxed)\s+(?:at|to)\b")
+# "a quarter-off voucher", "takes a quarter off the bill", "knocks off a fifth of the total": a percent.
+_FRACTION_OFF = re.compile(
+    r"\b(?:a |one )?(quarter|half|fifth|tenth)[\s-]+off\b|"
+    r"\boff (?:a |one )?(quarter|half|fifth|tenth) of (?:the |your |my |our )?"
+    r"(?:price|prices|total|bill|order|cart|purchase|amount|subtotal)\b"
+)
 
 
 _AND_HALF_OF_UNIT = re.compile(r"\b([1-9]0*) (?:ug|at) tunga\b")
@@ -700,8 +706,10 @@ def _digits(text: str) -> str:
         text = _AND_A_HALF.sub(_and_a_half, text)
         # "one and a half litres" is 1.5 of them
         text = _AND_A_HALF_UNIT.sub(_and_a_half_of, text)
+    if "capped" in text:  # "I'm capped at 3k": the shopper's budget, not a voucher's cap
+        text = _SHOPPER_CAPPED.sub("my budget is up to", text)
     if "quarter" in text or "half" in text or "fifth" in text or "tenth" in text:  # "a quarter-off voucher": 25%
-        text = _FRACTION_OFF.sub(lambda m: f"{_FRACTIONS[m.group(1)]} percent off", text)
+        text = _FRACTION_OFF.sub(lambda m: f"{_FRACTIONS[m.group(1) or m.group(2)]} percent off", text)
     if "half" in text or "kalahati" in text:  # "half a kilo", "kalahating litro": 0.5 of the unit
         text = _HALF_UNIT.sub(r"0.5 \1", text)
     if "thousand" in text:  # before text2num, which would read "1.5 thousand" as "1.5 1000"

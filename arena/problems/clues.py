@@ -100,9 +100,16 @@ def _amount(found: re.Match[str]) -> str:
     if not number:
         return found.group(0)
     value = float(number.group(0))
+    rounded = round_amount(value)
+    return f" {rounded:g} " if rounded != value else f" {number.group(0)} "
+
+
+def round_amount(value: float) -> float:
+    """The round amount a price a peso under it stands for ("not more than ₱299", "below 300"): only
+    amounts of a hundred or more, as a size read as a bound ("size 9" / "size 10") is no peso off."""
     if value >= 99 and value.is_integer() and (value + 1) % 10 == 0:
-        return f" {value + 1:g} "
-    return f" {number.group(0)} "
+        return value + 1
+    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ from functools import lru_cache
 
 from arena.problems import cebuano, lexicon, regional, tagalog
 from arena.problems.asks import (
+    _BULLET,
     _JOINED,
     _PRICE_PHRASES,
     _SERVICE_PHRASES,
@@ -52,7 +53,7 @@ from arena.problems.asks import (
     mark_services,
     split_problem,
 )
-from arena.problems.clues import Clue, clue_conflict, read_clue
+from arena.problems.clues import Clue, clue_conflict, read_clue, round_amount
 from arena.problems.heads import heads_conflict, item_heads, phrase_heads
 from arena.problems.model import Intent, Problem, ProductReward
 from arena.problems.signature import price_interval
@@ -157,6 +158,9 @@ _FRAME = (
     | frozenset("able per".split())
     # Adverbs that only say how strongly: "₱15k is already too much", "it won't go past ₱120 off, though".
     | frozenset("already though".split())
+    # A size said roughly, a title asked for by name, a book bought as a copy: "about 30 cm tall", "what
+    # is the title of ...", "a paperback copy of this novel".
+    | frozenset("about title copy".split())
     # A dimension named before its value: "a hose whose length is fifteen metres", "whose wood is oak".
     | frozenset("length width depth diameter".split())
 )
@@ -202,6 +206,58 @@ _CLASSES: dict[str, frozenset[str]] = {
     "extra": frozenset("installation warranty assembly".split()),
 }
 _CLASS_OF = {word: name for name, words in _CLASSES.items() for word in words}
+
+
+def _deletions(word: str) -> set[str]:
+    return {word[:k] + word[k + 1 :] for k in range(len(word))}
+
+
+# Each colour and material (four letters or more) under itself and under each of its one-letter
+# deletions: a token one letter away from a value shares one of these keys (SymSpell's index).
+_VALUE_KEYS: dict[str, frozenset[str]] = {}
+for _value, _class in _CLASS_OF.items():
+    if _class in ("colour", "material") and _value.isalpha() and len(_value) >= 4:
+        for _key in _deletions(_value) | {_value}:
+            _VALUE_KEYS[_key] = _VALUE_KEYS.get(_key, frozenset()) | {_value}
+
+
+@lru_cache(maxsize=65_536)
+def _value_respelt(token: str) -> str:
+    """A colour or material misspelt by a letter ("yelow", "whte", "leahter"): that value, where the
+    token is no word of the shopper's languages (a brand or a word one letter from a colour stays)
+    and one value alone is a letter away."""
+    if (
+        len(token) < 4
+        or not token.isalpha()
+        or token in _CLASS_OF
+        or token in _VISAYAN
+        or token in tagalog.GLOSSARY  # the glossaries' own words ("marron": brown)
+        or token not in _NEAR_A_VALUE
+        or _a_word(token)
+    ):
+        return token
+    from rapidfuzz.distance import OSA
+
+    found = {v for key in _deletions(token) | {token} for v in _VALUE_KEYS.get(key, ()) if OSA.distance(v, token) <= 1}
+    # A letter left out, doubled or two swapped ("whte", "whitte", "leahter"), its first letter kept: a
+    # letter replaced is as often a word of another language (Chavacano "puede" is no "suede",
+    # Tagalog "sakin" no "satin", Cebuano "naay" no "navy") or a short form ("mech" is no "mesh").
+    found = {
+        v
+        for v in found
+        if v[0] == token[0] and (len(v) != len(token) or sorted(v) == sorted(token)) and (len(token) > 4 or len(v) == 5)
+    }
+    return found.pop() if len(found) == 1 else token
+
+
+class _NearAValue:
+    """Whether a token shares a key with a value: a set test before any dictionary is asked."""
+
+    def __contains__(self, token: object) -> bool:
+        return isinstance(token, str) and (token in _VALUE_KEYS or any(d in _VALUE_KEYS for d in _deletions(token)))
+
+
+_NEAR_A_VALUE = _NearAValue()
 
 
 # Brands that are also English words, which no dictionary test can tell from the word.
@@ -722,7 +778,7 @@ def _prepare(unit: str) -> str:
         text = _AMPERSAND.sub("and", text)  # "H&M" is one name, "handm"
     if '"' in text or "”" in text or "''" in text or "-inch" in text:
         text = _INCH_MARK.sub(_inch, text)  # 16" is 16 inch
-    padded = " " + " ".join(_respelt(w) for w in _normalised(text).split()) + " "
+    padded = " " + " ".join(_value_respelt(_respelt(w)) for w in _normalised(text).split()) + " "
     if "in " in padded:  # "16in stand fan" is 16 inch
         padded = _GLUED_INCH.sub(" inch ", padded)
     if "x" in padded:  # "140x230cm" is 140 by 230 cm; "bulb x4" is 4 pieces
@@ -915,7 +971,13 @@ def _linked_gloss(word: str) -> bool:
     return word.endswith("ng") and (word[:-2] in tagalog.GLOSSARY or word[:-1] in tagalog.GLOSSARY)
 
 
+# A value's word that opens a compound naming another thing: a "solid state" drive has no pattern.
+_NOT_A_VALUE_BEFORE = frozenset({("solid", "state")})
+
+
 def _a_value(content: Sequence[str], k: int) -> bool:
+    if tuple(content[k : k + 2]) in _NOT_A_VALUE_BEFORE:
+        return False
     if content[k] not in _SHADES:
         return True
     near = [*content[max(0, k - 1) : k], *content[k + 1 : k + 2]]
@@ -1176,7 +1238,9 @@ _ROLES = (
 
 
 def _read_voucher(units: Sequence[str], request: Sequence[str] = ()) -> Voucher:
-    text = _normalised(" \n ".join(u.replace("₱", " php ") for u in units))
+    # A numbered list of rules ("1. The voucher applies ...\n2. It is valid only ...") numbers its
+    # lines, not the voucher's terms.
+    text = _normalised(" \n ".join(_BULLET.sub("\n", u).replace("₱", " php ") for u in units))
     text = _DIGIT_LETTER.sub(r"\1 \2", text)
     scope = _scope(text)
     if scope is None and request:
@@ -1708,8 +1772,7 @@ def _same_bound(a: Bound, b: Bound) -> bool:
 
 
 def _peso_apart(x: float, y: float) -> bool:
-    # Only amounts of a hundred or more: a size read as a bound ("size 9" / "size 10") is no peso off.
-    return abs(x - y) <= 0.011 or (abs(x - y) <= 1.0 and max(x, y) >= 100 and max(x, y) % 10 == 0)
+    return abs(x - y) <= 0.011 or round_amount(x) == round_amount(y)
 
 
 def _reading_conflict(
@@ -2004,12 +2067,18 @@ def _edit_conflict(
         return _short_edit(a, b, matcher) if gaps and len(a) == len(b) <= 3 else None
     removed: Counter[str] = Counter()
     added: Counter[str] = Counter()
+    purpose_a: set[str] = set()
+    purpose_b: set[str] = set()
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":
             removed.update(w for w in a[i1:i2] if w not in _FRAME)
             added.update(w for w in b[j1:j2] if w not in _FRAME)
-    only_a = sorted((removed - added).elements())
-    only_b = sorted((added - removed).elements())
+            purpose_a |= _purpose(a[i1:i2])
+            purpose_b |= _purpose(b[j1:j2])
+    # What one side says the thing is for is no constraint it adds; a word the other side says
+    # elsewhere ("a car dash cam" / "a dash cam for my car") is still paired first.
+    only_a = sorted(w for w in (removed - added).elements() if w not in purpose_a)
+    only_b = sorted(w for w in (added - removed).elements() if w not in purpose_b)
     # Words one side only says once more ("Canon ... from Canon's official store" / "Canon ... from the
     # official store") are words repeated, not added: a side that adds nothing else adds nothing. Not
     # beside a word the other side has instead ("Yonex racket and Yonex shuttlecocks" / "Li-Ning racket
@@ -2034,6 +2103,23 @@ def _edit_conflict(
     if gaps and ratio >= EDITED and (_weighty(only_a) or _weighty(only_b)):
         return f"edited ({ratio:.2f}): {only_a} / {only_b}"
     return None
+
+
+_POSSESSIVE = frozenset("my our his her their your".split())
+
+
+def _purpose(span: Sequence[str]) -> set[str]:
+    """The words of a span one side adds that say what the thing is for ("for our sari-sari store",
+    "for my home bakery business"): who or what it serves, not what is bought. Only a phrase the span
+    opens with "for my": in "a replacement filter for my air purifier" the filter is bought. Numbers,
+    brands, names and closed-class values in it are not among them ("for my iPhone 15", "for my
+    KitchenAid mixer")."""
+    for k in range(len(span) - 1):
+        if span[k] == "for" and span[k + 1] in _POSSESSIVE and all(w in _FRAME for w in span[:k]):
+            return {
+                w for w in span[k + 2 :] if w.isalpha() and w not in _CLASS_OF and w not in _BRAND_WORDS and _a_word(w)
+            }
+    return set()
 
 
 def _peso_apart_amounts(only_a: list[str], only_b: list[str]) -> tuple[list[str], list[str]]:
@@ -2152,6 +2238,8 @@ def _unspelt(only_a: list[str], only_b: list[str], wa: Sequence[str], wb: Sequen
     joined_a, joined_b = "".join(only_a), "".join(only_b)
     if joined_a == joined_b:  # "spf 50" / "spf50"
         return [], []
+    if _in_order(only_a, wa).replace("-", "") == _in_order(only_b, wb).replace("-", ""):  # "wifi" / "Wi-Fi"
+        return [], []
 
     def respelt(word: str, joined: str, others: list[str]) -> bool:
         compound = len(word) >= 4 and joined and (word in joined or (len(joined) >= 4 and joined in word))
@@ -2160,6 +2248,11 @@ def _unspelt(only_a: list[str], only_b: list[str], wa: Sequence[str], wb: Sequen
     keep_a = [w for w in only_a if not respelt(w, joined_b, only_b) and not _joined_to_a_neighbour(w, wa, wb)]
     keep_b = [w for w in only_b if not respelt(w, joined_a, only_a) and not _joined_to_a_neighbour(w, wb, wa)]
     return keep_a, keep_b
+
+
+def _in_order(words: list[str], sequence: Sequence[str]) -> str:
+    """``words`` joined in the order the sentence says them."""
+    return "".join(sorted(words, key=lambda w: sequence.index(w) if w in sequence else len(sequence)))
 
 
 def _joined_to_a_neighbour(word: str, mine: Sequence[str], theirs: Sequence[str]) -> bool:
@@ -2182,6 +2275,14 @@ def _near(word: str, others: Sequence[str]) -> bool:
         short, long = sorted((word, other), key=len)
         # One edit, a swap of two letters included: "centimetre" / "centimeter", "colour" / "color".
         if min(len(word), len(other)) >= 5 and OSA.distance(word, other) <= 1:
+            return True
+        # Four letters one apart only where one of them is no word ("frsh" / "fresh"; "hard" / "card"
+        # are two words).
+        if (
+            min(len(word), len(other)) >= 4
+            and OSA.distance(word, other) <= 1
+            and not (_a_word(word) and _a_word(other))
+        ):
             return True
         if long.startswith(short) and (len(short) == 3 or long[len(short) :].isdigit()):
             return True

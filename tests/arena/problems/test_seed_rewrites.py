@@ -1,0 +1,145 @@
+"""A benchmark's seed task beside the same task as a shopper retypes it: what the item is for said in a
+purpose phrase ("for our sari-sari store", "for my home bakery business"), a typo in a short word or in a
+colour ("frsh", "yelow"), a word written with or without its hyphen ("wifi" / "Wi-Fi"), an acronym said
+out ("SSD" / "solid state drive"), a size said "about ... tall". Hand-written
+for the fifteenth session (pool 59 named the classes; none of these sentences is from a pool). A
+benchmark's voucher task states its rules as a numbered list, which the shopper says in a sentence: a
+fraction off ("knocks off a fifth of the total"), the budget said as what the shopper is capped at; the
+list's numbers are no terms. An item
+bought for the thing the seed names ("a replacement filter for my air purifier", "original ink bottles
+for my printer"), another word one letter away that is a word of its own ("hard case" / "card case") and
+another acronym ("HDD" / "SSD") are still other asks."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.veto_cases import veto
+
+ONE_ASK = [
+    # what it is for, said in a purpose phrase the seed does not have
+    (
+        "product",
+        "Acrylic price tag holders, pack of 20, for our sari-sari store, under ₱300",
+        "Acrylic price tag holders, pack of 20, under ₱300",
+    ),
+    (
+        "product",
+        "Silicone baking mat, 40 x 30 cm, for my home bakery business",
+        "Silicone baking mat 40 x 30 cm",
+    ),
+    (
+        "product",
+        "Round wall clock, 30 cm, silent sweep, for our school faculty room, under ₱600",
+        "Silent-sweep round wall clock 30cm below ₱600",
+    ),
+    # a typo in a short word, and in a colour
+    ("product", "USB flash drive 64GB, metal casing, frsh stock", "USB flash drive 64GB, metal casing, fresh stock"),
+    ("product", "Kids raincoat, yelow, size 6, under ₱500", "Yellow kids raincoat size 6 under ₱500"),
+    ("product", "Plain tee, whte, size M, cotton, under ₱250", "White cotton plain tee in size M, below ₱250"),
+    # a word with and without its hyphen
+    ("product", "Inkjet printer with wifi, under ₱6,000", "Inkjet printer with Wi-Fi, under ₱6,000"),
+    # an acronym said out in full
+    (
+        "product",
+        "Laptop with a 512GB SSD and 16GB RAM, under ₱40,000",
+        "Laptop with a 512GB solid state drive and 16GB RAM, under ₱40,000",
+    ),
+    # a size said "about ... tall": the size is what is asked
+    ("product", "A white ceramic vase about 30 cm tall, under ₱700", "White ceramic vase, 30cm, below ₱700"),
+]
+
+TWO_ASKS = [
+    # something bought for the thing the other side buys
+    ("product", "A replacement filter for my Sharp air purifier, under ₱1,500", "A Sharp air purifier, under ₱1,500"),
+    (
+        "product",
+        "Original ink bottles for my Epson L3210 printer, from the official store",
+        "Epson L3210 printer from the official store",
+    ),
+    ("product", "Phone case, clear, for my iPhone 15, under ₱300", "Phone case, clear, for my iPhone 14, under ₱300"),
+    # one letter away, and a word of its own
+    ("product", "Hard case for Nintendo Switch, black, under ₱600", "Card case for Nintendo Switch, black, under ₱600"),
+    ("product", "Kids raincoat, yellow, size 6, under ₱500", "Kids raincoat, yellow, size 8, under ₱500"),
+    ("product", "Kids raincoat, yelow, size 6, under ₱500", "Kids raincoat, blue, size 6, under ₱500"),
+    ("product", "Plain tee, whte, size M, cotton, under ₱250", "Plain tee, white, size M, polyester, under ₱250"),
+    # another acronym, another thing spelled out
+    ("product", "2TB external HDD, USB 3.0, under ₱4,000", "2TB external SSD, USB 3.0, under ₱4,000"),
+    (
+        "product",
+        "Laptop with a 512GB SSD and 16GB RAM, under ₱40,000",
+        "Laptop with a 512GB hard disk drive and 16GB RAM, under ₱40,000",
+    ),
+    # a size and "about" a size apart
+    ("product", "A white ceramic vase about 30 cm tall, under ₱700", "White ceramic vase, 40cm, below ₱700"),
+]
+
+
+def rules(ask: str, budget: int, threshold: int, discount: str) -> str:
+    """A voucher task as the benchmark writes it: the ask, then the budget and the numbered rules."""
+    return (
+        f"{ask}\n\nMy budget is only `{budget}`, but I have a voucher with the following rules:\n"
+        "1. The voucher applies to all products.\n"
+        f"2. It is valid only when the total price of the products exceeds `{threshold}`.\n3. {discount}"
+    )
+
+
+PITCHER = "I'm looking for a 2L glass pitcher."
+BOARD = "I'm looking for a bamboo cutting board."
+TENTH = "It provides a percentage discount of `10%` with a cap of `200`."
+
+VOUCHER_ONE_ASK = [
+    (
+        rules(PITCHER, 900, 500, "It provides a percentage discount of `20%` with a cap of `100`."),
+        "2L glass pitcher, budget ₱900. My coupon knocks off a fifth of the total, ₱100 at most, on anything, "
+        "once I spend over ₱500.",
+    ),
+    (
+        rules(BOARD, 3000, 1500, TENTH),
+        "Bamboo cutting board please. I'm capped at 3k overall. Voucher: 10% off up to ₱200 when the cart passes "
+        "₱1,500, any product.",
+    ),
+    (
+        rules(BOARD, 3000, 1500, TENTH),
+        "Bamboo cutting board, budget 3k. My coupon takes off a tenth of the price, never more than ₱200, any "
+        "product, once the basket is over ₱1,500.",
+    ),
+]
+
+VOUCHER_TWO_ASKS = [
+    (
+        rules(PITCHER, 900, 500, "It provides a percentage discount of `25%` with a cap of `100`."),
+        "2L glass pitcher, budget ₱900. My coupon knocks off a fifth of the total, ₱100 at most, on anything, "
+        "once I spend over ₱500.",
+    ),
+    (
+        rules(BOARD, 4000, 1500, TENTH),
+        "Bamboo cutting board please. I'm capped at 3k overall. Voucher: 10% off up to ₱200 when the cart passes "
+        "₱1,500, any product.",
+    ),
+    (
+        rules(BOARD, 3000, 1500, TENTH),
+        "Bamboo cutting board please. Budget 3k. Voucher: 10% off, capped at ₱300, when the cart passes ₱1,500, "
+        "any product.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), VOUCHER_ONE_ASK)
+def test_a_voucher_task_retyped_is_one_ask(a, b):
+    assert veto(a, b, "voucher") is None
+
+
+@pytest.mark.parametrize(("a", "b"), VOUCHER_TWO_ASKS)
+def test_another_term_beside_a_retyped_voucher_task_is_another_ask(a, b):
+    assert veto(a, b, "voucher") is not None
+
+
+@pytest.mark.parametrize(("intent", "a", "b"), ONE_ASK)
+def test_a_retyped_seed_is_one_ask(intent, a, b):
+    assert veto(a, b, intent) is None
+
+
+@pytest.mark.parametrize(("intent", "a", "b"), TWO_ASKS)
+def test_another_constraint_beside_a_retyped_seed_is_another_ask(intent, a, b):
+    assert veto(a, b, intent) is not None
