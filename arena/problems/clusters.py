@@ -49,7 +49,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from arena.problems.asks import Ask, Split, asks_agree, concepts_match, read_ask, split_problem
 from arena.problems.model import Intent, Problem
 from arena.problems.signature import minhash_matrix, problem_signature, shingle_hashes
-from arena.problems.twins import Request, conflict, read_request, two_things_bought, value_key, voucher_key
+from arena.problems.twins import (
+    PAIR_ONLY,
+    Request,
+    conflict,
+    read_request,
+    two_things_bought,
+    value_key,
+    voucher_key,
+)
 
 MergeReason = Literal[
     "signature", "near_duplicate_text", "same_constraints", "gold_overlap", "same_meaning", "same_values"
@@ -287,7 +295,8 @@ def cluster_problems(problems: Sequence[Problem], config: ClusterConfig | None =
                 # read alike or not, and only the product asked tells them apart.
                 same_answer = requests[x].fact is not None and requests[x].fact == requests[y].fact
                 if (x, y) != (i, j) and (every or same_answer or float(vectors[x] @ vectors[y]) >= near):
-                    if conflict(requests[x], requests[y]) is not None:
+                    why = conflict(requests[x], requests[y])
+                    if why is not None and not why.startswith(PAIR_ONLY):  # binds the pair only
                         return
         link(i, j, reason, detail)
         root = forest.find(i)

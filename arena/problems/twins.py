@@ -161,6 +161,9 @@ _FRAME = (
     # A size said roughly, a title asked for by name, a book bought as a copy: "about 30 cm tall", "what
     # is the title of ...", "a paperback copy of this novel".
     | frozenset("about title copy".split())
+    # A list's label, what the things make together: "Coffee setup from one seller", "Gym restock!",
+    # "Skincare haul:", "baby essentials"; and what a request reports: "the wallet says ₱3,500 max".
+    | frozenset("setup haul restock essentials stuff say says".split())
     # A dimension named before its value: "a hose whose length is fifteen metres", "whose wood is oak".
     | frozenset("length width depth diameter".split())
 )
@@ -174,6 +177,20 @@ _FRAME = (
 # there is at 0.67 or more, every reworded variant that differs in a content word at 0.67 or less.
 EDITED = 0.7
 SUBSTITUTED = 0.6
+# A phrase of plain words one side adds to a sentence otherwise kept ("sofa bed, seats three" /
+# "3-seater sofa", "lunches at the construction site", "what is the title of"), below PHRASE_BINDS
+# of the sentence kept, and a plain word of a product's or a voucher's sentence replaced below
+# EDITED ("3-in-1 coffee mix" / "3-in-1 coffee", "remote control" / "remote"): a constraint changed,
+# or what a rewording adds or says another way around the same ask. It keeps the two apart
+# (PAIR_ONLY), but does not keep one of them out of a cluster the other joined through a third
+# request read alike with neither: a rewording's words against one member are no evidence against
+# the rest. At PHRASE_BINDS or more the sentence is one copy edited, and binds; so do a number, a
+# unit, a service, a value of a closed class, a brand, a name, a shop list's item and a riddle's
+# fact at any ratio. Chosen on the development pools (docs/leak-clusters.md, the fifteenth session).
+PHRASE_BINDS = 0.85
+PAIR_ONLY = "pair only"
+# A unit named in a sentence ("in metres", "how many feet"), as the sequence has it: the unit asked.
+_UNIT_NAMES = frozenset({*(_lemma(w) for w in _UNITS if w.isalpha()), "mile", "kilometer", "foot", "meter", "inch"})
 # Two riddles with one answer: their clues may be worded nearly alike ("sank" / "went down");
 # only a near copy with one word replaced (another product for the answer) is a twin.
 SAME_ANSWER = 0.85
@@ -582,7 +599,9 @@ _VOUCHER_VOCABULARY = frozenset(
     "voucher coupon off percent percentage discount min minimum spend max maximum use budget less cashback "
     "threshold order total valid promo code deduct apply exceed rule fixe fixed platform "
     # how a generator says a voucher works: "knocks ₱400 off", "kicks in once I spend", "cuts 20%"
-    "knock kick cut slash shave waive subtract fee waiver newuser".split()
+    "knock kick cut slash shave waive subtract fee waiver newuser"
+    # what the shopper saves: "can't save more than 150 pesos"
+    " save saving".split()
 )
 
 
@@ -1474,8 +1493,9 @@ def conflict(a: Request, b: Request) -> str | None:
         # in the voucher's on the other ("up to 6k, voucher 8% off" / "budget ₱6,000, voucher 8% off"):
         # as words they are no edit.
         amounts = {f"{v:g}" for v in (*_amounts(a), *_amounts(b))}  # each side's terms and bounds
-        return _reading_conflict(_without(a.whole, amounts), _without(b.whole, amounts), common=floor)
-    return _reading_conflict(a.whole, b.whole, common=floor)
+        return _reading_conflict(_without(a.whole, amounts), _without(b.whole, amounts), common=floor, loose=True)
+    # A list's words replaced are its items swapped, a riddle's its fact: those bind at any ratio.
+    return _reading_conflict(a.whole, b.whole, common=floor, loose=a.intent == b.intent == "product")
 
 
 def _without(reading: Reading, tokens: set[str]) -> Reading:
@@ -1782,6 +1802,7 @@ def _reading_conflict(
     substituted: float = SUBSTITUTED,
     bag: bool = True,
     common: int | None = None,
+    loose: bool = False,
 ) -> str | None:
     if a.prices and b.prices and _prices_conflict(a.prices, b.prices):
         return f"price {a.prices} / {b.prices}"
@@ -1832,7 +1853,7 @@ def _reading_conflict(
     if converted:  # the other side's token for a size it states in other units
         sequence_b = tuple(converted.get(w, w) for w in sequence_b)
         words_b = tuple(converted.get(w, w) for w in words_b)
-    found = _edit_conflict(_sequence(a), sequence_b, gaps, substituted) or (
+    found = _edit_conflict(_sequence(a), sequence_b, gaps, substituted, loose) or (
         _bag_conflict(a.words, words_b, common or BAG_COMMON) if bag else None
     )
     if found or len(a.units) < 2 and len(b.units) < 2:
@@ -2055,8 +2076,10 @@ def _unpaired(names: set[str], other_words: Sequence[str]) -> set[str]:
 
 
 def _edit_conflict(
-    a: Sequence[str], b: Sequence[str], gaps: bool = True, substituted: float = SUBSTITUTED
+    a: Sequence[str], b: Sequence[str], gaps: bool = True, substituted: float = SUBSTITUTED, loose: bool = False
 ) -> str | None:
+    """Whether ``b`` is ``a`` edited into another ask. ``loose`` (a product's or a voucher's sentence):
+    a plain word replaced below EDITED keeps only this pair apart (:data:`PAIR_ONLY`)."""
     if not a or not b:
         return None
     matcher = SequenceMatcher(None, a, b, autojunk=False)
@@ -2099,10 +2122,29 @@ def _edit_conflict(
     if _said_out(only_a, only_b, b) or _said_out(only_b, only_a, a):
         only_a, only_b = [], []
     if only_a and only_b and ratio >= substituted:
+        if loose and ratio < EDITED and _plain(only_a + only_b):
+            return f"{PAIR_ONLY} ({ratio:.2f}): {only_a} / {only_b}"
         return f"edited ({ratio:.2f}): {only_a} / {only_b}"
     if gaps and ratio >= EDITED and (_weighty(only_a) or _weighty(only_b)):
+        if ratio < PHRASE_BINDS and _plain(only_a or only_b):
+            return f"{PAIR_ONLY} ({ratio:.2f}): {only_a} / {only_b}"
         return f"edited ({ratio:.2f}): {only_a} / {only_b}"
     return None
+
+
+def _plain(words: Sequence[str]) -> bool:
+    """Words none of which states a value by itself (a number, a service, a closed class's value, a
+    unit, a brand, a name)."""
+    return all(
+        w.isalpha()
+        and not w.startswith("svc")
+        and w not in _CLASS_OF
+        and w not in _UNITS
+        and w not in _UNIT_NAMES
+        and w not in _BRAND_WORDS
+        and _a_word(w)
+        for w in words
+    )
 
 
 _POSSESSIVE = frozenset("my our his her their your".split())

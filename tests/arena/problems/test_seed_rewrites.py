@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import pytest
 
+from arena.problems.clusters import cluster_problems
+from arena.problems.official import parse_row
 from tests.support.veto_cases import veto
 
 ONE_ASK = [
@@ -143,3 +145,37 @@ def test_a_retyped_seed_is_one_ask(intent, a, b):
 @pytest.mark.parametrize(("intent", "a", "b"), TWO_ASKS)
 def test_another_constraint_beside_a_retyped_seed_is_another_ask(intent, a, b):
     assert veto(a, b, intent) is not None
+
+
+# A phrase of plain words one side adds ("..., for lunches at the construction site") keeps that pair
+# apart, but not the rewording out of the cluster its seed and another rewording form; a copy edited
+# into another ask (another number of layers) still binds against every member.
+LUNCH_BOX = "Stainless steel lunch box, 2 layers, 1.2 L, leak-proof, under ₱600"
+LUNCH_BOX_REWORDED = "Leak-proof stainless steel lunch box, 2 layers, 1.2 litres, below ₱600"
+LUNCH_BOX_STORY = "Stainless steel lunch box, 2 layers, 1.2 L, leak-proof, under ₱600, lunches at the construction site"
+LUNCH_BOX_TWIN = "Stainless steel lunch box, 3 layers, 1.2 L, leak-proof, under ₱600"
+
+
+def test_a_phrase_added_keeps_its_pair_apart_but_binds_no_cluster():
+    from arena.problems.twins import PAIR_ONLY
+
+    assert (veto(LUNCH_BOX, LUNCH_BOX_STORY) or "").startswith(PAIR_ONLY)
+    assert veto(LUNCH_BOX_REWORDED, LUNCH_BOX_STORY) is None
+    assert veto(LUNCH_BOX, LUNCH_BOX_REWORDED) is None
+    texts = [LUNCH_BOX, LUNCH_BOX_REWORDED, LUNCH_BOX_STORY, LUNCH_BOX_TWIN]
+    problems = [
+        parse_row({"id": f"p{k}", "query": q, "intent": "product"}, query_only=True) for k, q in enumerate(texts)
+    ]
+    cluster_of = cluster_problems(problems).cluster_of
+    assert cluster_of["p0"] == cluster_of["p1"] == cluster_of["p2"]
+    assert cluster_of["p3"] != cluster_of["p0"]
+
+
+def test_a_near_copy_with_a_phrase_added_binds():
+    # At PHRASE_BINDS of the sentence kept or more, a phrase added is one copy edited.
+    found = veto(
+        "Stainless steel lunch box with 2 layers, 1.2 L capacity, leak-proof lid, BPA-free, under ₱600, COD",
+        "Stainless steel lunch box with 2 layers, 1.2 L capacity, leak-proof lid, BPA-free, insulated carry bag, "
+        "under ₱600, COD",
+    )
+    assert found is not None and found.startswith("edited")
