@@ -71,7 +71,11 @@ _VOUCHER_PARAGRAPH = re.compile(r"\b(?:vouchers?|coupons?)\b", re.IGNORECASE)
 _VOUCHER_CUE = re.compile(
     r"\b(?:vouchers?|coupons?|budget|discount\w*|spend|spending|valid|exceeds?|exceeding|threshold|minimum|"
     r"cap of|capped|a cap of|cap at|applies|apply|rules?|promo code|no cap|uncapped|(?:no|walang) max(?:imum)?|"
-    r"stack|stacked|stackable|waiver)\b|%|"
+    r"stack|stacked|stackable|waiver)\b|"
+    # A percent, unless a word of the product follows it ("70% isopropyl alcohol", "100% cotton towels")
+    r"%(?!\s*(?!(?:off|discount\w*|cash\s?back|back|vouchers?|coupons?|rebate|promo|less|up|max\w*|cap\w*|with|"
+    r"min\w*|on|if|when|for|of|kapag|pag|basta|lang|only|and|or|but|hanggang|bawas|sa|na|ang|at|savings?|"
+    r"deduction|till|until|upto|in|applies|that|which|is|if)\b)[a-z])|"
     # a percentage taken off ("the seller gives 8 percent off", "ten percent discount")
     r"\b(?:percent|per cent|pct)\s+(?:off|discount|back|cashback)\b|"
     # money off said without a voucher word ("thirty-five pesos off when the order is ...", "₱60 less")
@@ -259,6 +263,8 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "free install", "install included", "with free install", "free installation included",
         "installed for free", "installed free", "installed free of charge", "installed at no cost",
         "installed at no extra cost", "installed at no charge",
+        # the buyer asking for it: "I also need it installed for me", "have it installed"
+        "installed for me", "installed for us", "need it installed", "have it installed", "get it installed",
         # Tagalog: the seller installs it ("ako na ang magkakabit", the buyer installing, is none)
         "sila na ang magkakabit", "sila na magkakabit", "sila ang magkakabit", "libreng kabit", "free kabit",
         "kasama ang kabit", "kasama na ang kabit", "may libreng kabit",
@@ -647,6 +653,8 @@ _HALF_UNIT = re.compile(
     r"\b(?:half an?|half|kalahating|kalahati ng)\s+(kilos?|kg|kilograms?|liters?|litres?|litro|gallons?|pounds?|lbs?|"
     r"meters?|metres?|metro|inch|inches|feet|foot)\b"
 )
+_MAKE_UP_VERB = re.compile(r"\bmakes? up\b(?= (?:a|an|the|our|my|this|that|each|every|one|its|their|his|her)\b)")
+_THIS_NUMBER_OF = re.compile(r"\b(this|that) number of\b")
 _SHOPPER_CAPPED = re.compile(r"\b(?:i'?m|i am|we'?re|we are)\s+(?:capped|maxed)\s+(?:at|to)\b")
 # "a quarter-off voucher", "takes a quarter off the bill", "knocks off a fifth of the total": a percent.
 _FRACTION_OFF = re.compile(
@@ -706,6 +714,10 @@ def _digits(text: str) -> str:
         text = _AND_A_HALF.sub(_and_a_half, text)
         # "one and a half litres" is 1.5 of them
         text = _AND_A_HALF_UNIT.sub(_and_a_half_of, text)
+    if "make" in text:  # "how many squares make up a chessboard": no make-up, and no constraint
+        text = _MAKE_UP_VERB.sub("are in", text)
+    if "number of" in text:  # "with this number of gigabytes": "with this many gigabytes"
+        text = _THIS_NUMBER_OF.sub(r"\1 many", text)
     if "capped" in text:  # "I'm capped at 3k": the shopper's budget, not a voucher's cap
         text = _SHOPPER_CAPPED.sub("my budget is up to", text)
     if "quarter" in text or "half" in text or "fifth" in text or "tenth" in text:  # "a quarter-off voucher": 25%

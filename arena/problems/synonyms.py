@@ -68,6 +68,10 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("kit", "set", "bundle", "pack", "package", "packet"),
     ("piece", "pc", "pcs", "unit"),
     ("cosmetic", "makeup", "make-up"),
+    # "a notebook with 100 leaves": the lemmatiser reads "leaves" as the verb
+    ("leaf", "leave"),
+    ("remote", "remote control"),
+    ("tapemeasure", "tape measure", "measuring tape", "measure tape"),
     ("earphone", "earbud", "earpiece"),
     ("headphone", "headset"),
     ("speaker", "loudspeaker"),

@@ -164,6 +164,9 @@ _FRAME = (
     # A list's label, what the things make together: "Coffee setup from one seller", "Gym restock!",
     # "Skincare haul:", "baby essentials"; and what a request reports: "the wallet says ₱3,500 max".
     | frozenset("setup haul restock essentials stuff say says".split())
+    # Laughter in chat ("hehe patriotic"), a feature said as a technology ("inverter technology"), and
+    # Tagalog's "exceeds" in a voucher's minimum ("dapat lumagpas ng ₱350 ang bill").
+    | frozenset("hehe hihi huhu hahaha technology lumagpas lumampas lagpas lampas".split())
     # A dimension named before its value: "a hose whose length is fifteen metres", "whose wood is oak".
     | frozenset("length width depth diameter".split())
 )

@@ -49,6 +49,20 @@ ONE_ASK = [
     ),
     # a size said "about ... tall": the size is what is asked
     ("product", "A white ceramic vase about 30 cm tall, under ₱700", "White ceramic vase, 30cm, below ₱700"),
+    # a notebook's leaves (no verb), the installation the shopper needs done, a count said as "make up"
+    ("product", "A5 dotted notebook, 80 leaves, under ₱150", "80-leaf A5 dotted notebook below ₱150"),
+    (
+        "product",
+        "Split-type aircon 1HP, inverter, with installation service, under ₱25,000",
+        "I want a 1HP inverter split-type aircon, below ₱25,000. I also need it installed for me.",
+    ),
+    (
+        "knowledge",
+        "How many keys are there on a standard piano? I would like to purchase a wall clock from Seiko with this "
+        "many minute marks.",
+        "How many keys make up a standard piano? I would like to purchase a Seiko wall clock with this number of "
+        "minute marks.",
+    ),
 ]
 
 TWO_ASKS = [
@@ -71,6 +85,15 @@ TWO_ASKS = [
         "product",
         "Laptop with a 512GB SSD and 16GB RAM, under ₱40,000",
         "Laptop with a 512GB hard disk drive and 16GB RAM, under ₱40,000",
+    ),
+    # another count of leaves; a riddle asking another count
+    ("product", "A5 dotted notebook, 80 leaves, under ₱150", "A5 dotted notebook, 100 leaves, under ₱150"),
+    (
+        "knowledge",
+        "How many keys make up a standard piano? I would like to purchase a Seiko wall clock with this number of "
+        "minute marks.",
+        "How many strings make up a standard guitar? I would like to purchase a Seiko wall clock with this number "
+        "of minute marks.",
     ),
     # a size and "about" a size apart
     ("product", "A white ceramic vase about 30 cm tall, under ₱700", "White ceramic vase, 40cm, below ₱700"),
@@ -108,6 +131,30 @@ VOUCHER_ONE_ASK = [
     ),
 ]
 
+VOUCHER_ONE_ASK += [
+    # a percent of the product's ("70% isopropyl alcohol", "100% cotton") is no voucher's term
+    (
+        rules(
+            "I'm looking for a box of 100 face masks and a 1L bottle of isopropyl alcohol, 70 percent solution.",
+            600,
+            300,
+            "It provides a fixed discount of `30`.",
+        ),
+        "Face masks, box of 100, plus a 1L bottle of 70% isopropyl alcohol. Budget ₱600. I have ₱30 off on any "
+        "product once the order is more than ₱300.",
+    ),
+    (
+        rules(
+            "I'm looking for a 4-pack of white cotton bath towels.",
+            1100,
+            700,
+            "It provides a percentage discount of `10%` with a cap of `80`.",
+        ),
+        "White 100% cotton bath towels, 4 in a pack. Budget ₱1,100. Voucher is 10% off (₱80 cap), any product, "
+        "needs a total above ₱700.",
+    ),
+]
+
 VOUCHER_TWO_ASKS = [
     (
         rules(PITCHER, 900, 500, "It provides a percentage discount of `25%` with a cap of `100`."),
@@ -123,6 +170,16 @@ VOUCHER_TWO_ASKS = [
         rules(BOARD, 3000, 1500, TENTH),
         "Bamboo cutting board please. Budget 3k. Voucher: 10% off, capped at ₱300, when the cart passes ₱1,500, "
         "any product.",
+    ),
+    (
+        rules(
+            "I'm looking for a 4-pack of white cotton bath towels.",
+            1100,
+            700,
+            "It provides a percentage discount of `10%` with a cap of `80`.",
+        ),
+        "White 100% cotton bath towels, 4 in a pack. Budget ₱1,100. Voucher is ₱80 off, any product, needs a total "
+        "above ₱700.",
     ),
 ]
 
