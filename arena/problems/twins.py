@@ -2103,8 +2103,8 @@ def _edit_conflict(
             purpose_b |= _purpose(b[j1:j2])
     # What one side says the thing is for is no constraint it adds; a word the other side says
     # elsewhere ("a car dash cam" / "a dash cam for my car") is still paired first.
-    only_a = sorted(w for w in (removed - added).elements() if w not in purpose_a)
-    only_b = sorted(w for w in (added - removed).elements() if w not in purpose_b)
+    only_a = sorted(w for w in (removed - added).elements() if w not in purpose_a and not _counted(w, a))
+    only_b = sorted(w for w in (added - removed).elements() if w not in purpose_b and not _counted(w, b))
     # Words one side only says once more ("Canon ... from Canon's official store" / "Canon ... from the
     # official store") are words repeated, not added: a side that adds nothing else adds nothing. Not
     # beside a word the other side has instead ("Yonex racket and Yonex shuttlecocks" / "Li-Ning racket
@@ -2151,6 +2151,26 @@ def _plain(words: Sequence[str]) -> bool:
 
 
 _POSSESSIVE = frozenset("my our his her their your".split())
+
+
+def _counted(word: str, sequence: Sequence[str]) -> bool:
+    """``word`` holds a count beside it ("a pack of 60 diapers", "60 diapers in a pack", "a pair of
+    slippers" said with its count): how many, which the numbers compare, not another thing."""
+    if word not in _COUNT_BEFORE:
+        return False
+
+    def number(k: int) -> bool:
+        return 0 <= k < len(sequence) and sequence[k][:1].isdigit()
+
+    for k, w in enumerate(sequence):
+        if w != word:
+            continue
+        after = number(k + 2) and sequence[k + 1] == "of"  # "a pack of 60"
+        before = number(k - 1)  # "a 3 pack"
+        said_after = sequence[k - 2 : k] == ("in", "a") and number(k - 4)  # "60 diapers in a pack"
+        if after or before or said_after:
+            return True
+    return False
 
 
 def _purpose(span: Sequence[str]) -> set[str]:

@@ -49,6 +49,14 @@ ONE_ASK = [
     ),
     # a size said "about ... tall": the size is what is asked
     ("product", "A white ceramic vase about 30 cm tall, under ₱700", "White ceramic vase, 30cm, below ₱700"),
+    # a pack, a set or a pair that holds the count it names: how many, not another thing (these held
+    # on the session start too; pool 59's pairs failed with other words replaced beside the pack)
+    ("product", "Diapers, size L, a pack of 60", "60 size L diapers in a pack"),
+    (
+        "shop",
+        "One shop: a pack of 6 microfiber cloths, a spray bottle and a squeegee",
+        "Same shop: 6 microfiber cloths in a pack, a squeegee, a spray bottle",
+    ),
     # a notebook's leaves (no verb), the installation the shopper needs done, a count said as "make up"
     ("product", "A5 dotted notebook, 80 leaves, under ₱150", "80-leaf A5 dotted notebook below ₱150"),
     (
@@ -86,6 +94,8 @@ TWO_ASKS = [
         "Laptop with a 512GB SSD and 16GB RAM, under ₱40,000",
         "Laptop with a 512GB hard disk drive and 16GB RAM, under ₱40,000",
     ),
+    # a set that holds no count is the set bought
+    ("product", "Stainless kitchen knife set, 5 pieces, under ₱900", "Stainless kitchen knife, under ₱900"),
     # another count of leaves; a riddle asking another count
     ("product", "A5 dotted notebook, 80 leaves, under ₱150", "A5 dotted notebook, 100 leaves, under ₱150"),
     (
