@@ -654,6 +654,7 @@ _HALF_UNIT = re.compile(
     r"meters?|metres?|metro|inch|inches|feet|foot)\b"
 )
 _MAKE_UP_VERB = re.compile(r"\bmakes? up\b(?= (?:a|an|the|our|my|this|that|each|every|one|its|their|his|her)\b)")
+_COPY_OF = re.compile(r"\bcopy of (?=(?:this|that|the|his|her|their|its)\b)")
 _THIS_NUMBER_OF = re.compile(r"\b(this|that) number of\b")
 _SHOPPER_CAPPED = re.compile(r"\b(?:i'?m|i am|we'?re|we are)\s+(?:capped|maxed)\s+(?:at|to)\b")
 # "a quarter-off voucher", "takes a quarter off the bill", "knocks off a fifth of the total": a percent.
@@ -716,6 +717,8 @@ def _digits(text: str) -> str:
         text = _AND_A_HALF_UNIT.sub(_and_a_half_of, text)
     if "make" in text:  # "how many squares make up a chessboard": no make-up, and no constraint
         text = _MAKE_UP_VERB.sub("are in", text)
+    if "copy of" in text:  # "a paperback copy of this novel" is the novel ("a summary of" is not)
+        text = _COPY_OF.sub("", text)
     if "number of" in text:  # "with this number of gigabytes": "with this many gigabytes"
         text = _THIS_NUMBER_OF.sub(r"\1 many", text)
     if "capped" in text:  # "I'm capped at 3k": the shopper's budget, not a voucher's cap

@@ -158,9 +158,8 @@ _FRAME = (
     | frozenset("able per".split())
     # Adverbs that only say how strongly: "₱15k is already too much", "it won't go past ₱120 off, though".
     | frozenset("already though".split())
-    # A size said roughly, a title asked for by name, a book bought as a copy: "about 30 cm tall", "what
-    # is the title of ...", "a paperback copy of this novel".
-    | frozenset("about title copy".split())
+    # A size said roughly, a title asked for by name: "about 30 cm tall", "what is the title of ...".
+    | frozenset("about title".split())
     # A list's label, what the things make together: "Coffee setup from one seller", "Gym restock!",
     # "Skincare haul:", "baby essentials"; and what a request reports: "the wallet says ₱3,500 max".
     | frozenset("setup haul restock essentials stuff say says".split())

@@ -78,22 +78,22 @@ BLIND_POOLS = {
     11: (0.93, 0.91),
     12: (0.91, 0.89),
     13: (0.96, 0.85),
-    14: (0.97, 0.81),
+    14: (0.98, 0.88),
     # Pools 16 and 17 were written at the start of the seventh session and measured before any change:
     # 16 (older shoppers, typos, listing titles) 0.922 / 0.767, only measured, never read; 17 (Bisaya
     # chat, emoji, deal forums) 0.899 / 0.545, then developed on.
-    16: (0.95, 0.84),
-    17: (0.96, 0.90),
+    16: (0.97, 0.87),
+    17: (0.96, 0.91),
     # Pool 19 was written at the start of the eighth session (small-business owners, Tagalog speech to
     # text: spelled numbers, fillers, self-corrections), measured before any change, 0.899 / 0.641, then
     # developed on. The eighth session's clue swaps lifted 5, 7, 13, 14, 16 and 17's precision.
-    19: (0.95, 0.82),
+    19: (0.95, 0.85),
     # Pool 21 was written at the start of the ninth session (personal shoppers relaying a client's
     # request, spec-sheet readers converting units, teenagers texting), measured on main before any
     # change, 0.946 / 0.759, and on the session's rules before anyone read it, 0.941 / 0.767; then
     # developed on. The ninth session lifted 6, 7, 10, 11 and 19's precision; 16 lost two true pairs to
     # vouchers said without the word and gained four twins kept apart (a tote is no pouch).
-    21: (0.97, 0.88),
+    21: (0.98, 0.92),
     # Pool 23 was written at the start of the tenth session (overseas workers ordering for family at home,
     # requests typed in capitals, re-orders after a bad delivery), measured on main before any change,
     # 0.925 / 0.603, then developed on. Two kinds of one ware in two synonym groups ("backpack" /
@@ -102,13 +102,13 @@ BLIND_POOLS = {
     # Pool 25 was written in the tenth session after its rules (buy-and-sell group posts, Gen-Z TikTok
     # slang, spec-style model numbers) and only measured, never read: session start 0.942 / 0.653, the
     # session's first two commits 0.933 / 0.663, final 0.930 / 0.661.
-    25: (0.92, 0.65),
+    25: (0.93, 0.71),
     # Pools 27 and 29 were written at the start of the eleventh session. 29 (Hiligaynon and Cebuano
     # shoppers, British and Australian English in the Philippines) measured on main before any change,
     # 0.961 / 0.675, then developed on. 27 (commands to a shopping chatbot or a voice assistant, pasted
     # listings and earlier orders edited) measured on main, 0.963 / 0.826, and never read.
     27: (0.96, 0.83),
-    29: (0.98, 0.90),
+    29: (0.98, 0.92),
     # Pool 31 was written in the eleventh session after its first rules (formal Tagalog, and Chavacano,
     # Zamboanga's Spanish-based creole): measured at the session start 0.656 / 0.219 and on the rules as
     # they stood 0.669 / 0.222 (Chavacano's frame words read as one brand on every request, so different
@@ -124,13 +124,13 @@ BLIND_POOLS = {
     # to its rules, and only measured, never read: session start 0.985 / 0.782 and 0.967 / 0.793; after the
     # thirteenth session's generator sentences, 0.987 / 0.863 and 0.972 / 0.858 (floors raised).
     35: (0.98, 0.89),
-    37: (0.96, 0.86),
+    37: (0.96, 0.88),
     # Pools 39, 41 and 43 were written in the thirteenth session and measured on its starting code before
     # anyone read them: 39 (a model writing a benchmark's variants) 0.981 / 0.857 and 43 (a "hard variant"
     # generator: questions, conditionals, "whose ... is" clauses) 0.949 / 0.739, both then developed on;
     # 41 (everyday shoppers, each with their own habits) 0.972 / 0.858, only measured, never read.
     39: (0.98, 0.98),
-    41: (0.97, 0.86),
+    41: (0.97, 0.88),
     43: (0.97, 0.89),
     # Pools 47, 49 and 51 were written at the start of the fourteenth session and measured on its starting
     # code (68c7250) before anyone read them: 47 (a rewriting model told to share as few words with its seed
@@ -139,11 +139,26 @@ BLIND_POOLS = {
     # email to the shop's concierge) 0.970 / 0.778, only measured, never read (0.974 / 0.807 at the session's end).
     47: (0.97, 0.91),
     49: (0.98, 0.92),
-    51: (0.96, 0.80),
+    51: (0.96, 0.81),
     # Pool 53 was written mid-session (a model producing a benchmark's held-out variants of its seed tasks),
     # measured on the session's starting code and on the rules as they then stood before anyone read it,
     # 0.956 / 0.868 and 0.966 / 0.872, and never read.
     53: (0.95, 0.86),
+    # The fifteenth session raised 14, 16, 17, 19, 21, 25, 29, 37, 41 and 51 (a plain phrase added or word
+    # replaced binds no cluster; purpose phrases; a pack holding its count).
+    # Pools 57, 59 and 61 were written at the start of the fifteenth session in the benchmark's own style
+    # (the writers saw seventeen official tasks): 57 its variant generator, 59 a maintainer retyping each
+    # seed as a shopper would, 61 persona prompts. Measured on the session's starting code (7b301c3) before
+    # anyone read them: 0.990 / 0.740, 0.959 / 0.768, 0.985 / 0.825. 59 was then developed on; 57 and 61
+    # were never read, but their figures were looked at when two variants of a rule were compared. End:
+    # 0.990 / 0.771, 0.975 / 0.851, 0.985 / 0.869.
+    57: (0.98, 0.76),
+    59: (0.97, 0.84),
+    61: (0.98, 0.86),
+    # Pool 63 (an evaluation team's hidden set: model rewrites and annotators' customer messages) was
+    # written mid-session, measured on the start and on the rules as they then stood before anyone read it,
+    # 0.993 / 0.781 and 1.000 / 0.799, and never read or used to choose anything.
+    63: (0.99, 0.79),
 }
 
 
@@ -241,6 +256,11 @@ def test_a_blind_pool_pairwise_over_every_pair_of_problems(capsys, number):
         # "X over Y any day", "not X, Y lang", "COD is not a must", "only uses X", "so same capacity", paying
         # at the doorstep, amounts a peso apart in an edit, "already", "my daughter wants it in pink": 0.657 / 0.762.
         ("attack55", 0.65, 0.76),
+        # 240 pairs a helper with a fresh context wrote against the fifteenth session's rules (a plain phrase
+        # added or word replaced binds no cluster, purpose phrases, typos, acronyms, vouchers in prose),
+        # measured before anyone looked: session start 0.757 / 0.715, the rules as they stood 0.756 / 0.752;
+        # then "a copy of" no longer drops "copy" where no "this / the" follows: 0.762 / 0.752.
+        ("attack65", 0.75, 0.74),
     ],
 )
 def test_an_attack_pool_holds_its_floor(name, precision_floor, recall_floor):
