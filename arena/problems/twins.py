@@ -251,7 +251,7 @@ def _value_respelt(token: str) -> str:
         or token in _CLASS_OF
         or token in _VISAYAN
         or token in tagalog.GLOSSARY  # the glossaries' own words ("marron": brown)
-        or token not in _NEAR_A_VALUE
+        or not _near_a_value(token)
         or _a_word(token)
     ):
         return token
@@ -269,14 +269,9 @@ def _value_respelt(token: str) -> str:
     return found.pop() if len(found) == 1 else token
 
 
-class _NearAValue:
+def _near_a_value(token: str) -> bool:
     """Whether a token shares a key with a value: a set test before any dictionary is asked."""
-
-    def __contains__(self, token: object) -> bool:
-        return isinstance(token, str) and (token in _VALUE_KEYS or any(d in _VALUE_KEYS for d in _deletions(token)))
-
-
-_NEAR_A_VALUE = _NearAValue()
+    return token in _VALUE_KEYS or any(d in _VALUE_KEYS for d in _deletions(token))
 
 
 # Brands that are also English words, which no dictionary test can tell from the word.
@@ -2244,7 +2239,7 @@ def _said_out(short: Sequence[str], words: Sequence[str], sequence: Sequence[str
     if len(short) != 1 or len(words) < 2 or not 2 <= len(short[0]) <= 6:
         return False
     acronym = short[0]
-    said = sorted(words, key=lambda w: sequence.index(w) if w in sequence else len(sequence))
+    said = _said_order(words, sequence)
     joined = "".join(said)
     if joined[:1] != acronym[:1] or any(w[:1] not in acronym for w in said):
         return False
@@ -2314,9 +2309,14 @@ def _unspelt(only_a: list[str], only_b: list[str], wa: Sequence[str], wb: Sequen
     return keep_a, keep_b
 
 
+def _said_order(words: Sequence[str], sequence: Sequence[str]) -> list[str]:
+    """``words`` in the order the sentence says them (a word it does not say, last)."""
+    return sorted(words, key=lambda w: sequence.index(w) if w in sequence else len(sequence))
+
+
 def _in_order(words: list[str], sequence: Sequence[str]) -> str:
     """``words`` joined in the order the sentence says them."""
-    return "".join(sorted(words, key=lambda w: sequence.index(w) if w in sequence else len(sequence)))
+    return "".join(_said_order(words, sequence))
 
 
 def _joined_to_a_neighbour(word: str, mine: Sequence[str], theirs: Sequence[str]) -> bool:
