@@ -119,9 +119,23 @@ _LABEL = re.compile(r"^\s*[^:,;.!?]{1,40}:\s+(?=\S)")
 # Where a list separates its items: punctuation and the words that join items.
 _ITEM_BREAK = re.compile(
     # Taglish joins items with "at" (and), "tsaka", "saka", "pati", "tapos"; English "at" opens a bound or a place.
-    r"[,;+&•\n]|\b(?:and|plus|also|then|finally|lastly|tsaka|saka|pati|tapos)\b|"
+    r"[,;+&•\n]|\s/\s|\b(?:and|plus|also|then|finally|lastly|tsaka|saka|pati|tapos)\b|"
     r"\bat\b(?!\s+(?:least|most|the|a|an|home|night|work|school|all|once|\d))"
 )
+
+
+# Whom or what a list is for, said as an item of its own ("For my Lolo in Orion, all from one shop: ...",
+# "para sa salon", "pang milk tea shop"): no thing bought. Only a short one: "for my daughter a pink
+# backpack with ..." names a thing after its purpose.
+_FOR_WHOM = re.compile(r"\s*(?:for (?:my|our|his|her|their|your)|para sa|pang)\b")
+_FOR_WHOM_WORDS = 7
+# A word or two naming the shop's kind or the list's label: "a single pet store", "milk tea shop",
+# "camping stuff", "baking supplies", "baby needs" (numbers stay: "3 shops").
+_NAMED_BY = re.compile(
+    r"\b(?:[a-z][a-z-]* ){0,1}[a-z][a-z-]* (?=(?:shop|store|seller|supplier|stall|stuff|supplies|gear|needs|"
+    r"essentials|things|items|haul|restock)\b)"
+)
+_INTERJECTION = re.compile(r"\b(?:hay|ay),? nak[ou]\b")
 
 
 def item_heads(
@@ -129,17 +143,28 @@ def item_heads(
     lemma: Callable[[str], str],
     not_a_head: Callable[[str, str], bool],
     frame: Collection[str],
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    unread: Callable[[str], bool] = lambda word: False,
+    shop: bool = True,
+) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     """A shop list's things: the first head of each item (the text cut where a list separates its
     items: "a hamster cage, hamster bedding 1kg, and a running wheel"), and each item's other
     words, its details ("plant" and "tier" of "a 3-tier plant stand", "bamboo" of "bamboo utensils"),
-    as lemmas less ``frame`` words and counts."""
+    as lemmas less ``frame`` words and counts; and how many items name their thing only in words
+    ``unread`` says are not read ("un set de cubiertos", "a pack of Skyflakes"): things all the same.
+    In a ``shop`` list, an item that says only whom the list is for is none (a voucher's request names
+    its one thing after it: "For our restaurant, a commercial ice maker")."""
     heads: list[str] = []
     details: list[str] = []
+    unread_items = 0
     # A label before the list names its purpose or its shop, not a thing bought ("grocery: 5kg rice,
     # ...", "bedroom set one shop: ...", "baby needs, same shop: ...").
     text = _LABEL.sub("", text, count=1)
+    # The shop's kind ("a single pet store", "from one bike shop") and a list's label ("camping
+    # stuff", "school supplies") name no item; nor does an interjection ("hay naku").
+    text = _INTERJECTION.sub(" ", _NAMED_BY.sub(" ", text))
     for item in _ITEM_BREAK.split(text):
+        if shop and _FOR_WHOM.match(item) and len(item.split()) <= _FOR_WHOM_WORDS:
+            continue  # "For my Tita in Batangas", "para sa salon", "pang milk tea shop"
         found = phrase_heads(item, lemma, not_a_head)
         if found:
             heads.append(found[0])
@@ -152,7 +177,9 @@ def item_heads(
                     )
                 )
             )
-    return tuple(heads), tuple(details)
+        elif any(unread(token) for token in _TOKEN.findall(item)):
+            unread_items += 1
+    return tuple(heads), tuple(details), unread_items
 
 
 def _detail(token: str, lemma: Callable[[str], str]) -> str:
@@ -174,6 +201,7 @@ def heads_conflict(
     alike: Callable[[str, str], bool],
     details: tuple[Sequence[str], Sequence[str]] | None = None,
     added: bool = False,
+    unread: tuple[int, int] = (0, 0),
 ) -> str | None:
     """Why two requests buy different things, or None.
 
@@ -223,6 +251,17 @@ def heads_conflict(
         left_a = [h for h in a if not _said(h, b, words_b) and not _alike_any(h, b, words_b, alike)]
         left_b = [h for h in b if not _said(h, a, words_a) and not _alike_any(h, a, words_a, alike)]
         more = left_a if not left_b else left_b if not left_a else []
+        if more:
+            # An item named by another head with the other side's thing as its detail ("an armband for
+            # my phone" / "an armband phone holder"): that thing renamed, where the other side buys it
+            # by no head of this side.
+            from_a = more is left_a
+            longer, shorter, said_of = (a, b, details[0]) if from_a else (b, a, details[1])
+            renamed = {h for h in shorter if h not in longer}
+            more = [h for h in more if not renamed & set(said_of[longer.index(h)].split())]
+            # The other side's items named in words not read ("un set de cubiertos") may be these.
+            if (unread[1] - unread[0] if from_a else unread[0] - unread[1]) >= len(more):
+                more = []
         goods_more = [
             h for h in more if h not in _CONTAINERS and ((thing(h) and goods(h)) or not lexicon.known(h))
         ]  # "frother": unlisted; "a 1 kilo bag" holds the flour named before it
@@ -238,9 +277,21 @@ def heads_conflict(
         return None
     if details is not None:
         mine, theirs = details
-        if any(set(mine[i].split()) & set(theirs[j].split()) for i in only_a for j in only_b):
+        # A word said of several items is the list's ("baby wipes, baby powder"), not one item's.
+        listwide = _list_wide(mine) | _list_wide(theirs)
+        if any((set(mine[i].split()) & set(theirs[j].split())) - listwide for i in only_a for j in only_b):
             return None
     return f"bought {sorted(a[k] for k in only_a)} / {sorted(b[k] for k in only_b)}"
+
+
+def _list_wide(details: Sequence[str]) -> set[str]:
+    """The detail words said of two items or more of one list."""
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for item in details:
+        for word in set(item.split()):
+            (twice if word in seen else seen).add(word)
+    return twice
 
 
 # What is made for another thing and named after it: "a mattress topper", "a phone case", "a laptop stand".

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
+from typing import TypedDict
 
 from arena.problems import cebuano, lexicon, regional, tagalog
 from arena.problems.asks import (
@@ -334,6 +335,7 @@ class Reading:
     capitals: tuple[str, ...] = ()  # words capitalised inside a sentence (a brand: "from Bose"), lower-cased
     heads: tuple[str, ...] = ()  # the head noun of each noun phrase: what is bought (heads.py)
     details: tuple[str, ...] = ()  # a list's items' other words, one string per head
+    unread: int = 0  # a list's items that name their thing in no word read (heads.item_heads)
 
 
 @dataclass(frozen=True, slots=True)
@@ -634,6 +636,7 @@ def _merge(readings: Sequence[Reading]) -> Reading:
         capitals=tuple(sorted({w for r in readings for w in r.capitals})),
         heads=tuple(h for r in readings for h in r.heads),
         details=tuple(d for r in readings for d in r.details),
+        unread=sum(r.unread for r in readings),
     )
 
 
@@ -683,7 +686,15 @@ _SHORT_FORMS = frozenset("sf qty ofw asap pls plz thx tnx ty approx sgd hkd usd 
 _SPACED = re.compile(r"([,;:+()!?]|\.(?!\d))")
 
 
-def _heads(unit: str, intent: Intent) -> dict[str, tuple]:
+class _Bought(TypedDict, total=False):
+    """What a sentence buys, as :class:`Reading` fields."""
+
+    heads: tuple[str, ...]
+    details: tuple[str, ...]
+    unread: int
+
+
+def _heads(unit: str, intent: Intent) -> _Bought:
     """What a sentence buys: a shop list's item heads and details, a product request's phrase heads;
     a riddle's purchase is read by :func:`_purchase`."""
     if intent is Intent.knowledge:
@@ -691,9 +702,19 @@ def _heads(unit: str, intent: Intent) -> dict[str, tuple]:
     # Services are no things: "all with free shipping", "cash on delivery".
     text, _ = mark_services(_SPACED.sub(r" \1 ", f" {_digits(unit.lower())} "))
     if intent is not Intent.product:
-        heads, details = item_heads(text, _lemma, _not_a_head, _FRAME)
-        return {"heads": heads, "details": details}
+        heads, details, unread = item_heads(text, _lemma, _not_a_head, _FRAME, _unread, intent is Intent.shop)
+        return {"heads": heads, "details": details, "unread": unread}
     return {"heads": phrase_heads(text, _lemma, _not_a_head, first=True)}
+
+
+def _unread(token: str) -> bool:
+    """A word of four letters or more that is no frame word and that neither the dictionary nor a
+    glossary reads: another language's name for a thing ("cubiertos"), or a brand's ("Skyflakes")."""
+    word = token.strip("'’.-")
+    if len(word) < 4 or not word.isalpha() or word in _FRAME:
+        return False
+    lemma = _lemma(word)
+    return lemma not in _FRAME and not (_known(word) or _known(lemma))
 
 
 def _not_a_head(word: str, lemma: str) -> bool:
@@ -1474,7 +1495,14 @@ def conflict(a: Request, b: Request) -> str | None:
         listed = a.intent != "product" and len(a.whole.heads) >= 2 and len(b.whole.heads) >= 2
         details = (a.whole.details, b.whole.details) if listed else None
         found = heads_conflict(
-            a.whole.heads, b.whole.heads, a.whole.words, b.whole.words, _alike, details, added=a.intent == "shop"
+            a.whole.heads,
+            b.whole.heads,
+            a.whole.words,
+            b.whole.words,
+            _alike,
+            details,
+            added=a.intent == "shop",
+            unread=(a.whole.unread, b.whole.unread),
         )
         if found:
             return found
