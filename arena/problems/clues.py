@@ -123,6 +123,7 @@ class Clue:
     ranks: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()  # the kind of answer asked: "the year", "the name", "the number"
     order: tuple[str, ...] = ()  # the content words (those of ``words``) in the order said, repeats dropped
+    ours: bool = False  # says "our" ("our flag", "our national bird"): the shop's own country
 
 
 def read_clue(
@@ -136,6 +137,7 @@ def read_clue(
     acronyms: set[str] = set()
     ranks: set[str] = set()
     kinds: set[str] = set()
+    ours = False
     for unit in units:
         if " on " in unit:  # "the first person to set foot on the Moon", "to walk on" it: landed there
             unit = _SET_FOOT.sub("landed", unit)
@@ -143,6 +145,7 @@ def read_clue(
         if money and ("not " in unit or "no " in unit):
             unit = _NOT_DIRECTION.sub(lambda m: "under" if m.group(1) else "over", unit)
         tokens = [t.replace("’", "'") for t in _WORD.findall(_MONEY.sub(_amount, unit) if money else unit)]
+        ours = ours or any(t.lower() == "our" for t in tokens)
         if _shouting(tokens):
             # A sentence typed in capitals ("WHITE MUG FOR KUYA IN CEBU, PRINTED W/ PI"): its capitals say
             # nothing of names; read it as a lower-case request (a name is a word no dictionary knows).
@@ -151,7 +154,8 @@ def read_clue(
         for k, token in enumerate(tokens):
             bare = re.sub(r"'s?$", "", token).rstrip(".")
             lower = bare.lower()
-            name = _is_name(bare, lower, k, tokens, known)
+            # Chat laughter ("hehe patriotic") names nothing.
+            name = lower not in _LAUGHTER and _is_name(bare, lower, k, tokens, known)
             if name:
                 if bare.isupper() and len(bare) >= 2:
                     acronyms.add(lower)
@@ -189,6 +193,7 @@ def read_clue(
         tuple(sorted(ranks)),
         tuple(sorted(kinds)),
         tuple(order),
+        ours,
     )
 
 
@@ -279,6 +284,12 @@ def clue_conflict(
         return f"clue names {names_a} / {names_b or about_b}"
     if names_b and about_a:
         return f"clue names {names_b} / {about_a}"
+    # "our national bird" is the shop's own country's: against another country named, another fact
+    # (not a town the parcel goes to: "Naga City" is no country WordNet knows first as a place).
+    for names, mine, theirs in ((names_a, a, b), (names_b, b, a)):
+        places = [run for run in names if run[0] not in _HOME and lexicon.place(run[0])]
+        if places and theirs.ours and not mine.ours:
+            return f"clue names {places} / ours"
     # A thing the clue is about replaced by another thing ("the speed of light" / "of sound"): one
     # noun left on each side that the lexicon knows as two things (a unit, "km/s" / "m/s", is not).
     if len(things_a) == 1 and len(things_b) == 1 and kinds_of_one(things_a[0], things_b[0]):
@@ -366,6 +377,11 @@ def _unshared(only_a: set[str], only_b: set[str], alike: Callable[[str, str], bo
         else:
             left_b.discard(match)
     return left_a, left_b
+
+
+_LAUGHTER = frozenset("haha hahaha hehe hehehe hihi huhu lol charot".split())
+# The shop's own country, which "our" names ("our flag" / "the Philippine flag").
+_HOME = frozenset("philippine philippines ph pinas pilipinas filipino pinoy".split())
 
 
 def _matched(run: tuple[str, ...], own_acronyms: tuple[str, ...], other: Clue, other_words: set[str]) -> bool:

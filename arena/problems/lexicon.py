@@ -330,6 +330,16 @@ def person(word: str) -> bool:
     return noun is not None and _lexfile("noun", _offsets("noun", noun)[0]) == _NOUN_PERSON
 
 
+_NOUN_LOCATION = 15  # noun.location: countries, cities, regions
+
+
+@lru_cache(maxsize=8_192)
+def place(word: str) -> bool:
+    """A word whose first noun reading is a place ("indonesia", "vietnam", "japan")."""
+    offsets = _offsets("noun", word)
+    return bool(offsets) and _lexfile("noun", offsets[0]) == _NOUN_LOCATION
+
+
 @lru_cache(maxsize=8_192)
 def _lexfile(pos: str, offset: int) -> int:
     return int(_line_at(_files()[pos][2], offset).split(maxsplit=2)[1])

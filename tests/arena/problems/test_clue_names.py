@@ -1,5 +1,6 @@
 """A riddle's clue names (arena/problems/clues.py): a size letter is no name, a name is said by the
-form derived from it ("Spain" / "the Spanish"), and a name replaced by another is still another ask.
+form derived from it ("Spain" / "the Spanish"), the shop's own country is said as "our" ("our flag" / "the Philippine flag"), and a name replaced by
+another is still another ask.
 Hand-written, none from a labelled pool."""
 
 from __future__ import annotations
@@ -26,6 +27,24 @@ ONE_ASK = [
         "A mug with the year Spain sold the Philippines to America.",
         "Mug printed with the year the Spanish sold the Philippines to the Americans.",
     ),
+    # the shop's own country said as "our" (sixteenth session)
+    (
+        "How many stars are on the Philippine flag? I'd like a jersey with that number, size M.",
+        "Jersey, size M, printed with the number of stars on our flag.",
+    ),
+    (
+        "Which bird is the national bird of the Philippines? I want a mug printed with it, under ₱300.",
+        "A mug printed with our national bird, under ₱300.",
+    ),
+    (
+        "How many rays does the sun on the PH flag have? A tumbler with that number, 20 oz.",
+        "20 oz tumbler printed with the number of rays of the sun on our flag.",
+    ),
+    # another name of one country
+    (
+        "Which country gave the Statue of Liberty to the United States? A cookbook of its cuisine, under ₱900.",
+        "Cookbook, below ₱900, of the cuisine of the country that gave America the Statue of Liberty.",
+    ),
 ]
 
 TWO_ASKS = [
@@ -36,6 +55,14 @@ TWO_ASKS = [
     (
         "A hoodie, size M, printed with the year the Berlin Wall fell.",
         "A hoodie, size M, printed with the year the Titanic sank.",
+    ),
+    (
+        "A mug printed with our national bird, under ₱300.",
+        "A mug printed with the national bird of Indonesia, under ₱300.",
+    ),
+    (
+        "How many stars are on the Philippine flag? A jersey with that number, size M.",
+        "How many stars are on the flag of Vietnam? A jersey with that number, size M.",
     ),
 ]
 
