@@ -145,6 +145,16 @@ _ONE_UNIT = re.compile(
 _AMOUNT_AND_AMOUNT = re.compile(
     r"\b(hundred) and (?=(?:[a-z]+[ -]){1,2}hundred\b)|\b(thousand) and (?=(?:[a-z]+[ -]){1,4}thousand\b)"
 )
+# A range in words: the "and" of "between ... and ..." parts two amounts ("between five hundred and
+# one thousand two hundred", not 501,200); the first amount may hold a British "and" of its own
+# ("between one hundred and fifty and three hundred").
+_CARDINAL = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million)"
+)
+_WORDS_RANGE = re.compile(
+    rf"\bbetween ({_CARDINAL}(?:[ -](?:and )?{_CARDINAL})*) and ({_CARDINAL}(?:[ -]{_CARDINAL})*)\b"
+)
 # A number word hyphened to a unit; "twenty-two" keeps its hyphen (a digit word follows).
 _WORD_HYPHEN = re.compile(
     r"\b((?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|"
@@ -730,6 +740,8 @@ def _digits(text: str) -> str:
     if "thousand" in text:  # before text2num, which would read "1.5 thousand" as "1.5 1000"
         text = _THOUSAND.sub(lambda m: _format(float(m.group(1)) * 1000), text)
     if not _NUMBER_WORDS.isdisjoint(text.translate(_SPLIT).split()):  # text is lower-cased
+        if "between" in text:
+            text = _WORDS_RANGE.sub(lambda m: f"between {alpha2digit(m[1], 'en')} and {alpha2digit(m[2], 'en')}", text)
         if " and " in text:  # "four hundred and nine hundred": two amounts, not 409 and 100
             text = _AMOUNT_AND_AMOUNT.sub(lambda m: f"{m.group(1) or m.group(2)} to ", text)
         # "₱ninety-seven": the symbol must not glue to the number word.

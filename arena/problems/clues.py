@@ -31,8 +31,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from text_to_num import alpha2digit
+
 from arena.problems import lexicon, regional, tagalog
-from arena.problems.asks import _normalised
+from arena.problems.asks import _CARDINAL, _normalised
 from arena.problems.lexicon import kinds_of_one, thing
 
 # Of the shorter clue's words, the share the other clue must hold (the same word, lemma,
@@ -139,6 +141,8 @@ def read_clue(
     kinds: set[str] = set()
     ours = False
     for unit in units:
+        if _NUMBER_WORD.search(unit):  # "entry twenty-five" is "number 25"
+            unit = _NUMBER_RUN.sub(lambda m: alpha2digit(m[0], "en"), unit)
         if " on " in unit:  # "the first person to set foot on the Moon", "to walk on" it: landed there
             unit = _SET_FOOT.sub("landed", unit)
         money = _MONEY.search(unit) is not None
@@ -379,6 +383,10 @@ def _unshared(only_a: set[str], only_b: set[str], alike: Callable[[str, str], bo
     return left_a, left_b
 
 
+# A cardinal said in words, one or more ("twenty-five", "one hundred thirty-three"); text2num leaves
+# a lone "one" or "two" a word, as no count.
+_NUMBER_WORD = re.compile(_CARDINAL, re.IGNORECASE)
+_NUMBER_RUN = re.compile(rf"\b{_CARDINAL}(?:[ -](?:and )?{_CARDINAL})*\b", re.IGNORECASE)
 _LAUGHTER = frozenset("haha hahaha hehe hehehe hihi huhu lol charot".split())
 # The shop's own country, which "our" names ("our flag" / "the Philippine flag").
 _HOME = frozenset("philippine philippines ph pinas pilipinas filipino pinoy".split())
