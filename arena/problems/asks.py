@@ -666,7 +666,9 @@ _HALF_UNIT = re.compile(
 _MAKE_UP_VERB = re.compile(r"\bmakes? up\b(?= (?:a|an|the|our|my|this|that|each|every|one|its|their|his|her)\b)")
 _COPY_OF = re.compile(r"\bcopy of (?=(?:this|that|the|his|her|their|its)\b)")
 _THIS_NUMBER_OF = re.compile(r"\b(this|that) number of\b")
-_SHOPPER_CAPPED = re.compile(r"\b(?:i'?m|i am|we'?re|we are)\s+(?:capped|maxed)\s+(?:at|to)\b")
+_SHOPPER_CAPPED = re.compile(
+    r"\b(?:(?:i'?m|i am|we'?re|we are)\s+(?:capped|maxed)\s+(?:at|to)|(?:my|our) (?:own )?(?:cap|ceiling|limit) is)\b"
+)
 # "a quarter-off voucher", "takes a quarter off the bill", "knocks off a fifth of the total": a percent.
 _FRACTION_OFF = re.compile(
     r"\b(?:a |one )?(quarter|half|fifth|tenth)[\s-]+off\b|"
@@ -731,7 +733,7 @@ def _digits(text: str) -> str:
         text = _COPY_OF.sub("", text)
     if "number of" in text:  # "with this number of gigabytes": "with this many gigabytes"
         text = _THIS_NUMBER_OF.sub(r"\1 many", text)
-    if "capped" in text:  # "I'm capped at 3k": the shopper's budget, not a voucher's cap
+    if "capped" in text or "my cap" in text or "our cap" in text:  # "I'm capped at 3k", "my cap is 1.3k": a budget
         text = _SHOPPER_CAPPED.sub("my budget is up to", text)
     if "quarter" in text or "half" in text or "fifth" in text or "tenth" in text:  # "a quarter-off voucher": 25%
         text = _FRACTION_OFF.sub(lambda m: f"{_FRACTIONS[m.group(1) or m.group(2)]} percent off", text)

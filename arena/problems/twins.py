@@ -1425,7 +1425,7 @@ def conflict(a: Request, b: Request) -> str | None:
     if (a.voucher is None) != (b.voucher is None) and (a.voucher_terms is None) != (b.voucher_terms is None):
         return "voucher / none"
     if a.voucher is not None and b.voucher is not None:
-        found = _voucher_conflict(a.voucher, b.voucher)
+        found = _voucher_conflict(a.voucher, b.voucher, (_amounts(a), _amounts(b)))
         if found:
             return found
     if a.intent == b.intent == "voucher":
@@ -1518,7 +1518,14 @@ def conflict(a: Request, b: Request) -> str | None:
         # in the voucher's on the other ("up to 6k, voucher 8% off" / "budget ₱6,000, voucher 8% off"):
         # as words they are no edit.
         amounts = {f"{v:g}" for v in (*_amounts(a), *_amounts(b))}  # each side's terms and bounds
-        return _reading_conflict(_without(a.whole, amounts), _without(b.whole, amounts), common=floor, loose=True)
+        read_a, read_b = _without(a.whole, amounts), _without(b.whole, amounts)
+        bounded = ({v for b in read_a.prices for v in b[1:]}, {v for b in read_b.prices for v in b[1:]})
+        if bounded[0] != bounded[1] and _unmatched(_amounts(a), _amounts(b)) == ([], []):
+            # Every amount said on both sides, read into other sentences ("I'll spend 3.5k at most" among
+            # the terms, "never more than four hundred" as a bound): the bounds are those amounts. (One
+            # bound in two directions, "at least ₱1,200" / "up to ₱1,200", is still compared.)
+            read_a, read_b = replace(read_a, prices=()), replace(read_b, prices=())
+        return _reading_conflict(read_a, read_b, common=floor, loose=True)
     # A list's words replaced are its items swapped, a riddle's its fact: those bind at any ratio.
     return _reading_conflict(a.whole, b.whole, common=floor, loose=a.intent == b.intent == "product")
 
@@ -1725,7 +1732,10 @@ def _amounts_conflict(a: Request, b: Request) -> str | None:
     return None
 
 
-def _voucher_conflict(a: Voucher, b: Voucher) -> str | None:
+def _voucher_conflict(a: Voucher, b: Voucher, amounts: tuple[list[float], list[float]] = ([], [])) -> str | None:
+    """Two vouchers' terms apart. Terms that differ only as every amount each request states
+    (``amounts``) is said on both sides, read into other sentences ("I'll spend 3.5k at most" read among
+    the terms, "never more than four hundred" as a bound), are no other terms."""
     if a[0] and b[0] and a[0] != b[0]:
         return f"voucher scope {a[0]} / {b[0]}"
     if a[1] and b[1] and a[1] != b[1]:
@@ -1733,7 +1743,7 @@ def _voucher_conflict(a: Voucher, b: Voucher) -> str | None:
     if a[2] and b[2] and a[2] != b[2]:
         return f"voucher gives {a[2]} / {b[2]}"
     only_a, only_b = _unmatched(a[3], b[3])
-    if only_a and only_b:
+    if only_a and only_b and (not amounts[0] or _unmatched(*amounts) != ([], [])):
         return f"voucher terms {only_a} / {only_b}"
     # The same numbers in other roles: "capped at ₱150, min ₱500" / "capped at ₱500, min ₱150".
     for role in ("cap", "min"):
