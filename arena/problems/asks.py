@@ -1309,7 +1309,7 @@ _KIN = (
     r"manong|manang|ading|bunso|pamangkin|tito|tita|tiyo|tiya|ninong|ninang|inaanak|palangga|inday|atsi|"
     r"mama|papa|mommy|daddy|mom|mum|mother|dad|father|parents|son|daughter|wife|husband|misis|mister|"
     r"brother|sister|siblings?|cousin|nephew|niece|grand\w+|family|friend|kids?|child|children|baby|"
-    r"girlfriend|boyfriend|partner|in-laws|relatives|folks|godchild|godson|goddaughter|anak|asawa"
+    r"girlfriend|boyfriend|partner|in-laws|relatives|folks|godchild|godson|goddaughter|anak|asawa|utod|igsoon|manghod"
 )
 _PERSON = (
     rf"(?:my|our|ni|kay|kina|for|para\s+(?:sa|kay)|si)\s+(?:(?:older|younger|little|big|eldest|youngest|"

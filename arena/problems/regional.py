@@ -63,7 +63,7 @@ ASKS = r"kinanglan|bakalon|magbakal|luyag|pangitai|pangita-i"
 KIN = frozenset(
     "igsoon manghod nanay tatay inay itay nanang tatang inang amang apu apong ima lolo lola lelong lelang ingkong impo kuya "
     "manong manang ading bunso pamangkin tito tita tiyo tiya ninong ninang inaanak palangga "
-    "atsi diko ditse sangko".split()
+    "atsi diko ditse sangko utod".split()
 )
 # Said of the buyer: an overseas Filipino worker and what one sends home.
 ABROAD = frozenset("ofw ofws balikbayan padala pasalubong".split())

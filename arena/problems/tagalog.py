@@ -50,7 +50,9 @@ FRAME = (
     | frozenset(
         "nais naisin ninanais kong mangyaring hanapan ibig aking akin amin aming ating atin iyong inyong "
         "kanyang ninyo sana nang iyon halaga nakalimbag limbag ilimbag katumbas sukat uri tatak "
-        "magandang umaga gabi tanghali maraming munting".split()
+        "magandang umaga gabi tanghali maraming munting"
+        # "ang number ay ...": the linker; "nakasulat" (written on it)
+        " ay nakasulat".split()
     )
 )
 # A Tagalog sentence that asks ("Hanap ako ng ...", "Kailangan ko ng ...", "Meron ba ...").

@@ -1518,6 +1518,9 @@ def conflict(a: Request, b: Request) -> str | None:
         # in the voucher's on the other ("up to 6k, voucher 8% off" / "budget ₱6,000, voucher 8% off"):
         # as words they are no edit.
         amounts = {f"{v:g}" for v in (*_amounts(a), *_amounts(b))}  # each side's terms and bounds
+        # A count said bare is read among the amounts ("two dri-fit shorts"); said with its unit ("2 pcs")
+        # on the other side it is that count, no word added.
+        amounts |= {f"{v:g}pieces" for v in (*a.whole.others, *b.whole.others)}
         read_a, read_b = _without(a.whole, amounts), _without(b.whole, amounts)
         bounded = ({v for b in read_a.prices for v in b[1:]}, {v for b in read_b.prices for v in b[1:]})
         if bounded[0] != bounded[1] and _unmatched(_amounts(a), _amounts(b)) == ([], []):
@@ -2153,6 +2156,7 @@ def _edit_conflict(
     only_a, only_b = [w for w in only_a if w != "1"], [w for w in only_b if w != "1"]
     only_a, only_b = _peso_apart_amounts(only_a, only_b)
     only_a, only_b = _one_number(only_a, only_b)
+    only_a, only_b = _measure_labels(only_a, only_b, a, b)
     only_a, only_b = _one_meaning_dropped(only_a, only_b)
     if _said_out(only_a, only_b, b) or _said_out(only_b, only_a, a):
         only_a, only_b = [], []
@@ -2268,6 +2272,27 @@ def _one_number(only_a: list[str], only_b: list[str]) -> tuple[list[str], list[s
                 mine.remove(token)
                 theirs.remove(found.group(1))
     return left_a, left_b
+
+
+# What a size says it measures ("4GB RAM, 64GB storage", "20000mAh capacity", "22.5W output"): the
+# measure itself names it.
+_MEASURE_LABELS = frozenset("storage ram memory capacity output power wattage volume weight".split())
+
+
+def _measure_labels(
+    only_a: list[str], only_b: list[str], a: Sequence[str], b: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """Less the labels one side puts after a measure the other side states bare ("4GB RAM, 64GB storage"
+    / "4GB/64GB"); labels on both sides ("64GB RAM" / "64GB storage") stay: another role."""
+
+    def labels(words: list[str], sequence: Sequence[str]) -> list[str]:
+        after = {sequence[k] for k in range(1, len(sequence)) if _UNIT_TOKEN.fullmatch(sequence[k - 1])}
+        return [w for w in words if w in _MEASURE_LABELS and w in after]
+
+    labels_a, labels_b = labels(only_a, a), labels(only_b, b)
+    if labels_a and labels_b:
+        return only_a, only_b
+    return [w for w in only_a if w not in labels_a], [w for w in only_b if w not in labels_b]
 
 
 def _said_out(short: Sequence[str], words: Sequence[str], sequence: Sequence[str]) -> bool:
