@@ -290,8 +290,13 @@ def clue_conflict(
         return f"clue names {names_b} / {about_a}"
     # "our national bird" is the shop's own country's: against another country named, another fact
     # (not a town the parcel goes to: "Naga City" is no country WordNet knows first as a place).
-    for names, mine, theirs in ((names_a, a, b), (names_b, b, a)):
-        places = [run for run in names if run[0] not in _HOME and lexicon.place(run[0])]
+    # An acronym is read here too ("the US flag"), which the other side states by no word.
+    for mine, theirs, said in ((a, b, all_b), (b, a, all_a)):
+        places = [
+            run
+            for run in mine.names
+            if run[0] not in HOME and lexicon.place(run[0]) and not any(w in said for w in run)
+        ]
         if places and theirs.ours and not mine.ours:
             return f"clue names {places} / ours"
     # A thing the clue is about replaced by another thing ("the speed of light" / "of sound"): one
@@ -389,7 +394,7 @@ _NUMBER_WORD = re.compile(_CARDINAL, re.IGNORECASE)
 _NUMBER_RUN = re.compile(rf"\b{_CARDINAL}(?:[ -](?:and )?{_CARDINAL})*\b", re.IGNORECASE)
 _LAUGHTER = frozenset("haha hahaha hehe hehehe hihi huhu lol charot".split())
 # The shop's own country, which "our" names ("our flag" / "the Philippine flag").
-_HOME = frozenset("philippine philippines ph pinas pilipinas filipino pinoy".split())
+HOME = frozenset("philippine philippines ph pinas pilipinas filipino pinoy".split())
 
 
 def _matched(run: tuple[str, ...], own_acronyms: tuple[str, ...], other: Clue, other_words: set[str]) -> bool:

@@ -54,7 +54,7 @@ from arena.problems.asks import (
     mark_services,
     split_problem,
 )
-from arena.problems.clues import Clue, clue_conflict, read_clue, round_amount
+from arena.problems.clues import HOME, Clue, clue_conflict, read_clue, round_amount
 from arena.problems.heads import heads_conflict, item_heads, phrase_heads
 from arena.problems.model import Intent, Problem, ProductReward
 from arena.problems.signature import price_interval
@@ -439,6 +439,7 @@ def read_request(problem: Problem, split: Split | None = None) -> Request:
     if problem.voucher is not None:
         v = problem.voucher
         terms = (v.voucher_type, v.threshold, v.discount_type, v.face_value, v.discount, v.cap, v.budget)
+    clue = read_clue(request, _lemma, _a_word, _FRAME) if problem.intent is Intent.knowledge else None
     return Request(
         whole=whole,
         items=items,
@@ -448,10 +449,10 @@ def read_request(problem: Problem, split: Split | None = None) -> Request:
         gold=_gold(problem),
         rewards=problem.rewards,
         intent=problem.intent.value,
-        text=_meaning_text(whole, request, query, voucher_units),
+        text=_meaning_text(whole, request, query, voucher_units) + _home(clue),
         mentions_price="₱" in query or _PRICEY.search(query.lower()) is not None,
         purchase=tuple(sorted(_purchase(query))) if problem.intent is Intent.knowledge else (),
-        clue=read_clue(request, _lemma, _a_word, _FRAME) if problem.intent is Intent.knowledge else None,
+        clue=clue,
     )
 
 
@@ -564,6 +565,14 @@ _PRICEY = re.compile(  # one word boundary before the words that need one: five 
     r"\b(?:php\b|pesos?\b|p ?\d|pric|spend|cost|pay\b|max\b|min\b|(?:under|below|above|over)\b(?!-)|less than\b|"
     r"more than\b|hundred)"
 )
+
+
+def _home(clue: Clue | None) -> str:
+    """What a riddle's "our" names, for the meaning vector: "our country's longest river" reads like
+    "the longest river in the Philippines" (the clue compares "our" itself, :func:`clues.clue_conflict`)."""
+    if clue is None or not clue.ours or HOME & {w for run in clue.names for w in run} or HOME & set(clue.words):
+        return ""
+    return " philippines"
 
 
 def _meaning_text(whole: Reading, request: Sequence[str], query: str, voucher_units: Sequence[str] = ()) -> str:

@@ -40,6 +40,14 @@ ONE_ASK = [
         "How many rays does the sun on the PH flag have? A tumbler with that number, 20 oz.",
         "20 oz tumbler printed with the number of rays of the sun on our flag.",
     ),
+    (
+        "A cap embroidered with the name of the first president of the Philippines.",
+        "Cap with our first president's name embroidered.",
+    ),
+    (
+        "Shirt printed with the name of our country's longest river, size L",
+        "Size L shirt printed with the name of the longest river in the Philippines",
+    ),
     # another name of one country
     (
         "Which country gave the Statue of Liberty to the United States? A cookbook of its cuisine, under ₱900.",
@@ -63,6 +71,10 @@ TWO_ASKS = [
     (
         "How many stars are on the Philippine flag? A jersey with that number, size M.",
         "How many stars are on the flag of Vietnam? A jersey with that number, size M.",
+    ),
+    (
+        "A phone case printed with the number of stars on our flag.",
+        "A phone case printed with the number of stars on the US flag.",
     ),
 ]
 
