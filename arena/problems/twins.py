@@ -1937,6 +1937,12 @@ def _bag_conflict(a: Sequence[str], b: Sequence[str], floor: int = BAG_COMMON) -
         return None
     only_a, only_b = _unspelt(sorted((wa - wb).elements()), sorted((wb - wa).elements()), a, b)
     if only_a and only_b and _replaced_value(only_a, only_b):
+        if _plain(only_a + only_b):
+            # A plain word replaced in a request said in another order is as often how it was reworded
+            # ("bike" / "bicycle" beside a word said once more) as another ask: it keeps the pair apart
+            # and binds no cluster (binding, it split 45 true pairs across the pools for 8 twins kept
+            # apart). A value replaced (a number, a brand, a closed class's word) still binds.
+            return f"{PAIR_ONLY}: replaced in a reordered request: {only_a} / {only_b}"
         return f"replaced in a reordered request: {only_a} / {only_b}"
     return None
 

@@ -57,3 +57,21 @@ def test_a_spec_retyped_is_one_ask(intent, a, b):
 @pytest.mark.parametrize(("intent", "a", "b"), TWO_ASKS)
 def test_another_role_or_count_is_another_ask(intent, a, b):
     assert veto(a, b, intent) is not None
+
+
+# A request's words said in another order with one word replaced (twins.py's bag rule).
+_COMMON = "stainless steel cutlery dishwasher safe gift box twelve pieces silver".split()
+
+
+def test_a_plain_word_replaced_in_a_reordered_request_keeps_only_the_pair_apart():
+    from arena.problems.twins import PAIR_ONLY, _bag_conflict
+
+    found = _bag_conflict([*_COMMON, "spoon"], ["fork", *reversed(_COMMON)])
+    assert found is not None and found.startswith(PAIR_ONLY)
+
+
+def test_a_name_replaced_in_a_reordered_request_binds():
+    from arena.problems.twins import PAIR_ONLY, _bag_conflict
+
+    found = _bag_conflict([*_COMMON, "tramontina"], ["zwilling", *reversed(_COMMON)])
+    assert found is not None and not found.startswith(PAIR_ONLY)
