@@ -1703,7 +1703,10 @@ def _subset_conflict(a: Reading, b: Reading, voucher: bool = False) -> str | Non
                 # "has to stay within 650" is a modal, not a feature attached
                 and any(w in _ADDS and seq[i + 1] != "to" for i, w in enumerate(seq[:k]) if i >= k - 4)
             ):
-                return f"asks more: {word!r} ({sorted(extra)})"
+                # What a "with" or "plus" adds is a feature or a thing only as often as it is how the
+                # other side said it ("with a lid" / "lidded"): it keeps the pair apart, no cluster.
+                pair_only = f"{PAIR_ONLY}: " if _plain([word]) else ""
+                return f"{pair_only}asks more: {word!r} ({sorted(extra)})"
     return None
 
 

@@ -29,9 +29,10 @@ HANDWRITTEN_GROUPS = DATA / "cluster_pairs_handwritten.groups.json"
 # The floors reached over every pair of the 494 hand-written problems (docs/leak-clusters.md):
 # measured 0.980 / 0.935 (branch guard2), 0.992 / 0.935 (branch guard3: head nouns), 0.988 / 0.950
 # (the fourteenth session), 0.980 / 0.950 (the fifteenth: a plain phrase added binds no cluster, and
-# "power bank, fast charging" joins "power bank" through a third rewording).
-POOL_PRECISION_FLOOR = 0.978
-POOL_RECALL_FLOOR = 0.93
+# "power bank, fast charging" joins "power bank" through a third rewording), 0.992 / 0.958 (the
+# sixteenth: a word said of every item of a list is no item renamed; "with" a plain feature).
+POOL_PRECISION_FLOOR = 0.985
+POOL_RECALL_FLOOR = 0.95
 # The floors reached on the hand-written set (docs/leak-clusters.md has the per-kind figures; the
 # issue's target is 0.95 everywhere, which the rewordings of riddles and vouchers do not reach yet).
 RECALL_FLOOR = 0.93  # every kind that must merge (lowest measured: voucher_reworded 0.938)

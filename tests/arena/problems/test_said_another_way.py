@@ -75,3 +75,12 @@ def test_a_name_replaced_in_a_reordered_request_binds():
 
     found = _bag_conflict([*_COMMON, "tramontina"], ["zwilling", *reversed(_COMMON)])
     assert found is not None and not found.startswith(PAIR_ONLY)
+
+
+def test_a_plain_feature_asked_with_with_keeps_only_the_pair_apart():
+    from arena.problems.twins import PAIR_ONLY
+
+    found = veto(
+        "Ceramic coffee mug, 350 ml, white, under ₱300", "White ceramic coffee mug, 350 ml, with a lid, under ₱300"
+    )
+    assert found is not None and found.startswith(PAIR_ONLY) and "asks more" in found
