@@ -148,13 +148,11 @@ _AMOUNT_AND_AMOUNT = re.compile(
 # A range in words: the "and" of "between ... and ..." parts two amounts ("between five hundred and
 # one thousand two hundred", not 501,200); the first amount may hold a British "and" of its own
 # ("between one hundred and fifty and three hundred").
-_CARDINAL = (
+CARDINAL = (
     r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
     r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million)"
 )
-_WORDS_RANGE = re.compile(
-    rf"\bbetween ({_CARDINAL}(?:[ -](?:and )?{_CARDINAL})*) and ({_CARDINAL}(?:[ -]{_CARDINAL})*)\b"
-)
+_WORDS_RANGE = re.compile(rf"\bbetween ({CARDINAL}(?:[ -](?:and )?{CARDINAL})*) and ({CARDINAL}(?:[ -]{CARDINAL})*)\b")
 # A number word hyphened to a unit; "twenty-two" keeps its hyphen (a digit word follows).
 _WORD_HYPHEN = re.compile(
     r"\b((?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|"

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from text_to_num import alpha2digit
 
 from arena.problems import lexicon, regional, tagalog
-from arena.problems.asks import _CARDINAL, _normalised
+from arena.problems.asks import CARDINAL, _normalised
 from arena.problems.lexicon import kinds_of_one, thing
 
 # Of the shorter clue's words, the share the other clue must hold (the same word, lemma,
@@ -390,8 +390,8 @@ def _unshared(only_a: set[str], only_b: set[str], alike: Callable[[str, str], bo
 
 # A cardinal said in words, one or more ("twenty-five", "one hundred thirty-three"); text2num leaves
 # a lone "one" or "two" a word, as no count.
-_NUMBER_WORD = re.compile(_CARDINAL, re.IGNORECASE)
-_NUMBER_RUN = re.compile(rf"\b{_CARDINAL}(?:[ -](?:and )?{_CARDINAL})*\b", re.IGNORECASE)
+_NUMBER_WORD = re.compile(CARDINAL, re.IGNORECASE)
+_NUMBER_RUN = re.compile(rf"\b{CARDINAL}(?:[ -](?:and )?{CARDINAL})*\b", re.IGNORECASE)
 _LAUGHTER = frozenset("haha hahaha hehe hehehe hihi huhu lol charot".split())
 # The shop's own country, which "our" names ("our flag" / "the Philippine flag").
 HOME = frozenset("philippine philippines ph pinas pilipinas filipino pinoy".split())

@@ -132,7 +132,7 @@ _FOR_WHOM_WORDS = 7
 # A word or two naming the shop's kind or the list's label: "a single pet store", "milk tea shop",
 # "camping stuff", "baking supplies", "baby needs" (numbers stay: "3 shops").
 _NAMED_BY = re.compile(
-    r"\b(?:[a-z][a-z-]* ){0,1}[a-z][a-z-]* (?=(?:shop|store|seller|supplier|stall|stuff|supplies|gear|needs|"
+    r"\b(?:[a-z][a-z-]* )?[a-z][a-z-]* (?=(?:shop|store|seller|supplier|stall|stuff|supplies|gear|needs|"
     r"essentials|things|items|haul|restock)\b)"
 )
 _INTERJECTION = re.compile(r"\b(?:hay|ay),? nak[ou]\b")
