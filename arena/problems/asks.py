@@ -109,7 +109,9 @@ _REQUEST_CUE_MORE = re.compile(
     r"\b(?:wants?|needs?|prefers?|likes?) (?:it|them|one) (?:in|to be|with)\b|"
     r"\b(?:under|below|above|over|less than|more than|cheaper than|up to|at most|at least)\s+(?:php\s?|p)?\d[\d,.]*"
     r"(?!\s*(?:years?|months?|weeks?|days?|hours?|minutes?|kids?|times?|people)\b)|"
-    r"^[\w' ]{1,30}:\s*(?!(?:my|i|we|our|so|well|it|this|there|he|she|they|last|when)\b)\w"
+    r"^[\w' ]{1,30}:\s*(?!(?:my|i|we|our|so|well|it|this|there|he|she|they|last|when)\b)\w|"
+    # A live-selling claim, however excited: "mine po yung floral dress na yellow!!", "pa-reserve po".
+    r"^(?:mine|pa-?mine|pa-?reserve|reserve)\b"
 )
 # A sentence of personal narrative opens with one of these ("My sister moved ...", "So last
 # weekend we ...", "Thanks in advance ..."); a list item ("a red mug for my sister") does not,
@@ -247,7 +249,11 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
         "cash on delivery", "cash-on-delivery", "pay on delivery", "payable on delivery", "payment on delivery",
         "pay upon delivery", "pay when it arrives", "cod", "c.o.d", *chavacano.COD,
         # Cebuano: pay on arrival
-        "bayad pag abot", "bayad pagabot", "bayad inig abot", "bayad sa pag abot",
+        "bayad pag abot", "bayad pagabot", "bayad inig abot", "bayad sa pag abot", "bayran inig abot",
+        "bayran pag abot", "bayri inig abot", "bayri pag abot",
+        # Tagalog: pay on arrival
+        "bayad pagdating", "bayad sa pagdating", "magbabayad pagdating", "babayaran pagdating",
+        "bayaran pagdating", "cash pagdating",
     ),
     "official": (
         "official lazmall store", "official lazmall", "lazmall store", "lazmall", "laz mall", "official store", "official shop", "official seller", "official stores",
@@ -289,7 +295,7 @@ _SERVICE_LOOKUP = sorted(
 # One of these is in every phrase above: one scan of the text before 133 (most texts name no service).
 _SERVICE_KEY = re.compile(
     r"free|ship|deliver|instal|official|flagship|mall|kabit|padala|cod|c\.o\.d|return|gift|flash|sf |assembl|"
-    r"guarantee|arriv|abot|policy|charge|envio|entrega"
+    r"guarantee|arriv|abot|dating|policy|charge|envio|entrega"
 )
 # Services said as sentences, not as a fixed phrase: the service's noun with what makes it free
 # ("shipping has to be free", "the shipping fee should be ₱0", "no delivery fee", "I don't want to pay for delivery"), or paying
@@ -593,7 +599,12 @@ _BOUND_SIGNS = re.compile(r"(<=|>=|≤|≥|<|>)\s*(?=(?:₱|php|p)?\s*\d)")
 # A cheap test before reading Tagalog numbers: one of their stems, or the currency or count word.
 _TAGALOG_NUMBER = re.compile(
     r"\b(?:"
-    + alternation("isa dalawa tatlo apat lima anim pito walo siyam sampu labin sandaan sanlibo daan raan libo".split())
+    # A word's start: with the linker a count takes ("tatlong kilo"), and the tens, which no unit begins
+    # ("tatlumpung onsa" is 30 ounces: "tatlo" is no prefix of "tatlumpu").
+    + alternation(
+        "isa dalawa tatlo apat lima anim pito walo siyam sampu labin sandaan sanlibo daan raan libo".split()
+        + [*tagalog.TENS]
+    )
     + "|"
     + alternation(("piso", "piraso"))
     + "|"
@@ -1505,6 +1516,11 @@ def _said_in_title(word: str, k: int) -> bool:
     return lexicon.ware(lower)
 
 
+# A voucher field's label: the clause after it is the voucher's value, whatever its words ("Voucher: free
+# shipping" is the voucher's kind, not a service asked).
+_VOUCHER_LABELS = frozenset({"voucher", "vouchers", "coupon", "voucher terms", "promo", "promo code", "voucher code"})
+
+
 @lru_cache(maxsize=8)  # a query is often read twice in a row (its ask, then its sentences' values)
 def split_request(query: str, intent: Intent | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The query's request sentences and its voucher sentences; context (life story, thanks) left out.
@@ -1546,6 +1562,7 @@ def _split_request(query: str, voucher_intent: bool) -> tuple[list[str], list[st
                 # "skincare set with toner and serum, budget 900, shop voucher 15% off": a sentence
                 # may hold the request and the terms; its clauses without a voucher word ask.
                 side = voucher
+                label = False  # the clause before was a field's label: "Voucher: free shipping, min ₱999"
                 for clause in _CLAUSES.split(unit):
                     budget_for = _BUDGET_FOR.match(clause.strip())
                     if budget_for:  # "Budget ₱700 for 1 liter cooking oil": the budget, then what it buys
@@ -1556,9 +1573,10 @@ def _split_request(query: str, voucher_intent: bool) -> tuple[list[str], list[st
                         # "takes off twenty percent, up to ₱150", "as cashback, at most 250 pesos": an
                         # amount bounded in a clause of its own goes on the term before it (its cap).
                         bare_bound = side is voucher and _BARE_BOUND.match(clause.strip()) is not None
-                        if (_HAS_LETTER.search(clause) or not side) and not bare_bound:
+                        if (_HAS_LETTER.search(clause) or not side) and not bare_bound and not label:
                             side = voucher if _voucher_clause(clause) else request
                         side.append(clause.strip())
+                        label = clause.strip().lower() in _VOUCHER_LABELS
             elif kind == "context":
                 context.append(unit)
             else:

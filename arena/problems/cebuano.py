@@ -16,7 +16,7 @@ import re
 FUNCTION = frozenset(
     "og ug nga ni kay nako akong imo imong nimo namo nato kita ninyo inyong ra gyud jud gud diay unta pud "
     "usab kaayo lagi baya kini kana kadto niini niana diri dinhi didto adto naa anaa naay wala dili mao maoy "
-    "unsa unsay asa pila kinsa ngano unya dayon kon".split()
+    "unsa unsay asa pila kinsa ngano unya dayon kon inig".split()
 )
 # Besides those, the words that frame an ask ("I want", "please", "look for", "buy", "is there").
 FRAME = FUNCTION | frozenset(
@@ -44,7 +44,7 @@ GLOSSARY: dict[str, str] = {
     "dulaan": "toy", "iro": "dog", "iring": "cat", "bugas": "rice", "kan-on": "rice", "asukar": "sugar",
     "utanon": "vegetable", "sudlanan": "container", "tawo": "person", "bulan": "month", "bestida": "dress", "panlaba": "laundry",
     # qualities and values
-    "itom": "black", "lunhaw": "green", "dalag": "yellow", "abohon": "gray", "gamay": "small",
+    "itom": "black", "itum": "black", "lunhaw": "green", "dalag": "yellow", "abohon": "gray", "gamay": "small",
     "dako": "big", "barato": "cheap", "bag-o": "new", "babaye": "woman", "pang-bata": "kid",
     "kabaga": "thick", "baga": "thick",
     # what riddles ask about

@@ -149,7 +149,7 @@ def read_clue(
         if money and ("not " in unit or "no " in unit):
             unit = _NOT_DIRECTION.sub(lambda m: "under" if m.group(1) else "over", unit)
         tokens = [t.replace("’", "'") for t in _WORD.findall(_MONEY.sub(_amount, unit) if money else unit)]
-        ours = ours or any(t.lower() == "our" for t in tokens)
+        ours = ours or any(t.lower() in _OUR for t in tokens)
         if _shouting(tokens):
             # A sentence typed in capitals ("WHITE MUG FOR KUYA IN CEBU, PRINTED W/ PI"): its capitals say
             # nothing of names; read it as a lower-case request (a name is a word no dictionary knows).
@@ -158,8 +158,8 @@ def read_clue(
         for k, token in enumerate(tokens):
             bare = re.sub(r"'s?$", "", token).rstrip(".")
             lower = bare.lower()
-            # Chat laughter ("hehe patriotic") names nothing.
-            name = lower not in _LAUGHTER and _is_name(bare, lower, k, tokens, known)
+            # Chat laughter ("hehe patriotic") names nothing, nor does a ticket's label ("Req:", "Svc:").
+            name = lower not in _LAUGHTER and lower not in LABELS and _is_name(bare, lower, k, tokens, known)
             if name:
                 if bare.isupper() and len(bare) >= 2:
                     acronyms.add(lower)
@@ -393,8 +393,13 @@ def _unshared(only_a: set[str], only_b: set[str], alike: Callable[[str, str], bo
 _NUMBER_WORD = re.compile(CARDINAL, re.IGNORECASE)
 _NUMBER_RUN = re.compile(rf"\b{CARDINAL}(?:[ -](?:and )?{CARDINAL})*\b", re.IGNORECASE)
 _LAUGHTER = frozenset("haha hahaha hehe hehehe hihi huhu lol charot".split())
-# The shop's own country, which "our" names ("our flag" / "the Philippine flag").
+# A support ticket's field labels and what it says of its customer: "TKT: ...", "Req: Nike running shoes;
+# Budget: <₱4,500; Svc: COD; Qty: 2", "Customer wants ...", "Cust pref: white" (the request's frame).
+LABELS = frozenset("req reqs tkt ticket svc svcs qty cust customer customers pref prefs remarks".split())
+# The shop's own country, which "our" names ("our flag" / "the Philippine flag"; Tagalog's "natin", "ating",
+# Cebuano's "nato", "atong": "ang pambansang bulaklak natin").
 HOME = frozenset("philippine philippines ph pinas pilipinas filipino pinoy".split())
+_OUR = frozenset("our natin ating atin nato atong".split())
 
 
 def _matched(run: tuple[str, ...], own_acronyms: tuple[str, ...], other: Clue, other_words: set[str]) -> bool:
@@ -404,7 +409,10 @@ def _matched(run: tuple[str, ...], own_acronyms: tuple[str, ...], other: Clue, o
 
     if len(run) == 1 and run[0] in own_acronyms:
         return True  # an acronym alone: its expansion is not known ("SEA Games" / "Southeast Asian Games")
+    if other.ours and all(w in HOME for w in run):
+        return True  # "the Philippines" / "our national flower"
     said = other_words | {w for r in other.names for w in r}
+    said |= {tagalog.GLOSSARY[w] for w in said if w in tagalog.GLOSSARY}  # "Espanya" says "Spain"
     # A name is said by its own words: "De La Salle University" is not said by "university" alone
     # ("the University of the Philippines"); a name of common words only is said by any of them.
     own = [w for w in run if not lexicon.known(w.replace("'", "").replace("-", ""))]

@@ -46,6 +46,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("tv", "television", "telly"),
     ("fridge", "refrigerator", "ref"),
     ("aircon", "ac", "air conditioner", "air con", "airconditioner"),
+    ("ballpoint", "ballpen", "ballpens", "ball pen", "ballpoint pen"),  # "ballpen": Philippine English
     ("bag", "sack"),
     ("case", "cover", "casing"),
     ("bottle", "flask"),

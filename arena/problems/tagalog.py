@@ -134,7 +134,12 @@ GLOSSARY: dict[str, str] = {
     "manunulat": "author", "nanalo": "win", "bilang": "number", "hayop": "animal", "ibon": "bird",
     "bulaklak": "flower", "puno": "tree", "watawat": "flag", "bandila": "flag", "pinakamataas": "high",
     "pinakamalaki": "big", "pinakamahaba": "long", "karagatan": "ocean", "pambansang": "national", "pambansa": "national",
-    "pilipinas": "philippines", "pinas": "philippines", "buwan": "month", "anak": "kid", "tao": "person", "hugis": "shape", "unang": "first", "una": "first",
+    "pilipinas": "philippines", "pinas": "philippines",
+    # other countries as Tagalog spells them ("kalayaan mula sa Espanya": independence from Spain)
+    "espanya": "spain", "amerika": "america", "tsina": "china", "inglatera": "england",
+    "pransya": "france", "alemanya": "germany", "italya": "italy", "rusya": "russia", "ehipto": "egypt",
+    "gresya": "greece", "mehiko": "mexico", "olanda": "netherlands",
+    "buwan": "month", "anak": "kid", "tao": "person", "hugis": "shape", "unang": "first", "una": "first",
     "ikalawa": "second", "ikalawang": "second", "ikatlo": "third", "ikatlong": "third", "ikaapat": "fourth",
     "ikalima": "fifth", "ikalimang": "fifth", "pangalawa": "second", "pangalawang": "second", "pangatlo": "third",
     "pangatlong": "third",
@@ -191,12 +196,12 @@ _UNITS = {"isa": 1, "dalawa": 2, "tatlo": 3, "apat": 4, "lima": 5, "anim": 6, "p
 _UNITS.update(cebuano.UNITS)
 _UNITS.update(regional.UNITS)
 _UNITS.update(chavacano.UNITS)
-_TENS = {
+TENS = {
     "sampu": 10, "dalawampu": 20, "tatlumpu": 30, "apatnapu": 40, "limampu": 50, "animnapu": 60,
     "pitumpu": 70, "walumpu": 80, "siyamnapu": 90,
 }  # fmt: skip
-_TENS.update(cebuano.TENS)
-_TENS.update(chavacano.TENS)
+TENS.update(cebuano.TENS)
+TENS.update(chavacano.TENS)
 _WHOLE = {"sandaan": 100, "sanlibo": 1000}  # one hundred, one thousand: multipliers of an implied one
 _HUNDRED = ("daan", "raan", *cebuano.HUNDRED)
 # What links the parts of one number when a number part follows: Tagalog "na", "at"; Cebuano "ka", "ug".
@@ -215,8 +220,8 @@ def _numeral(token: str) -> tuple[str, int] | None:
     """(kind, value) of one token: a number ("num"), a multiplier ("mul"), or None."""
     word = token.removesuffix("'t")  # "dalawampu't": "dalawampu at"
     for form in (word, word.removesuffix("ng"), word.removesuffix("g")):
-        if form in _UNITS or form in _TENS:
-            return "num", _UNITS.get(form) or _TENS[form]
+        if form in _UNITS or form in TENS:
+            return "num", _UNITS.get(form) or TENS[form]
         if form in _WHOLE:
             return "mul", _WHOLE[form]
         if form in cebuano.WHOLE:

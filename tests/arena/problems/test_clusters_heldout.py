@@ -173,6 +173,14 @@ BLIND_POOLS = {
     # order-reversed rewrite) was written mid-session, measured on the start and on the rules as they then
     # stood before anyone read it, 0.974 / 0.898 and 0.980 / 0.919, and never read. End: 0.981 / 0.924.
     73: (0.97, 0.91),
+    # Pools 75 and 77 were written at the start of the seventeenth session and measured on its starting code
+    # (2b2ddbd) before anyone read them: 75 (customers' own messages against support agents' tickets of them,
+    # live-selling claims restated by the seller) 0.938 / 0.489, then developed on; 77 (a search-quality
+    # team: seeds in the official style against what a user types after a failed search) 0.940 / 0.782,
+    # never read (its figures were looked at twice while the rules changed). End: 0.962 / 0.885 and
+    # 0.942 / 0.805.
+    75: (0.95, 0.87),
+    77: (0.93, 0.79),
 }
 
 

@@ -34,7 +34,11 @@ def test_a_word_and_its_longer_form_both_match_the_longer_first():
 def test_the_number_and_bound_gates_decide_as_before_on_every_pool_query():
     from arena.problems import asks, cebuano, chavacano, regional, tagalog
 
-    literal_units = "isa dalawa tatlo apat lima anim pito walo siyam sampu labin sandaan sanlibo daan raan libo"
+    # (the Tagalog tens were added in the seventeenth session: "tatlumpung onsa" had gone unread)
+    literal_units = (
+        "isa dalawa tatlo apat lima anim pito walo siyam sampu labin sandaan sanlibo daan raan libo "
+        "dalawampu tatlumpu apatnapu limampu animnapu pitumpu walumpu siyamnapu"
+    )
     number_words = {
         *cebuano.UNITS, *cebuano.TENS, *cebuano.WHOLE, *cebuano.HUNDRED, *cebuano.THOUSAND_AFTER,
         *regional.UNITS, *chavacano.UNITS, *chavacano.TENS, *chavacano.WHOLE,
