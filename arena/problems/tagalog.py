@@ -350,6 +350,8 @@ _BOUNDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bo mas mababa(?: pa)?\b"), "or less"),
     (re.compile(r"(?<=\d) ang pinakamataas\b"), " max"),
     (re.compile(r"\bpataas\b"), "or more"),
+    # "mahigit ₱1,500", "lampas sa 2k": more than (after the negated forms above, "hindi lalampas")
+    (re.compile(r"\b(?:mahigit|higit|lampas|lagpas)(?: (?:sa|ng|nang))?(?=\s*(?:₱|php|p)?\s*\d)"), "over"),
     (re.compile(r"\bpor?s(?:i?y)?ento\b"), "percent"),  # "kinse porsyento"
 )
 _BOUNDS += regional.BOUNDS + cebuano.BOUNDS + chavacano.BOUNDS  # "indi magsobra sa" before Cebuano's "sobra sa"
@@ -358,7 +360,7 @@ BOUND_CUE = re.compile(
     + alternation(
         (
             *"hanggang hangang mababa bababa baba mura kulang hihigit lalagpas lalampas lumagpas lumampas aabot".split(),
-            *"umaabot pababa pataas pinakamataas porsyento porsiyento porsento".split(),
+            *"umaabot pababa pataas pinakamataas porsyento porsiyento porsento mahigit higit lampas lagpas".split(),
             *("wala pang", "wala pa sa", "mas mababa"),
             *cebuano.BOUND_CUE,
             *regional.BOUND_CUE,

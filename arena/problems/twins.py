@@ -451,7 +451,8 @@ def read_request(problem: Problem, split: Split | None = None) -> Request:
         gold=_gold(problem),
         rewards=problem.rewards,
         intent=problem.intent.value,
-        text=_meaning_text(whole, request, query, voucher_units) + _home(clue),
+        text=_meaning_text(whole, request, query, voucher_units, riddle=problem.intent is Intent.knowledge)
+        + _home(clue),
         mentions_price="₱" in query or _PRICEY.search(query.lower()) is not None,
         purchase=tuple(sorted(_purchase(query))) if problem.intent is Intent.knowledge else (),
         clue=clue,
@@ -577,13 +578,26 @@ def _home(clue: Clue | None) -> str:
     return " philippines"
 
 
-def _meaning_text(whole: Reading, request: Sequence[str], query: str, voucher_units: Sequence[str] = ()) -> str:
+def _meaning_text(
+    whole: Reading, request: Sequence[str], query: str, voucher_units: Sequence[str] = (), riddle: bool = False
+) -> str:
     """What the meaning vector reads: the request's content words (frame words, which every
     request shares, dropped: with mean pooling they pull any two requests together). A voucher
     request said in one sentence ("Buy a gaming headset ... using a ₱200 off platform voucher")
     has every word in its voucher part: then that part's content words, never the raw query,
     which reads unlike its own rewording's content words (cosine 0.33 for one split into sentences)."""
-    words = [w for w in whole.words if not w[0].isdigit() and w not in _VOUCHER_VOCABULARY]
+    # In a Taglish request, a Tagalog word no glossary turns into English ("kelan", "tungkol", "nilang") is
+    # one the model reads as word pieces of nothing: left out, it reads as what it says in English. Not in
+    # an English sentence, whose Filipino words name the thing ("a barong tagalog made of jusi"); not a
+    # short word, as often a brand's letters ("LG"); not in a riddle, whose clue the veto reads loosely.
+    taglish = not riddle and sum(t in tagalog.FUNCTION for t in " ".join(request).lower().split()) >= 2
+    words = [
+        w
+        for w in whole.words
+        if not w[0].isdigit()
+        and w not in _VOUCHER_VOCABULARY
+        and (not taglish or len(w) < 4 or w in whole.names or _known(w) or not _tagalog(w))
+    ]
     if voucher_units:
         # The voucher's sentence often names what it buys ("Lucky Me noodles from one store, voucher
         # less thirty pesos ..."): its content words are the request's too. Its terms' vocabulary is

@@ -177,8 +177,8 @@ BLIND_POOLS = {
     # (2b2ddbd) before anyone read them: 75 (customers' own messages against support agents' tickets of them,
     # live-selling claims restated by the seller) 0.938 / 0.489, then developed on; 77 (a search-quality
     # team: seeds in the official style against what a user types after a failed search) 0.940 / 0.782,
-    # never read (its figures were looked at twice while the rules changed). End: 0.962 / 0.885 and
-    # 0.942 / 0.805.
+    # never read (its figures were looked at four times while the rules changed). End: 0.959 / 0.887 and
+    # 0.942 / 0.810.
     75: (0.95, 0.87),
     77: (0.93, 0.79),
 }
