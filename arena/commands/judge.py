@@ -153,11 +153,29 @@ def run(
     chosen = _judge(settings, bool(base_url or model or panel))
     err.print(f"judging {len(loaded)} episode(s) from {len(records)} file(s) with the {chosen.name} judge")
 
-    def emit(outcome) -> None:
+    # One line per episode in the files' order, each printed once it and every episode before it are
+    # judged: concurrent judging finishes in any order, and a reader pairs the lines with its records.
+    position = {record.episode_id: k for k, record in enumerate(loaded)}
+    finished: dict[int, object] = {}
+    printed = 0
+
+    def write(outcome) -> None:
         sys.stdout.write(json.dumps(outcome.line(), ensure_ascii=False) + "\n")
         sys.stdout.flush()
 
+    def emit(outcome) -> None:
+        nonlocal printed
+        if len(position) != len(loaded):  # an id repeated across the files: no order to keep
+            write(outcome)
+            return
+        finished[position[outcome.episode_id]] = outcome
+        while printed in finished:
+            write(finished.pop(printed))
+            printed += 1
+
     outcomes = _run_then_close(chosen, judge_batch(chosen, loaded, on_final=emit, **_batch_options(settings)))
+    for k in sorted(finished):  # after one the batch never finished (it prints every episode it judged)
+        write(finished.pop(k))
     pending = [o for o in outcomes if o.status == "pending"]
     if pending:
         err.print(
