@@ -31,10 +31,12 @@ Run: ``.venv/bin/python benchmarks/clustering.py [--n 100000] [--data DIR] [--em
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import resource
 import sys
+import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -234,7 +236,7 @@ def scrambled(problem: Problem, copy: int, rng: random.Random, vocabulary: list[
     return regrounded(problem, f"s{copy}", " ".join(words))
 
 
-def scale(official: list[Problem], n: int, rng: random.Random) -> None:
+def scale(official: list[Problem], n: int, rng: random.Random, readers: int | None = None) -> None:
     vocabulary = sorted({w.strip(".,;:?!()'\"`").lower() for p in official for w in p.query.split(" ")} - STOP_WORDS)
     start = time.perf_counter()
     problems: list[Problem] = []
@@ -262,9 +264,11 @@ def scale(official: list[Problem], n: int, rng: random.Random) -> None:
         copy += 1
     built = time.perf_counter() - start
     rss_before = _rss_now_mib()
-    start, cpu = time.perf_counter(), time.process_time()
-    clustering = cluster_problems(problems)
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    tree = TreeMemory()
+    start, cpu = time.perf_counter(), _cpu_seconds()
+    with tree:
+        clustering = cluster_problems(problems, readers=readers)
+    elapsed, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     sizes = Counter(len(m) for m in clustering.members().values())
     reasons = Counter(m.reason for m in clustering.merges)
@@ -275,8 +279,15 @@ def scale(official: list[Problem], n: int, rng: random.Random) -> None:
     by_kind = ", ".join(f"{k} {joined[k, True]}/{joined[k, True] + joined[k, False]}" for k in kinds)
     print(f"\nscale: {len(problems):,} problems ({len(variant_of):,} variants) built in {built:.1f}s")
     # CPU time beside wall time: on a shared host the wall clock also counts other people's work.
-    print(f"cluster_problems: {elapsed:.1f}s wall, {cpu:.1f}s CPU ({len(problems) / elapsed:,.0f} problems/s)")
-    print(f"RSS before clustering {rss_before:,.0f} MiB, peak RSS of the process {peak:,.0f} MiB")
+    print(
+        f"cluster_problems ({readers or 'default'} readers): {elapsed:.1f}s wall, {cpu:.1f}s CPU of both "
+        f"processes ({len(problems) / elapsed:,.0f} problems/s)"
+    )
+    print(
+        f"RSS before clustering {rss_before:,.0f} MiB, peak RSS of the process {peak:,.0f} MiB; "
+        f"peak PSS of the process tree {tree.peak_mib:,.0f} MiB, of the reader alone {tree.reader_peak_mib:,.0f} MiB "
+        f"(sampled every {TreeMemory.every}s)"
+    )
     print(f"clusters {sum(sizes.values()):,}; largest {max(sizes)}; sizes {dict(sorted(sizes.items()))}")
     print(f"merges by reason {dict(reasons)}")
     print(f"variants in their source's cluster: {by_kind}")
@@ -331,6 +342,67 @@ def embedding(official: list[Problem], n: int, sample: int) -> None:
     print(f"  shapes: transformer {full.shape}, static {static.shape}")
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its reaped children (a forked reader's)."""
+    mine, theirs = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + theirs.ru_utime + theirs.ru_stime
+
+
+class TreeMemory:
+    """Peak proportional set size of this process and its children (the second reader), sampled in
+    a thread: two processes share their libraries' pages, which the sum of their RSS counts twice
+    and PSS splits between them. (The reader's ``ru_maxrss`` is no measure: it is started by a
+    fork, whose moment before ``exec`` counts this whole process's pages as its own.)"""
+
+    every = 0.05
+
+    def __init__(self) -> None:
+        self.peak_mib = 0.0
+        self.reader_peak_mib = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> TreeMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        me = os.getpid()
+        while not self._stop.wait(self.every):
+            readers = sum(_pss_kib(pid) for pid in _children(me)) / 1024
+            self.reader_peak_mib = max(self.reader_peak_mib, readers)
+            self.peak_mib = max(self.peak_mib, _pss_kib(me) / 1024 + readers)
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent:
+                found.append(int(entry.name))
+    return found
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def _rss_now_mib() -> float:
     with open("/proc/self/statm") as handle:
         pages = int(handle.read().split()[1])
@@ -347,6 +419,9 @@ def main() -> None:
     which.add_argument("--scale-only", action="store_true")
     which.add_argument("--embedding-only", action="store_true", help="transformer vs static table, timed")
     parser.add_argument("--sample", type=int, default=2_000, help="requests the transformer embeds")
+    parser.add_argument(
+        "--readers", type=int, choices=(1, 2), help="processes reading the requests (default: 2 at scale)"
+    )
     args = parser.parse_args()
     if not args.data.is_dir():
         sys.exit(f"official tasks not found at {args.data}")
@@ -357,7 +432,7 @@ def main() -> None:
     if not args.scale_only:
         sweep(official, random.Random(args.seed))
     if not args.sweep_only:
-        scale(official, args.n, random.Random(args.seed))
+        scale(official, args.n, random.Random(args.seed), args.readers)
 
 
 if __name__ == "__main__":

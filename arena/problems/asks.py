@@ -42,6 +42,7 @@ import orjson
 from arena.problems import cebuano, chavacano, lexicon, regional, tagalog
 from arena.problems.model import Intent, Problem
 from arena.problems.patterns import alternation
+from arena.problems.phrase_table import PhraseTable
 from arena.problems.signature import canonical_reward
 from arena.problems.synonyms import CANONICAL
 
@@ -202,6 +203,7 @@ _PRICE_PHRASES = sorted(
     [(f" {p} ", f" {tok} ") for phrases, tok in ((_AT_MOST, "lt"), (_AT_LEAST, "gt")) for p in phrases.split("|")],
     key=lambda pair: -len(pair[0]),
 )
+PRICE_TABLE = PhraseTable(_PRICE_PHRASES, repeat=True)  # a loop: adjacent matches share their separating space
 # A currency word may sit beside either amount ("35 pesos to 86 pesos", "between PHP35 and
 # PHP86"): it belongs to the range, which reads the same without it. "and" joins two amounts of
 # a range only after "between" / "from": "under 500 pesos and 2 kg dumbbells" is two constraints.
@@ -292,6 +294,7 @@ _SERVICE_PHRASES: dict[str, tuple[str, ...]] = {
 _SERVICE_LOOKUP = sorted(
     ((f" {p} ", s) for s, phrases in _SERVICE_PHRASES.items() for p in phrases), key=lambda pair: -len(pair[0])
 )
+_SERVICE_TABLE = PhraseTable(_SERVICE_LOOKUP)
 # One of these is in every phrase above: one scan of the text before 133 (most texts name no service).
 _SERVICE_KEY = re.compile(
     r"free|ship|deliver|instal|official|flagship|mall|kabit|padala|cod|c\.o\.d|return|gift|flash|sf |assembl|"
@@ -481,10 +484,11 @@ def mark_services(padded: str, mark: str | None = None) -> tuple[str, set[str]]:
     if " installation " in padded or " assembly " in padded:
         padded = _SERVICE_MADE_FREE.sub(r" free \1 ", padded)
     found: set[str] = set()
-    for phrase, service in _SERVICE_LOOKUP if _SERVICE_KEY.search(padded) else ():
-        if phrase in padded:
-            found.add(service)
-            padded = padded.replace(phrase, f" {mark}{service.lower()} " if mark is not None else " ")
+    if _SERVICE_KEY.search(padded):
+        padded, applied = _SERVICE_TABLE.replace(
+            padded, (lambda service: f" {mark}{service.lower()} ") if mark is not None else (lambda service: " ")
+        )
+        found.update(_SERVICE_TABLE.pairs[k][1] for k in applied)
     if _SERVICE_CUE.search(padded):
         for pattern, service in _SERVICE_SENTENCES:
             tag = f" {mark}{service.lower()} " if mark is not None else " "
@@ -521,6 +525,7 @@ _JOINED = sorted(
     ),
     key=lambda pair: -len(pair[0]),
 )
+JOINED_TABLE = PhraseTable(_JOINED)
 # "women's" -> "women", "LazMall's" -> "lazmall": a possessive is its noun.
 _POSSESSIVE = re.compile(r"['’]s\b")
 _CONTRACTION = re.compile(r"(?<=[a-z])['’](?:ll|re|ve|d)\b")
@@ -1599,17 +1604,13 @@ def _read_text(query: str, intent: Intent | None = None, split: Split | None = N
         while word in padded:
             padded = padded.replace(word, " ")
     padded, services = mark_services(padded)
-    for phrase, canonical in _JOINED:
-        if phrase in padded:
-            padded = padded.replace(phrase, canonical)
+    padded = JOINED_TABLE(padded)
     directions = set()
     marked = mark_ranges(padded)
     if marked is not padded:
         directions.add("btw")
         padded = marked
-    for phrase, token in _PRICE_PHRASES:
-        while phrase in padded:
-            padded = padded.replace(phrase, token)
+    padded = PRICE_TABLE(padded)
     words = padded.split()
     directions.update(w for w in words if w in _DIRECTIONS)
     numeric = [w[0].isdigit() and _NUMBER.fullmatch(w) is not None for w in words]

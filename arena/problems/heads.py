@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Collection, Sequence
+from functools import lru_cache
 
 from arena.problems import lexicon
 from arena.problems.lexicon import goods, kinds_of_one, thing
@@ -182,6 +183,7 @@ def item_heads(
     return tuple(heads), tuple(details), unread_items
 
 
+@lru_cache(maxsize=16_384)  # a list's words repeat across 100k requests; each is read once
 def _detail(token: str, lemma: Callable[[str], str]) -> str:
     word = token.strip("'’.-").replace("’", "'").removesuffix("'s")
     if not word or word in _BREAKS:

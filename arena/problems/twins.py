@@ -40,12 +40,12 @@ from typing import TypedDict
 from arena.problems import cebuano, lexicon, regional, tagalog
 from arena.problems.asks import (
     _BULLET,
-    _JOINED,
-    _PRICE_PHRASES,
     _SERVICE_PHRASES,
     _STOP,
     _TERM_WORDS,
     _VOUCHER_CUE,
+    JOINED_TABLE,
+    PRICE_TABLE,
     Split,
     _digits,
     _lemma,
@@ -848,9 +848,7 @@ def _prepare(unit: str) -> str:
     padded = _DIGIT_LETTER.sub(r"\1 \2", padded)
     if " x " in padded or " by " in padded:  # "60 x 75 inches", "10 by 10 by 5 cm": each side is in the unit
         padded = _SIDES.sub(_each_side, padded)
-    for phrase, canonical in _JOINED:
-        if phrase in padded:
-            padded = padded.replace(phrase, canonical)
+    padded = JOINED_TABLE(padded)
     if " set to " in padded:  # "a car air freshener set to 2pcs": the option's label, not a set of items
         padded = padded.replace(" set to ", " to ")
     if " use " in padded:  # "I'd like to use it on a vacuum cleaner": the voucher applied, not a use asked
@@ -904,9 +902,7 @@ def _read_units(units: Sequence[str]) -> Reading:
             padded = _CURRENCY_PREFIX.sub(" ", padded)
         budget = _BUDGET.search(padded) is not None
         padded = mark_ranges(padded)
-        for phrase, token in _PRICE_PHRASES:
-            while phrase in padded:
-                padded = padded.replace(phrase, token)
+        padded = PRICE_TABLE(padded)
         tokens = padded.split()
         used = _excluded(tokens)  # "not leather", "I don't have a card": what the request rules out
         ruled_out.extend(tokens[k] for k in used if tokens[k].isalpha())
