@@ -19,13 +19,15 @@ Two measurements (both by default; ``--sweep-only`` / ``--scale-only`` pick one)
   copies are distinct problems) plus ~15% variants of them, a third each:
   constraint-permuted with the same gold, reworded/reordered with the same gold,
   and reworded/reordered with renamed gold (only the text rule can link those);
-  it times ``cluster_problems`` (wall and CPU) and reports peak RSS and how many
-  variants of each kind joined their source.
+  it times ``cluster_problems`` (wall, and CPU of this process and its second reader) and
+  reports peak RSS, the peak proportional set size of the process and its reader together,
+  and how many variants of each kind joined their source. ``--readers 1`` reads in one
+  process (the default reads a pool this large in two: arena/problems/readers.py).
 
 - embedding (``--embedding-only``): the transformer against the static table on the same
   requests (why the guard uses the table; arena/problems/meaning.py).
 
-Run: ``.venv/bin/python benchmarks/clustering.py [--n 100000] [--data DIR] [--embedding-only]``
+Run: ``.venv/bin/python benchmarks/clustering.py [--n 100000] [--data DIR] [--readers 1|2] [--embedding-only]``
 """
 
 from __future__ import annotations
