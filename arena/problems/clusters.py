@@ -238,25 +238,26 @@ def cluster_problems(
 
     embedder = static_embedder(config.meaning_dims)  # first: a missing model fails before any work
     lexicon.available()  # so does a missing WordNet database, with its install line
-    forest = _UnionFind(len(ordered))
-    merges: list[ClusterMerge] = []
-
-    def link(i: int, j: int, reason: MergeReason, detail: str) -> None:
-        if forest.union(i, j):
-            merges.append(ClusterMerge(a=ids[min(i, j)], b=ids[max(i, j)], reason=reason, detail=detail))
-
-    # Hard links: the same gold, the same answer. They hold whatever the wording says.
-    for i, j, detail in _signature_links(ordered):
-        link(i, j, "signature", detail)
-    for i, j, detail in _gold_links(ordered, config.gold_overlap, forest):
-        link(i, j, "gold_overlap", detail)
-
-    # Soft links: candidates from the text, the constraints and the meaning, each merged
-    # unless a confident conflict separates the pair, or any member of one cluster from any
-    # member of the other (no chaining of twins through a third problem).
     # Each query is split once for both readings; a split is dropped once its request is read. Large
-    # pools are read in two processes (arena/problems/readers.py), each problem as one process would.
+    # pools are read in two processes (arena/problems/readers.py), each problem as one process would;
+    # the second reader starts now, reading while the hard links are found.
     with PoolReader(ordered, default_readers(len(ordered)) if readers is None else readers) as reader:
+        forest = _UnionFind(len(ordered))
+        merges: list[ClusterMerge] = []
+
+        def link(i: int, j: int, reason: MergeReason, detail: str) -> None:
+            if forest.union(i, j):
+                merges.append(ClusterMerge(a=ids[min(i, j)], b=ids[max(i, j)], reason=reason, detail=detail))
+
+        # Hard links: the same gold, the same answer. They hold whatever the wording says.
+        for i, j, detail in _signature_links(ordered):
+            link(i, j, "signature", detail)
+        for i, j, detail in _gold_links(ordered, config.gold_overlap, forest):
+            link(i, j, "gold_overlap", detail)
+
+        # Soft links: candidates from the text, the constraints and the meaning, each merged
+        # unless a confident conflict separates the pair, or any member of one cluster from any
+        # member of the other (no chaining of twins through a third problem).
         asks = reader.asks()
         candidates: list[tuple[int, int, int, MergeReason, str]] = []
         for i, j, detail in _text_links(asks, config):
