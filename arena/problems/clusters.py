@@ -217,7 +217,7 @@ def cluster_problems(
     """Group problems into leak clusters; raises ValueError on a repeated problem id.
 
     ``readers``: processes that read the requests (1 or 2; by default two for a pool of
-    :data:`arena.problems.readers.FORK_MIN` problems or more where a second core exists). The
+    :data:`arena.problems.readers.SECOND_READER_MIN` problems or more where a second core exists). The
     clustering is the same either way.
 
     Raises :class:`arena.problems.meaning.MeaningModelUnavailable` (with the install line)

@@ -49,18 +49,18 @@ from arena.problems.twins import Request, read_request
 
 log = logging.getLogger(__name__)
 
-# Below this many problems a second process costs more than it saves (a fork of a large
-# process copies its page tables; suites of a few thousand problems read in seconds).
-FORK_MIN = 4_000
+# Below this many problems a second reader costs more than it saves (its interpreter takes about a
+# second to start; suites of a few thousand problems are read in seconds).
+SECOND_READER_MIN = 4_000
 # Problems per pickled block: each block carries each of its words once.
 _BLOCK = 4_096
 _ASKS_DONE, _REQUESTS_DONE = b"A", b"R"
 
 
 def default_readers(count: int) -> int:
-    """Two readers where a second core and ``os.fork`` exist and the pool is large enough."""
+    """Two readers where this process may run on a second core and the pool is large enough."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return 2 if count >= FORK_MIN and cores >= 2 and hasattr(os, "fork") else 1
+    return 2 if count >= SECOND_READER_MIN and cores >= 2 else 1
 
 
 class _Dumper(pickle.Pickler):

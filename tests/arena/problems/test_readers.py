@@ -116,7 +116,7 @@ def test_a_reading_loaded_back_holds_this_process_s_words(tmp_path):
 
 def test_the_default_reads_small_pools_here_and_large_ones_on_two_cores(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
-    assert readers.default_readers(readers.FORK_MIN - 1) == 1
-    assert readers.default_readers(readers.FORK_MIN) == 2
+    assert readers.default_readers(readers.SECOND_READER_MIN - 1) == 1
+    assert readers.default_readers(readers.SECOND_READER_MIN) == 2
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert readers.default_readers(100_000) == 1
