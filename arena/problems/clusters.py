@@ -95,7 +95,7 @@ LSH_WEIGHTS = (0.2, 0.8)
 # Candidate pairs verified per numpy block: bounds the (pairs x num_perm) compare arrays.
 _PAIR_BLOCK = 65_536
 # Meaning candidates turned into Python ints per block.
-_READ_BLOCK = 4096
+_CANDIDATE_BLOCK = 4096
 
 
 class ClusterConfig(BaseModel):
@@ -306,8 +306,8 @@ def cluster_problems(
 
     for _, i, j, reason, detail in candidates:
         soft_link(i, j, reason, detail)
-    for start in range(0, len(order), _READ_BLOCK):  # a million candidates as Python ints: ~36 MB
-        for k in order[start : start + _READ_BLOCK].tolist():
+    for start in range(0, len(order), _CANDIDATE_BLOCK):  # a million candidates as Python ints: ~36 MB
+        for k in order[start : start + _CANDIDATE_BLOCK].tolist():
             soft_link(int(lo[k]), int(hi[k]), "same_meaning", f"cosine {float(cos[k]):.3f}")
     for i, j, detail, floor in _value_links(requests, ordered):
         cosine = float(vectors[i] @ vectors[j])

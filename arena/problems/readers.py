@@ -114,10 +114,16 @@ class PoolReader:
         """Every problem's ask, in order (and each problem's split, kept for its request)."""
         self.splits = [split_problem(p) for p in self.ordered[: self.cut]]
         asks = [read_ask(p, self.splits[k]) for k, p in enumerate(self.ordered[: self.cut])]
-        if self._received(_ASKS_DONE):
-            assert self._folder is not None
-            asks.extend(_load_blocks(self._folder / "asks"))
-        else:
+        theirs = _load_blocks(self._folder / "asks") if self._received(_ASKS_DONE) and self._folder else []
+        if len(theirs) == len(self.ordered) - self.cut:
+            asks.extend(theirs)
+        else:  # no reader, or one that stopped short: its half is read here
+            if theirs:
+                log.warning(
+                    "the second reader wrote %d of %d asks: reading its half here",
+                    len(theirs),
+                    len(self.ordered) - self.cut,
+                )
             self._split_the_rest()
             asks.extend(read_ask(p, self.splits[k]) for k, p in enumerate(self.ordered) if k >= self.cut)
         return asks
@@ -135,6 +141,14 @@ class PoolReader:
                 # The rewards stayed here: a reading refers to its problem's own, never a copy.
                 requests.extend(replace(r, text="", rewards=self.ordered[at + k].rewards) for k, r in enumerate(block))
                 at += len(block)
+            if at < len(self.ordered):  # a reader that stopped short: the rest is read here
+                log.warning(
+                    "the second reader wrote %d of %d requests: reading the rest here",
+                    at - self.cut,
+                    len(self.ordered) - self.cut,
+                )
+                self._split_the_rest()
+                self._read_requests(at, len(self.ordered), requests, embed, into)
         else:
             self._split_the_rest()
             self._read_requests(self.cut, len(self.ordered), requests, embed, into)

@@ -120,3 +120,19 @@ def test_the_default_reads_small_pools_here_and_large_ones_on_two_cores(monkeypa
     assert readers.default_readers(readers.SECOND_READER_MIN) == 2
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert readers.default_readers(100_000) == 1
+
+
+def test_a_reader_that_stops_short_has_the_rest_read_here(pool, alone, monkeypatch, caplog):
+    # Its files end early (a disk filled, a write cut): whatever is missing is read here, in place.
+    complete = readers._blocks
+
+    def short(path):
+        blocks = list(complete(path))
+        blocks[-1] = blocks[-1][:-1]
+        yield from blocks
+
+    monkeypatch.setattr(readers, "_blocks", short)
+    with caplog.at_level(logging.WARNING, logger="arena.problems.readers"):
+        _same(cluster_problems(pool, readers=2), alone)
+    assert "asks: reading its half here" in caplog.text
+    assert "requests: reading the rest here" in caplog.text
