@@ -389,6 +389,13 @@ def assign_clusters(problems: Sequence[Problem], config: ClusterConfig | None = 
 # read alike ("a beard brush and a hair clipper" / "a hair clipper") are two problems. A
 # one-item shop task that asks what a product task asks still links by its constraints or gold.
 _FAMILY = {Intent.product: 0, Intent.shop: 1, Intent.voucher: 2, Intent.knowledge: 3}
+
+
+def intent_family(intent: Intent) -> int:
+    """The family the meaning signal compares within (each intent its own)."""
+    return _FAMILY[intent]
+
+
 # Rows of the all-pairs product per block: a (block x family) float32 array, 50 MB at 100k (256 rows
 # held 100 MB and put the 100k peak at 1,007 MiB; 128 rows: 975 MiB, the same CPU time).
 _ROW_BLOCK = 128

@@ -112,7 +112,7 @@ def read_groups(path: str | Path, pair_set: PairSet) -> list[list[str]]:
     return [list(group) for group in groups]
 
 
-def _truth(pair_set: PairSet, groups: list[list[str]] | None) -> dict[str, str]:
+def true_groups(pair_set: PairSet, groups: list[list[str]] | None) -> dict[str, str]:
     """Each problem -> a representative of its true group (merge pairs, equal rows, groups)."""
     truth_parent: dict[str, str] = {p.id: p.id for p in pair_set.problems}
 
@@ -140,7 +140,7 @@ def _truth(pair_set: PairSet, groups: list[list[str]] | None) -> dict[str, str]:
 def score_pool(pair_set: PairSet, clustering: Clustering, groups: list[list[str]]) -> KindScore:
     """Pairwise precision and recall over every pair of problems of the pool (the truth completed by
     ``groups``): any two problems of different true groups in one cluster are a false positive."""
-    truth = _truth(pair_set, groups)
+    truth = true_groups(pair_set, groups)
     cluster_of = clustering.cluster_of
     counts: Counter = Counter()
     for members in _groups(cluster_of):
@@ -169,7 +169,7 @@ def score_pairs(
     With ``groups`` the truth is complete and no false positive is unlabelled."""
     clustering = cluster_problems(pair_set.problems, config)
     cluster_of = clustering.cluster_of
-    truth = _truth(pair_set, groups)
+    truth = true_groups(pair_set, groups)
 
     def root(x: str) -> str:
         return truth[x]
