@@ -35,7 +35,7 @@ FRAME = (
     FUNCTION
     | frozenset(
         "isa isang iisang iisa para basta dapat gusto kailangan hanap hanapin hinahanap naghahanap bili bibili bumili bilhin pabili "
-        "bilhan paki pakihanap meron may pero kung ni si kay nang yun iyon ung nung niya nila tsaka saka tapos "
+        "bilhan paki pakihanap meron mayroon mayroong may pero kung ni si kay nang yun iyon ung nung niya nila tsaka saka tapos "
         "muna lahat bawat yun ganun ganoon pang pa-order order mag-order "
         # asking, using and buying in their other forms, places and times of the story, labels
         "pano paano magagamit gamitin gagamitin bibilhin pataas saan nung nun dun hindi sana kayong tas galing "

@@ -451,7 +451,14 @@ def read_request(problem: Problem, split: Split | None = None) -> Request:
         gold=_gold(problem),
         rewards=problem.rewards,
         intent=problem.intent.value,
-        text=_meaning_text(whole, request, query, voucher_units, riddle=problem.intent is Intent.knowledge)
+        text=_meaning_text(
+            whole,
+            request,
+            query,
+            voucher_units,
+            riddle=problem.intent is Intent.knowledge,
+            listed=problem.intent is Intent.shop,
+        )
         + _home(clue),
         mentions_price="₱" in query or _PRICEY.search(query.lower()) is not None,
         purchase=tuple(sorted(_purchase(query))) if problem.intent is Intent.knowledge else (),
@@ -579,7 +586,12 @@ def _home(clue: Clue | None) -> str:
 
 
 def _meaning_text(
-    whole: Reading, request: Sequence[str], query: str, voucher_units: Sequence[str] = (), riddle: bool = False
+    whole: Reading,
+    request: Sequence[str],
+    query: str,
+    voucher_units: Sequence[str] = (),
+    riddle: bool = False,
+    listed: bool = False,
 ) -> str:
     """What the meaning vector reads: the request's content words (frame words, which every
     request shares, dropped: with mean pooling they pull any two requests together). A voucher
@@ -608,6 +620,18 @@ def _meaning_text(
             for w in _read_units([_prepare(u) for u in voucher_units]).words
             if not w[0].isdigit() and w not in _VOUCHER_VOCABULARY and w not in said
         ]
+    if not riddle and not listed and not any(lexicon.ware(w) for w in words):
+        # What is bought is said only in the story beside the request ("Our rice cooker broke ... Please
+        # find a 1.8 liter one below ₱2,000"): the story's content words are what the request means (a
+        # list's items name themselves; a story beside one added words that merged two lists' vectors).
+        said = set(words)
+        told = [
+            w
+            for w in _read_units([_prepare(query)]).words
+            if not w[0].isdigit() and w not in _VOUCHER_VOCABULARY and w not in said
+        ]
+        if any(lexicon.ware(w) for w in told):
+            words += told
     if words:
         return " ".join(words)
     # Nothing but a voucher's terms: its words are all there is to compare.
@@ -1494,8 +1518,8 @@ def conflict(a: Request, b: Request) -> str | None:
     if a.fact is None and b.fact is None:
         found = (
             _symmetric_gap(a.whole, b.whole, a.intent == b.intent == "shop")
-            or _one_sided(a.whole, b.whole)
-            or _one_sided(b.whole, a.whole)
+            or _one_sided(a.whole, b.whole, _clue_only(a))
+            or _one_sided(b.whole, a.whole, _clue_only(b))
         )
         if found:
             return found
@@ -1607,15 +1631,27 @@ def _symmetric_gap(a: Reading, b: Reading, listed: bool = False) -> str | None:
 _STATED_CLASSES = ("colour", "material")
 
 
-def _one_sided(a: Reading, b: Reading) -> str | None:
+def _clue_only(request: Request) -> frozenset[str]:
+    """A riddle's words that say its fact, not its purchase: "the small, white, fragrant one" of a
+    national flower, "the metal whose symbol is Ag" (the clue rule compares them). None in a Taglish or
+    Chavacano riddle, whose purchase is read less surely ("mug negro", "puting mug": the colour is the
+    mug's, though the purchase read is "mug" alone)."""
+    if request.clue is None or _in_another_language(request.whole.sequence):
+        return frozenset()
+    return frozenset(request.clue.words) - frozenset(request.purchase)
+
+
+def _one_sided(a: Reading, b: Reading, clue_only: frozenset[str] = frozenset()) -> str | None:
     """``a`` names a colour or material where ``b`` names none: the labelled rule is that a
-    request with fewer constraints is another ask, not a rewording."""
+    request with fewer constraints is another ask, not a rewording. A value of a riddle's clue
+    (``clue_only``), not of the thing it buys, is the fact's, which the clue rule compares."""
     # A brand one side rules out and the other asks for ("not Soundcore, QCY lang" / "not QCY, Soundcore").
     passed = sorted(n for n in set(a.ruled_out) & set(b.names) if len(n) >= 4)  # not "LTE", "USB"
     if passed:
         return f"rules out {passed} / names it"
     for name in _STATED_CLASSES:
-        if any(c == name for c, _ in a.classes) and not any(c == name for c, _ in b.classes):
+        stated = [w for c, w in a.classes if c == name and w not in clue_only]
+        if stated and not any(c == name for c, _ in b.classes):
             return f"{name} {[w for c, w in a.classes if c == name]} / none"
     # A colour ruled out ("any colour basta hindi black") is a constraint too: beside a request that
     # states no colour, another ask. Not a material: one ruled out goes with the one asked ("fabric,
@@ -1629,6 +1665,10 @@ def _one_sided(a: Reading, b: Reading) -> str | None:
     # A long unknown word one letter from a dictionary word is a typo in a chatty request ("posible",
     # "advnce"), not a brand, unless it is capitalised or a known brand ("Philips" / "philip").
     added = _unpaired(set(a.names) - set(b.names), b.words)
+    if added and _in_another_language(a.sequence):
+        # A Taglish, Bisaya or Chavacano request: a word no English dictionary knows is mostly the
+        # language's own ("cabe", "mio", "pampaligo"), a brand only when known as one or capitalised.
+        added = {n for n in added if n in _BRAND_WORDS or n in a.capitals}
     # What ``b`` rules out counts as said: "no scent" is how "unscented" (an unknown word) is reworded.
     mine, theirs = set(a.words), set(b.words) | set(b.ruled_out)
     if added and len(theirs) >= 2 and theirs <= mine and mine - theirs <= added | {_lemma(n) for n in added}:
@@ -1636,6 +1676,12 @@ def _one_sided(a: Reading, b: Reading) -> str | None:
         if all(n in _BRAND_WORDS or n in a.capitals or not _misspelt(n) for n in sorted(added)):
             return f"name {sorted(added)} / none"
     return None
+
+
+def _in_another_language(sequence: Sequence[str]) -> bool:
+    """Two words or more of Tagalog's, Bisaya's or Chavacano's own function and frame vocabulary that
+    English does not share ("nais", "kong", "bumili"; not "may", "order", "basin")."""
+    return sum(w in tagalog.FRAME and not _known(w) for w in sequence) >= 2
 
 
 @lru_cache(maxsize=4096)
