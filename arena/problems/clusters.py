@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from arena.problems.asks import Ask, asks_agree, concepts_match
 from arena.problems.model import Intent, Problem
-from arena.problems.readers import PoolReader, default_readers
+from arena.problems.readers import SECOND_READER_MIN, PoolReader, default_readers
 from arena.problems.signature import minhash_matrix, problem_signature, shingle_hashes
 from arena.problems.twins import (
     PAIR_ONLY,
@@ -243,11 +243,13 @@ def cluster_problems(
     # the second reader starts now, reading while the hard links are found.
     with PoolReader(ordered, default_readers(len(ordered)) if readers is None else readers) as reader:
         forest = _UnionFind(len(ordered))
-        merges: list[ClusterMerge] = []
+        # (a, b, reason, detail) as plain tuples until the readings are dropped: 15k pydantic models
+        # held through the veto cost ~10 MB of the 100k peak.
+        merges: list[tuple[str, str, MergeReason, str]] = []
 
         def link(i: int, j: int, reason: MergeReason, detail: str) -> None:
             if forest.union(i, j):
-                merges.append(ClusterMerge(a=ids[min(i, j)], b=ids[max(i, j)], reason=reason, detail=detail))
+                merges.append((ids[min(i, j)], ids[max(i, j)], reason, detail))
 
         # Hard links: the same gold, the same answer. They hold whatever the wording says.
         for i, j, detail in _signature_links(ordered):
@@ -271,10 +273,12 @@ def cluster_problems(
         # held at once (each row's vector is its own text's, whatever the block).
         vectors = np.empty((len(ordered), embedder.table.shape[1]), dtype=np.float32)
         requests = reader.requests(embedder.embed, vectors)
+    if len(ordered) >= SECOND_READER_MIN:
+        _empty_reading_memos()
     # The meaning candidates stay numpy arrays (a million pairs at 100k problems would be ~150 MB
     # of tuples), nearest first, ties by ids.
     lo, hi, cos = meaning_links(ordered, vectors, config)
-    order = np.lexsort((hi, lo, -cos))
+    order = np.lexsort((hi, lo, -cos)).astype(np.int32)
     # The members of each cluster of two or more (a root missing here is alone): 100k one-member
     # lists would hold ~10 MB for nothing.
     members: dict[int, list[int]] = defaultdict(list)
@@ -326,7 +330,25 @@ def cluster_problems(
     for i, pid in enumerate(ids):
         root = forest.find(i)
         cluster_of[pid] = root_ids.get(root) or root_ids.setdefault(root, cluster_id_for(ids[root]))
-    return Clustering(cluster_of=cluster_of, merges=merges)
+    return Clustering(
+        cluster_of=cluster_of,
+        merges=[ClusterMerge(a=a, b=b, reason=reason, detail=detail) for a, b, reason, detail in merges],
+    )
+
+
+def _empty_reading_memos() -> None:
+    """Empty the readers' memo tables (lemmas, respellings, senses, details) once a large pool is read:
+    100k requests fill them with words the veto never asks about again, ~40 MB of the peak that follows
+    (measured at 100k: 1,004 -> 980 MiB, no slower); the veto refills what it uses. Small pools keep
+    them: they cost little there, and the next clustering reuses them."""
+    from arena.problems import asks, clues, heads, lexicon, phrase_table, signature, tagalog, twins
+
+    for module in (asks, twins, heads, lexicon, clues, tagalog, phrase_table, signature):
+        for value in vars(module).values():
+            info = getattr(value, "cache_info", None)
+            # not the one-entry tables (the dictionary's files, the compound nouns): loaded once, kept
+            if info is not None and (info().maxsize or 0) > 64:
+                value.cache_clear()
 
 
 def _bought_in_both(a: Request, b: Request, pa: Problem, pb: Problem) -> bool:
@@ -408,7 +430,7 @@ def meaning_links(
     ``meaning_threshold``, at most ``neighbours`` per request (the nearest; ties by index, so the
     set is deterministic)."""
     threshold = config.meaning_threshold - 1e-6
-    found_lo, found_hi, found_cos = [np.empty(0, np.int64)], [np.empty(0, np.int64)], [np.empty(0, np.float32)]
+    found_lo, found_hi, found_cos = [np.empty(0, np.int32)], [np.empty(0, np.int32)], [np.empty(0, np.float32)]
     for family in sorted(set(_FAMILY.values())):
         rows = np.array([i for i, p in enumerate(ordered) if _FAMILY[p.intent] == family], dtype=np.int64)
         if len(rows) < 2:
@@ -429,8 +451,9 @@ def meaning_links(
                 rank = np.arange(len(local)) - np.searchsorted(local, local)
                 local, other = local[rank < config.neighbours], other[rank < config.neighbours]
             mine, theirs = rows[start + local], rows[other]
-            found_lo.append(np.minimum(mine, theirs))
-            found_hi.append(np.maximum(mine, theirs))
+            # int32: a pool's row numbers fit, and a million candidates held as int64 cost 8 MB more apiece
+            found_lo.append(np.minimum(mine, theirs).astype(np.int32))
+            found_hi.append(np.maximum(mine, theirs).astype(np.int32))
             found_cos.append(sims[local, other])
     lo, hi, cos = np.concatenate(found_lo), np.concatenate(found_hi), np.concatenate(found_cos)
     # A pair found from both ends once; its cosine is symmetric up to rounding: keep the larger.
