@@ -654,6 +654,7 @@ _VOUCHER_VOCABULARY = frozenset(
 
 
 _INCH_MARK = re.compile(r"(?<=\d)\s*(?:\"|”|''|-inch\b)")
+_CLOSING_INCH = re.compile(r"(?<=\d) in(?=\s*(?:[,;.)]|$))")
 
 
 def _inch(mark: re.Match[str]) -> str:
@@ -864,6 +865,8 @@ def _prepare(unit: str) -> str:
         text = _AMPERSAND.sub("and", text)  # "H&M" is one name, "handm"
     if '"' in text or "”" in text or "''" in text or "-inch" in text:
         text = _INCH_MARK.sub(_inch, text)  # 16" is 16 inch
+    if " in" in text:  # "Samsung 4K smart TV 55 in; ...": a number's "in" closing its clause is its inches
+        text = _CLOSING_INCH.sub(" inch", text)
     padded = " " + " ".join(_value_respelt(_respelt(w)) for w in _normalised(text).split()) + " "
     if "in " in padded:  # "16in stand fan" is 16 inch
         padded = _GLUED_INCH.sub(" inch ", padded)
