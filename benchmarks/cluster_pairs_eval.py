@@ -36,7 +36,7 @@ from arena.problems.pair_scores import (  # noqa: E402
     score_pool,
     true_groups,
 )
-from arena.problems.split_causes import SplitCause, render_causes, split_causes  # noqa: E402
+from arena.problems.split_causes import SplitCause, render_causes, split_causes, tally  # noqa: E402
 
 
 def main() -> None:
@@ -58,10 +58,7 @@ def main() -> None:
         for cause in evaluate(path, groups_path, config, args.errors, args.causes):
             total[cause.cause, cause.rule] += cause.pairs
     if args.causes and len(args.pairs) > 1:
-        summed = [
-            SplitCause(cause=c, rule=r, pairs=n) for (c, r), n in sorted(total.items(), key=lambda kv: (-kv[1], kv[0]))
-        ]
-        print(f"\nmissed pairs by cause, {len(args.pairs)} pools\n{render_causes(summed)}")
+        print(f"\nmissed pairs by cause, {len(args.pairs)} pools\n{render_causes(tally(total))}")
 
 
 def _beside(pairs: Path) -> Path | None:

@@ -30,7 +30,7 @@ from itertools import combinations
 
 from pydantic import BaseModel
 
-from arena.problems.clusters import ClusterConfig, Clustering, intent_family
+from arena.problems.clusters import ClusterConfig, Clustering, binds_clusters, intent_family, one_answer
 from arena.problems.meaning import static_embedder
 from arena.problems.model import Problem
 from arena.problems.twins import PAIR_ONLY, conflict, read_request
@@ -81,9 +81,6 @@ def split_causes(
     def alike(x: str, y: str) -> bool:
         return float(vectors[x] @ vectors[y]) >= near
 
-    def one_answer(x: str, y: str) -> bool:
-        return requests[x].fact is not None and requests[x].fact == requests[y].fact
-
     counts: Counter[tuple[str, str]] = Counter()
     done: set[tuple[str, str]] = set()
     for group in sorted(clusters_of_group):
@@ -101,7 +98,7 @@ def split_causes(
                 blockers = [
                     (x, y)
                     for (x, y), why in vetoes.items()
-                    if not why.startswith(PAIR_ONLY) and (alike(x, y) or one_answer(x, y))
+                    if binds_clusters(why) and (alike(x, y) or one_answer(requests[x], requests[y]))
                 ]
                 wrong = [(x, y) for x, y in blockers if truth[x] == truth[y]]
                 if wrong:
@@ -117,6 +114,11 @@ def split_causes(
             else:
                 key = ("no candidate", "")
             counts[key] += len(missed)
+    return tally(counts)
+
+
+def tally(counts: Counter[tuple[str, str]]) -> list[SplitCause]:
+    """Missed pairs counted by (cause, rule) as causes, largest first, ties by name."""
     return [
         SplitCause(cause=cause, rule=rule, pairs=n)
         for (cause, rule), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
