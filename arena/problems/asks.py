@@ -1090,8 +1090,9 @@ def _small_talk(unit: str) -> bool:
 # A story told in the asking sentence's first clause ("My cat keeps destroying the sofa so please
 # show me ..."): the clause before "so" is context when it would be one as a sentence.
 _STORY_SO = re.compile(
-    r",?\s+(?:so|kaya)\s+(?=(?:please|pls|can you|could you|i need|i want|need|i'?m looking|i am looking|i'?m after|"
-    r"i am after|we'?re after|show|find|help|get|"
+    r",?\s+(?:so|kaya)\s+(?=(?:(?:this time|now|today),?\s+)?(?:please|pls|can you|could you|i need|i want|need|"
+    r"i'?m looking|i am looking|i'?m after|i am after|we'?re after|i'?d like|i would like|we'?d like|we need|we want|"
+    r"i'?ll need|i have to|time to|show|find|help|get|"
     r"look|naghahanap|hanap|gusto|kailangan|bibili|bumili|pa-order)\b)",
     re.IGNORECASE,
 )

@@ -126,6 +126,9 @@ class Clue:
     kinds: tuple[str, ...] = ()  # the kind of answer asked: "the year", "the name", "the number"
     order: tuple[str, ...] = ()  # the content words (those of ``words``) in the order said, repeats dropped
     ours: bool = False  # says "our" ("our flag", "our national bird"): the shop's own country
+    # Content words said only inflected, as (lemma, word said): "landed" may be a verb, which is no
+    # thing the clue is about (asked only of the words a conflict turns on: a dictionary look-up each).
+    inflected: tuple[tuple[str, str], ...] = ()
 
 
 def read_clue(
@@ -139,6 +142,8 @@ def read_clue(
     acronyms: set[str] = set()
     ranks: set[str] = set()
     kinds: set[str] = set()
+    inflected: dict[str, str] = {}
+    said_as_is: set[str] = set()
     ours = False
     for unit in units:
         if _NUMBER_WORD.search(unit):  # "entry twenty-five" is "number 25"
@@ -188,6 +193,10 @@ def read_clue(
                         if base not in words:
                             order.append(base)
                         words.add(base)
+                        if part != base and part.isalpha():
+                            inflected[base] = part
+                        else:
+                            said_as_is.add(base)
         if run:
             names.append(tuple(run))
     return Clue(
@@ -198,7 +207,13 @@ def read_clue(
         tuple(sorted(kinds)),
         tuple(order),
         ours,
+        tuple(sorted((base, word) for base, word in inflected.items() if base not in said_as_is)),
     )
+
+
+# Temperature scales, named after people but read as units: a clue's "in Celsius" is no name, and
+# another scale is another number.
+_SCALES = frozenset({"celsius", "fahrenheit", "kelvin", "centigrade"})
 
 
 _SIZE_LETTERS = frozenset({"xs", "xxs", "xl", "xxl", "xxxl", "2xl", "3xl", "4xl"})
@@ -217,8 +232,12 @@ def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callab
         return False  # "for my Kuya in Cebu", "Apu": who it is for, not a name the clue asks about
     if "'" in lower and lower.rsplit("'", 1)[1] in _CONTRACTED:
         return False  # "He'll love it!", "They're"
+    if bare == "May" and k > 0:
+        return True  # the month: mid-sentence, English's "may" and Tagalog's "may" (has) are lower-case
     if lower in tagalog.FRAME or lower in tagalog.GLOSSARY:
         return False  # Taglish or Bisaya opening a sentence ("Itom. XL.", "Pinas"): a word, read as one
+    if lower in _SCALES:
+        return False  # "in Celsius": a unit, compared as a word ("Fahrenheit" is another)
     if len(bare) == 1 or lower in _SIZE_LETTERS:
         return False  # "size M", "an XL shirt": a size, not a name
     if re.fullmatch(r"[A-Z]-[a-z]+", bare):
@@ -234,14 +253,14 @@ def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callab
             return True
         following = tokens[k + 1] if k + 1 < len(tokens) else ""
         follows = following[:1].isupper() and len(following) > 1 and following.lower() not in _SIZE_LETTERS
-        return follows or not known(lower)
+        return follows or not (known(lower) or lexicon.closed_compound(lower))
     # Lower-case requests ("jimi hendrix", "popeye"): a word no dictionary knows; not in Taglish,
     # whose inflected Tagalog words no dictionary lists ("dineklara", "tinatawag", "ipaprint").
     if sum(t.lower() in tagalog.FUNCTION for t in tokens) >= 2:
         return False
     if lower.startswith("un") and known(lower[2:]):
         return False  # "unscented", "unframed": a word the dictionary knows, negated
-    return len(lower) >= 4 and lower.isalpha() and not known(lower)
+    return len(lower) >= 4 and lower.isalpha() and not known(lower) and not lexicon.closed_compound(lower)
 
 
 def clue_conflict(
@@ -266,6 +285,9 @@ def clue_conflict(
     if a.kinds and b.kinds and not set(a.kinds) & set(b.kinds):
         return f"answer {list(a.kinds)} / {list(b.kinds)}"
     all_a, all_b = set(a.words), set(b.words)
+    scales_a, scales_b = all_a & _SCALES, all_b & _SCALES
+    if scales_a and scales_b and not scales_a & scales_b:
+        return f"scale {sorted(scales_a)} / {sorted(scales_b)}"  # "in Celsius" / "in °F": another number
     wa, wb = all_a - purchase, all_b - purchase
     only_a, only_b = _unshared(wa - wb, wb - wa, alike)
     names_a = [run for run in a.names if not _matched(run, a.acronyms, b, all_b)]
@@ -278,12 +300,12 @@ def clue_conflict(
     # University") or by a thing ("the longest river in the Philippines" / "in the world"). A name
     # beside only descriptive words ("of the Philippines" / "our national flower, the small white
     # fragrant one") is the same thing described.
-    things_a = sorted(w for w in only_a if thing(w))
-    things_b = sorted(w for w in only_b if thing(w))
+    things_a = sorted(w for w in only_a if thing(w) and not _acted(w, a))
+    things_b = sorted(w for w in only_b if thing(w) and not _acted(w, b))
     # Against a name, only a thing the clue could be about: not a time span, a gift or a kin the story
     # left in the clue's words ("a gift for my son's birthday week").
-    about_a = [w for w in things_a if w not in _STORY_THINGS]
-    about_b = [w for w in things_b if w not in _STORY_THINGS]
+    about_a = [w for w in things_a if w not in _STORY_THINGS and w not in _TERMS]
+    about_b = [w for w in things_b if w not in _STORY_THINGS and w not in _TERMS]
     if names_a and (names_b or about_b):
         return f"clue names {names_a} / {names_b or about_b}"
     if names_b and about_a:
@@ -316,6 +338,11 @@ def clue_conflict(
         if smaller - unshared < CLUE_SHARED * smaller:
             return f"clue {sorted(plain_a)} / {sorted(plain_b)}"
     return None
+
+
+def _acted(word: str, clue: Clue) -> bool:
+    """``word`` said in the clue only as an inflected verb ("landed", "crewed", "fell"): an action."""
+    return any(base == word and lexicon.verb_form(said) for base, said in clue.inflected)
 
 
 _STORY_THINGS = frozenset("day week month age birthday gift son daughter mom dad".split())

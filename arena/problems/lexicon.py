@@ -173,6 +173,28 @@ def known(word: str) -> bool:
     return bool(base_forms(word))
 
 
+def verb_form(word: str) -> bool:
+    """An inflected verb ("landed", "fell", "crewed", "won") that is no inflected noun ("men",
+    "stripes"): a word said as an action, whatever its lemma is first read as."""
+    word = word.lower()
+    forms = base_forms(word)
+    return any(pos == "verb" and lemma != word for pos, lemma in forms) and not any(
+        pos == "noun" and lemma != word for pos, lemma in forms
+    )
+
+
+@lru_cache(maxsize=8_192)
+def closed_compound(word: str) -> bool:
+    """Two nouns written as one ("birthstone", "keychain", "crewneck"), each of three letters or
+    more: a word, not a name, where the dictionary lacks the joined form ("Armstrong" is no arm and
+    strong thing)."""
+
+    def noun(part: str) -> bool:  # a lemma as written: one look-up, not every inflection's
+        return bool(_offsets("noun", part))
+
+    return word.isalpha() and any(noun(word[:k]) and noun(word[k:]) for k in range(3, len(word) - 2))
+
+
 def compound(first: str, second: str) -> bool:
     """Whether WordNet names a thing with the two words ``first second`` ("frying pan", "bath towel").
     Asked for every word pair a request's phrases end with (a million times at 100k requests), so it

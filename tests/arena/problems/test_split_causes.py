@@ -26,7 +26,7 @@ ROWS = {
     "wallet-twin": ("product", "Show me black leather wallets for men priced under ₱800."),
     # one riddle: the name said, then the event described
     "mug-named": ("knowledge", "Buy a mug printed with the year Neil Armstrong first walked on the Moon."),
-    "mug-described": ("knowledge", "A mug showing the year of the first crewed lunar landing."),
+    "mug-described": ("knowledge", "A mug showing the year of the Apollo 11 mission to the Moon."),
     # one riddle three times: the third reads like the first and conflicts with the second (a wrong veto)
     "wall-1": ("knowledge", "A poster with the year the Berlin Wall fell."),
     "wall-2": ("knowledge", "Poster showing the year the wall splitting Berlin came down."),
