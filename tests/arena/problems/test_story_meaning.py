@@ -48,3 +48,40 @@ def test_a_request_that_names_its_thing_reads_its_own_words_only():
     assert "sink" not in read.text.split()  # the request names the case: the story's sink is not read
     listed = read_query("We just moved in! From one shop: a broom, a dustpan and a mop.", "shop")
     assert "move" not in listed.text.split()
+
+
+def test_a_question_asked_back_leaves_the_ask_to_the_sentence_before_it():
+    """Added in the twentieth session: "which one is that?" was read as the whole request."""
+    asked = read_query(
+        "my daughter wants a poster of the tallest mountain in the world. what is it called?", "knowledge"
+    )
+    assert {"poster", "mountain"} <= set(asked.text.split())
+    plain = read_query("a poster of the world's tallest mountain for my daughter", "knowledge")
+    river = read_query("my daughter wants a poster of the longest river in the world. what is it called?", "knowledge")
+    problems = [
+        parse_row({"id": f"q{k}", "intent": "knowledge", "query": r}, query_only=True)
+        for k, r in enumerate(
+            [
+                "my daughter wants a poster of the tallest mountain in the world. what is it called?",
+                "a poster of the world's tallest mountain for my daughter",
+                "my daughter wants a poster of the longest river in the world. what is it called?",
+            ]
+        )
+    ]
+    groups = sorted(sorted(m) for m in cluster_problems(problems).members().values())
+    assert groups == [["q0", "q1"], ["q2"]], (plain.text, river.text)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "We adopted a kitten last week. Now I need a covered litter box under ₱900.",
+        "I still need a covered litter box, under ₱900.",
+        "We don't have a covered litter box yet. Under ₱900 please.",
+        "Already tried two shops. Covered litter box, below ₱900.",
+    ],
+)
+def test_a_story_time_word_is_no_part_of_what_is_asked(query):
+    """Added in the twentieth session: "Now I need a filter for it" read as "now filter"."""
+    words = read_query(query, "product").text.split()
+    assert "litter" in words and not {"now", "still", "yet", "already"} & set(words)
