@@ -253,14 +253,19 @@ def _is_name(bare: str, lower: str, k: int, tokens: Sequence[str], known: Callab
             return True
         following = tokens[k + 1] if k + 1 < len(tokens) else ""
         follows = following[:1].isupper() and len(following) > 1 and following.lower() not in _SIZE_LETTERS
-        return follows or not (known(lower) or lexicon.closed_compound(lower))
+        return follows or not _a_word(lower, known)
     # Lower-case requests ("jimi hendrix", "popeye"): a word no dictionary knows; not in Taglish,
     # whose inflected Tagalog words no dictionary lists ("dineklara", "tinatawag", "ipaprint").
     if sum(t.lower() in tagalog.FUNCTION for t in tokens) >= 2:
         return False
     if lower.startswith("un") and known(lower[2:]):
         return False  # "unscented", "unframed": a word the dictionary knows, negated
-    return len(lower) >= 4 and lower.isalpha() and not known(lower) and not lexicon.closed_compound(lower)
+    return len(lower) >= 4 and lower.isalpha() and not _a_word(lower, known)
+
+
+def _a_word(lower: str, known: Callable[[str], bool]) -> bool:
+    """A word the dictionary knows, or two of its nouns written as one ("birthstone")."""
+    return known(lower) or lexicon.closed_compound(lower)
 
 
 def clue_conflict(
@@ -287,7 +292,7 @@ def clue_conflict(
     all_a, all_b = set(a.words), set(b.words)
     scales_a, scales_b = all_a & _SCALES, all_b & _SCALES
     if scales_a and scales_b and not scales_a & scales_b:
-        return f"scale {sorted(scales_a)} / {sorted(scales_b)}"  # "in Celsius" / "in °F": another number
+        return f"scale {sorted(scales_a)} / {sorted(scales_b)}"  # "in Celsius" / "in Fahrenheit": another number
     wa, wb = all_a - purchase, all_b - purchase
     only_a, only_b = _unshared(wa - wb, wb - wa, alike)
     names_a = [run for run in a.names if not _matched(run, a.acronyms, b, all_b)]
